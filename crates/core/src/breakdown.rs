@@ -1,0 +1,62 @@
+//! The [`BreakdownTool`] trait: question 2, "where does the device time go?".
+//!
+//! A tool *plans* a capture as data ([`CapturePlan`]); the core supervisor runs the plan;
+//! the tool then *loads* the artifacts into a [`Timeline`]. Loading is a pure function of
+//! the files, tested on recorded real artifacts.
+
+use crate::error::Result;
+use crate::supervisor::RunPlan;
+use crate::timeline::Timeline;
+use serde::Serialize;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What the user asked to capture.
+#[derive(Debug, Clone)]
+pub struct CaptureRequest {
+    /// The workload: program and arguments.
+    pub command: Vec<OsString>,
+    /// Directory for logs and artifacts.
+    pub out_dir: PathBuf,
+    /// Unprofiled warm-up runs before the capture (0 = none).
+    pub warmup_runs: u32,
+    /// Capture window once the workload runs.
+    pub window: Duration,
+    /// Hard limit for each step.
+    pub timeout: Duration,
+}
+
+/// A file a capture must leave behind.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExpectedArtifact {
+    /// Where it will be (a path, or a glob-free directory for per-process files).
+    pub path: PathBuf,
+    /// Smallest size in bytes that can be a real artifact.
+    pub min_bytes: u64,
+}
+
+/// A capture expressed as data: the steps to run in order and what they must produce.
+#[derive(Debug, Clone, Serialize)]
+pub struct CapturePlan {
+    /// Steps, run in order by the supervisor (warm-up, capture, export).
+    pub steps: Vec<RunPlan>,
+    /// Artifacts checked after the last step.
+    pub artifacts: Vec<ExpectedArtifact>,
+    /// How a person opens the artifact (`nsys-ui report.nsys-rep`).
+    pub how_to_open: String,
+}
+
+/// A kernel-breakdown tool (nsys, the built-in CUPTI tracer, rocprofv3, msprof).
+pub trait BreakdownTool: Send + Sync {
+    /// Short name used by `--tool` (`cupti`, `nsys`).
+    fn name(&self) -> &'static str;
+    /// Checks the tool is usable here; the error carries the install line.
+    fn check(&self) -> Result<()>;
+    /// Plans a capture of `request`.
+    fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan>;
+    /// Loads the artifacts a capture (or the tool itself, earlier) wrote.
+    fn load(&self, artifacts: &[PathBuf]) -> Result<Timeline>;
+    /// True when this tool can load the artifact at `path` (by name or content).
+    fn recognizes(&self, path: &Path) -> bool;
+}

@@ -1,0 +1,113 @@
+//! The [`DeepDive`] trait and [`KernelReport`]: question 3, "why is this kernel slow?".
+
+use crate::breakdown::CapturePlan;
+use crate::error::Result;
+use serde::Serialize;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What the user asked to examine.
+#[derive(Debug, Clone)]
+pub struct DeepDiveRequest {
+    /// The workload: program and arguments.
+    pub command: Vec<OsString>,
+    /// Regular expression selecting the kernel by name.
+    pub kernel_regex: String,
+    /// Launches of the matching kernel to skip first (warm-up).
+    pub launch_skip: u32,
+    /// Launches to capture.
+    pub launch_count: u32,
+    /// Directory for logs and artifacts.
+    pub out_dir: PathBuf,
+    /// Hard limit for the capture.
+    pub timeout: Duration,
+}
+
+/// A single-kernel profiler (ncu, rocprofv3 counters).
+pub trait DeepDive: Send + Sync {
+    /// Short name (`ncu`).
+    fn name(&self) -> &'static str;
+    /// Checks the tool is usable here; the error carries the install line.
+    fn check(&self) -> Result<()>;
+    /// Plans the capture.
+    fn plan(&self, request: &DeepDiveRequest) -> Result<CapturePlan>;
+    /// Loads the captured (or pre-existing) artifact into one report per kernel launch.
+    fn load(&self, artifacts: &[PathBuf]) -> Result<Vec<KernelReport>>;
+    /// True when this tool can load the artifact at `path`.
+    fn recognizes(&self, path: &Path) -> bool;
+}
+
+/// Severity of a profiler rule finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Information.
+    Info,
+    /// An optimisation opportunity.
+    Opportunity,
+    /// A warning.
+    Warning,
+}
+
+/// One rule finding (ncu's OPT/WRN), with its estimated speedup where given.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// How serious.
+    pub severity: Severity,
+    /// Which rule or section.
+    pub rule: String,
+    /// What it says.
+    pub message: String,
+    /// Estimated speedup in percent, where the tool estimates one.
+    pub estimated_speedup_pct: Option<f64>,
+}
+
+/// Achieved against theoretical occupancy and what limits it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Occupancy {
+    /// Achieved occupancy, percent.
+    pub achieved_pct: Option<f64>,
+    /// Theoretical occupancy, percent.
+    pub theoretical_pct: Option<f64>,
+    /// The limiter (`registers`, `shared_memory`, `block_size`, `warps`).
+    pub limiter: Option<String>,
+}
+
+/// Where a kernel sits against the roofline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Roofline {
+    /// FLOP per byte of DRAM traffic.
+    pub arithmetic_intensity: f64,
+    /// Intensity at which the device turns compute-bound.
+    pub ridge_point: f64,
+    /// True when the kernel is left of the ridge.
+    pub memory_bound: bool,
+    /// Achieved performance as a share of the bound at this intensity, percent.
+    pub achieved_pct_of_bound: Option<f64>,
+}
+
+/// Everything a deep dive learned about one kernel launch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelReport {
+    /// Kernel name.
+    pub kernel: String,
+    /// Device index.
+    pub device: Option<u32>,
+    /// Duration, nanoseconds.
+    pub duration_ns: Option<f64>,
+    /// Compute throughput, percent of peak.
+    pub compute_throughput_pct: Option<f64>,
+    /// Memory throughput, percent of peak.
+    pub memory_throughput_pct: Option<f64>,
+    /// Occupancy and its limiter.
+    pub occupancy: Option<Occupancy>,
+    /// Top warp stall reasons with their share, percent, largest first.
+    pub stalls: Vec<(String, f64)>,
+    /// Roofline position.
+    pub roofline: Option<Roofline>,
+    /// Rule findings, ranked by estimated speedup.
+    pub findings: Vec<Finding>,
+    /// One-line verdict.
+    pub verdict: Option<String>,
+}

@@ -1,0 +1,115 @@
+//! The one error type of `prof-core`, shared by every backend through `Error::*` variants
+//! that carry what a user needs to act: the file and line, the tool, the install line.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Result alias used throughout `prof-core` and the backends.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in detection, capture and loading.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A vendor tool printed something we could not parse.
+    #[error("{tool}: unexpected output at line {line}: {reason}")]
+    ToolOutput {
+        /// The tool, as invoked (`nvidia-smi --query-gpu`).
+        tool: String,
+        /// 1-based line of the tool's output.
+        line: usize,
+        /// What was expected there.
+        reason: String,
+    },
+    /// An artifact file is malformed at a known position.
+    #[error("{}:{line}: {reason}", path.display())]
+    Artifact {
+        /// The artifact file.
+        path: PathBuf,
+        /// 1-based line (or record) number; 0 when the whole file is at fault.
+        line: usize,
+        /// What was expected there.
+        reason: String,
+    },
+    /// A required tool or library is not installed.
+    #[error("{tool} is not installed: {install}")]
+    ToolMissing {
+        /// The missing tool.
+        tool: String,
+        /// The exact line that installs it.
+        install: String,
+    },
+    /// A process could not be started.
+    #[error("could not start {program}: {source}")]
+    Spawn {
+        /// The program that failed to start.
+        program: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A process ran past its time limit; its whole process group was stopped.
+    #[error("{program} ran past its {limit:?} limit and was stopped (log: {})", log.display())]
+    TimedOut {
+        /// The program.
+        program: String,
+        /// The limit it exceeded.
+        limit: Duration,
+        /// Its log file.
+        log: PathBuf,
+    },
+    /// A process that should have kept running exited during its start-up window.
+    #[error("{program} exited {status} after {elapsed:.1?}, during start-up; last log lines:\n{log_tail}")]
+    DiedEarly {
+        /// The program.
+        program: String,
+        /// How it exited (`with status 3`, `on signal 9`).
+        status: String,
+        /// How long it lived.
+        elapsed: Duration,
+        /// The last lines of its log.
+        log_tail: String,
+    },
+    /// The user pressed Ctrl-C; the started process group was stopped.
+    #[error("interrupted: {program} and its process group were stopped")]
+    Interrupted {
+        /// The program that was running.
+        program: String,
+    },
+    /// A capture finished but its artifact is missing or too small to be real.
+    #[error("artifact {}: {reason}", path.display())]
+    ArtifactInvalid {
+        /// Where the artifact was expected.
+        path: PathBuf,
+        /// Why it does not count (missing, 0 bytes, below the minimum size).
+        reason: String,
+    },
+    /// An I/O error on a named file.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The request cannot be served by this backend or on this machine.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it happened on.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+
+    /// Builds an [`Error::ToolOutput`].
+    pub fn tool_output(tool: impl Into<String>, line: usize, reason: impl Into<String>) -> Self {
+        Error::ToolOutput { tool: tool.into(), line, reason: reason.into() }
+    }
+
+    /// Builds an [`Error::Artifact`].
+    pub fn artifact(path: impl Into<PathBuf>, line: usize, reason: impl Into<String>) -> Self {
+        Error::Artifact { path: path.into(), line, reason: reason.into() }
+    }
+}

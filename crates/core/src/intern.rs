@@ -1,0 +1,103 @@
+//! String interning, so a million-op timeline stores each kernel name once.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Index of an interned string in its [`Interner`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct NameId(pub u32);
+
+/// A fast, non-cryptographic hasher (FxHash) for interner look-ups: names are
+/// not attacker-chosen keys and SipHash dominated the load profile.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().expect("chunk of 8"));
+            self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+        }
+        for &byte in chunks.remainder() {
+            self.hash = (self.hash.rotate_left(5) ^ u64::from(byte)).wrapping_mul(SEED);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ value).wrapping_mul(SEED);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// `HashMap` with [`FxHasher`], for hot look-ups keyed by names or ids.
+pub type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// Owns every distinct string of a timeline and hands out [`NameId`]s.
+#[derive(Debug, Default, Clone)]
+pub struct Interner {
+    ids: FxHashMap<Box<str>, NameId>,
+    names: Vec<Box<str>>,
+}
+
+impl Interner {
+    /// An empty interner.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of `name`, adding it on first sight.
+    pub fn intern(&mut self, name: &str) -> NameId {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = NameId(u32::try_from(self.names.len()).expect("fewer than 2^32 distinct names"));
+        self.names.push(name.into());
+        self.ids.insert(name.into(), id);
+        id
+    }
+
+    /// The id of `name` if it was interned.
+    pub fn get(&self, name: &str) -> Option<NameId> {
+        self.ids.get(name).copied()
+    }
+
+    /// The string behind `id`; an id from another interner yields `"?"`.
+    pub fn resolve(&self, id: NameId) -> &str {
+        self.names.get(id.0 as usize).map_or("?", |name| name)
+    }
+
+    /// Number of distinct strings.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// True when nothing was interned.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_name_same_id_and_round_trip() {
+        let mut interner = Interner::new();
+        let a = interner.intern("ampere_sgemm_128x64_nn");
+        let b = interner.intern("rms_norm_kernel");
+        assert_ne!(a, b);
+        assert_eq!(interner.intern("ampere_sgemm_128x64_nn"), a);
+        assert_eq!(interner.resolve(b), "rms_norm_kernel");
+        assert_eq!(interner.len(), 2);
+        assert_eq!(interner.resolve(NameId(99)), "?");
+    }
+}

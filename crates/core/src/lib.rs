@@ -1,0 +1,40 @@
+//! `prof-core`: the vendor-neutral heart of `prof`.
+//!
+//! It holds the object-safe traits every backend implements ([`Vendor`],
+//! [`UtilizationProbe`], [`BreakdownTool`], [`DeepDive`]), the [`Timeline`]
+//! model every artifact is loaded into, the [`KernelReport`] of a single-kernel
+//! deep dive, the process [`supervisor`] that runs every capture plan, and the
+//! tool-discovery helpers backends use to report what is installed.
+//!
+//! The core never names a vendor: backends depend on it, not the other way round.
+//!
+//! ```
+//! use prof_core::{Registry, Timeline, OpKind};
+//! let registry = Registry::new(Vec::new());
+//! assert!(registry.detect_all().is_empty());
+//! let mut timeline = Timeline::new("example");
+//! let name = timeline.intern("gemv_kernel");
+//! timeline.push_op(prof_core::DeviceOp::new(OpKind::Kernel, name, 0, 7, 1_000, 250));
+//! assert_eq!(timeline.ops.len(), 1);
+//! ```
+
+pub mod breakdown;
+pub mod deepdive;
+pub mod error;
+pub mod intern;
+pub mod probe;
+pub mod registry;
+pub mod supervisor;
+pub mod timeline;
+pub mod tools;
+pub mod vendor;
+
+pub use breakdown::{BreakdownTool, CapturePlan, CaptureRequest, ExpectedArtifact};
+pub use deepdive::{DeepDive, DeepDiveRequest, Finding, KernelReport, Occupancy, Roofline, Severity};
+pub use error::{Error, Result};
+pub use intern::{Interner, NameId};
+pub use probe::{DeviceSample, ProcessUse, UtilizationProbe};
+pub use registry::Registry;
+pub use supervisor::{RunOutcome, RunPlan};
+pub use timeline::{CoreType, CounterSeries, DeviceOp, HostCategory, HostSpan, OpDetails, OpKind, Timeline};
+pub use vendor::{Detection, DeviceInfo, ToolKind, ToolStatus, Vendor};

@@ -1,0 +1,358 @@
+//! The process supervisor that runs every capture plan.
+//!
+//! Each step starts in its own process group with its output streamed to a log file
+//! (and optionally echoed); it fails fast when a process that should stay up dies,
+//! stops the whole group at its time limit, forwards Ctrl-C to the group, and on every
+//! exit path kills only the group it started, never a process found by name.
+
+use crate::breakdown::ExpectedArtifact;
+use crate::error::{Error, Result};
+use serde::{Serialize, Serializer};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::{Child, Command};
+use tokio::task::JoinHandle;
+
+/// How long a group gets between SIGINT/SIGTERM and SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_secs(3);
+
+/// One process to run: what, where, with which environment, for how long.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunPlan {
+    /// What the step is (`warm-up`, `capture`, `export`), for the plan shown to the user.
+    pub label: String,
+    /// Program and arguments, passed to `execvp` as they are: never through a shell.
+    #[serde(serialize_with = "lossy_args")]
+    pub argv: Vec<OsString>,
+    /// Variables added to the inherited environment.
+    pub env: Vec<(String, String)>,
+    /// Working directory (inherited when `None`).
+    pub cwd: Option<PathBuf>,
+    /// Hard limit; past it the group is stopped and the step fails.
+    pub timeout: Option<Duration>,
+    /// Where stdout and stderr go.
+    pub log: PathBuf,
+    /// Fail-fast window for processes that must stay up (servers): exiting inside it is an error.
+    pub must_survive: Option<Duration>,
+    /// Also copy the output to our stderr as it arrives.
+    pub echo: bool,
+}
+
+fn lossy_args<S: Serializer>(argv: &[OsString], serializer: S) -> std::result::Result<S::Ok, S::Error> {
+    serializer.collect_seq(argv.iter().map(|a| a.to_string_lossy()))
+}
+
+impl RunPlan {
+    /// A plan for `argv` logging to `log`, with no limit and no echo.
+    pub fn new(label: impl Into<String>, argv: Vec<OsString>, log: impl Into<PathBuf>) -> Self {
+        Self {
+            label: label.into(),
+            argv,
+            env: Vec::new(),
+            cwd: None,
+            timeout: None,
+            log: log.into(),
+            must_survive: None,
+            echo: false,
+        }
+    }
+
+    /// The command as a person would type it, each argument shell-quoted (for display only).
+    pub fn display_command(&self) -> String {
+        let env = self.env.iter().map(|(k, v)| format!("{k}={}", shell_quote(v)));
+        let args = self.argv.iter().map(|a| shell_quote(&a.to_string_lossy()));
+        env.chain(args).collect::<Vec<_>>().join(" ")
+    }
+
+    fn program(&self) -> String {
+        self.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+}
+
+/// Quotes `word` for display in a POSIX shell when it needs it.
+pub fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// How a finished step ended.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunOutcome {
+    /// The step's label.
+    pub label: String,
+    /// Exit code, when it exited normally.
+    pub exit_code: Option<i32>,
+    /// Signal number, when a signal ended it.
+    pub signal: Option<i32>,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Its log file.
+    pub log: PathBuf,
+}
+
+impl RunOutcome {
+    /// True when it exited 0.
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0)
+    }
+
+    /// `with status 3` or `on signal 9`.
+    pub fn describe(&self) -> String {
+        describe(self.exit_code, self.signal)
+    }
+}
+
+fn describe(code: Option<i32>, signal: Option<i32>) -> String {
+    match (code, signal) {
+        (Some(code), _) => format!("with status {code}"),
+        (None, Some(signal)) => format!("on signal {signal}"),
+        (None, None) => "for an unknown reason".to_owned(),
+    }
+}
+
+fn status_parts(status: ExitStatus) -> (Option<i32>, Option<i32>) {
+    use std::os::unix::process::ExitStatusExt;
+    (status.code(), status.signal())
+}
+
+/// Sends `signal` to every process of group `pgid`; a group that is gone is fine.
+pub fn kill_group(pgid: i32, signal: i32) {
+    if pgid > 1 {
+        // SAFETY: killpg has no memory-safety preconditions; a stale pgid yields ESRCH.
+        unsafe {
+            libc::killpg(pgid, signal);
+        }
+    }
+}
+
+/// True while any process of group `pgid` still exists (zombies included).
+pub fn group_alive(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence and permission.
+    pgid > 1 && unsafe { libc::killpg(pgid, 0) } == 0
+}
+
+/// The last `lines` lines of the file at `path` (empty when unreadable).
+pub fn log_tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// A running, supervised process group. Dropping it kills the group.
+pub struct Supervised {
+    child: Child,
+    pgid: i32,
+    started: Instant,
+    plan: RunPlan,
+    copiers: Vec<JoinHandle<()>>,
+    reaped: bool,
+}
+
+impl Supervised {
+    /// Starts `plan` in a new process group. Must be called inside a tokio runtime.
+    pub async fn start(plan: RunPlan) -> Result<Self> {
+        let program = plan.program();
+        let Some((first, rest)) = plan.argv.split_first() else {
+            return Err(Error::Unsupported("empty command".to_owned()));
+        };
+        if let Some(dir) = plan.log.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        let log = std::fs::File::create(&plan.log).map_err(|e| Error::io(&plan.log, e))?;
+        let mut command = Command::new(first);
+        command
+            .args(rest)
+            .envs(plan.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(cwd) = &plan.cwd {
+            command.current_dir(cwd);
+        }
+        let mut child = command.spawn().map_err(|source| Error::Spawn { program: program.clone(), source })?;
+        let pgid = child.id().map(|id| id as i32).unwrap_or(0);
+        let log = std::sync::Arc::new(std::sync::Mutex::new(log));
+        let mut copiers = Vec::new();
+        if let Some(out) = child.stdout.take() {
+            copiers.push(tokio::spawn(copy_to_log(out, log.clone(), plan.echo)));
+        }
+        if let Some(err) = child.stderr.take() {
+            copiers.push(tokio::spawn(copy_to_log(err, log, plan.echo)));
+        }
+        Ok(Self { child, pgid, started: Instant::now(), plan, copiers, reaped: false })
+    }
+
+    /// The process group id (equal to the leader's pid).
+    pub fn pgid(&self) -> i32 {
+        self.pgid
+    }
+
+    /// The plan being run.
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+
+    /// Returns `Ok` once the process has stayed up for `window`, or
+    /// [`Error::DiedEarly`] the moment it exits inside the window.
+    pub async fn wait_alive(&mut self, window: Duration) -> Result<()> {
+        match tokio::time::timeout(window, self.child.wait()).await {
+            Err(_) => Ok(()),
+            Ok(status) => {
+                self.reaped = true;
+                let (code, signal) = status.map(status_parts).unwrap_or((None, None));
+                self.finish_group().await;
+                Err(Error::DiedEarly {
+                    program: self.plan.program(),
+                    status: describe(code, signal),
+                    elapsed: self.started.elapsed(),
+                    log_tail: log_tail(&self.plan.log, 20),
+                })
+            }
+        }
+    }
+
+    /// True while the leader has not exited.
+    pub fn is_running(&mut self) -> bool {
+        !self.reaped && matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Waits for the leader to exit, the time limit, or Ctrl-C (forwarded to the group).
+    pub async fn wait(mut self) -> Result<RunOutcome> {
+        let limit = self.plan.timeout.map(|t| t.saturating_sub(self.started.elapsed()));
+        let sleeper = async move {
+            match limit {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            status = self.child.wait() => {
+                self.reaped = true;
+                let (exit_code, signal) = status.map(status_parts).unwrap_or((None, None));
+                self.finish_group().await;
+                Ok(RunOutcome { label: self.plan.label.clone(), exit_code, signal, elapsed: self.started.elapsed(), log: self.plan.log.clone() })
+            }
+            _ = sleeper => {
+                self.stop(libc::SIGTERM).await;
+                Err(Error::TimedOut { program: self.plan.program(), limit: self.plan.timeout.unwrap_or_default(), log: self.plan.log.clone() })
+            }
+            _ = tokio::signal::ctrl_c() => {
+                self.stop(libc::SIGINT).await;
+                Err(Error::Interrupted { program: self.plan.program() })
+            }
+        }
+    }
+
+    /// Sends `first` to the group, waits [`STOP_GRACE`] for the leader, then SIGKILLs the group.
+    pub async fn stop(&mut self, first: i32) {
+        kill_group(self.pgid, first);
+        if !self.reaped {
+            let _ = tokio::time::timeout(STOP_GRACE, self.child.wait()).await;
+        }
+        kill_group(self.pgid, libc::SIGKILL);
+        let _ = self.child.wait().await;
+        self.reaped = true;
+        self.drain().await;
+    }
+
+    /// After the leader exited: kill what it left in its group, then let the log copiers finish.
+    async fn finish_group(&mut self) {
+        kill_group(self.pgid, libc::SIGKILL);
+        self.drain().await;
+    }
+
+    async fn drain(&mut self) {
+        for copier in self.copiers.drain(..) {
+            let _ = tokio::time::timeout(Duration::from_secs(2), copier).await;
+        }
+    }
+}
+
+impl Drop for Supervised {
+    fn drop(&mut self) {
+        kill_group(self.pgid, libc::SIGKILL);
+    }
+}
+
+/// Copies one output pipe into the shared log file (small blocking writes: the log is local).
+async fn copy_to_log(
+    mut source: impl AsyncRead + Unpin,
+    log: std::sync::Arc<std::sync::Mutex<std::fs::File>>,
+    echo: bool,
+) {
+    use std::io::Write;
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match source.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if let Ok(mut file) = log.lock() {
+            let _ = file.write_all(&buf[..n]);
+        }
+        if echo {
+            let _ = std::io::stderr().write_all(&buf[..n]);
+        }
+    }
+}
+
+/// A current-thread tokio runtime for the sync callers of the supervisor.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Unsupported(format!("cannot start the async runtime: {e}")))
+}
+
+/// Runs one plan to completion (sync): start, fail-fast window if any, wait.
+pub fn run(plan: &RunPlan) -> Result<RunOutcome> {
+    runtime()?.block_on(async {
+        let mut running = Supervised::start(plan.clone()).await?;
+        if let Some(window) = plan.must_survive {
+            running.wait_alive(window).await?;
+        }
+        running.wait().await
+    })
+}
+
+/// Checks a capture's artifact: it exists, is a file or non-empty directory, and is at least
+/// `min_bytes` long (a directory counts the bytes of its files). Returns the size.
+pub fn verify_artifact(artifact: &ExpectedArtifact) -> Result<u64> {
+    let path = &artifact.path;
+    let meta = std::fs::metadata(path)
+        .map_err(|_| Error::ArtifactInvalid { path: path.clone(), reason: "was not written".to_owned() })?;
+    let size = if meta.is_dir() { dir_size(path) } else { meta.len() };
+    if size == 0 {
+        return Err(Error::ArtifactInvalid { path: path.clone(), reason: "is empty (0 bytes)".to_owned() });
+    }
+    if size < artifact.min_bytes {
+        return Err(Error::ArtifactInvalid {
+            path: path.clone(),
+            reason: format!("is {size} bytes, below the {} bytes a real capture writes", artifact.min_bytes),
+        });
+    }
+    Ok(size)
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| match e.metadata() {
+                    Ok(m) if m.is_dir() => dir_size(&e.path()),
+                    Ok(m) => m.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}

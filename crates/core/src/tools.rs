@@ -1,0 +1,215 @@
+//! Finding and querying vendor tools: programs on PATH or in known install
+//! directories, shared libraries in the loader's search path, and short
+//! synchronous runs (`nvidia-smi --query-gpu`, `ncu --version`) bounded by a timeout.
+
+use crate::error::{Error, Result};
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Finds `name` on `PATH`, then in each of `extra_dirs` (install locations that are
+/// often off PATH, such as `/usr/local/cuda/bin`). Returns the first executable file.
+pub fn find_program(name: &str, extra_dirs: &[PathBuf]) -> Option<PathBuf> {
+    let path_dirs = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default();
+    path_dirs.iter().chain(extra_dirs).map(|dir| dir.join(name)).find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    path.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+}
+
+/// Expands one trailing-`*` pattern per path component, as in
+/// `/opt/nvidia/nsight-systems/*/bin`: install directories that carry a version.
+/// Results are sorted newest-name-last so callers can prefer the last.
+pub fn expand_versioned_dir(pattern: &str) -> Vec<PathBuf> {
+    let mut current = vec![PathBuf::from("/")];
+    for component in Path::new(pattern).components().skip(1) {
+        let part = component.as_os_str().to_string_lossy();
+        let mut next = Vec::new();
+        for base in &current {
+            if let Some(prefix) = part.strip_suffix('*') {
+                let Ok(entries) = std::fs::read_dir(base) else { continue };
+                let mut matches: Vec<PathBuf> = entries
+                    .filter_map(|e| e.ok())
+                    .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+                    .map(|e| e.path())
+                    .collect();
+                matches.sort();
+                next.extend(matches);
+            } else {
+                let candidate = base.join(part.as_ref());
+                if candidate.exists() {
+                    next.push(candidate);
+                }
+            }
+        }
+        current = next;
+    }
+    current
+}
+
+/// Finds a shared library whose file name starts with `stem` (`libcupti.so`) in
+/// `LD_LIBRARY_PATH` and then `dirs`. Returns the path as found and the resolved
+/// file (symlinks followed), whose name usually carries the version.
+pub fn find_library(stem: &str, dirs: &[PathBuf]) -> Option<(PathBuf, PathBuf)> {
+    let env_dirs =
+        std::env::var_os("LD_LIBRARY_PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default();
+    for dir in env_dirs.iter().chain(dirs) {
+        let exact = dir.join(stem);
+        let found = if exact.exists() {
+            Some(exact)
+        } else {
+            std::fs::read_dir(dir).ok().and_then(|entries| {
+                let mut names: Vec<PathBuf> = entries
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| p.file_name().map(|n| n.to_string_lossy().starts_with(stem)).unwrap_or(false))
+                    .collect();
+                names.sort();
+                names.into_iter().next()
+            })
+        };
+        if let Some(path) = found {
+            let resolved = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            return Some((path, resolved));
+        }
+    }
+    None
+}
+
+/// The version a library file name carries after `.so.` (`libcupti.so.2025.3.1` → `2025.3.1`).
+pub fn library_version(resolved: &Path) -> Option<String> {
+    let name = resolved.file_name()?.to_string_lossy().into_owned();
+    let (_, version) = name.split_once(".so.")?;
+    (!version.is_empty()).then(|| version.to_owned())
+}
+
+/// The first dotted version number in `text` (`Version 2025.3.1.0 (build …)` → `2025.3.1.0`).
+pub fn first_version(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+                i += 1;
+            }
+            let candidate = text[start..i].trim_end_matches('.');
+            if candidate.contains('.') {
+                return Some(candidate.to_owned());
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// What a short tool run printed.
+#[derive(Debug, Clone)]
+pub struct ToolOutput {
+    /// Exit code (`None` when killed by a signal).
+    pub code: Option<i32>,
+    /// Standard output, lossily decoded.
+    pub stdout: String,
+    /// Standard error, lossily decoded.
+    pub stderr: String,
+}
+
+impl ToolOutput {
+    /// True when the tool exited 0.
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+/// Runs `program args…` to completion in its own process group, capturing its output;
+/// past `timeout` the whole group is killed and [`Error::TimedOut`] returned.
+/// For quick queries only (version, device list); captures go through the supervisor.
+pub fn run_tool<I, S>(program: &Path, args: I, timeout: Duration) -> Result<ToolOutput>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+    let display = program.display().to_string();
+    let mut child = Command::new(program)
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|source| Error::Spawn { program: display.clone(), source })?;
+    let pgid = child.id() as i32;
+    let mut stdout = child.stdout.take().expect("stdout piped");
+    let mut stderr = child.stderr.take().expect("stderr piped");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stderr.read_to_end(&mut buf);
+        buf
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() >= deadline => {
+                crate::supervisor::kill_group(pgid, libc::SIGKILL);
+                let _ = child.wait();
+                return Err(Error::TimedOut { program: display, limit: timeout, log: PathBuf::from("(captured)") });
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(source) => return Err(Error::Spawn { program: display, source }),
+        }
+    };
+    // Reap anything the tool left in its group so our readers see EOF.
+    crate::supervisor::kill_group(pgid, libc::SIGKILL);
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    Ok(ToolOutput {
+        code: status.code(),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_from_real_tool_banners() {
+        let ncu = "NVIDIA (R) Nsight Compute Command Line Profiler\nCopyright (c) 2018-2025 NVIDIA Corporation\nVersion 2025.3.1.0 (build 36398880) (public-release)\n";
+        assert_eq!(first_version(ncu).as_deref(), Some("2025.3.1.0"));
+        assert_eq!(first_version("NVIDIA Nsight Systems version 2025.3.1.0\n").as_deref(), Some("2025.3.1.0"));
+        assert_eq!(first_version("no version here 42"), None);
+        assert_eq!(library_version(Path::new("/x/libcupti.so.2025.3.1")).as_deref(), Some("2025.3.1"));
+        assert_eq!(library_version(Path::new("/x/libcupti.so")), None);
+    }
+
+    #[test]
+    fn run_tool_captures_and_times_out() {
+        let out = run_tool(Path::new("/bin/echo"), ["hello"], Duration::from_secs(5)).unwrap();
+        assert!(out.success());
+        assert_eq!(out.stdout, "hello\n");
+        let started = Instant::now();
+        let err = run_tool(Path::new("/bin/sleep"), ["30"], Duration::from_millis(200)).unwrap_err();
+        assert!(matches!(err, Error::TimedOut { .. }), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn finds_programs_in_extra_dirs() {
+        assert!(find_program("sh", &[]).is_some());
+        assert!(find_program("definitely-not-a-tool-xyz", &[PathBuf::from("/bin")]).is_none());
+        assert!(expand_versioned_dir("/usr/l*").iter().any(|p| p.ends_with("lib")));
+    }
+}
