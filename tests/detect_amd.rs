@@ -1,0 +1,1 @@
+//! End-to-end detection tests for amd (placeholder).
