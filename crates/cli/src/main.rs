@@ -1,1 +1,40 @@
-fn main() {}
+//! `prof`: one profiler front end for NVIDIA, AMD and Huawei Ascend accelerators.
+//!
+//! The binary only wires things together: clap parses the verb, [`registry`] lists the
+//! compiled-in backends, and each module under [`commands`] runs one verb and renders it.
+
+mod commands;
+mod registry;
+mod render;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Is my accelerator busy, where does its time go, and why is this kernel slow?
+#[derive(Debug, Parser)]
+#[command(name = "prof", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Find accelerators, drivers and profiling tools on this machine.
+    Detect(commands::detect::DetectArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let registry = registry::build();
+    let result = match cli.command {
+        Command::Detect(args) => commands::detect::run(&registry, &args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("prof: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

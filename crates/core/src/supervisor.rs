@@ -132,10 +132,22 @@ pub fn kill_group(pgid: i32, signal: i32) {
     }
 }
 
-/// True while any process of group `pgid` still exists (zombies included).
-pub fn group_alive(pgid: i32) -> bool {
-    // SAFETY: signal 0 only checks for existence and permission.
-    pgid > 1 && unsafe { libc::killpg(pgid, 0) } == 0
+/// Pids of the processes of group `pgid` that are still running (zombies excluded),
+/// read from `/proc`: the check that nothing a capture started is left behind.
+pub fn live_group_members(pgid: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+            // Fields after the parenthesised command: state, ppid, pgrp, …
+            let Some((_, rest)) = stat.rsplit_once(") ") else { return false };
+            let mut fields = rest.split(' ');
+            let state = fields.next().unwrap_or("Z");
+            let pgrp = fields.nth(1).and_then(|f| f.parse::<i32>().ok());
+            state != "Z" && state != "X" && pgrp == Some(pgid)
+        })
+        .collect()
 }
 
 /// The last `lines` lines of the file at `path` (empty when unreadable).
@@ -153,6 +165,7 @@ pub struct Supervised {
     plan: RunPlan,
     copiers: Vec<JoinHandle<()>>,
     reaped: bool,
+    interrupt: tokio::signal::unix::Signal,
 }
 
 impl Supervised {
@@ -177,6 +190,9 @@ impl Supervised {
         if let Some(cwd) = &plan.cwd {
             command.current_dir(cwd);
         }
+        // Listen for Ctrl-C before the child exists, so no SIGINT can slip past unforwarded.
+        let interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+            .map_err(|e| Error::Unsupported(format!("cannot listen for Ctrl-C: {e}")))?;
         let mut child = command.spawn().map_err(|source| Error::Spawn { program: program.clone(), source })?;
         let pgid = child.id().map(|id| id as i32).unwrap_or(0);
         let log = std::sync::Arc::new(std::sync::Mutex::new(log));
@@ -187,7 +203,7 @@ impl Supervised {
         if let Some(err) = child.stderr.take() {
             copiers.push(tokio::spawn(copy_to_log(err, log, plan.echo)));
         }
-        Ok(Self { child, pgid, started: Instant::now(), plan, copiers, reaped: false })
+        Ok(Self { child, pgid, started: Instant::now(), plan, copiers, reaped: false, interrupt })
     }
 
     /// The process group id (equal to the leader's pid).
@@ -203,7 +219,14 @@ impl Supervised {
     /// Returns `Ok` once the process has stayed up for `window`, or
     /// [`Error::DiedEarly`] the moment it exits inside the window.
     pub async fn wait_alive(&mut self, window: Duration) -> Result<()> {
-        match tokio::time::timeout(window, self.child.wait()).await {
+        let outcome = tokio::select! {
+            outcome = tokio::time::timeout(window, self.child.wait()) => outcome,
+            _ = self.interrupt.recv() => {
+                self.stop(libc::SIGINT).await;
+                return Err(Error::Interrupted { program: self.plan.program() });
+            }
+        };
+        match outcome {
             Err(_) => Ok(()),
             Ok(status) => {
                 self.reaped = true;
@@ -244,7 +267,7 @@ impl Supervised {
                 self.stop(libc::SIGTERM).await;
                 Err(Error::TimedOut { program: self.plan.program(), limit: self.plan.timeout.unwrap_or_default(), log: self.plan.log.clone() })
             }
-            _ = tokio::signal::ctrl_c() => {
+            _ = self.interrupt.recv() => {
                 self.stop(libc::SIGINT).await;
                 Err(Error::Interrupted { program: self.plan.program() })
             }
