@@ -4,6 +4,7 @@
 //! compiled-in backends, and each module under [`commands`] runs one verb and renders it.
 
 mod commands;
+mod durations;
 mod registry;
 mod render;
 
@@ -22,6 +23,8 @@ struct Cli {
 enum Command {
     /// Find accelerators, drivers and profiling tools on this machine.
     Detect(commands::detect::DetectArgs),
+    /// Is the accelerator busy? Sample utilization while a command runs, for a while, or once.
+    Util(commands::util::UtilArgs),
 }
 
 fn main() -> ExitCode {
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
     let registry = registry::build();
     let result = match cli.command {
         Command::Detect(args) => commands::detect::run(&registry, &args),
+        Command::Util(args) => commands::util::run(&registry, &args),
     };
     match result {
         Ok(code) => code,

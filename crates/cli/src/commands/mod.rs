@@ -1,3 +1,4 @@
 //! One module per verb.
 
 pub mod detect;
+pub mod util;

@@ -1,0 +1,224 @@
+//! `prof util`: is the accelerator actually being used? Samples the vendor's utilization
+//! probe while a command runs (or for `--duration`, or once), then summarises each device
+//! and gives a verdict with the next step.
+//!
+//! `--json` prints schema `prof.util.v1`: `{"schema", "source", "mode": "snapshot"|"duration"|"command",
+//! "command": [string]|null, "exit_code": int|null, "interval_ns", "elapsed_ns", "samples",
+//! "missed_ticks", "sample_errors": {count, first}, "sample_cost": {calls, mean_ns, max_ns},
+//! "devices": [DeviceSummary], "verdict": Verdict}`; unknown values are `null`.
+
+use crate::durations::parse_duration;
+use crate::render::{print_json, table};
+use clap::Args;
+use prof_core::recorder::{Recorder, Recording, DEFAULT_INTERVAL};
+use prof_core::supervisor::{self, RunPlan};
+use prof_core::{judge_run, judge_snapshot, summarize, DeviceSummary, Registry, UtilizationProbe, Verdict};
+use serde::Serialize;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Arguments of `prof util`.
+#[derive(Debug, Args)]
+pub struct UtilArgs {
+    /// Sampling interval (10ms at least).
+    #[arg(long, default_value = "100ms", value_parser = parse_duration)]
+    interval: Duration,
+    /// Sample for this long instead of running a command.
+    #[arg(long, value_parser = parse_duration)]
+    duration: Option<Duration>,
+    /// Stop the command after this long.
+    #[arg(long, default_value = "10m", value_parser = parse_duration)]
+    timeout: Duration,
+    /// Write every sample to this CSV file.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Print the `prof.util.v1` JSON document instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Use only this vendor's probe (`nvidia`, `amd`, `ascend`).
+    #[arg(long)]
+    vendor: Option<String>,
+    /// Directory for the command's log.
+    #[arg(long, default_value = "prof-out")]
+    out: PathBuf,
+    /// The workload to observe, after `--`.
+    #[arg(last = true)]
+    command: Vec<OsString>,
+}
+
+#[derive(Debug, Serialize)]
+struct UtilReport<'a> {
+    schema: &'static str,
+    source: &'a str,
+    mode: &'static str,
+    command: Option<Vec<String>>,
+    exit_code: Option<i32>,
+    interval_ns: u128,
+    elapsed_ns: u128,
+    samples: usize,
+    missed_ticks: u64,
+    sample_errors: &'a prof_core::SampleErrors,
+    sample_cost: &'a prof_core::SampleCost,
+    devices: &'a [DeviceSummary],
+    verdict: &'a Verdict,
+}
+
+/// Opens the first utilization probe that works, saying why each other one could not.
+fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn UtilizationProbe>, String> {
+    let mut reasons = Vec::new();
+    for backend in registry.vendors().iter().filter(|v| vendor.is_none_or(|id| v.id() == id)) {
+        match backend.utilization_probe() {
+            Some(Ok(probe)) => return Ok(probe),
+            Some(Err(error)) => reasons.push(format!("{}: {error}", backend.name())),
+            None => reasons.push(format!("{}: no utilization probe in this build", backend.name())),
+        }
+    }
+    if reasons.is_empty() {
+        return Err(format!("no backend called `{}` in this build", vendor.unwrap_or("?")));
+    }
+    Err(format!("no utilization probe could be opened:\n  {}", reasons.join("\n  ")))
+}
+
+/// Runs `prof util`.
+pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, String> {
+    let mut probe = open_probe(registry, args.vendor.as_deref())?;
+    let (mode, recording, exit_code) = if !args.command.is_empty() {
+        let (recording, code) = record_command(probe, args)?;
+        ("command", recording, code)
+    } else if let Some(duration) = args.duration {
+        let handle = Recorder::start(probe, args.interval).map_err(|e| e.to_string())?;
+        std::thread::sleep(duration);
+        ("duration", handle.stop(), None)
+    } else {
+        // Rate counters (NVML GPM) need one interval between two reads.
+        std::thread::sleep(DEFAULT_INTERVAL);
+        ("snapshot", Recording::snapshot(probe.as_mut()).map_err(|e| e.to_string())?, None)
+    };
+    let summaries = summarize(&recording.ticks);
+    let verdict = if mode == "snapshot" { judge_snapshot(&summaries) } else { judge_run(&summaries, &args.command) };
+    if let Some(path) = &args.csv {
+        let mut file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        prof_core::write_csv(&recording.ticks, &mut file).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if args.json {
+        print_json(&UtilReport {
+            schema: "prof.util.v1",
+            source: &recording.source,
+            mode,
+            command: (!args.command.is_empty())
+                .then(|| args.command.iter().map(|a| a.to_string_lossy().into_owned()).collect()),
+            exit_code,
+            interval_ns: recording.interval.as_nanos(),
+            elapsed_ns: recording.elapsed.as_nanos(),
+            samples: recording.ticks.len(),
+            missed_ticks: recording.missed_ticks,
+            sample_errors: &recording.errors,
+            sample_cost: &recording.sample_cost,
+            devices: &summaries,
+            verdict: &verdict,
+        })?;
+    } else {
+        print!("{}", render_text(&recording, &summaries, &verdict, exit_code));
+        if let Some(path) = &args.csv {
+            println!("samples written to {}", path.display());
+        }
+    }
+    Ok(match exit_code {
+        Some(code) if code != 0 => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+/// Samples while the command runs under the supervisor; returns the recording and its exit code.
+fn record_command(probe: Box<dyn UtilizationProbe>, args: &UtilArgs) -> Result<(Recording, Option<i32>), String> {
+    let log = args.out.join("util-workload.log");
+    let mut plan = RunPlan::new("workload", args.command.clone(), &log);
+    plan.timeout = Some(args.timeout);
+    plan.echo = true;
+    let handle = Recorder::start(probe, args.interval).map_err(|e| e.to_string())?;
+    let outcome = supervisor::run(&plan);
+    let recording = handle.stop();
+    let outcome = outcome.map_err(|e| e.to_string())?;
+    Ok((recording, outcome.exit_code.or(outcome.signal.map(|s| 128 + s))))
+}
+
+fn opt(value: Option<f64>, unit: &str) -> String {
+    value.map(|v| format!("{v:.0}{unit}")).unwrap_or_else(|| "-".to_owned())
+}
+
+fn render_text(recording: &Recording, summaries: &[DeviceSummary], verdict: &Verdict, exit_code: Option<i32>) -> String {
+    let mut out = format!(
+        "source: {}, {} samples over {:.1} s\n",
+        recording.source,
+        recording.ticks.len(),
+        recording.elapsed.as_secs_f64()
+    );
+    let mut rows = vec![["device", "util peak/mean/median", "busy", "mem used peak", "SM clock", "power", "temp"]
+        .map(str::to_owned)
+        .to_vec()];
+    for s in summaries {
+        let mib = |b: Option<u64>| b.map(|b| format!("{}", b / (1024 * 1024))).unwrap_or_else(|| "-".to_owned());
+        let clock = match (s.sm_clock_lowest_mhz, s.sm_clock_highest_mhz, s.sm_clock_max_mhz) {
+            (Some(lo), Some(hi), max) => {
+                format!("{lo}-{hi} MHz{}", max.map(|m| format!(" (max {m})")).unwrap_or_default())
+            }
+            _ => "-".to_owned(),
+        };
+        let power = match (s.power_min_w, s.power_max_w, s.power_limit_w) {
+            (Some(lo), Some(hi), Some(limit)) => format!("{lo:.0}-{hi:.0} W of {limit:.0} W"),
+            (Some(lo), Some(hi), None) => format!("{lo:.0}-{hi:.0} W"),
+            _ => "-".to_owned(),
+        };
+        rows.push(vec![
+            s.device.to_string(),
+            format!("{}/{}/{}", opt(s.gpu_util_peak_pct, "%"), opt(s.gpu_util_mean_pct, "%"), opt(s.gpu_util_median_pct, "%")),
+            opt(s.busy_share_pct, "%"),
+            format!("{} / {} MiB", mib(s.mem_used_peak_bytes), mib(s.mem_total_bytes)),
+            clock,
+            power,
+            opt(s.temperature_max_c, " C"),
+        ]);
+    }
+    out.push_str(&table(&rows));
+    for s in summaries {
+        for a in &s.activity {
+            out.push_str(&format!("  device {} {}: mean {:.1}\n", s.device, a.name, a.mean));
+        }
+        for t in s.throttle_reasons.iter().flatten() {
+            out.push_str(&format!("  device {} clock reason {}: {:.0}% of samples\n", s.device, t.reason, t.share_pct));
+        }
+        for p in &s.processes {
+            let mem = p.mem_used_peak_bytes.map(|b| format!("{} MiB", b / (1024 * 1024))).unwrap_or_else(|| "-".into());
+            out.push_str(&format!("  device {} process {} {}: peak {mem}\n", s.device, p.pid, p.name.as_deref().unwrap_or("?")));
+        }
+    }
+    if recording.errors.count > 0 {
+        out.push_str(&format!(
+            "warning: {} samples failed (first: {})\n",
+            recording.errors.count,
+            recording.errors.first.as_deref().unwrap_or("?")
+        ));
+    }
+    if recording.missed_ticks > 0 {
+        out.push_str(&format!("warning: {} ticks missed: the probe is slower than the interval\n", recording.missed_ticks));
+    }
+    if let Some(code) = exit_code.filter(|c| *c != 0) {
+        out.push_str(&format!("note: the command exited with status {code}\n"));
+    }
+    out.push_str(&format!("\nverdict: {}\n", verdict.headline));
+    for line in &verdict.evidence {
+        out.push_str(&format!("  - {line}\n"));
+    }
+    for finding in &verdict.findings {
+        out.push_str(&format!("{}\n", finding.headline));
+        for line in &finding.evidence {
+            out.push_str(&format!("  - {line}\n"));
+        }
+    }
+    if let Some(next) = &verdict.next_step {
+        out.push_str(&format!("next: {next}\n"));
+    }
+    out
+}
