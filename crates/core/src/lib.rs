@@ -23,10 +23,14 @@ pub mod deepdive;
 pub mod error;
 pub mod intern;
 pub mod probe;
+pub mod recorder;
 pub mod registry;
+pub mod samples_csv;
 pub mod supervisor;
 pub mod timeline;
 pub mod tools;
+pub mod util_summary;
+pub mod util_verdict;
 pub mod vendor;
 
 pub use breakdown::{BreakdownTool, CapturePlan, CaptureRequest, ExpectedArtifact};
@@ -34,7 +38,11 @@ pub use deepdive::{DeepDive, DeepDiveRequest, Finding, KernelReport, Occupancy, 
 pub use error::{Error, Result};
 pub use intern::{Interner, NameId};
 pub use probe::{DeviceSample, ProcessUse, UtilizationProbe};
+pub use recorder::{Recorder, RecorderHandle, Recording, SampleCost, SampleErrors, Tick};
 pub use registry::Registry;
+pub use samples_csv::write_csv;
 pub use supervisor::{RunOutcome, RunPlan};
 pub use timeline::{CoreType, CounterSeries, DeviceOp, HostCategory, HostSpan, OpDetails, OpKind, Timeline};
+pub use util_summary::{summarize, ActivityMean, DeviceSummary, ProcessPeak, ThrottleShare};
+pub use util_verdict::{judge_run, judge_snapshot, FindingKind, UtilFinding, Verdict, VerdictKind};
 pub use vendor::{Detection, DeviceInfo, ToolKind, ToolStatus, Vendor};
