@@ -1,6 +1,44 @@
-//! prof backend for NVIDIA accelerators (detection, probe, breakdown, deep dive).
+//! prof backend for NVIDIA accelerators: detection, and the nvidia-smi parsers the
+//! utilization fallback builds on.
+//!
+//! Detection looks for nvidia-smi (its `--query-gpu` CSV, with `-q -x` XML as fallback),
+//! NVML (`libnvidia-ml.so.1`, loaded at run time), `nsys`, `ncu` and CUPTI, each reported
+//! present with its version or absent with the exact install line.
+//!
+//! ```
+//! use prof_backend_nvidia::{parse_detect_query, NvidiaVendor};
+//! use prof_core::Vendor;
+//! let csv = "index, name, uuid, pci.bus_id, driver_version, memory.total [MiB], compute_cap\n\
+//!            0, NVIDIA H200, GPU-b760cc64-42ae-7d9d-86af-076d5fbe517c, 00000000:00:06.0, 580.159.04, 143771 MiB, 9.0\n";
+//! let found = parse_detect_query(csv).unwrap();
+//! assert_eq!(found.devices[0].memory_total_mib, Some(143771));
+//! assert_eq!(NvidiaVendor::new().id(), "nvidia");
+//! ```
 
-use prof_core::{Detection, Vendor};
+pub mod detect;
+pub mod error;
+pub mod nvml_detect;
+pub mod nvml_probe;
+pub mod query_csv;
+pub mod reasons;
+pub mod smi_probe;
+pub mod smi_query;
+pub mod smi_xml;
+pub mod tools;
+pub mod values;
+
+#[cfg(test)]
+mod test_fixtures;
+
+pub use error::NvidiaError;
+pub use query_csv::{QueryField, QueryRowRef, QueryTable};
+pub use reasons::decode_reason_mask;
+pub use smi_query::{
+    parse_compute_apps, parse_detect_query, parse_sample_query, sample_from_row, ComputeApp, SmiDevices,
+};
+pub use smi_xml::{parse_smi_xml, SmiGpu, SmiLog};
+
+use prof_core::{Detection, Error, Result, UtilizationProbe, Vendor};
 
 /// The NVIDIA backend, registered in the CLI's vendor list.
 #[derive(Debug, Default)]
@@ -23,6 +61,20 @@ impl Vendor for NvidiaVendor {
     }
 
     fn detect(&self) -> Detection {
-        Detection::new(self.id(), self.name())
+        detect::detect(self.id(), self.name())
+    }
+
+    /// NVML first (with GPM on Hopper and newer); where NVML cannot load, `nvidia-smi -q -x`.
+    fn utilization_probe(&self) -> Option<Result<Box<dyn UtilizationProbe>>> {
+        let nvml_error = match nvml_probe::NvmlProbe::open() {
+            Ok(probe) => return Some(Ok(Box::new(probe))),
+            Err(error) => error,
+        };
+        Some(match smi_probe::SmiProbe::open() {
+            Ok(probe) => Ok(Box::new(probe) as Box<dyn UtilizationProbe>),
+            Err(smi_error) => {
+                Err(Error::Unsupported(format!("{nvml_error}; and the nvidia-smi fallback: {smi_error}")))
+            }
+        })
     }
 }

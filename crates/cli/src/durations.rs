@@ -14,7 +14,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "m" | "min" => value * 60.0,
         _ => return Err(format!("`{text}`: unknown unit `{unit}` (use ms, s or m)")),
     };
-    if !seconds.is_finite() || seconds < 0.0 || seconds > 7.0 * 24.0 * 3600.0 {
+    if !(0.0..=7.0 * 24.0 * 3600.0).contains(&seconds) {
         return Err(format!("`{text}` is out of range"));
     }
     Ok(Duration::from_secs_f64(seconds))

@@ -148,7 +148,12 @@ fn opt(value: Option<f64>, unit: &str) -> String {
     value.map(|v| format!("{v:.0}{unit}")).unwrap_or_else(|| "-".to_owned())
 }
 
-fn render_text(recording: &Recording, summaries: &[DeviceSummary], verdict: &Verdict, exit_code: Option<i32>) -> String {
+fn render_text(
+    recording: &Recording,
+    summaries: &[DeviceSummary],
+    verdict: &Verdict,
+    exit_code: Option<i32>,
+) -> String {
     let mut out = format!(
         "source: {}, {} samples over {:.1} s\n",
         recording.source,
@@ -173,7 +178,12 @@ fn render_text(recording: &Recording, summaries: &[DeviceSummary], verdict: &Ver
         };
         rows.push(vec![
             s.device.to_string(),
-            format!("{}/{}/{}", opt(s.gpu_util_peak_pct, "%"), opt(s.gpu_util_mean_pct, "%"), opt(s.gpu_util_median_pct, "%")),
+            format!(
+                "{}/{}/{}",
+                opt(s.gpu_util_peak_pct, "%"),
+                opt(s.gpu_util_mean_pct, "%"),
+                opt(s.gpu_util_median_pct, "%")
+            ),
             opt(s.busy_share_pct, "%"),
             format!("{} / {} MiB", mib(s.mem_used_peak_bytes), mib(s.mem_total_bytes)),
             clock,
@@ -191,7 +201,12 @@ fn render_text(recording: &Recording, summaries: &[DeviceSummary], verdict: &Ver
         }
         for p in &s.processes {
             let mem = p.mem_used_peak_bytes.map(|b| format!("{} MiB", b / (1024 * 1024))).unwrap_or_else(|| "-".into());
-            out.push_str(&format!("  device {} process {} {}: peak {mem}\n", s.device, p.pid, p.name.as_deref().unwrap_or("?")));
+            out.push_str(&format!(
+                "  device {} process {} {}: peak {mem}\n",
+                s.device,
+                p.pid,
+                p.name.as_deref().unwrap_or("?")
+            ));
         }
     }
     if recording.errors.count > 0 {
@@ -202,7 +217,10 @@ fn render_text(recording: &Recording, summaries: &[DeviceSummary], verdict: &Ver
         ));
     }
     if recording.missed_ticks > 0 {
-        out.push_str(&format!("warning: {} ticks missed: the probe is slower than the interval\n", recording.missed_ticks));
+        out.push_str(&format!(
+            "warning: {} ticks missed: the probe is slower than the interval\n",
+            recording.missed_ticks
+        ));
     }
     if let Some(code) = exit_code.filter(|c| *c != 0) {
         out.push_str(&format!("note: the command exited with status {code}\n"));
