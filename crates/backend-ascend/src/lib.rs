@@ -1,15 +1,67 @@
-//! prof backend for Ascend accelerators (detection, probe, breakdown, deep dive).
+//! prof backend for Huawei Ascend NPUs.
+//!
+//! Detection finds `npu-smi` (and the DCMI library) from the NPU driver and `msprof` from the
+//! CANN toolkit, runs `npu-smi info` under a timeout, and reports devices, the driver version
+//! and each tool with its install line. The parsers are pure functions over the tools' text,
+//! tested on real recordings: [`npu_smi::parse_info`] for `npu-smi info`,
+//! [`common_info::parse_common`] for `npu-smi info -t common -i N` (for the utilization probe),
+//! [`toolkit_info::parse_toolkit_info`] for the toolkit's `ascend_toolkit_install.info`.
+//!
+//! ```
+//! use prof_backend_ascend::npu_smi::parse_info;
+//! // The first NPU of the real npu-smi 25.5.6 recording.
+//! let text = "\
+//! +------------------------------------------------------------------------------------------------+
+//! | npu-smi 25.5.6                   Version: 25.5.6                                               |
+//! +---------------------------+---------------+----------------------------------------------------+
+//! | NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|
+//! | Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |
+//! +===========================+===============+====================================================+
+//! | 4     910B2               | OK            | 92.8        39                0    / 0             |
+//! | 0                         | 0000:01:00.0  | 0           0    / 0          3405 / 65536         |
+//! +===========================+===============+====================================================+
+//! ";
+//! let info = parse_info(text).unwrap();
+//! assert_eq!(info.version.as_deref(), Some("25.5.6"));
+//! assert_eq!((info.chips[0].name.as_str(), info.chips[0].hbm_total_mib), ("910B2", Some(65536)));
+//! ```
+
+pub mod common_info;
+mod detect;
+pub mod error;
+pub mod npu_smi;
+mod table;
+#[cfg(test)]
+mod test_fixtures;
+pub mod toolkit_info;
+pub mod tools;
+
+pub use error::AscendError;
+pub use tools::SearchPaths;
 
 use prof_core::{Detection, Vendor};
 
 /// The Ascend backend, registered in the CLI's vendor list.
-#[derive(Debug, Default)]
-pub struct AscendVendor;
+#[derive(Debug, Clone)]
+pub struct AscendVendor {
+    paths: SearchPaths,
+}
 
 impl AscendVendor {
-    /// The backend with its default tool search paths.
+    /// The backend with its default tool search paths ([`SearchPaths::from_env`]).
     pub fn new() -> Self {
-        Self
+        Self::with_paths(SearchPaths::from_env())
+    }
+
+    /// The backend searching `paths` (for embedding and tests).
+    pub fn with_paths(paths: SearchPaths) -> Self {
+        Self { paths }
+    }
+}
+
+impl Default for AscendVendor {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -23,6 +75,6 @@ impl Vendor for AscendVendor {
     }
 
     fn detect(&self) -> Detection {
-        Detection::new(self.id(), self.name())
+        detect::detect(self.id(), self.name(), &self.paths)
     }
 }
