@@ -54,3 +54,38 @@ fn unknown_verb_fails_with_a_one_line_reason() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("frobnicate"), "{err}");
 }
+
+/// The `prof.detect.v1` schema is stable: every key of the document recorded on the real
+/// H200 (tests/fixtures/nvidia/h200-run/detect.json) is still produced today.
+#[test]
+fn schema_keys_match_the_document_recorded_on_the_h200() {
+    fn keys(value: &serde_json::Value, prefix: &str, out: &mut std::collections::BTreeSet<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    let path = format!("{prefix}.{k}");
+                    out.insert(path.clone());
+                    keys(v, &path, out);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| keys(v, &format!("{prefix}[]"), out)),
+            _ => {}
+        }
+    }
+    let recorded_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/nvidia/h200-run/detect.json");
+    let recorded: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(recorded_path).unwrap()).unwrap();
+    let fakes = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fakes/nvidia");
+    let out = Command::new(env!("CARGO_BIN_EXE_prof"))
+        .args(["detect", "--json"])
+        .env("PATH", format!("{fakes}:/usr/bin:/bin"))
+        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
+        .output()
+        .unwrap();
+    let fresh: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (mut old, mut new) = (Default::default(), Default::default());
+    keys(&recorded, "", &mut old);
+    keys(&fresh, "", &mut new);
+    let missing: Vec<&String> = old.difference(&new).collect();
+    assert!(missing.is_empty(), "keys recorded on the H200 but no longer produced: {missing:?}");
+    assert_eq!(recorded["vendors"][0]["devices"][0]["name"], "NVIDIA H200");
+}

@@ -7,7 +7,14 @@ use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::enums::gpm::GpmMetricId;
 use nvml_wrapper::{Device, GpmSample, Nvml};
 use prof_core::{DeviceInfo, DeviceSample, Error, ProcessUse, Result, UtilizationProbe};
+use std::collections::HashMap;
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// How often per-process SM utilization is read. `nvmlDeviceGetProcessUtilization` cost
+/// 2.3 ms a call on the H200 (examples/nvml_cost.rs), 100 times the rest of a sample, and
+/// the driver buffers its samples, so reading it once a second loses nothing.
+pub const PROCESS_UTIL_PERIOD: Duration = Duration::from_secs(1);
 
 /// The GPM metrics sampled, with the names they get in [`DeviceSample::activity`].
 const GPM_METRICS: [(GpmMetricId, &str); 5] = [
@@ -46,6 +53,9 @@ struct ProbedDevice {
     mem_clock_max_mhz: Option<u32>,
     gpm: Option<GpmState>,
     last_process_timestamp: Option<u64>,
+    last_process_read: Option<Instant>,
+    process_sm_util: HashMap<u32, f64>,
+    process_names: HashMap<u32, Option<String>>,
 }
 
 /// Samples every NVIDIA device through NVML.
@@ -91,6 +101,9 @@ impl ProbedDevice {
             device,
             gpm,
             last_process_timestamp: None,
+            last_process_read: None,
+            process_sm_util: HashMap::new(),
+            process_names: HashMap::new(),
         }
     }
 
@@ -121,30 +134,35 @@ impl ProbedDevice {
     }
 
     fn processes(&mut self, nvml: &'static Nvml) -> Vec<ProcessUse> {
-        let mut processes: Vec<ProcessUse> = self
-            .device
-            .running_compute_processes()
-            .unwrap_or_default()
+        let running = self.device.running_compute_processes().unwrap_or_default();
+        if running.is_empty() {
+            return Vec::new();
+        }
+        if self.last_process_read.is_none_or(|at| at.elapsed() >= PROCESS_UTIL_PERIOD) {
+            self.last_process_read = Some(Instant::now());
+            if let Ok(stats) = self.device.process_utilization_stats(self.last_process_timestamp) {
+                for stat in stats {
+                    self.last_process_timestamp = Some(self.last_process_timestamp.unwrap_or(0).max(stat.timestamp));
+                    self.process_sm_util.insert(stat.pid, f64::from(stat.sm_util));
+                }
+            }
+        }
+        running
             .into_iter()
             .map(|p| ProcessUse {
                 pid: p.pid,
-                name: nvml.sys_process_name(p.pid, 256).ok().or_else(|| process_name_from_proc(p.pid)),
+                name: self
+                    .process_names
+                    .entry(p.pid)
+                    .or_insert_with(|| nvml.sys_process_name(p.pid, 256).ok().or_else(|| process_name_from_proc(p.pid)))
+                    .clone(),
                 mem_used_bytes: match p.used_gpu_memory {
                     UsedGpuMemory::Used(bytes) => Some(bytes),
                     UsedGpuMemory::Unavailable => None,
                 },
-                sm_util_pct: None,
+                sm_util_pct: self.process_sm_util.get(&p.pid).copied(),
             })
-            .collect();
-        if let Ok(stats) = self.device.process_utilization_stats(self.last_process_timestamp) {
-            for stat in stats {
-                self.last_process_timestamp = Some(self.last_process_timestamp.unwrap_or(0).max(stat.timestamp));
-                if let Some(process) = processes.iter_mut().find(|p| p.pid == stat.pid) {
-                    process.sm_util_pct = Some(f64::from(stat.sm_util));
-                }
-            }
-        }
-        processes
+            .collect()
     }
 
     fn gpm_activity(&mut self, nvml: &'static Nvml) -> Vec<(String, f64)> {
