@@ -3,6 +3,7 @@
 //! The binary only wires things together: clap parses the verb, [`registry`] lists the
 //! compiled-in backends, and each module under [`commands`] runs one verb and renders it.
 
+mod breakdown_view;
 mod commands;
 mod durations;
 mod registry;
@@ -25,6 +26,10 @@ enum Command {
     Detect(commands::detect::DetectArgs),
     /// Is the accelerator busy? Sample utilization while a command runs, for a while, or once.
     Util(commands::util::UtilArgs),
+    /// Where does the device time go? Capture a kernel breakdown of a command.
+    Breakdown(commands::breakdown::BreakdownArgs),
+    /// Read an artifact a profiler already wrote (default: the embedded H200 profile).
+    Analyze(commands::analyze::AnalyzeArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +38,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Detect(args) => commands::detect::run(&registry, &args),
         Command::Util(args) => commands::util::run(&registry, &args),
+        Command::Breakdown(args) => commands::breakdown::run(&registry, &args),
+        Command::Analyze(args) => commands::analyze::run(&registry, &args),
     };
     match result {
         Ok(code) => code,

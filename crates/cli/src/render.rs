@@ -42,3 +42,38 @@ mod tests {
         assert_eq!(table(&rows), "a    long  x\nbbb  c\n");
     }
 }
+
+/// A duration in nanoseconds as a person reads it (`812 ns`, `45.3 us`, `1.20 ms`, `3.4 s`).
+pub fn human_ns(ns: f64) -> String {
+    match ns {
+        n if n < 1e3 => format!("{n:.0} ns"),
+        n if n < 1e6 => format!("{:.1} us", n / 1e3),
+        n if n < 1e9 => format!("{:.2} ms", n / 1e6),
+        n => format!("{:.2} s", n / 1e9),
+    }
+}
+
+/// `text` cut to `width` characters with an ellipsis, for long kernel names in tables.
+pub fn ellipsize(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::*;
+
+    #[test]
+    fn humanises_durations_and_cuts_names() {
+        assert_eq!(human_ns(812.0), "812 ns");
+        assert_eq!(human_ns(45_300.0), "45.3 us");
+        assert_eq!(human_ns(1_204_000.0), "1.20 ms");
+        assert_eq!(human_ns(3.4e9), "3.40 s");
+        assert_eq!(ellipsize("abcdef", 4), "abc…");
+        assert_eq!(ellipsize("abc", 4), "abc");
+    }
+}

@@ -60,3 +60,14 @@ pub trait BreakdownTool: Send + Sync {
     /// True when this tool can load the artifact at `path` (by name or content).
     fn recognizes(&self, path: &Path) -> bool;
 }
+
+/// Reads an artifact that a vendor tool (or a framework profiler) already wrote, with no
+/// capture of prof's own: a PyTorch profiler trace, an nsys export, an msprof directory.
+pub trait Importer: Send + Sync {
+    /// Short name of the format (`torch-trace`), for reports.
+    fn name(&self) -> &'static str;
+    /// True when the file or directory at `path` is in this format (by name or content; cheap).
+    fn recognizes(&self, path: &Path) -> bool;
+    /// Loads it into a timeline.
+    fn load(&self, path: &Path) -> Result<Timeline>;
+}

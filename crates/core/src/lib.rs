@@ -19,9 +19,13 @@
 //! ```
 
 pub mod breakdown;
+pub mod capture;
 pub mod deepdive;
+pub mod diagnosis;
 pub mod error;
+pub mod families;
 pub mod intern;
+pub mod kernel_summary;
 pub mod probe;
 pub mod recorder;
 pub mod registry;
@@ -33,10 +37,13 @@ pub mod util_summary;
 pub mod util_verdict;
 pub mod vendor;
 
-pub use breakdown::{BreakdownTool, CapturePlan, CaptureRequest, ExpectedArtifact};
+pub use breakdown::{BreakdownTool, CapturePlan, CaptureRequest, ExpectedArtifact, Importer};
 pub use deepdive::{DeepDive, DeepDiveRequest, Finding, KernelReport, Occupancy, Roofline, Severity};
+pub use diagnosis::{diagnose, Diagnosis, DiagnosisKind, DiagnosisReport};
 pub use error::{Error, Result};
+pub use families::{Families, Family};
 pub use intern::{Interner, NameId};
+pub use kernel_summary::{summarize_kernels, DeviceTime, FamilyRow, KernelRow, KernelSummary};
 pub use probe::{DeviceSample, ProcessUse, UtilizationProbe};
 pub use recorder::{Recorder, RecorderHandle, Recording, SampleCost, SampleErrors, Tick};
 pub use registry::Registry;

@@ -1,6 +1,6 @@
 //! The [`Vendor`] trait and what detection reports: devices, driver, and each tool's status.
 
-use crate::breakdown::BreakdownTool;
+use crate::breakdown::{BreakdownTool, Importer};
 use crate::deepdive::DeepDive;
 use crate::error::Result;
 use crate::probe::UtilizationProbe;
@@ -25,6 +25,10 @@ pub trait Vendor: Send + Sync {
     }
     /// The kernel-breakdown tools this backend drives (first is the default).
     fn breakdown_tools(&self) -> Vec<Box<dyn BreakdownTool>> {
+        Vec::new()
+    }
+    /// Readers of artifacts other tools already wrote (beyond what its breakdown tools load).
+    fn importers(&self) -> Vec<Box<dyn Importer>> {
         Vec::new()
     }
     /// The single-kernel deep-dive tool, if the backend has one.

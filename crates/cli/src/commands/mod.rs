@@ -1,4 +1,6 @@
 //! One module per verb.
 
+pub mod analyze;
+pub mod breakdown;
 pub mod detect;
 pub mod util;

@@ -1,0 +1,107 @@
+//! `prof analyze [PATH]`: load an artifact another tool (or an earlier capture) wrote, and
+//! show where the device time went. Each backend says which formats it reads; the first
+//! that recognises the file loads it. With no PATH, the embedded default is analysed: a
+//! real PyTorch profiler trace recorded on an H200 (tests/fixtures/nvidia/h200-probe).
+
+use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
+use crate::render::print_json;
+use clap::Args;
+use prof_core::diagnosis::diagnose;
+use prof_core::families::Families;
+use prof_core::kernel_summary::summarize_kernels;
+use prof_core::{Registry, Timeline};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The embedded default profile: torch.profiler on the H200 running work.py (decode-shaped).
+#[cfg(feature = "nvidia")]
+const EMBEDDED_TRACE: &[u8] = include_bytes!("../../../../tests/fixtures/nvidia/h200-probe/torch-trace.json");
+/// How the embedded default is named in reports.
+pub const EMBEDDED_NAME: &str = "embedded:h200-probe/torch-trace.json";
+
+/// Arguments of `prof analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// The artifact: a PyTorch profiler trace (.json/.json.gz), a prof CUPTI trace (file or
+    /// directory), an nsys SQLite export. Omitted: the embedded H200 profile.
+    path: Option<PathBuf>,
+    /// Kernels to list.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    /// Extra kernel-family rules (`family pattern` per line), tried before the built-ins.
+    #[arg(long)]
+    families: Option<PathBuf>,
+    /// Print the `prof.breakdown.v1` JSON document instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Loads `path` with the first backend tool or importer that recognises it.
+pub fn load_any(registry: &Registry, path: &Path) -> Result<Timeline, String> {
+    if !path.exists() {
+        return Err(format!("{}: no such file or directory", path.display()));
+    }
+    let mut known = Vec::new();
+    for vendor in registry.vendors() {
+        for tool in vendor.breakdown_tools() {
+            if tool.recognizes(path) {
+                return tool.load(&[path.to_owned()]).map_err(|e| e.to_string());
+            }
+            known.push(format!("{} ({})", tool.name(), vendor.name()));
+        }
+        for importer in vendor.importers() {
+            if importer.recognizes(path) {
+                return importer.load(path).map_err(|e| e.to_string());
+            }
+            known.push(format!("{} ({})", importer.name(), vendor.name()));
+        }
+    }
+    Err(format!("{}: not a format prof reads; it reads: {}", path.display(), known.join(", ")))
+}
+
+#[cfg(feature = "nvidia")]
+fn load_embedded() -> Result<Timeline, String> {
+    prof_backend_nvidia::torch_trace::read_torch_trace(EMBEDDED_TRACE, Path::new(EMBEDDED_NAME)).map_err(|e| e.to_string())
+}
+
+#[cfg(not(feature = "nvidia"))]
+fn load_embedded() -> Result<Timeline, String> {
+    Err("this build has no NVIDIA backend, so no embedded default profile: give a PATH".to_owned())
+}
+
+/// Loads the family table: the built-ins, with the user's file in front.
+pub fn families(path: Option<&Path>) -> Result<Families, String> {
+    match path {
+        Some(path) => Families::from_file(path).map_err(|e| e.to_string()),
+        None => Ok(Families::builtin()),
+    }
+}
+
+/// Runs `prof analyze`.
+pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    let families = families(args.families.as_deref())?;
+    let timeline = match &args.path {
+        Some(path) => load_any(registry, path)?,
+        None => load_embedded()?,
+    };
+    let summary = summarize_kernels(&timeline, &families);
+    let diagnosis = diagnose(&timeline, &summary);
+    if args.json {
+        print_json(&BreakdownReport {
+            schema: "prof.breakdown.v1",
+            source: &summary.source,
+            partial: summary.partial.as_deref(),
+            summary: &summary,
+            diagnosis: &diagnosis,
+            artifacts: args.path.iter().map(|p| p.display().to_string()).collect(),
+            how_to_open: None,
+            deep_dive: deep_dive_suggestion(&summary, &[]),
+        })?;
+    } else {
+        print!("{}", render_text(&summary, &diagnosis, args.top));
+        if let Some(next) = deep_dive_suggestion(&summary, &[]) {
+            println!("\nnext: one kernel dominates; see why with: {next}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

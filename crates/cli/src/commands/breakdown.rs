@@ -1,0 +1,119 @@
+//! `prof breakdown -- CMD…`: where does the device time go? Follows the durable capture
+//! algorithm: detect the vendor, check the tool (or print its install line), show the plan,
+//! warm up unprofiled, capture a small window under the supervisor, verify the artifact,
+//! then load it and report the ranked kernels, families and diagnosis (`prof.breakdown.v1`).
+
+use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
+use crate::commands::analyze::families;
+use crate::durations::parse_duration;
+use crate::render::print_json;
+use clap::Args;
+use prof_core::capture::{describe_plan, run_capture};
+use prof_core::diagnosis::diagnose;
+use prof_core::kernel_summary::summarize_kernels;
+use prof_core::{BreakdownTool, CaptureRequest, Registry};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Arguments of `prof breakdown`.
+#[derive(Debug, Args)]
+pub struct BreakdownArgs {
+    /// Capture tool (`cupti`, `nsys`, …); default: the first tool of the vendor found.
+    #[arg(long)]
+    tool: Option<String>,
+    /// Unprofiled warm-up runs of the command before the capture.
+    #[arg(long, default_value_t = 1)]
+    warmup: u32,
+    /// Capture window once the workload runs.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    window: Duration,
+    /// Hard limit for each run of the command.
+    #[arg(long, default_value = "10m", value_parser = parse_duration)]
+    timeout: Duration,
+    /// Kernels to list.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    /// Directory for logs and artifacts.
+    #[arg(long, default_value = "prof-out")]
+    out: PathBuf,
+    /// Extra kernel-family rules (`family pattern` per line), tried before the built-ins.
+    #[arg(long)]
+    families: Option<PathBuf>,
+    /// Print the `prof.breakdown.v1` JSON document instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// The workload, after `--`.
+    #[arg(last = true, required = true)]
+    command: Vec<OsString>,
+}
+
+/// Picks the tool: by name across every backend, else the first tool of the first vendor present.
+fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn BreakdownTool>, String> {
+    if let Some(name) = name {
+        let mut known = Vec::new();
+        for vendor in registry.vendors() {
+            for tool in vendor.breakdown_tools() {
+                if tool.name() == name {
+                    return Ok(tool);
+                }
+                known.push(tool.name());
+            }
+        }
+        return Err(format!("no breakdown tool `{name}` in this build (have: {})", known.join(", ")));
+    }
+    let detections = registry.detect_all();
+    let present = detections.iter().find(|d| d.present).ok_or_else(|| {
+        "no accelerator found (run `prof detect`); to read an existing artifact use `prof analyze PATH`".to_owned()
+    })?;
+    let vendor = registry.get(present.vendor).ok_or("detected vendor is not in the registry")?;
+    vendor.breakdown_tools().into_iter().next().ok_or_else(|| format!("{} has no breakdown tool yet", vendor.name()))
+}
+
+/// Runs `prof breakdown`.
+pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String> {
+    let families = families(args.families.as_deref())?;
+    let tool = choose_tool(registry, args.tool.as_deref())?;
+    tool.check().map_err(|e| e.to_string())?;
+    let request = CaptureRequest {
+        command: args.command.clone(),
+        out_dir: args.out.clone(),
+        warmup_runs: args.warmup,
+        window: args.window,
+        timeout: args.timeout,
+    };
+    let mut plan = tool.plan(&request).map_err(|e| e.to_string())?;
+    for step in &mut plan.steps {
+        step.echo = !args.json;
+    }
+    eprintln!("prof breakdown with {} (window {:.0} s):\n{}", tool.name(), args.window.as_secs_f64(), describe_plan(&plan));
+    let captured = run_capture(&plan).map_err(|e| e.to_string())?;
+    let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
+    let timeline = tool.load(&paths).map_err(|e| e.to_string())?;
+    let summary = summarize_kernels(&timeline, &families);
+    let diagnosis = diagnose(&timeline, &summary);
+    let deep_dive = deep_dive_suggestion(&summary, &args.command);
+    if args.json {
+        print_json(&BreakdownReport {
+            schema: "prof.breakdown.v1",
+            source: &summary.source,
+            partial: summary.partial.as_deref(),
+            summary: &summary,
+            diagnosis: &diagnosis,
+            artifacts: paths.iter().map(|p| p.display().to_string()).collect(),
+            how_to_open: Some(&plan.how_to_open),
+            deep_dive,
+        })?;
+    } else {
+        print!("{}", render_text(&summary, &diagnosis, args.top));
+        for (path, size) in &captured.artifacts {
+            println!("\nartifact: {} ({size} bytes)", path.display());
+        }
+        println!("open: {}", plan.how_to_open);
+        if let Some(next) = deep_dive {
+            println!("next: one kernel dominates; see why with: {next}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
