@@ -15,8 +15,21 @@
 //! assert_eq!(NvidiaVendor::new().id(), "nvidia");
 //! ```
 
+pub mod cupti_tool;
+pub mod cupti_trace;
 pub mod detect;
 pub mod error;
+pub mod ncu_analysis;
+pub mod ncu_csv;
+pub mod ncu_failure;
+pub mod ncu_pages;
+pub mod ncu_report;
+pub mod ncu_text;
+pub mod ncu_tool;
+pub mod ncu_units;
+pub mod nsys_sqlite;
+pub mod nsys_stats_csv;
+pub mod nsys_tool;
 pub mod nvml_detect;
 pub mod nvml_probe;
 pub mod query_csv;
@@ -25,6 +38,8 @@ pub mod smi_probe;
 pub mod smi_query;
 pub mod smi_xml;
 pub mod tools;
+pub mod torch_importer;
+pub mod torch_trace;
 pub mod values;
 
 #[cfg(test)]
@@ -38,7 +53,7 @@ pub use smi_query::{
 };
 pub use smi_xml::{parse_smi_xml, SmiGpu, SmiLog};
 
-use prof_core::{Detection, Error, Result, UtilizationProbe, Vendor};
+use prof_core::{BreakdownTool, Detection, Error, Importer, Result, UtilizationProbe, Vendor};
 
 /// The NVIDIA backend, registered in the CLI's vendor list.
 #[derive(Debug, Default)]
@@ -62,6 +77,15 @@ impl Vendor for NvidiaVendor {
 
     fn detect(&self) -> Detection {
         detect::detect(self.id(), self.name())
+    }
+
+    /// The built-in CUPTI tracer first: it works where nsys cannot finish a report.
+    fn breakdown_tools(&self) -> Vec<Box<dyn BreakdownTool>> {
+        vec![Box::new(cupti_tool::CuptiTool::new())]
+    }
+
+    fn importers(&self) -> Vec<Box<dyn Importer>> {
+        vec![Box::new(torch_importer::TorchTraceImporter)]
     }
 
     /// NVML first (with GPM on Hopper and newer); where NVML cannot load, `nvidia-smi -q -x`.

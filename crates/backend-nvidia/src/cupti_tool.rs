@@ -1,0 +1,316 @@
+//! `prof breakdown --tool cupti`: runs the workload with prof's own CUPTI tracer injected
+//! through `CUDA_INJECTION64_PATH` and loads the per-process traces it writes. Needs only
+//! libcupti and `libprof_cupti.so`, no nsys (whose report step fails on our H200).
+
+use crate::cupti_trace::{self, FILE_EXTENSION, FILE_PREFIX, HEADER_LEN, KERNEL_BODY, MAGIC};
+use crate::tools;
+use prof_core::tools::find_library;
+use prof_core::{BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Result, RunPlan, Timeline};
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// File name of the tracer library.
+pub const TRACER_FILE: &str = "libprof_cupti.so";
+/// Overrides where the tracer library is taken from.
+pub const TRACER_VAR: &str = "PROF_CUPTI_TRACER";
+/// Subdirectory of the capture's output directory that receives the traces.
+pub const TRACE_DIR: &str = "cupti";
+/// Which runtime/driver API calls the tracer records; read by the tracer in the child.
+pub const API_VAR: &str = "PROF_CUPTI_API";
+/// How to get the tracer when it is missing.
+pub const TRACER_INSTALL: &str = "cargo build -p prof-cupti-tracer and keep target/<profile>/libprof_cupti.so next to \
+     the prof binary (or set PROF_CUPTI_TRACER=/absolute/path/libprof_cupti.so)";
+
+/// Which runtime and driver API calls the tracer records (`PROF_CUPTI_API`). Each recorded
+/// call costs the traced thread time inside CUPTI, so the default keeps only the calls that
+/// launch or move work; kernels, copies and sets are recorded in every mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CuptiApi {
+    /// Kernel and graph launches, memcpy/memset calls, and synchronize calls.
+    #[default]
+    Launch,
+    /// Every runtime and driver call.
+    All,
+    /// No API calls (device records keep their correlation ids).
+    None,
+}
+
+impl CuptiApi {
+    /// Parses `launch`, `all` or `none` (any case, surrounding blanks ignored).
+    pub fn parse(value: &str) -> Option<Self> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "launch" => Some(Self::Launch),
+            "all" => Some(Self::All),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+
+    /// The value passed in `PROF_CUPTI_API`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Launch => "launch",
+            Self::All => "all",
+            Self::None => "none",
+        }
+    }
+
+    /// The mode to use: `explicit` if given, else `env` (prof's own `PROF_CUPTI_API`), else
+    /// [`CuptiApi::Launch`]. A value that is none of the three is an error naming it.
+    pub fn resolve(explicit: Option<Self>, env: Option<OsString>) -> Result<Self> {
+        if let Some(api) = explicit {
+            return Ok(api);
+        }
+        let Some(value) = env.filter(|v| !v.is_empty()) else { return Ok(Self::default()) };
+        let text = value.to_string_lossy();
+        Self::parse(&text)
+            .ok_or_else(|| Error::Unsupported(format!("{API_VAR}={text} is not one of launch, all, none")))
+    }
+}
+
+/// The built-in CUPTI breakdown tool.
+#[derive(Debug, Clone, Default)]
+pub struct CuptiTool {
+    tracer: Option<PathBuf>,
+    start_after: Duration,
+    api: Option<CuptiApi>,
+}
+
+impl CuptiTool {
+    /// The tool, finding the tracer through `PROF_CUPTI_TRACER` or next to the prof binary.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Uses the tracer library at `path` instead of searching for it.
+    pub fn with_tracer(mut self, path: impl Into<PathBuf>) -> Self {
+        self.tracer = Some(path.into());
+        self
+    }
+
+    /// Keeps only activity that starts `skip` after CUDA initialised (in-process warm-up skip).
+    pub fn with_start_after(mut self, skip: Duration) -> Self {
+        self.start_after = skip;
+        self
+    }
+
+    /// Records the API calls `api` selects instead of `$PROF_CUPTI_API` (default launch).
+    pub fn with_api(mut self, api: CuptiApi) -> Self {
+        self.api = Some(api);
+        self
+    }
+
+    /// The absolute path of `libprof_cupti.so`: the configured one, `$PROF_CUPTI_TRACER`, or
+    /// the file beside the running executable (or in `../lib`).
+    pub fn tracer_path(&self) -> Result<PathBuf> {
+        let exe = std::env::current_exe().ok();
+        locate_tracer(self.tracer.as_deref(), std::env::var_os(TRACER_VAR), exe.as_deref())
+            .ok_or_else(|| Error::ToolMissing { tool: TRACER_FILE.to_owned(), install: TRACER_INSTALL.to_owned() })
+    }
+}
+
+/// The first existing tracer among `explicit`, `env` and the executable's neighbours, made absolute.
+pub fn locate_tracer(explicit: Option<&Path>, env: Option<OsString>, exe: Option<&Path>) -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(path) = explicit {
+        candidates.push(path.to_owned());
+    } else if let Some(value) = env.filter(|v| !v.is_empty()) {
+        candidates.push(PathBuf::from(value));
+    } else if let Some(dir) = exe.and_then(Path::parent) {
+        candidates.push(dir.join(TRACER_FILE));
+        candidates.push(dir.join("../lib").join(TRACER_FILE));
+    }
+    candidates.into_iter().filter(|p| p.is_file()).find_map(|p| std::fs::canonicalize(&p).ok())
+}
+
+/// libcupti as prof finds it: `$PROF_CUPTI_LIBRARY`, then `LD_LIBRARY_PATH` and the CUDA dirs.
+fn find_cupti() -> Option<PathBuf> {
+    if let Some(explicit) = std::env::var_os("PROF_CUPTI_LIBRARY").filter(|v| !v.is_empty()) {
+        let path = PathBuf::from(explicit);
+        return path.is_file().then_some(path);
+    }
+    let cuda_home = std::env::var_os("CUDA_HOME").map(PathBuf::from);
+    let mut dirs = tools::cupti_dirs(cuda_home.as_deref());
+    dirs.extend([PathBuf::from("/usr/lib/x86_64-linux-gnu"), PathBuf::from("/usr/lib64")]);
+    find_library("libcupti.so", &dirs).map(|(found, _)| found)
+}
+
+fn millis(d: Duration) -> String {
+    d.as_millis().to_string()
+}
+
+impl BreakdownTool for CuptiTool {
+    fn name(&self) -> &'static str {
+        "cupti"
+    }
+
+    fn check(&self) -> Result<()> {
+        if find_cupti().is_none() {
+            return Err(Error::ToolMissing {
+                tool: tools::name::CUPTI.to_owned(),
+                install: tools::install::CUPTI.to_owned(),
+            });
+        }
+        self.tracer_path().map(|_| ())
+    }
+
+    fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan> {
+        let tracer = self.tracer_path()?;
+        let api = CuptiApi::resolve(self.api, std::env::var_os(API_VAR))?;
+        if request.command.is_empty() {
+            return Err(Error::Unsupported("no command to profile".to_owned()));
+        }
+        let traces = request.out_dir.join(TRACE_DIR);
+        let mut steps = Vec::new();
+        for run in 0..request.warmup_runs {
+            let mut step =
+                RunPlan::new("warm-up", request.command.clone(), request.out_dir.join(format!("warmup-{run}.log")));
+            step.timeout = Some(request.timeout);
+            steps.push(step);
+        }
+        let mut capture = RunPlan::new("capture", request.command.clone(), request.out_dir.join("capture.log"));
+        capture.timeout = Some(request.timeout);
+        capture.env = vec![
+            ("CUDA_INJECTION64_PATH".to_owned(), tracer.display().to_string()),
+            ("PROF_CUPTI_OUT".to_owned(), format!("{}/", traces.display())),
+            ("PROF_CUPTI_START_AFTER_MS".to_owned(), millis(self.start_after)),
+            ("PROF_CUPTI_DURATION_MS".to_owned(), millis(request.window)),
+            (API_VAR.to_owned(), api.as_str().to_owned()),
+        ];
+        steps.push(capture);
+        Ok(CapturePlan {
+            steps,
+            artifacts: vec![ExpectedArtifact {
+                path: traces.clone(),
+                min_bytes: (HEADER_LEN + 1 + KERNEL_BODY) as u64,
+            }],
+            how_to_open: format!(
+                "one {FILE_PREFIX}<pid>[-rank<R>].{FILE_EXTENSION} trace per CUDA process in {}; \
+                 prof loads them for the breakdown (there is no GUI viewer)",
+                traces.display()
+            ),
+        })
+    }
+
+    fn load(&self, artifacts: &[PathBuf]) -> Result<Timeline> {
+        cupti_trace::load_paths(artifacts)
+    }
+
+    fn recognizes(&self, path: &Path) -> bool {
+        if path.is_dir() {
+            return cupti_trace::trace_files(path).is_ok();
+        }
+        if cupti_trace::is_trace_file_name(path) {
+            return true;
+        }
+        let mut magic = [0u8; 8];
+        std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == MAGIC
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("prof-cupti-tool-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn plan_warms_up_unprofiled_then_injects_the_tracer() {
+        let dir = scratch("plan");
+        let tracer = dir.join(TRACER_FILE);
+        std::fs::write(&tracer, b"\x7fELF").unwrap();
+        let tool = CuptiTool::new().with_tracer(&tracer).with_start_after(Duration::from_millis(1500));
+        let request = CaptureRequest {
+            command: vec!["python3".into(), "work.py".into(), "3".into()],
+            out_dir: dir.join("out"),
+            warmup_runs: 1,
+            window: Duration::from_secs(10),
+            timeout: Duration::from_secs(120),
+        };
+        let plan = tool.plan(&request).unwrap();
+        assert_eq!(plan.steps.len(), 2);
+        let (warm, capture) = (&plan.steps[0], &plan.steps[1]);
+        assert_eq!(warm.label, "warm-up");
+        assert_eq!(warm.argv, request.command);
+        assert!(warm.env.is_empty(), "the warm-up runs unprofiled");
+        assert_eq!(warm.log, dir.join("out/warmup-0.log"));
+        assert_eq!(capture.argv, request.command);
+        assert_eq!(capture.timeout, Some(Duration::from_secs(120)));
+        let env = |key: &str| capture.env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        let absolute = std::fs::canonicalize(&tracer).unwrap();
+        assert_eq!(env("CUDA_INJECTION64_PATH"), Some(absolute.display().to_string()));
+        assert!(Path::new(&env("CUDA_INJECTION64_PATH").unwrap()).is_absolute());
+        assert_eq!(env("PROF_CUPTI_OUT"), Some(format!("{}/", dir.join("out/cupti").display())));
+        assert_eq!(env("PROF_CUPTI_START_AFTER_MS").as_deref(), Some("1500"));
+        assert_eq!(env("PROF_CUPTI_DURATION_MS").as_deref(), Some("10000"));
+        if std::env::var_os(API_VAR).is_none() {
+            assert_eq!(env(API_VAR).as_deref(), Some("launch"));
+        }
+        let all = tool.clone().with_api(CuptiApi::All).plan(&request).unwrap();
+        let api_of = |plan: &CapturePlan| plan.steps[1].env.iter().find(|(k, _)| k == API_VAR).map(|(_, v)| v.clone());
+        assert_eq!(api_of(&all).as_deref(), Some("all"));
+        assert_eq!(api_of(&tool.clone().with_api(CuptiApi::None).plan(&request).unwrap()).as_deref(), Some("none"));
+        assert_eq!(plan.artifacts[0].path, dir.join("out/cupti"));
+        assert_eq!(plan.artifacts[0].min_bytes, 105);
+
+        let mut none = request.clone();
+        none.warmup_runs = 0;
+        assert_eq!(tool.plan(&none).unwrap().steps.len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_api_mode_comes_from_the_builder_then_the_environment_then_launch() {
+        assert_eq!(CuptiApi::resolve(None, None).unwrap(), CuptiApi::Launch);
+        assert_eq!(CuptiApi::resolve(None, Some("".into())).unwrap(), CuptiApi::Launch);
+        assert_eq!(CuptiApi::resolve(None, Some(" All ".into())).unwrap(), CuptiApi::All);
+        assert_eq!(CuptiApi::resolve(None, Some("none".into())).unwrap(), CuptiApi::None);
+        assert_eq!(CuptiApi::resolve(Some(CuptiApi::None), Some("all".into())).unwrap(), CuptiApi::None);
+        let err = CuptiApi::resolve(None, Some("kernels".into())).unwrap_err().to_string();
+        assert!(err.contains("PROF_CUPTI_API=kernels is not one of launch, all, none"), "{err}");
+        for api in [CuptiApi::Launch, CuptiApi::All, CuptiApi::None] {
+            assert_eq!(CuptiApi::parse(api.as_str()), Some(api));
+        }
+    }
+
+    #[test]
+    fn a_missing_tracer_names_the_build_line() {
+        let tool = CuptiTool::new().with_tracer("/nonexistent/libprof_cupti.so");
+        let err = tool.tracer_path().unwrap_err().to_string();
+        assert!(err.starts_with("libprof_cupti.so is not installed: cargo build -p prof-cupti-tracer"), "{err}");
+    }
+
+    #[test]
+    fn the_tracer_is_found_beside_the_executable_unless_overridden() {
+        let dir = scratch("locate");
+        std::fs::write(dir.join(TRACER_FILE), b"so").unwrap();
+        let exe = dir.join("prof");
+        let found = locate_tracer(None, None, Some(&exe)).unwrap();
+        assert_eq!(found, std::fs::canonicalize(dir.join(TRACER_FILE)).unwrap());
+        assert_eq!(locate_tracer(None, Some("/nonexistent.so".into()), Some(&exe)), None);
+        assert_eq!(locate_tracer(None, None, Some(Path::new("/nonexistent/prof"))), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn recognizes_trace_names_directories_and_magic() {
+        let dir = scratch("recognize");
+        let tool = CuptiTool::new();
+        let named = dir.join("prof-cupti-12-rank0.pcupti");
+        std::fs::write(&named, b"x").unwrap();
+        let renamed = dir.join("renamed.bin");
+        std::fs::write(&renamed, b"PROFCUPT\x01\0\0\0").unwrap();
+        let other = dir.join("report.nsys-rep");
+        std::fs::write(&other, b"not ours").unwrap();
+        assert!(tool.recognizes(&named) && tool.recognizes(&renamed) && tool.recognizes(&dir));
+        assert!(!tool.recognizes(&other));
+        assert!(!tool.recognizes(Path::new("/nonexistent/file")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,197 @@
+//! Loads an Nsight Systems SQLite export (`nsys export --type sqlite`, or the `.sqlite` that
+//! `nsys profile --stats=true` leaves beside its report) into a [`Timeline`].
+//!
+//! What is read, all times in nanoseconds on the export's clock:
+//! - `CUPTI_ACTIVITY_KIND_KERNEL`: one [`DeviceOp`](prof_core::DeviceOp) per kernel with
+//!   device, stream, correlation id, grid, block, registers per thread and static + dynamic
+//!   shared memory. The name is the `demangledName` string (the full signature with template
+//!   arguments, as `nsys stats` prints it in `cuda_gpu_kern_sum` and as prof's CUPTI tracer
+//!   names kernels), falling back to `shortName` where that is empty. Kernels whose name
+//!   contains `nccl` are [`OpKind::Communication`](prof_core::OpKind).
+//! - `CUPTI_ACTIVITY_KIND_MEMCPY` and `CUPTI_ACTIVITY_KIND_MEMSET`: copies (`CUDA memcpy HtoD`…)
+//!   and sets (`CUDA memset`) with their bytes.
+//! - `CUPTI_ACTIVITY_KIND_RUNTIME`: host spans of CUDA runtime calls (event class 0, named
+//!   without CUPTI's `_v7000` suffix) and driver calls (class 1), with pid and tid decoded from
+//!   `globalTid` as the nsys exporter documents it (`globalTid / 0x1000000 % 0x1000000` is the
+//!   pid, `globalTid % 0x1000000` the tid).
+//! - `NVTX_EVENTS`: push/pop and start/end ranges (event types 59 and 60) as annotation spans.
+//!   Ranges without an end (still open when the capture stopped) or starting before the
+//!   export's time zero are left out: they have no interval on the capture's clock.
+//!
+//! Names are resolved through `StringIds` once per distinct id. Rows are streamed from SQLite
+//! straight into the timeline. The database is opened read-only; `META_DATA_EXPORT` must say
+//! export schema major version 3. Files that are not a whole SQLite database (an `.nsys-rep`
+//! or `.qdstrm` given by mistake, a text file, a truncated copy) are refused before SQLite
+//! opens them, with the command that makes the export.
+
+mod activity;
+mod sniff;
+
+pub use sniff::{export_command, extension, SQLITE_MAGIC};
+
+use prof_core::{Error, Result, Timeline};
+use rusqlite::{Connection, OpenFlags};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The export schema major version this loader reads (nsys 2024.6.2 writes 3.16.1).
+pub const SUPPORTED_SCHEMA_MAJOR: u32 = 3;
+/// Tables every nsys export has and this loader needs.
+pub const REQUIRED_TABLES: [&str; 2] = ["META_DATA_EXPORT", "StringIds"];
+/// Kernel executions.
+pub const KERNEL_TABLE: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+/// Memory copies.
+pub const MEMCPY_TABLE: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
+/// Memory sets.
+pub const MEMSET_TABLE: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
+/// CUDA runtime and driver API calls.
+pub const RUNTIME_TABLE: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+/// NVTX markers and ranges.
+pub const NVTX_TABLE: &str = "NVTX_EVENTS";
+/// The tables that hold CUDA activity; nsys creates a table only when it has rows, so an
+/// export with none of them recorded no CUDA work.
+pub const CUDA_TABLES: [&str; 4] = [KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE];
+
+/// What an export says about itself in `META_DATA_EXPORT`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportInfo {
+    /// `EXPORT_PRODUCT_VERSION`: the nsys that wrote it (`2024.6.2.225`).
+    pub product_version: Option<String>,
+    /// `EXPORT_SCHEMA_VERSION` (`3.16.1`).
+    pub schema_version: String,
+    /// Its major number.
+    pub schema_major: u32,
+}
+
+/// Loads the nsys SQLite export at `path`.
+pub fn load(path: &Path) -> Result<Timeline> {
+    let export = Export::open(path)?;
+    let mut timeline = Timeline::new(path.display().to_string());
+    let mut reader = activity::Reader::new(&export)?;
+    for table in [KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE, NVTX_TABLE] {
+        if export.has(table) {
+            reader.read(table, &mut timeline)?;
+        }
+    }
+    Ok(timeline)
+}
+
+/// The `META_DATA_EXPORT` facts of the export at `path`, after the same checks as [`load`].
+pub fn export_info(path: &Path) -> Result<ExportInfo> {
+    Export::open(path).map(|export| export.info)
+}
+
+/// True when `path` is an SQLite database with the tables of an nsys export: a cheap check
+/// (the file's first bytes and the table list) for choosing a loader.
+pub fn is_nsys_export(path: &Path) -> bool {
+    let mut magic = [0u8; 16];
+    let is_sqlite = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| &magic == SQLITE_MAGIC);
+    is_sqlite
+        && open_read_only(path)
+            .and_then(|conn| table_names(&conn))
+            .is_ok_and(|tables| REQUIRED_TABLES.iter().all(|t| tables.contains(*t)))
+}
+
+/// An open, checked export.
+pub(crate) struct Export {
+    path: PathBuf,
+    conn: Connection,
+    tables: BTreeSet<String>,
+    info: ExportInfo,
+}
+
+impl Export {
+    fn open(path: &Path) -> Result<Self> {
+        sniff::check_file(path)?;
+        let conn = open_read_only(path).map_err(|e| sql_error(path, "opening the database", &e))?;
+        let tables = table_names(&conn).map_err(|e| sql_error(path, "listing its tables", &e))?;
+        let missing: Vec<&str> = REQUIRED_TABLES.iter().copied().filter(|t| !tables.contains(*t)).collect();
+        if !missing.is_empty() {
+            let reason = format!(
+                "is an SQLite database without the table(s) {} that every nsys export has: not an nsys \
+                 export (or one older than export schema {SUPPORTED_SCHEMA_MAJOR}); export it again with \
+                 `nsys export --type sqlite`",
+                missing.join(", ")
+            );
+            return Err(Error::artifact(path, 0, reason));
+        }
+        let info = read_info(&conn, path)?;
+        if !CUDA_TABLES.iter().any(|t| tables.contains(*t)) {
+            let reason = format!(
+                "has none of the tables {}: the capture recorded no CUDA work (was it traced with \
+                 --trace=cuda, and did the workload use the GPU inside the capture window?)",
+                CUDA_TABLES.join(", ")
+            );
+            return Err(Error::artifact(path, 0, reason));
+        }
+        Ok(Self { path: path.to_owned(), conn, tables, info })
+    }
+
+    fn has(&self, table: &str) -> bool {
+        self.tables.contains(table)
+    }
+}
+
+fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
+    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+}
+
+fn table_names(conn: &Connection) -> rusqlite::Result<BTreeSet<String>> {
+    let mut statement = conn.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")?;
+    let names = statement.query_map([], |row| row.get::<_, String>(0))?;
+    names.collect()
+}
+
+fn read_info(conn: &Connection, path: &Path) -> Result<ExportInfo> {
+    let fail = |e: rusqlite::Error| sql_error(path, "reading META_DATA_EXPORT", &e);
+    let mut statement = conn
+        .prepare(
+            "SELECT name, value FROM META_DATA_EXPORT WHERE name IN \
+             ('EXPORT_PRODUCT_VERSION', 'EXPORT_SCHEMA_VERSION', 'EXPORT_SCHEMA_VERSION_MAJOR')",
+        )
+        .map_err(fail)?;
+    let mut rows = statement.query([]).map_err(fail)?;
+    let (mut product, mut version, mut major) = (None, None, None);
+    while let Some(row) = rows.next().map_err(fail)? {
+        let name: String = row.get(0).map_err(fail)?;
+        let value: Option<String> = row.get(1).map_err(fail)?;
+        match name.as_str() {
+            "EXPORT_PRODUCT_VERSION" => product = value,
+            "EXPORT_SCHEMA_VERSION" => version = value,
+            _ => major = value,
+        }
+    }
+    let Some(schema_version) = version.or_else(|| major.clone()) else {
+        let reason = "META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION, so the export schema is unknown";
+        return Err(Error::artifact(path, 0, reason));
+    };
+    let major_text = major.unwrap_or_else(|| schema_version.split('.').next().unwrap_or("").to_owned());
+    let schema_major = major_text.trim().parse::<u32>().ok().filter(|m| *m == SUPPORTED_SCHEMA_MAJOR);
+    let Some(schema_major) = schema_major else {
+        let writer = product.as_deref().map(|p| format!(" (written by nsys {p})")).unwrap_or_default();
+        let reason = format!(
+            "export schema version {schema_version}{writer} is not supported: prof reads export schema \
+             {SUPPORTED_SCHEMA_MAJOR}.x (nsys 2024.6.2 writes 3.16.1)"
+        );
+        return Err(Error::artifact(path, 0, reason));
+    };
+    Ok(ExportInfo { product_version: product, schema_version, schema_major })
+}
+
+/// An SQLite failure on `path` while doing `what`, worded for a person.
+pub(crate) fn sql_error(path: &Path, what: &str, error: &rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode;
+    let reason = match error.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => format!("is not an SQLite database ({what}: {error})"),
+        Some(ErrorCode::DatabaseCorrupt) => {
+            format!("is a damaged or truncated SQLite database ({what}: {error}); copy or export it again")
+        }
+        _ => format!("SQLite failed {what}: {error}"),
+    };
+    Error::artifact(path, 0, reason)
+}
+
+#[cfg(test)]
+mod tests;

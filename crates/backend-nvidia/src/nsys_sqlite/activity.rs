@@ -1,0 +1,285 @@
+//! Streams the activity tables of an nsys export into a [`Timeline`], one row at a time,
+//! resolving `StringIds` once per distinct id.
+
+use super::{sql_error, Export, KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE};
+use crate::cupti_trace::strip_runtime_version;
+use prof_core::intern::FxHashMap;
+use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpKind, Result, Timeline};
+use rusqlite::{OptionalExtension, Row, Statement};
+use std::fmt::Display;
+use std::path::Path;
+
+const KERNEL_SQL: &str = "SELECT start, \"end\", deviceId, streamId, correlationId, demangledName, shortName, \
+     gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory \
+     FROM CUPTI_ACTIVITY_KIND_KERNEL";
+const MEMCPY_SQL: &str =
+    "SELECT start, \"end\", deviceId, streamId, correlationId, bytes, copyKind FROM CUPTI_ACTIVITY_KIND_MEMCPY";
+const MEMSET_SQL: &str =
+    "SELECT start, \"end\", deviceId, streamId, correlationId, bytes FROM CUPTI_ACTIVITY_KIND_MEMSET";
+const RUNTIME_SQL: &str =
+    "SELECT start, \"end\", eventClass, globalTid, correlationId, nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME";
+/// Event types 59 (`NvtxPushPopRange`) and 60 (`NvtxStartEndRange`) of `ENUM_NSYS_EVENT_TYPE`.
+const NVTX_SQL: &str = "SELECT start, \"end\", text, textId, globalTid FROM NVTX_EVENTS \
+     WHERE eventType IN (59, 60) AND \"end\" IS NOT NULL AND start >= 0";
+
+/// `copyKind` labels, by `ENUM_CUDA_MEMCPY_OPER` id (0–13 in nsys 2024.6), abbreviated as
+/// CUPTI and older `nsys stats` reports spell them (`[CUDA memcpy HtoD]`).
+const COPY_KINDS: [&str; 14] = [
+    "Unknown",
+    "HtoD",
+    "DtoH",
+    "HtoA",
+    "AtoH",
+    "AtoA",
+    "AtoD",
+    "DtoA",
+    "DtoD",
+    "HtoH",
+    "PtoP",
+    "Unified HtoD",
+    "Unified DtoH",
+    "Unified DtoD",
+];
+
+/// nsys packs a thread's ids into `globalTid`: the tid in the low 24 bits, the pid in the next 24.
+const ID_MASK: i64 = 0xFF_FFFF;
+
+/// Reads the tables of one export.
+pub(super) struct Reader<'e> {
+    export: &'e Export,
+    strings: Statement<'e>,
+    names: FxHashMap<i64, NameId>,
+    api_names: FxHashMap<i64, NameId>,
+    copy_names: FxHashMap<i64, NameId>,
+    nccl: FxHashMap<NameId, bool>,
+}
+
+impl<'e> Reader<'e> {
+    pub(super) fn new(export: &'e Export) -> Result<Self> {
+        let strings = export
+            .conn
+            .prepare("SELECT value FROM StringIds WHERE id = ?1")
+            .map_err(|e| sql_error(&export.path, "reading StringIds", &e))?;
+        Ok(Self {
+            export,
+            strings,
+            names: FxHashMap::default(),
+            api_names: FxHashMap::default(),
+            copy_names: FxHashMap::default(),
+            nccl: FxHashMap::default(),
+        })
+    }
+
+    /// Appends every row of `table` (one of the module's tables) to `timeline`.
+    pub(super) fn read(&mut self, table: &'static str, timeline: &mut Timeline) -> Result<()> {
+        let export = self.export;
+        let path = export.path.as_path();
+        let sql = match table {
+            KERNEL_TABLE => KERNEL_SQL,
+            MEMCPY_TABLE => MEMCPY_SQL,
+            MEMSET_TABLE => MEMSET_SQL,
+            RUNTIME_TABLE => RUNTIME_SQL,
+            _ => NVTX_SQL,
+        };
+        let mut statement = export.conn.prepare(sql).map_err(|e| {
+            let what = format!(
+                "reading {table} (export schema {}; prof reads the columns of `{sql}`)",
+                export.info.schema_version
+            );
+            sql_error(path, &what, &e)
+        })?;
+        let mut rows = statement.query([]).map_err(|e| sql_error(path, &format!("reading {table}"), &e))?;
+        let mut at = At { path, table, row: 0 };
+        while let Some(row) = rows.next().map_err(|e| sql_error(path, &format!("reading {table}"), &e))? {
+            at.row += 1;
+            match table {
+                KERNEL_TABLE => {
+                    let op = self.kernel(row, &at, timeline)?;
+                    timeline.push_op(op);
+                }
+                MEMCPY_TABLE | MEMSET_TABLE => {
+                    let op = self.copy_or_set(row, &at, timeline)?;
+                    timeline.push_op(op);
+                }
+                RUNTIME_TABLE => {
+                    let span = self.api_call(row, &at, timeline)?;
+                    timeline.host.push(span);
+                }
+                _ => {
+                    let span = self.nvtx_range(row, &at, timeline)?;
+                    timeline.host.push(span);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn kernel(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<DeviceOp> {
+        let (start, dur) = at.times(row)?;
+        let name = self.kernel_name(row, at, timeline)?;
+        let kind = if self.is_nccl(name, timeline) { OpKind::Communication } else { OpKind::Kernel };
+        let mut op = DeviceOp::new(kind, name, at.req(row, 2, "deviceId")?, at.req(row, 3, "streamId")?, start, dur);
+        op.correlation = at.opt(row, 4, "correlationId")?;
+        let dims = |first: usize, names: [&str; 3]| -> Result<[u32; 3]> {
+            Ok([at.req(row, first, names[0])?, at.req(row, first + 1, names[1])?, at.req(row, first + 2, names[2])?])
+        };
+        let grid = dims(7, ["gridX", "gridY", "gridZ"])?;
+        let block = dims(10, ["blockX", "blockY", "blockZ"])?;
+        let registers = at.req(row, 13, "registersPerThread")?;
+        let shared =
+            at.req::<u64>(row, 14, "staticSharedMemory")?.saturating_add(at.req(row, 15, "dynamicSharedMemory")?);
+        let details = op.details_mut();
+        details.grid = Some(grid);
+        details.block = Some(block);
+        details.registers_per_thread = Some(registers);
+        details.shared_memory_bytes = Some(shared);
+        Ok(op)
+    }
+
+    fn kernel_name(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<NameId> {
+        let ids: [Option<i64>; 2] = [at.opt(row, 5, "demangledName")?, at.opt(row, 6, "shortName")?];
+        for id in ids.into_iter().flatten() {
+            let name = self.string(id, at, timeline)?;
+            if !timeline.name(name).is_empty() {
+                return Ok(name);
+            }
+        }
+        Err(at.error("neither demangledName nor shortName gives the kernel a name"))
+    }
+
+    fn is_nccl(&mut self, name: NameId, timeline: &Timeline) -> bool {
+        *self
+            .nccl
+            .entry(name)
+            .or_insert_with(|| timeline.name(name).as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"nccl")))
+    }
+
+    fn copy_or_set(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<DeviceOp> {
+        let (start, dur) = at.times(row)?;
+        let (kind, name) = if at.table == MEMCPY_TABLE {
+            let copy_kind: i64 = at.req(row, 6, "copyKind")?;
+            let name = *self.copy_names.entry(copy_kind).or_insert_with(|| {
+                let label = usize::try_from(copy_kind).ok().and_then(|k| COPY_KINDS.get(k));
+                match label {
+                    Some(label) => timeline.intern(&format!("CUDA memcpy {label}")),
+                    None => timeline.intern(&format!("CUDA memcpy kind {copy_kind}")),
+                }
+            });
+            (OpKind::Memcpy, name)
+        } else {
+            (OpKind::Memset, timeline.intern("CUDA memset"))
+        };
+        let mut op = DeviceOp::new(kind, name, at.req(row, 2, "deviceId")?, at.req(row, 3, "streamId")?, start, dur);
+        op.correlation = at.opt(row, 4, "correlationId")?;
+        op.details_mut().bytes = Some(at.req(row, 5, "bytes")?);
+        Ok(op)
+    }
+
+    fn api_call(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<HostSpan> {
+        let (start, dur) = at.times(row)?;
+        let category = match at.req::<i64>(row, 2, "eventClass")? {
+            0 => HostCategory::Runtime,
+            1 => HostCategory::Driver,
+            _ => HostCategory::Other,
+        };
+        let (pid, tid) = split_global_tid(at.opt(row, 3, "globalTid")?);
+        let name_id: i64 = at.req(row, 5, "nameId")?;
+        let name = match self.api_names.get(&name_id) {
+            Some(&name) => name,
+            None => {
+                let raw = self.string(name_id, at, timeline)?;
+                let name = if category == HostCategory::Runtime {
+                    let plain = strip_runtime_version(timeline.name(raw)).to_owned();
+                    timeline.intern(&plain)
+                } else {
+                    raw
+                };
+                self.api_names.insert(name_id, name);
+                name
+            }
+        };
+        let correlation = at.opt(row, 4, "correlationId")?;
+        Ok(HostSpan { name, category, pid, tid, start_ns: start, dur_ns: dur, correlation })
+    }
+
+    fn nvtx_range(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<HostSpan> {
+        let (start, dur) = at.times(row)?;
+        let text: Option<String> = row.get(2).map_err(|e| at.error(format_args!("column text: {e}")))?;
+        let name = match (text, at.opt::<i64>(row, 3, "textId")?) {
+            (Some(text), _) => timeline.intern(&text),
+            (None, Some(id)) => self.string(id, at, timeline)?,
+            (None, None) => timeline.intern("(unnamed NVTX range)"),
+        };
+        let (pid, tid) = split_global_tid(at.opt(row, 4, "globalTid")?);
+        Ok(HostSpan {
+            name,
+            category: HostCategory::Annotation,
+            pid,
+            tid,
+            start_ns: start,
+            dur_ns: dur,
+            correlation: None,
+        })
+    }
+
+    fn string(&mut self, id: i64, at: &At, timeline: &mut Timeline) -> Result<NameId> {
+        if let Some(&name) = self.names.get(&id) {
+            return Ok(name);
+        }
+        let value: Option<String> = self
+            .strings
+            .query_row([id], |row| row.get(0))
+            .optional()
+            .map_err(|e| sql_error(at.path, "reading StringIds", &e))?;
+        let Some(value) = value else {
+            return Err(at.error(format_args!("refers to StringIds id {id}, which the export does not have")));
+        };
+        let name = timeline.intern(&value);
+        self.names.insert(id, name);
+        Ok(name)
+    }
+}
+
+/// Pid and tid from an nsys `globalTid` (`globalTid / 0x1000000 % 0x1000000` and
+/// `globalTid % 0x1000000`); 0 and 0 when the row has none.
+pub fn split_global_tid(global: Option<i64>) -> (u32, u64) {
+    let global = global.unwrap_or(0);
+    (((global >> 24) & ID_MASK) as u32, (global & ID_MASK) as u64)
+}
+
+/// Where a value came from, for errors: file, table, 1-based row.
+struct At<'a> {
+    path: &'a Path,
+    table: &'static str,
+    row: usize,
+}
+
+impl At<'_> {
+    fn error(&self, reason: impl Display) -> Error {
+        Error::artifact(self.path, self.row, format!("{} row {}: {reason}", self.table, self.row))
+    }
+
+    fn int(&self, row: &Row, index: usize, column: &str) -> Result<Option<i64>> {
+        row.get::<_, Option<i64>>(index).map_err(|e| self.error(format_args!("column {column}: {e}")))
+    }
+
+    fn opt<T: TryFrom<i64>>(&self, row: &Row, index: usize, column: &str) -> Result<Option<T>> {
+        self.int(row, index, column)?
+            .map(|v| T::try_from(v).map_err(|_| self.error(format_args!("column {column} holds {v}, out of range"))))
+            .transpose()
+    }
+
+    fn req<T: TryFrom<i64>>(&self, row: &Row, index: usize, column: &str) -> Result<T> {
+        self.opt(row, index, column)?.ok_or_else(|| self.error(format_args!("column {column} is NULL")))
+    }
+
+    /// Start and duration from the `start` and `end` columns (0 and 1).
+    fn times(&self, row: &Row) -> Result<(u64, u64)> {
+        let start: u64 = self.req(row, 0, "start")?;
+        let end: u64 = self.req(row, 1, "end")?;
+        let dur = end
+            .checked_sub(start)
+            .ok_or_else(|| self.error(format_args!("ends at {end} ns, before its start {start} ns")))?;
+        Ok((start, dur))
+    }
+}

@@ -1,0 +1,245 @@
+use super::*;
+use prof_core::{summarize_kernels, Families, HostCategory, OpKind};
+use std::path::PathBuf;
+
+const REPORT1: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite"
+);
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("prof-nsys-sqlite-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    /// A writable copy of report1 changed by `sql`: bad input derived from the real export.
+    fn altered(&self, name: &str, sql: &str) -> PathBuf {
+        let path = self.file(name, &std::fs::read(REPORT1).unwrap());
+        rusqlite::Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn reason(result: Result<Timeline>) -> String {
+    match result {
+        Ok(t) => panic!("loaded {} ops from what should be bad input", t.ops.len()),
+        Err(e) => e.to_string(),
+    }
+}
+
+// Expected values come from python3's sqlite3 module on the fixture, e.g.
+// `select count(*), sum("end"-start) from CUPTI_ACTIVITY_KIND_KERNEL` -> (1, 2523567);
+// `select count(*), sum(bytes) from CUPTI_ACTIVITY_KIND_MEMCPY` -> (3, 12582912), by copyKind
+// 1: (2, 8388608), 2: (1, 4194304); runtime rows 12 (eventClass 0: 11, 1: 1); NVTX rows of
+// eventType 59/60 with an end: 6, durations summing to 630146210; the kernel row's
+// grid/block/registers/shared/device/stream/correlation: 64x64x1, 16x16x1, 40, 0, 0, 7, 123;
+// `globalTid / 0x1000000 % 0x1000000, globalTid % 0x1000000` -> (19370, 19370), the pid that
+// PROCESSES lists for ./nvtx_matrix_mul.
+#[test]
+fn report1_kernels_copies_launches_and_ranges() {
+    let t = load(Path::new(REPORT1)).unwrap();
+    let kernels: Vec<_> = t.ops.iter().filter(|o| o.kind == OpKind::Kernel).collect();
+    assert_eq!(kernels.len(), 1);
+    assert_eq!(kernels.iter().map(|k| k.dur_ns).sum::<u64>(), 2_523_567);
+    let summary = summarize_kernels(&t, &Families::builtin());
+    let top = &summary.kernels[0];
+    assert_eq!(top.name, "matrixMulKernel(float *, float *, float *, int)");
+    assert_eq!((top.kind, top.calls, top.total_ns), (OpKind::Kernel, 1, 2_523_567));
+
+    let kernel = kernels[0];
+    let details = kernel.details.as_deref().unwrap();
+    assert_eq!((details.grid, details.block), (Some([64, 64, 1]), Some([16, 16, 1])));
+    assert_eq!((details.registers_per_thread, details.shared_memory_bytes), (Some(40), Some(0)));
+    assert_eq!((kernel.device, kernel.stream, kernel.correlation), (0, 7, Some(123)));
+
+    let copies: Vec<_> = t.ops.iter().filter(|o| o.kind == OpKind::Memcpy).collect();
+    assert_eq!(copies.len(), 3);
+    assert_eq!(copies.iter().map(|c| c.details.as_ref().unwrap().bytes.unwrap()).sum::<u64>(), 12_582_912);
+    let htod: Vec<_> = copies.iter().filter(|c| t.name(c.name) == "CUDA memcpy HtoD").collect();
+    assert_eq!(htod.len(), 2);
+    assert_eq!(copies.iter().filter(|c| t.name(c.name) == "CUDA memcpy DtoH").count(), 1);
+    assert_eq!(t.ops.len(), 4, "no memset table in this export");
+
+    let runtime = t.host.iter().filter(|s| s.category == HostCategory::Runtime).count();
+    let driver: Vec<_> = t.host.iter().filter(|s| s.category == HostCategory::Driver).collect();
+    assert_eq!((runtime, driver.len()), (11, 1));
+    assert_eq!(t.name(driver[0].name), "cuModuleGetLoadingMode");
+    assert!(t.host.iter().all(|s| s.pid == 19_370 && s.tid == 19_370));
+
+    let by_correlation = t.host_by_correlation();
+    let linked: Vec<_> = kernels
+        .iter()
+        .filter_map(|k| k.correlation.and_then(|c| by_correlation.get(&c)))
+        .map(|&i| &t.host[i])
+        .collect();
+    assert_eq!(linked.len(), 1, "python: kernels with a runtime row of the same correlationId");
+    assert_eq!(t.name(linked[0].name), "cudaLaunchKernel");
+    let copy_links = copies.iter().filter(|c| c.correlation.is_some_and(|id| by_correlation.contains_key(&id))).count();
+    assert_eq!(copy_links, 3);
+
+    let ranges: Vec<_> = t.host.iter().filter(|s| s.category == HostCategory::Annotation).collect();
+    assert_eq!(ranges.len(), 6);
+    assert_eq!(ranges.iter().map(|r| r.dur_ns).sum::<u64>(), 630_146_210);
+    assert!(ranges.iter().any(|r| t.name(r.name) == "Kernel Execution"));
+    assert_eq!(t.span_ns(), Some((70_778_248, 385_852_675)));
+    assert!(t.partial.is_none());
+}
+
+#[test]
+fn export_metadata_and_recognition() {
+    let info = export_info(Path::new(REPORT1)).unwrap();
+    assert_eq!(info.product_version.as_deref(), Some("2024.6.2.225"));
+    assert_eq!((info.schema_version.as_str(), info.schema_major), ("3.16.1", 3));
+    assert!(is_nsys_export(Path::new(REPORT1)));
+    let scratch = Scratch::new("recognize");
+    assert!(!is_nsys_export(&scratch.file("notes.sqlite", b"kernel,time\n")));
+    let other = scratch.file("other.db", b"");
+    rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE rocpd_kernel (id INTEGER);").unwrap();
+    assert!(!is_nsys_export(&other));
+}
+
+#[test]
+fn memsets_and_nccl_kernels() {
+    // report1 has neither, so they are added to a copy: the MEMSET table with the columns of the
+    // nsys export schema, and a kernel row copied from the real one under an NCCL kernel name.
+    let scratch = Scratch::new("memset");
+    let path = scratch.altered(
+        "with-memset.sqlite",
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, \
+           deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, \
+           streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, value INTEGER NOT NULL, \
+           bytes INTEGER NOT NULL, graphNodeId INTEGER, memKind INTEGER);
+         INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (390000000, 390001500, 0, 1, 0, 7, 130, NULL, 0, 65536, NULL, 2);
+         INSERT INTO StringIds VALUES (5000, 'ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)');
+         INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT start + 5000000, end + 5000000, deviceId, contextId, \
+           greenContextId, 13, 131, globalPid, 5000, 5000, 5000, launchType, cacheConfig, registersPerThread, \
+           gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, \
+           localMemoryPerThread, localMemoryTotal, gridId, sharedMemoryExecuted, graphNodeId, \
+           sharedMemoryLimitConfig FROM CUPTI_ACTIVITY_KIND_KERNEL;",
+    );
+    let t = load(&path).unwrap();
+    let set = t.ops.iter().find(|o| o.kind == OpKind::Memset).unwrap();
+    assert_eq!((t.name(set.name), set.dur_ns, set.stream), ("CUDA memset", 1_500, 7));
+    assert_eq!(set.details.as_ref().unwrap().bytes, Some(65_536));
+    let comm = t.ops.iter().find(|o| o.kind == OpKind::Communication).unwrap();
+    assert_eq!((comm.stream, comm.dur_ns), (13, 2_523_567));
+    assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Kernel).count(), 1);
+}
+
+#[test]
+fn files_that_are_not_an_export_say_what_they_are() {
+    let scratch = Scratch::new("bad");
+    let empty = scratch.file("empty.sqlite", b"");
+    assert!(reason(load(&empty)).ends_with("empty.sqlite:0: is empty (0 bytes), not an nsys SQLite export"));
+
+    let text = scratch.file("stats.sqlite", b"Time (%),Total Time (ns),Instances\n");
+    let err = reason(load(&text));
+    assert!(err.contains("stats.sqlite:0: is a text file (it starts `Time (%),Total Time (ns),Instances`)"), "{err}");
+
+    let binary = scratch.file("blob.sqlite", &[0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]);
+    let err = reason(load(&binary));
+    assert!(err.contains("is not an SQLite database (it starts with bytes 1f 8b 08 00 00 00 00 00)"), "{err}");
+
+    let head = &std::fs::read(REPORT1).unwrap()[..4096];
+    let truncated = scratch.file("cut.sqlite", head);
+    let err = reason(load(&truncated));
+    assert!(
+        err.contains("is a truncated SQLite database (its header declares 892928 bytes but the file has 4096)"),
+        "{err}"
+    );
+
+    let mut unvouched = std::fs::read(REPORT1).unwrap()[..40_960].to_vec();
+    unvouched[95] ^= 1; // the header no longer vouches for its page count, so only SQLite can tell
+    let err = reason(load(&scratch.file("cut-unvouched.sqlite", &unvouched)));
+    assert!(err.contains("cut-unvouched.sqlite:0: is a damaged or truncated SQLite database"), "{err}");
+
+    let report = scratch.file("run.nsys-rep", b"any bytes");
+    let err = reason(load(&report));
+    let command =
+        format!("nsys export --type sqlite -o {} {}", scratch.0.join("run.sqlite").display(), report.display());
+    assert!(err.contains("is an Nsight Systems report, not its SQLite export") && err.ends_with(&command), "{err}");
+
+    let stream = scratch.file("run.qdstrm", b"any bytes");
+    let err = reason(load(&stream));
+    assert!(err.contains(&format!("QdstrmImporter -i {}", stream.display())), "{err}");
+    assert!(err.ends_with(&format!("{}.nsys-rep", scratch.0.join("run").display())), "{err}");
+
+    let missing = scratch.0.join("absent.sqlite");
+    assert!(reason(load(&missing)).contains("absent.sqlite: No such file"));
+}
+
+#[test]
+fn schema_version_and_tables_are_checked() {
+    let scratch = Scratch::new("schema");
+    let newer = scratch.altered(
+        "v4.sqlite",
+        "UPDATE META_DATA_EXPORT SET value = '4.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION';
+         UPDATE META_DATA_EXPORT SET value = '4' WHERE name = 'EXPORT_SCHEMA_VERSION_MAJOR';",
+    );
+    let err = reason(load(&newer));
+    assert!(
+        err.contains("v4.sqlite:0: export schema version 4.0.0 (written by nsys 2024.6.2.225) is not supported"),
+        "{err}"
+    );
+
+    let no_strings = scratch.altered("no-strings.sqlite", "DROP TABLE StringIds;");
+    let err = reason(load(&no_strings));
+    assert!(err.contains("without the table(s) StringIds that every nsys export has"), "{err}");
+
+    let no_version =
+        scratch.altered("no-version.sqlite", "DELETE FROM META_DATA_EXPORT WHERE name LIKE 'EXPORT_SCHEMA%';");
+    assert!(reason(load(&no_version)).contains("META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION"));
+
+    let idle = scratch.altered(
+        "idle.sqlite",
+        "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY; \
+         DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME;",
+    );
+    let err = reason(load(&idle));
+    assert!(err.contains("has none of the tables CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY"), "{err}");
+}
+
+#[test]
+fn bad_rows_name_the_table_row_and_column() {
+    let scratch = Scratch::new("rows");
+    let backwards = scratch.altered(
+        "backwards.sqlite",
+        "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start - 1 WHERE correlationId = 122;",
+    );
+    let err = reason(load(&backwards));
+    assert!(err.contains("backwards.sqlite:2: CUPTI_ACTIVITY_KIND_MEMCPY row 2: ends at"), "{err}");
+
+    let dangling = scratch.altered(
+        "dangling.sqlite",
+        "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = 999999, shortName = 999999;",
+    );
+    let err = reason(load(&dangling));
+    assert!(err.contains("CUPTI_ACTIVITY_KIND_KERNEL row 1: refers to StringIds id 999999"), "{err}");
+
+    let renamed =
+        scratch.altered("renamed.sqlite", "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME COLUMN gridX TO gx;");
+    let err = reason(load(&renamed));
+    assert!(err.contains("reading CUPTI_ACTIVITY_KIND_KERNEL (export schema 3.16.1") && err.contains("gridX"), "{err}");
+}
+
+#[test]
+fn global_tid_splits_into_pid_and_tid() {
+    assert_eq!(activity::split_global_tid(Some(281_799_951_403_946)), (19_370, 19_370));
+    assert_eq!(activity::split_global_tid(None), (0, 0));
+}

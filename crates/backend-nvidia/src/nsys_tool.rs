@@ -1,0 +1,290 @@
+//! `prof breakdown --tool nsys`: captures the workload under Nsight Systems, exports the
+//! report to SQLite and loads it with [`nsys_sqlite`](crate::nsys_sqlite); it also reads the
+//! exports and `nsys stats` CSVs that nsys wrote earlier.
+//!
+//! The plan (flags checked against the Nsight Systems User Guide's "CLI Profile Command
+//! Switch Options" and "CLI Export Command Switch Options" tables, docs.nvidia.com
+//! nsight-systems/UserGuide): `--trace=cuda,nvtx,osrt`; `--sample=none` and
+//! `--cpuctxsw=none` turn CPU sampling and context-switch tracing off (with sampling off,
+//! context switches are still traced unless `--cpuctxsw=none`); `--delay=<s>` is the
+//! collection start delay in seconds and `--duration=<s>` the collection length in seconds,
+//! which must be greater than zero, after which nsys stops the launched process (`--kill`
+//! defaults to sigterm); `--output=<base>` names the report `<base>.nsys-rep`;
+//! `--force-overwrite=true` replaces earlier results. `nsys export --type sqlite
+//! --output=<file> --force-overwrite=true <report>` writes the SQLite export.
+//!
+//! On our H200 machine the only nsys is the copy inside Nsight Compute
+//! (`/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys`). It collects, but its
+//! importer cannot start (`QdstrmImporter` there needs `libdw.so.1`, which is not installed),
+//! so it leaves only `prof-nsys.qdstrm` (2 GB for a 4 s window of a PyTorch loop) and no
+//! `.nsys-rep`, and the export step then finds no report. [`NsysTool::verify_report`] tells
+//! that case apart after the capture step and points to `--tool cupti`. That nsys also
+//! starts an `nsys --start-agent` process whose parent is init and whose process group is its
+//! own (seen with `ps` 40 s into a capture), so stopping the capture's group does not stop it.
+//! Writing the stream is slow there: a run stopped 75 s after it started (a 2 s delay and a
+//! 4 s window) was still "Generating" and left no stream at all, so give the capture step a
+//! time limit of minutes.
+
+use crate::nsys_sqlite::{self, export_command};
+use crate::nsys_stats_csv::{self, StatsTable};
+use crate::tools;
+use prof_core::tools::find_program;
+use prof_core::{
+    BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Importer, Result, RunPlan, Timeline,
+};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Base name of the report, export and capture stream in the output directory.
+pub const OUTPUT_STEM: &str = "prof-nsys";
+/// APIs traced.
+pub const TRACE: &str = "cuda,nvtx,osrt";
+/// Smallest export that can be real: an nsys 2024.6 export with no events still holds its
+/// enum tables and schema (about 300 KiB), so anything below 64 KiB is a failed export.
+pub const MIN_EXPORT_BYTES: u64 = 64 * 1024;
+/// Log of the `nsys profile` step.
+pub const PROFILE_LOG: &str = "nsys-profile.log";
+/// Log of the `nsys export` step.
+pub const EXPORT_LOG: &str = "nsys-export.log";
+
+/// The Nsight Systems breakdown tool.
+#[derive(Debug, Clone, Default)]
+pub struct NsysTool {
+    program: Option<PathBuf>,
+    delay: Duration,
+}
+
+impl NsysTool {
+    /// The tool, finding `nsys` on `PATH` and in the usual install directories.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Uses the `nsys` at `path` instead of searching for it.
+    pub fn with_program(mut self, path: impl Into<PathBuf>) -> Self {
+        self.program = Some(path.into());
+        self
+    }
+
+    /// Starts collecting `delay` after the profiled run starts (`--delay`, whole seconds,
+    /// rounded up): an in-process warm-up skip.
+    pub fn with_delay(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
+    }
+
+    /// The `nsys` to run: the configured one if it exists, else the first found on `PATH`,
+    /// in the CUDA toolkit, Nsight Systems installs, and last inside Nsight Compute.
+    pub fn program(&self) -> Result<PathBuf> {
+        let found = match &self.program {
+            Some(path) => path.is_file().then(|| path.clone()),
+            None => find_program(tools::name::NSYS, &tools::nsys_dirs()),
+        };
+        found.ok_or_else(|| Error::ToolMissing {
+            tool: tools::name::NSYS.to_owned(),
+            install: tools::install::NSYS.to_owned(),
+        })
+    }
+
+    /// Where a capture into `out_dir` leaves its report.
+    pub fn report_path(out_dir: &Path) -> PathBuf {
+        out_dir.join(format!("{OUTPUT_STEM}.nsys-rep"))
+    }
+
+    /// Where a capture into `out_dir` leaves its SQLite export, the artifact prof loads.
+    pub fn export_path(out_dir: &Path) -> PathBuf {
+        out_dir.join(format!("{OUTPUT_STEM}.sqlite"))
+    }
+
+    /// Where nsys leaves its raw capture stream when it cannot finish a report.
+    pub fn stream_path(out_dir: &Path) -> PathBuf {
+        out_dir.join(format!("{OUTPUT_STEM}.qdstrm"))
+    }
+
+    /// Checks, after the capture step and before the export step, that nsys wrote its report
+    /// into `out_dir`, and returns its path. A `.qdstrm` without a `.nsys-rep` (the nsys inside
+    /// Nsight Compute), or neither, is an error saying why and what to use instead.
+    pub fn verify_report(out_dir: &Path) -> Result<PathBuf> {
+        let report = Self::report_path(out_dir);
+        if report.is_file() {
+            return Ok(report);
+        }
+        let log = out_dir.join(PROFILE_LOG);
+        let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+        let said = |needle: &str| log_text.lines().map(str::trim).find(|l| l.contains(needle)).map(str::to_owned);
+        let stream = Self::stream_path(out_dir);
+        let reason = if stream.is_file() {
+            let nsys_said = said("QDSTRM").map(|l| format!(" (nsys said: \"{l}\")")).unwrap_or_default();
+            format!(
+                "was not written: nsys left only the capture stream {} because it could not import it into a \
+                 report{nsys_said}. The nsys inside Nsight Compute does this (its QdstrmImporter cannot start \
+                 without libdw.so.1). Use `prof breakdown --tool cupti`, which needs only libcupti; or install \
+                 Nsight Systems ({}) and run `QdstrmImporter -i {}`, then `{}`",
+                stream.display(),
+                tools::install::NSYS,
+                stream.display(),
+                export_command(&report)
+            )
+        } else if said("Generating '").is_some() && said("Generated:").is_none() {
+            format!(
+                "was not written: nsys was stopped while it was still writing its capture stream (see {}); a \
+                 trace of a few seconds can take minutes to write: allow a longer --timeout or use a shorter \
+                 window",
+                log.display()
+            )
+        } else {
+            format!("was not written: nsys left neither a report nor a capture stream (see {})", log.display())
+        };
+        Err(Error::ArtifactInvalid { path: report, reason })
+    }
+
+    /// Reads an `nsys stats --format csv` summary, which has totals but no timeline.
+    pub fn load_stats(path: &Path) -> Result<StatsTable> {
+        StatsTable::from_file(path)
+    }
+
+    fn load_one(path: &Path) -> Result<Timeline> {
+        if path.is_dir() {
+            let export = Self::export_path(path);
+            if !export.exists() {
+                Self::verify_report(path)?;
+            }
+            return nsys_sqlite::load(&export);
+        }
+        if !path.exists() {
+            if let Some(dir) = path.parent().filter(|d| Self::stream_path(d).is_file()) {
+                Self::verify_report(dir)?;
+            }
+        }
+        if nsys_sqlite::extension(path).as_deref() == Some("csv") {
+            let table = StatsTable::from_file(path)?;
+            return Err(Error::Unsupported(format!(
+                "{} is an nsys stats summary ({}, {} rows): it has per-name totals but no individual ops, so \
+                 it has no timeline; read it with NsysTool::load_stats (its device rows convert to the ranked \
+                 kernel summary), or load the report's SQLite export instead",
+                path.display(),
+                table.report.report_names(),
+                table.rows.len()
+            )));
+        }
+        nsys_sqlite::load(path)
+    }
+}
+
+/// Whole seconds for an nsys time switch, rounded up.
+fn seconds(d: Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0)
+}
+
+fn flag(text: String) -> OsString {
+    OsString::from(text)
+}
+
+/// `--name=<path>` without a lossy round trip through `str`.
+fn path_flag(name: &str, path: &Path) -> OsString {
+    let mut arg = OsString::from(format!("--{name}="));
+    arg.push(path);
+    arg
+}
+
+impl BreakdownTool for NsysTool {
+    fn name(&self) -> &'static str {
+        "nsys"
+    }
+
+    fn check(&self) -> Result<()> {
+        self.program().map(|_| ())
+    }
+
+    fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan> {
+        if request.command.is_empty() {
+            return Err(Error::Unsupported("no command to profile".to_owned()));
+        }
+        let nsys = OsString::from(self.program()?);
+        let out = &request.out_dir;
+        let mut steps = Vec::new();
+        for run in 0..request.warmup_runs {
+            let mut step = RunPlan::new("warm-up", request.command.clone(), out.join(format!("warmup-{run}.log")));
+            step.timeout = Some(request.timeout);
+            steps.push(step);
+        }
+        let mut profile = vec![nsys.clone(), "profile".into(), flag(format!("--trace={TRACE}"))];
+        profile.extend(["--sample=none".into(), "--cpuctxsw=none".into()]);
+        if !self.delay.is_zero() {
+            profile.push(flag(format!("--delay={}", seconds(self.delay))));
+        }
+        profile.push(flag(format!("--duration={}", seconds(request.window).max(1))));
+        profile.push(path_flag("output", &out.join(OUTPUT_STEM)));
+        profile.push("--force-overwrite=true".into());
+        profile.extend(request.command.iter().cloned());
+        let mut capture = RunPlan::new("capture", profile, out.join(PROFILE_LOG));
+        capture.timeout = Some(request.timeout);
+        steps.push(capture);
+        let report = Self::report_path(out);
+        let export = Self::export_path(out);
+        let argv = vec![
+            nsys,
+            "export".into(),
+            "--type".into(),
+            "sqlite".into(),
+            path_flag("output", &export),
+            "--force-overwrite=true".into(),
+            report.clone().into(),
+        ];
+        let mut step = RunPlan::new("export", argv, out.join(EXPORT_LOG));
+        step.timeout = Some(request.timeout);
+        steps.push(step);
+        Ok(CapturePlan {
+            steps,
+            artifacts: vec![ExpectedArtifact { path: export.clone(), min_bytes: MIN_EXPORT_BYTES }],
+            how_to_open: format!(
+                "nsys-ui {} (the Nsight Systems GUI); prof reads {}",
+                report.display(),
+                export.display()
+            ),
+        })
+    }
+
+    /// Loads one nsys SQLite export (or a capture's output directory holding one). A stats
+    /// CSV is read and then refused, saying it has no timeline and how to read it.
+    fn load(&self, artifacts: &[PathBuf]) -> Result<Timeline> {
+        match artifacts {
+            [one] => Self::load_one(one),
+            [] => Err(Error::Unsupported("nsys: no artifact to load".to_owned())),
+            _ => Err(Error::Unsupported(format!("nsys: load one export at a time ({} given)", artifacts.len()))),
+        }
+    }
+
+    fn recognizes(&self, path: &Path) -> bool {
+        if path.is_dir() {
+            return Self::export_path(path).is_file() || Self::stream_path(path).is_file();
+        }
+        match nsys_sqlite::extension(path).as_deref() {
+            Some("nsys-rep" | "qdrep" | "qdstrm") => true,
+            Some("csv") => nsys_stats_csv::is_stats_csv(path),
+            _ => nsys_sqlite::is_nsys_export(path),
+        }
+    }
+}
+
+/// Imports nsys SQLite exports that nsys wrote earlier (`prof breakdown report.sqlite`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NsysExportImporter;
+
+impl Importer for NsysExportImporter {
+    fn name(&self) -> &'static str {
+        "nsys-sqlite"
+    }
+
+    fn recognizes(&self, path: &Path) -> bool {
+        nsys_sqlite::is_nsys_export(path)
+    }
+
+    fn load(&self, path: &Path) -> Result<Timeline> {
+        nsys_sqlite::load(path)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,209 @@
+use super::*;
+use prof_core::OpKind;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/nvidia");
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(FIXTURES).join(path)
+}
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("prof-nsys-tool-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn request(warmup_runs: u32) -> CaptureRequest {
+    CaptureRequest {
+        command: vec!["python3".into(), "work.py".into(), "3".into()],
+        out_dir: PathBuf::from("/tmp/prof-out"),
+        warmup_runs,
+        window: Duration::from_secs(10),
+        timeout: Duration::from_secs(300),
+    }
+}
+
+fn argv(step: &RunPlan) -> Vec<String> {
+    step.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+}
+
+/// A stand-in `nsys` file, so plans can be made where Nsight Systems is not installed.
+fn fake_nsys(scratch: &Scratch) -> (NsysTool, String) {
+    let path = scratch.file("nsys", b"#!/bin/sh\n");
+    (NsysTool::new().with_program(&path), path.display().to_string())
+}
+
+#[test]
+fn plan_without_warm_up_profiles_then_exports() {
+    let scratch = Scratch::new("plan");
+    let (tool, nsys) = fake_nsys(&scratch);
+    let nsys = nsys.as_str();
+    let plan = tool.plan(&request(0)).unwrap();
+    let labels: Vec<&str> = plan.steps.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["capture", "export"]);
+    assert_eq!(
+        argv(&plan.steps[0]),
+        [
+            nsys,
+            "profile",
+            "--trace=cuda,nvtx,osrt",
+            "--sample=none",
+            "--cpuctxsw=none",
+            "--duration=10",
+            "--output=/tmp/prof-out/prof-nsys",
+            "--force-overwrite=true",
+            "python3",
+            "work.py",
+            "3"
+        ]
+    );
+    assert_eq!(
+        argv(&plan.steps[1]),
+        [
+            nsys,
+            "export",
+            "--type",
+            "sqlite",
+            "--output=/tmp/prof-out/prof-nsys.sqlite",
+            "--force-overwrite=true",
+            "/tmp/prof-out/prof-nsys.nsys-rep"
+        ]
+    );
+    assert_eq!(plan.steps[0].log, Path::new("/tmp/prof-out/nsys-profile.log"));
+    assert!(plan.steps.iter().all(|s| s.timeout == Some(Duration::from_secs(300)) && s.env.is_empty()));
+    assert_eq!(plan.artifacts.len(), 1);
+    assert_eq!(plan.artifacts[0].path, Path::new("/tmp/prof-out/prof-nsys.sqlite"));
+    assert_eq!(plan.artifacts[0].min_bytes, 65_536);
+    // report1, an export of one kernel and three copies, is 892,928 bytes: far above the minimum.
+    assert!(
+        std::fs::metadata(fixture("nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite")).unwrap().len()
+            > MIN_EXPORT_BYTES
+    );
+    assert!(plan.how_to_open.starts_with("nsys-ui /tmp/prof-out/prof-nsys.nsys-rep"));
+}
+
+#[test]
+fn plan_with_warm_up_runs_the_command_unprofiled_and_delays_collection() {
+    let scratch = Scratch::new("warm");
+    let (tool, _) = fake_nsys(&scratch);
+    let tool = tool.with_delay(Duration::from_millis(1500));
+    let mut req = request(2);
+    req.window = Duration::from_millis(2500);
+    let plan = tool.plan(&req).unwrap();
+    let labels: Vec<&str> = plan.steps.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["warm-up", "warm-up", "capture", "export"]);
+    assert_eq!(argv(&plan.steps[0]), ["python3", "work.py", "3"]);
+    assert_eq!(plan.steps[1].log, Path::new("/tmp/prof-out/warmup-1.log"));
+    let capture = argv(&plan.steps[2]);
+    assert_eq!(capture[5..8], ["--delay=2", "--duration=3", "--output=/tmp/prof-out/prof-nsys"]);
+    assert_eq!(capture.last().map(String::as_str), Some("3"));
+
+    let mut tiny = request(0);
+    tiny.window = Duration::from_millis(1);
+    let (plain, _) = fake_nsys(&scratch);
+    assert_eq!(argv(&plain.plan(&tiny).unwrap().steps[0])[5], "--duration=1");
+    let mut empty = request(0);
+    empty.command.clear();
+    assert!(plain.plan(&empty).is_err());
+}
+
+#[test]
+fn check_finds_nsys_or_names_the_install_line() {
+    let err = NsysTool::new().with_program("/nonexistent/nsys").check().unwrap_err();
+    assert_eq!(err.to_string(), format!("nsys is not installed: {}", tools::install::NSYS));
+    let found = find_program("nsys", &tools::nsys_dirs());
+    match NsysTool::new().check() {
+        Ok(()) => assert!(found.is_some()),
+        Err(Error::ToolMissing { tool, install }) => {
+            assert!(found.is_none());
+            assert_eq!((tool.as_str(), install.as_str()), ("nsys", tools::install::NSYS));
+        }
+        Err(other) => panic!("{other}"),
+    }
+    assert!(matches!(
+        NsysTool::new().with_program("/nonexistent/nsys").plan(&request(0)),
+        Err(Error::ToolMissing { .. })
+    ));
+}
+
+#[test]
+fn a_capture_stream_without_a_report_points_to_cupti() {
+    let scratch = Scratch::new("qdstrm");
+    let recorded = std::fs::read(fixture("h200-nsys/nsys2025.3.1-in-ncu_profile-qdstrm-only.log")).unwrap();
+    scratch.file(PROFILE_LOG, &recorded);
+    scratch.file("prof-nsys.qdstrm", b"stream");
+    let err = NsysTool::verify_report(&scratch.0).unwrap_err().to_string();
+    assert!(err.contains("prof-nsys.nsys-rep: was not written: nsys left only the capture stream"), "{err}");
+    assert!(
+        err.contains(
+            "(nsys said: \"Unable to retrieve the importer version: skipping importation of the QDSTRM file.\")"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("Use `prof breakdown --tool cupti`"), "{err}");
+    // Loading the export that was never written says the same.
+    let err = NsysTool::new().load(&[NsysTool::export_path(&scratch.0)]).unwrap_err().to_string();
+    assert!(err.contains("--tool cupti"), "{err}");
+
+    let killed = Scratch::new("killed");
+    let recorded = std::fs::read(fixture("h200-nsys/nsys2025.3.1-in-ncu_profile-killed-while-generating.log")).unwrap();
+    killed.file(PROFILE_LOG, &recorded);
+    let err = NsysTool::verify_report(&killed.0).unwrap_err().to_string();
+    assert!(err.contains("nsys was stopped while it was still writing its capture stream"), "{err}");
+
+    let nothing = Scratch::new("nothing");
+    let err = NsysTool::verify_report(&nothing.0).unwrap_err().to_string();
+    assert!(err.contains("nsys left neither a report nor a capture stream"), "{err}");
+    let report = nothing.file("prof-nsys.nsys-rep", b"report");
+    assert_eq!(NsysTool::verify_report(&nothing.0).unwrap(), report);
+}
+
+#[test]
+fn loads_exports_and_refuses_stats_summaries_as_timelines() {
+    let tool = NsysTool::new();
+    let export = fixture("nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite");
+    let t = tool.load(std::slice::from_ref(&export)).unwrap();
+    assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Kernel).count(), 1);
+
+    let scratch = Scratch::new("dir");
+    scratch.file("prof-nsys.sqlite", &std::fs::read(&export).unwrap());
+    assert_eq!(tool.load(std::slice::from_ref(&scratch.0)).unwrap().ops.len(), 4);
+    assert!(tool.recognizes(&scratch.0));
+
+    let csv = fixture("nsys/gpuperf_sm103_cuda_gpu_kern_sum.csv");
+    let err = tool.load(std::slice::from_ref(&csv)).unwrap_err().to_string();
+    assert!(err.contains("is an nsys stats summary (cuda_gpu_kern_sum (gpukernsum), 27 rows)"), "{err}");
+    assert_eq!(NsysTool::load_stats(&csv).unwrap().rows.len(), 27);
+    assert!(tool.load(&[]).is_err() && tool.load(&[export.clone(), export.clone()]).is_err());
+}
+
+#[test]
+fn recognizes_by_extension_and_tables() {
+    let tool = NsysTool::new();
+    assert!(tool.recognizes(&fixture("nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite")));
+    assert!(tool.recognizes(&fixture("nsys/cudalm_rtx2080ti_nsys2022.4.2_cudaapisum.csv")));
+    let scratch = Scratch::new("recognize");
+    assert!(tool.recognizes(&scratch.file("run.nsys-rep", b"x")) && tool.recognizes(&scratch.file("run.qdstrm", b"x")));
+    assert!(!tool.recognizes(&scratch.file("notes.sqlite", b"not a database")));
+    assert!(!tool.recognizes(&scratch.file("prof-cupti-12.pcupti", b"PROFCUPT")));
+    assert!(!tool.recognizes(&scratch.file("other.csv", b"a,b\n1,2\n")));
+    let importer = NsysExportImporter;
+    assert_eq!(importer.name(), "nsys-sqlite");
+    assert!(!importer.recognizes(&scratch.0.join("run.nsys-rep")));
+}

@@ -1,0 +1,263 @@
+//! One trace event: the few keys the importer needs, picked from its object, then turned
+//! into a [`DeviceOp`] or [`HostSpan`].
+
+use super::scan::{bad, expect, peek, scalar, skip, string, triple, ws, Lex, Scalar, Str};
+use prof_core::{DeviceOp, HostCategory, HostSpan, NameId, OpKind, Timeline};
+use std::borrow::Cow;
+
+/// What an event's `cat` makes of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Role {
+    Device(OpKind),
+    Host(HostCategory),
+    Ignored,
+}
+
+fn role(cat: &[u8]) -> Role {
+    match cat {
+        b"kernel" => Role::Device(OpKind::Kernel),
+        b"gpu_memcpy" => Role::Device(OpKind::Memcpy),
+        b"gpu_memset" => Role::Device(OpKind::Memset),
+        b"cuda_runtime" => Role::Host(HostCategory::Runtime),
+        b"cuda_driver" => Role::Host(HostCategory::Driver),
+        b"cpu_op" => Role::Host(HostCategory::Framework),
+        b"user_annotation" => Role::Host(HostCategory::Annotation),
+        _ => Role::Ignored,
+    }
+}
+
+#[derive(Debug, Default)]
+struct Args<'a> {
+    device: Option<Scalar<'a>>,
+    stream: Option<Scalar<'a>>,
+    correlation: Option<Scalar<'a>>,
+    registers: Option<Scalar<'a>>,
+    shared_memory: Option<Scalar<'a>>,
+    bytes: Option<Scalar<'a>>,
+    grid: Option<[u32; 3]>,
+    block: Option<[u32; 3]>,
+}
+
+/// The picked keys of one event, borrowing the buffer.
+#[derive(Debug, Default)]
+pub(crate) struct RawEvent<'a> {
+    ph: Option<Str<'a>>,
+    cat: Option<Str<'a>>,
+    name: Option<Str<'a>>,
+    pid: Option<Scalar<'a>>,
+    tid: Option<Scalar<'a>>,
+    ts: Option<Scalar<'a>>,
+    dur: Option<Scalar<'a>>,
+    args: Args<'a>,
+}
+
+/// Reads the event object starting at `i`.
+pub(crate) fn parse_event(b: &[u8], i: usize) -> Lex<RawEvent<'_>> {
+    let mut event = RawEvent::default();
+    let mut j = expect(b, i, b'{', "`{` starting an event")?;
+    if peek(b, ws(b, j)?)? == b'}' {
+        return Ok((event, ws(b, j)? + 1));
+    }
+    loop {
+        j = ws(b, j)?;
+        let (key, next) = string(b, j)?;
+        j = ws(b, expect(b, next, b':', "`:` after a key")?)?;
+        j = match key.raw {
+            b"ph" | b"cat" | b"name" => {
+                let (value, next) = string(b, j)?;
+                *match key.raw {
+                    b"ph" => &mut event.ph,
+                    b"cat" => &mut event.cat,
+                    _ => &mut event.name,
+                } = Some(value);
+                next
+            }
+            b"pid" | b"tid" | b"ts" | b"dur" => {
+                let (value, next) = scalar(b, j)?;
+                *match key.raw {
+                    b"pid" => &mut event.pid,
+                    b"tid" => &mut event.tid,
+                    b"ts" => &mut event.ts,
+                    _ => &mut event.dur,
+                } = value;
+                next
+            }
+            b"args" if peek(b, j)? == b'{' && !event.cat.is_some_and(|c| role(c.raw) == Role::Ignored) => {
+                let (args, next) = parse_args(b, j)?;
+                event.args = args;
+                next
+            }
+            _ => skip(b, j)?,
+        };
+        j = ws(b, j)?;
+        match peek(b, j)? {
+            b',' => j += 1,
+            b'}' => return Ok((event, j + 1)),
+            _ => return bad(j, format!("expected `,` or `}}` in an event, found {}", super::scan::shown(b, j))),
+        }
+    }
+}
+
+fn parse_args(b: &[u8], i: usize) -> Lex<Args<'_>> {
+    let mut args = Args::default();
+    let mut j = expect(b, i, b'{', "`{` starting args")?;
+    if peek(b, ws(b, j)?)? == b'}' {
+        return Ok((args, ws(b, j)? + 1));
+    }
+    loop {
+        j = ws(b, j)?;
+        let (key, next) = string(b, j)?;
+        j = ws(b, expect(b, next, b':', "`:` after a key")?)?;
+        let slot = match key.raw {
+            b"device" => Some(&mut args.device),
+            b"stream" => Some(&mut args.stream),
+            b"correlation" => Some(&mut args.correlation),
+            b"registers per thread" => Some(&mut args.registers),
+            b"shared memory" => Some(&mut args.shared_memory),
+            b"bytes" => Some(&mut args.bytes),
+            _ => None,
+        };
+        j = match (slot, key.raw) {
+            (Some(slot), _) => {
+                let (value, next) = scalar(b, j)?;
+                *slot = value;
+                next
+            }
+            (None, b"grid" | b"block") => {
+                let (value, next) = triple(b, j)?;
+                *if key.raw == b"grid" { &mut args.grid } else { &mut args.block } = Some(value);
+                next
+            }
+            (None, _) => skip(b, j)?,
+        };
+        j = ws(b, j)?;
+        match peek(b, j)? {
+            b',' => j += 1,
+            b'}' => return Ok((args, j + 1)),
+            _ => return bad(j, format!("expected `,` or `}}` in args, found {}", super::scan::shown(b, j))),
+        }
+    }
+}
+
+/// Per-import state kept across events: which names are NCCL kernels.
+#[derive(Debug, Default)]
+pub(crate) struct Importer {
+    nccl: Vec<u8>,
+}
+
+impl Importer {
+    /// Adds `event` to `timeline`; an error names the field at fault.
+    pub(crate) fn apply(&mut self, event: &RawEvent<'_>, timeline: &mut Timeline) -> Result<(), String> {
+        let role = event.cat.map_or(Role::Ignored, |c| role(c.raw));
+        if role == Role::Ignored || event.ph.map(|p| p.raw) != Some(b"X") {
+            return Ok(());
+        }
+        let name = event.name.ok_or("event without a `name`")?;
+        let start = event.ts.and_then(|t| super::scan::micros_to_ns(t.text())).ok_or("`ts` missing or not a time")?;
+        let dur = event.dur.and_then(|t| super::scan::micros_to_ns(t.text())).ok_or("`dur` missing or not a time")?;
+        let name = timeline.intern(&decode(name)?);
+        match role {
+            Role::Device(kind) => {
+                let kind =
+                    if kind == OpKind::Kernel && self.is_nccl(name, timeline) { OpKind::Communication } else { kind };
+                let args = &event.args;
+                let device = uint(args.device.or(event.pid), "args.device")?.ok_or("device op without a device")?;
+                let stream = uint(args.stream.or(event.tid), "args.stream")?.ok_or("device op without a stream")?;
+                let device = u32::try_from(device).map_err(|_| "args.device out of range")?;
+                let mut op = DeviceOp::new(kind, name, device, stream, start, dur);
+                op.correlation = uint(args.correlation, "args.correlation")?;
+                let registers = uint(args.registers, "args.registers per thread")?;
+                let shared = uint(args.shared_memory, "args.shared memory")?;
+                let bytes = uint(args.bytes, "args.bytes")?;
+                if args.grid.is_some()
+                    || args.block.is_some()
+                    || registers.is_some()
+                    || shared.is_some()
+                    || bytes.is_some()
+                {
+                    let details = op.details_mut();
+                    details.grid = args.grid;
+                    details.block = args.block;
+                    details.registers_per_thread = registers.and_then(|r| u32::try_from(r).ok());
+                    details.shared_memory_bytes = shared;
+                    details.bytes = bytes;
+                }
+                timeline.push_op(op);
+            }
+            Role::Host(category) => {
+                let pid =
+                    uint(event.pid, "pid")?.and_then(|p| u32::try_from(p).ok()).ok_or("host span without a pid")?;
+                let tid = thread_id(event.tid)?.ok_or("host span without a tid")?;
+                let correlation = uint(event.args.correlation, "args.correlation")?;
+                timeline.host.push(HostSpan { name, category, pid, tid, start_ns: start, dur_ns: dur, correlation });
+            }
+            Role::Ignored => {}
+        }
+        Ok(())
+    }
+
+    fn is_nccl(&mut self, name: NameId, timeline: &Timeline) -> bool {
+        let index = name.0 as usize;
+        if self.nccl.len() <= index {
+            self.nccl.resize(index + 1, 0);
+        }
+        let Some(state) = self.nccl.get_mut(index) else { return false };
+        if *state == 0 {
+            let found = timeline.name(name).as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"nccl"));
+            *state = if found { 1 } else { 2 };
+        }
+        *state == 1
+    }
+}
+
+fn uint(value: Option<Scalar<'_>>, field: &str) -> Result<Option<u64>, String> {
+    match value {
+        None => Ok(None),
+        Some(v) => super::scan::parse_uint(v.text()).map(Some).ok_or_else(|| {
+            format!("{field}: expected an unsigned integer, found `{}`", String::from_utf8_lossy(v.text()))
+        }),
+    }
+}
+
+/// A thread id; Kineto prints some as negative 32-bit integers (a truncated pthread id, as
+/// in the HTA ResNet trace), kept here as their unsigned 32-bit value.
+fn thread_id(value: Option<Scalar<'_>>) -> Result<Option<u64>, String> {
+    let Some(negative) = value.and_then(|v| v.text().strip_prefix(b"-")) else { return uint(value, "tid") };
+    match super::scan::parse_uint(negative).filter(|n| (1..=1 << 31).contains(n)) {
+        Some(n) => Ok(Some((1u64 << 32) - n)),
+        None => Err(format!("tid: expected a 32-bit integer, found `-{}`", String::from_utf8_lossy(negative))),
+    }
+}
+
+/// The text of a JSON string, unescaped; invalid UTF-8 becomes U+FFFD.
+fn decode(s: Str<'_>) -> Result<Cow<'_, str>, String> {
+    if !s.escaped {
+        return Ok(std::str::from_utf8(s.raw).map_or_else(|_| String::from_utf8_lossy(s.raw), Cow::Borrowed));
+    }
+    let text = String::from_utf8_lossy(s.raw);
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            Some('/') => out.push('/'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('u') => {
+                let hex: String = chars.by_ref().take(4).collect();
+                let unit = u32::from_str_radix(&hex, 16).map_err(|_| format!("bad escape `\\u{hex}` in a string"))?;
+                out.push(char::from_u32(unit).unwrap_or('\u{fffd}'));
+            }
+            other => return Err(format!("bad escape `\\{}` in a string", other.map_or(String::new(), String::from))),
+        }
+    }
+    Ok(Cow::Owned(out))
+}

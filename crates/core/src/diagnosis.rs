@@ -1,0 +1,385 @@
+//! Diagnosis of a kernel mix: rules over a [`KernelSummary`] (and the timeline's steps),
+//! each finding with the numbers behind it (`prof breakdown` prints them; `--json` gives
+//! [`DiagnosisReport`]).
+//!
+//! "Compute time" is the summed duration of every family but memcpy, memset and collective.
+//! Rules and their thresholds:
+//! - **healthy dense decode** (info): GEMV is the largest compute family, at least
+//!   [`HEALTHY_GEMV_MIN_SHARE_PCT`] of compute time, with attention and norm each below it.
+//! - **MoE shape**: grouped/block-scaled matmul is at least [`MOE_MIN_GROUPED_SHARE_PCT`] of
+//!   compute time and routing/top-k ran. Info, a warning when routing takes at least
+//!   [`MOE_ROUTING_RIVAL_RATIO`] × the grouped-matmul time.
+//! - **low-bit quant prep**: quantize kernels are at least [`QUANT_MIN_SHARE_PCT`] of compute
+//!   time beside some matmul. Info, a warning when quantize time is at least
+//!   [`QUANT_DWARF_RATIO`] × the matmul time.
+//! - **unfused attention** (opportunity): no attention-family kernel, GEMM/GEMV ran, and
+//!   softmax kernels ran at least [`UNFUSED_ATTN_SOFTMAX_PER_STEP`] times per step (one
+//!   step when none are found; a sampling softmax runs once a step).
+//! - **unfused norm/RoPE** (opportunity): no norm-family kernel, elementwise kernels take at
+//!   least [`UNFUSED_ELEMENTWISE_MIN_SHARE_PCT`] of compute time and run at least
+//!   [`UNFUSED_ELEMENTWISE_CALLS_PER_MATMUL`] times per matmul call.
+//! - **re-prefill**: at least [`REPREFILL_MIN_STEPS`] steps (see [`steps`]); in at least
+//!   [`REPREFILL_STEP_FRACTION_PCT`] % of them large GEMMs (GEMM family, not GEMV) are at least
+//!   [`REPREFILL_GEMM_STEP_SHARE_PCT`] % of the step's matmul time, and large GEMMs are at least
+//!   [`REPREFILL_MIN_COMPUTE_SHARE_PCT`] % of compute time. Decode without a KV cache re-runs
+//!   the whole sequence each step, so its large-GEMM time grows step over step (O(n²) over a
+//!   generation): a warning when the mean of the last third of the steps is at least
+//!   [`REPREFILL_GROWTH_RATIO`] × the first third's, else info (prefill-shaped steps at a flat
+//!   cost). Skipped for training traces (an `autograd::engine` or `Optimizer.step` host span).
+//! - **host-bound** (warning): the busiest device was busy (union of op intervals) less than
+//!   [`HOST_BOUND_BUSY_PCT`] of its wall time (first op start to last op end; host time
+//!   outside that window is not counted, so this never overstates the idle share).
+
+pub mod steps;
+
+use crate::deepdive::Severity;
+use crate::families::Family;
+use crate::intern::FxHashMap;
+use crate::kernel_summary::KernelSummary;
+use crate::timeline::Timeline;
+use serde::Serialize;
+use steps::{StepSource, Steps};
+
+/// Least GEMV share of compute time, percent, for a healthy dense decode.
+pub const HEALTHY_GEMV_MIN_SHARE_PCT: f64 = 30.0;
+/// Least grouped-matmul share of compute time, percent, for an MoE shape.
+pub const MOE_MIN_GROUPED_SHARE_PCT: f64 = 5.0;
+/// Routing time at least this multiple of grouped-matmul time is flagged.
+pub const MOE_ROUTING_RIVAL_RATIO: f64 = 0.5;
+/// Least quantize share of compute time, percent, to report quant prep.
+pub const QUANT_MIN_SHARE_PCT: f64 = 1.0;
+/// Quantize time at least this multiple of matmul time is flagged.
+pub const QUANT_DWARF_RATIO: f64 = 2.0;
+/// Softmax calls per step from which attention counts as unfused.
+pub const UNFUSED_ATTN_SOFTMAX_PER_STEP: f64 = 2.0;
+/// Least elementwise share of compute time, percent, for unfused norm/RoPE.
+pub const UNFUSED_ELEMENTWISE_MIN_SHARE_PCT: f64 = 20.0;
+/// Least elementwise calls per matmul call for unfused norm/RoPE.
+pub const UNFUSED_ELEMENTWISE_CALLS_PER_MATMUL: f64 = 3.0;
+/// Fewest steps for the re-prefill rule.
+pub const REPREFILL_MIN_STEPS: usize = 3;
+/// Least large-GEMM share of a step's matmul time, percent, for a prefill-shaped step.
+pub const REPREFILL_GEMM_STEP_SHARE_PCT: f64 = 50.0;
+/// Least share of steps, percent, that must be prefill-shaped.
+pub const REPREFILL_STEP_FRACTION_PCT: f64 = 80.0;
+/// Least large-GEMM share of compute time, percent, for re-prefill.
+pub const REPREFILL_MIN_COMPUTE_SHARE_PCT: f64 = 30.0;
+/// Large-GEMM time per step growing by at least this factor (last third of the steps
+/// against the first third) makes prefill-shaped steps a re-prefill.
+pub const REPREFILL_GROWTH_RATIO: f64 = 1.05;
+/// Busy share of wall time, percent, below which the device is host-bound.
+pub const HOST_BOUND_BUSY_PCT: f64 = 50.0;
+
+/// Which rule a finding comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosisKind {
+    /// GEMV-dominated, attention and norm below it.
+    HealthyDenseDecode,
+    /// Grouped matmul plus routing.
+    MoeShape,
+    /// Low-bit quantize kernels beside the matmuls.
+    QuantPrep,
+    /// Attention as GEMM + softmax without an attention kernel.
+    UnfusedAttention,
+    /// Norm (and RoPE) as many elementwise kernels.
+    UnfusedNormRope,
+    /// Prefill-shaped work repeating every step.
+    RePrefill,
+    /// The device waits for the host.
+    HostBound,
+}
+
+/// One finding with its evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnosis {
+    /// Which rule.
+    pub kind: DiagnosisKind,
+    /// How serious.
+    pub severity: Severity,
+    /// One line that says it.
+    pub headline: String,
+    /// The numbers behind it, one fact a line.
+    pub evidence: Vec<String>,
+}
+
+/// The steps the per-step rules used.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepInfo {
+    /// Where they came from.
+    pub source: StepSource,
+    /// How many.
+    pub count: usize,
+}
+
+/// Every finding on one timeline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiagnosisReport {
+    /// Findings, in rule order.
+    pub findings: Vec<Diagnosis>,
+    /// The steps found, if any.
+    pub steps: Option<StepInfo>,
+}
+
+impl DiagnosisReport {
+    /// The finding of `kind`, if that rule fired.
+    pub fn get(&self, kind: DiagnosisKind) -> Option<&Diagnosis> {
+        self.findings.iter().find(|d| d.kind == kind)
+    }
+}
+
+struct Mix {
+    compute_ns: u64,
+    by_family: FxHashMap<Family, (u64, u64)>,
+}
+
+impl Mix {
+    fn ns(&self, family: Family) -> u64 {
+        self.by_family.get(&family).map_or(0, |v| v.0)
+    }
+    fn calls(&self, family: Family) -> u64 {
+        self.by_family.get(&family).map_or(0, |v| v.1)
+    }
+    fn share(&self, ns: u64) -> f64 {
+        if self.compute_ns == 0 {
+            0.0
+        } else {
+            ns as f64 * 100.0 / self.compute_ns as f64
+        }
+    }
+    fn matmul_ns(&self) -> u64 {
+        self.ns(Family::Gemv) + self.ns(Family::Gemm) + self.ns(Family::GroupedMatmul)
+    }
+    fn describe(&self, family: Family) -> String {
+        let ns = self.ns(family);
+        format!(
+            "{}: {} in {} calls, {} % of compute time",
+            family.as_str(),
+            us(ns),
+            self.calls(family),
+            pct(self.share(ns))
+        )
+    }
+}
+
+/// Runs every rule on `timeline` and its `summary`.
+pub fn diagnose(timeline: &Timeline, summary: &KernelSummary) -> DiagnosisReport {
+    let mut by_family = FxHashMap::default();
+    for f in summary.families.iter().filter(|f| f.family.is_compute()) {
+        by_family.insert(f.family, (f.total_ns, f.calls));
+    }
+    let mix = Mix { compute_ns: by_family.values().map(|v| v.0).sum(), by_family };
+    let steps = steps::segment(timeline);
+    let step_count = steps.as_ref().map_or(1, |s| s.count.max(1));
+    let findings = [
+        healthy_decode(&mix),
+        moe_shape(&mix),
+        quant_prep(&mix),
+        unfused_attention(&mix, summary, step_count),
+        unfused_norm(&mix),
+        steps.as_ref().and_then(|s| re_prefill(&mix, timeline, summary, s)),
+        host_bound(summary),
+    ];
+    let steps = steps.map(|s| StepInfo { source: s.source, count: s.count });
+    DiagnosisReport { findings: findings.into_iter().flatten().collect(), steps }
+}
+
+fn finding(kind: DiagnosisKind, severity: Severity, headline: String, evidence: Vec<String>) -> Option<Diagnosis> {
+    Some(Diagnosis { kind, severity, headline, evidence })
+}
+
+fn healthy_decode(mix: &Mix) -> Option<Diagnosis> {
+    let top = mix.by_family.iter().max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(b.0.cmp(a.0)))?;
+    let gemv = mix.ns(Family::Gemv);
+    let healthy = *top.0 == Family::Gemv
+        && mix.share(gemv) >= HEALTHY_GEMV_MIN_SHARE_PCT
+        && mix.ns(Family::Attention) < gemv
+        && mix.ns(Family::Norm) < gemv;
+    if !healthy {
+        return None;
+    }
+    let evidence = [Family::Gemv, Family::Attention, Family::Norm].map(|f| mix.describe(f)).to_vec();
+    let headline = "healthy dense decode: GEMV (weight streaming) leads, attention and norm below it".to_owned();
+    finding(DiagnosisKind::HealthyDenseDecode, Severity::Info, headline, evidence)
+}
+
+fn moe_shape(mix: &Mix) -> Option<Diagnosis> {
+    let grouped = mix.ns(Family::GroupedMatmul);
+    let routing = mix.ns(Family::MoeRouting);
+    if mix.share(grouped) < MOE_MIN_GROUPED_SHARE_PCT || routing == 0 {
+        return None;
+    }
+    let ratio = routing as f64 / grouped as f64;
+    let mut evidence = [Family::GroupedMatmul, Family::MoeRouting].map(|f| mix.describe(f)).to_vec();
+    evidence.push(format!("routing / grouped matmul = {:.2} (flagged from {MOE_ROUTING_RIVAL_RATIO})", ratio));
+    let (severity, headline) = if ratio >= MOE_ROUTING_RIVAL_RATIO {
+        (Severity::Warning, "MoE: routing and top-k rival the expert matmuls; fuse or batch the routing".to_owned())
+    } else {
+        (Severity::Info, "MoE shape: grouped expert matmuls with light routing".to_owned())
+    };
+    finding(DiagnosisKind::MoeShape, severity, headline, evidence)
+}
+
+fn quant_prep(mix: &Mix) -> Option<Diagnosis> {
+    let quant = mix.ns(Family::Quantize);
+    let matmul = mix.matmul_ns();
+    if mix.share(quant) < QUANT_MIN_SHARE_PCT || matmul == 0 {
+        return None;
+    }
+    let ratio = quant as f64 / matmul as f64;
+    let evidence = vec![
+        mix.describe(Family::Quantize),
+        format!("matmul (GEMV + GEMM + grouped): {}", us(matmul)),
+        format!("quantize / matmul = {ratio:.2} (flagged from {QUANT_DWARF_RATIO})"),
+    ];
+    let (severity, headline) = if ratio >= QUANT_DWARF_RATIO {
+        (Severity::Warning, "low-bit quant prep dwarfs the matmuls it feeds: the low-bit saving is lost".to_owned())
+    } else {
+        (Severity::Info, "low-bit quantization: quantize kernels beside the matmuls, in proportion".to_owned())
+    };
+    finding(DiagnosisKind::QuantPrep, severity, headline, evidence)
+}
+
+fn unfused_attention(mix: &Mix, summary: &KernelSummary, step_count: usize) -> Option<Diagnosis> {
+    let softmax: Vec<_> = summary.kernels.iter().filter(|k| k.name.to_ascii_lowercase().contains("softmax")).collect();
+    let calls: u64 = softmax.iter().map(|k| k.calls).sum();
+    let ns: u64 = softmax.iter().map(|k| k.total_ns).sum();
+    let per_step = calls as f64 / step_count as f64;
+    let gemm = mix.ns(Family::Gemm) + mix.ns(Family::Gemv);
+    if mix.ns(Family::Attention) > 0 || gemm == 0 || per_step < UNFUSED_ATTN_SOFTMAX_PER_STEP {
+        return None;
+    }
+    let evidence = vec![
+        "attention: no attention-family kernel (flash, fmha, SDPA…) ran".to_owned(),
+        format!("softmax: {calls} calls ({per_step:.1} per step over {step_count} steps), {}", us(ns)),
+        format!("GEMM + GEMV: {}", us(gemm)),
+        mix.describe(Family::Elementwise),
+    ];
+    let headline =
+        "unfused attention: attention runs as GEMM + softmax + elementwise kernels; use a fused attention kernel \
+         (SDPA / flash)"
+            .to_owned();
+    finding(DiagnosisKind::UnfusedAttention, Severity::Opportunity, headline, evidence)
+}
+
+fn unfused_norm(mix: &Mix) -> Option<Diagnosis> {
+    let elementwise = mix.ns(Family::Elementwise);
+    let matmul_calls = mix.calls(Family::Gemv) + mix.calls(Family::Gemm) + mix.calls(Family::GroupedMatmul);
+    if mix.ns(Family::Norm) > 0 || matmul_calls == 0 {
+        return None;
+    }
+    let per_matmul = mix.calls(Family::Elementwise) as f64 / matmul_calls as f64;
+    if mix.share(elementwise) < UNFUSED_ELEMENTWISE_MIN_SHARE_PCT || per_matmul < UNFUSED_ELEMENTWISE_CALLS_PER_MATMUL {
+        return None;
+    }
+    let rope = if mix.ns(Family::Rope) == 0 { "no RoPE kernel either" } else { "a RoPE kernel ran" };
+    let evidence = vec![
+        format!("norm: no norm-family kernel ran; {rope}"),
+        mix.describe(Family::Elementwise),
+        format!("{per_matmul:.1} elementwise calls per matmul call ({matmul_calls} matmul calls)"),
+    ];
+    let headline = "unfused norm/RoPE: normalisation runs as many small elementwise kernels; use fused \
+                    RMSNorm/LayerNorm (and RoPE) kernels"
+        .to_owned();
+    finding(DiagnosisKind::UnfusedNormRope, Severity::Opportunity, headline, evidence)
+}
+
+fn is_training(timeline: &Timeline) -> bool {
+    let mut seen: FxHashMap<crate::intern::NameId, ()> = FxHashMap::default();
+    timeline.host.iter().any(|span| {
+        seen.insert(span.name, ()).is_none() && {
+            let name = timeline.name(span.name);
+            name.starts_with("autograd::engine") || name.starts_with("Optimizer.step")
+        }
+    })
+}
+
+fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &Steps) -> Option<Diagnosis> {
+    let large_share = mix.share(mix.ns(Family::Gemm));
+    if steps.count < REPREFILL_MIN_STEPS || large_share < REPREFILL_MIN_COMPUTE_SHARE_PCT || is_training(timeline) {
+        return None;
+    }
+    let families = summary.family_map();
+    let mut large = vec![0u64; steps.count];
+    let mut matmul = vec![0u64; steps.count];
+    for (op, step) in timeline.ops.iter().zip(&steps.step_of) {
+        let (Some(step), Some(family)) = (step, families.get(&op.name)) else { continue };
+        if let (Some(l), Some(m)) = (large.get_mut(*step), matmul.get_mut(*step)) {
+            *l += if *family == Family::Gemm { op.dur_ns } else { 0 };
+            *m += if family.is_matmul() { op.dur_ns } else { 0 };
+        }
+    }
+    let shaped = large
+        .iter()
+        .zip(&matmul)
+        .filter(|&(&l, &m)| m > 0 && l as f64 * 100.0 >= REPREFILL_GEMM_STEP_SHARE_PCT * m as f64);
+    let shaped = shaped.count();
+    if (shaped as f64) * 100.0 < REPREFILL_STEP_FRACTION_PCT * steps.count as f64 {
+        return None;
+    }
+    let k = (steps.count / 3).max(1);
+    let mean = |part: &[u64]| part.iter().sum::<u64>() as f64 / part.len().max(1) as f64;
+    let (first, last) =
+        (mean(large.get(..k).unwrap_or_default()), mean(large.get(steps.count - k..).unwrap_or_default()));
+    let growth = if first > 0.0 { last / first } else { 0.0 };
+    let growing = growth >= REPREFILL_GROWTH_RATIO;
+    let source = match &steps.source {
+        StepSource::ProfilerSteps => "ProfilerStep annotations".to_owned(),
+        StepSource::RepeatingKernel(name) => format!("launches of `{}`", short(name)),
+    };
+    let evidence = vec![
+        format!("{} steps, from {source}", steps.count),
+        format!("{shaped} of {} steps have large GEMMs ≥ {REPREFILL_GEMM_STEP_SHARE_PCT} % of their matmul time", steps.count),
+        format!("large GEMMs: {} % of compute time; GEMV: {} %", pct(large_share), pct(mix.share(mix.ns(Family::Gemv)))),
+        format!(
+            "large-GEMM time per step, mean over the first and last {k} step(s): {} → {} (×{growth:.2}, growing from ×{REPREFILL_GROWTH_RATIO})",
+            us(first as u64),
+            us(last as u64)
+        ),
+    ];
+    let (severity, headline) = if growing {
+        let headline = "O(n²) re-prefill: prefill-shaped steps (large GEMMs, not GEMVs) that grow step over step; \
+                        each decode step re-runs the whole sequence: use the KV cache";
+        (Severity::Warning, headline)
+    } else {
+        let headline = "prefill-shaped steps: large GEMMs, not GEMVs, dominate every step at a flat cost (a fixed \
+                        large matmul per step, not a growing re-prefill); if this is meant to be decode, check the \
+                        KV cache is used";
+        (Severity::Info, headline)
+    };
+    finding(DiagnosisKind::RePrefill, severity, headline.to_owned(), evidence)
+}
+
+fn host_bound(summary: &KernelSummary) -> Option<Diagnosis> {
+    let device = summary.busiest_device()?;
+    if device.busy_pct >= HOST_BOUND_BUSY_PCT {
+        return None;
+    }
+    let idle = device.wall_ns.saturating_sub(device.busy_ns);
+    let evidence = vec![
+        format!(
+            "device {}: busy {} of a {} window ({} %, flagged below {HOST_BOUND_BUSY_PCT} %)",
+            device.device,
+            us(device.busy_ns),
+            us(device.wall_ns),
+            pct(device.busy_pct)
+        ),
+        format!("{} ops, {} idle per op on average", device.ops, us(idle / device.ops.max(1))),
+    ];
+    let headline = "host-bound: the device sits idle between small kernels; batch more work per launch or \
+                    replay the step as a captured device graph"
+        .to_owned();
+    finding(DiagnosisKind::HostBound, Severity::Warning, headline, evidence)
+}
+
+fn us(ns: u64) -> String {
+    format!("{:.1} µs", ns as f64 / 1_000.0)
+}
+
+fn pct(value: f64) -> String {
+    format!("{value:.1}")
+}
+
+fn short(name: &str) -> &str {
+    name.char_indices().nth(60).map_or(name, |(at, _)| &name[..at])
+}

@@ -1,0 +1,323 @@
+//! Kernel families: which kind of work a kernel does, judged from its name.
+//!
+//! Kernel names are architecture- and library-specific (`sm90_xmma_gemm_…`, `nvjet_…`,
+//! `ampere_sgemm_…`, rocBLAS/Tensile `Cijk_…`, Ascend op types such as `MatMulV2`), so a
+//! family is recognised by a rule table of case-insensitive patterns, evaluated in order;
+//! the first match wins. Users put their own rules in front of the built-ins with a file
+//! (`--families FILE`) in this format, one rule a line:
+//!
+//! ```text
+//! # comment lines start with '#'; blank lines are ignored
+//! <family>  <pattern>            (family and pattern separated by spaces or a tab)
+//! gemm      my_tiled_matmul
+//! attention =MyFusedAttn         (whole name, case-insensitive)
+//! rope      ~rope                (a word: starts the name, follows a non-alphanumeric, or a camelCase hump)
+//! quantize  fp8*cast             (the parts in this order)
+//! ```
+//!
+//! A pattern is everything after the family up to the end of the line (there are no inline
+//! comments: kernel names contain `#`, as in `{lambda()#1}`). Families are the names of
+//! [`Family`] in snake_case (`gemv`, `gemm`, `attention`, `norm`, `rope`, `moe_routing`,
+//! `grouped_matmul`, `quantize`, `elementwise`, `reduction`, `memcpy`, `memset`,
+//! `collective`, `other`).
+//!
+//! Decisions the built-in table makes:
+//! - memcpy, memset and communication ops are classified by their [`OpKind`] (after the
+//!   user's rules); runtime copy/fill kernels (`__amd_rocclr_copyBuffer`, Ascend `MemSet`)
+//!   by name.
+//! - softmax is a **reduction** (a row max and a row sum); top-k joins MoE routing.
+//! - a built-in GEMM match whose name carries a CTA tile (`64x8` in
+//!   `nvjet_sm90_tst_64x8_64x16_…`) with a side of at most [`SKINNY_TILE_MAX`] is a
+//!   **GEMV**: a tile that thin only fits a matrix-vector (decode-shaped) product.
+//! - a plain vector norm (`NormKernel1`) is not a norm layer: norm rules name the layer
+//!   (`rms_norm`, `layer_norm`, `bn_fw`…).
+
+use crate::error::{Error, Result};
+use crate::timeline::OpKind;
+use serde::Serialize;
+use std::path::Path;
+use table::{ASCEND_ELEMENTWISE, BUILTIN};
+
+mod table;
+
+/// A GEMM whose CTA tile has a side at most this long is matrix-vector shaped (GEMV).
+pub const SKINNY_TILE_MAX: u32 = 16;
+
+/// The kind of work a kernel does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// Matrix-vector products (decode-shaped matmuls).
+    Gemv,
+    /// Matrix-matrix products, implicit-GEMM convolutions.
+    Gemm,
+    /// Fused attention (flash, fmha, SDPA, FlashAttentionScore).
+    Attention,
+    /// Normalisation layers (RMS, layer, group, batch norm).
+    Norm,
+    /// Rotary position embedding.
+    Rope,
+    /// MoE routing and top-k selection.
+    MoeRouting,
+    /// Grouped (MoE expert) and block-scaled matmuls.
+    GroupedMatmul,
+    /// Quantize / dequantize and low-bit casts.
+    Quantize,
+    /// Elementwise kernels and activations.
+    Elementwise,
+    /// Reductions, softmax included.
+    Reduction,
+    /// Memory copies.
+    Memcpy,
+    /// Memory sets.
+    Memset,
+    /// Collective and point-to-point communication.
+    Collective,
+    /// Anything no rule matched.
+    Other,
+}
+
+impl Family {
+    /// Every family, in report order.
+    pub const ALL: [Family; 14] = [
+        Family::Gemv,
+        Family::Gemm,
+        Family::Attention,
+        Family::Norm,
+        Family::Rope,
+        Family::MoeRouting,
+        Family::GroupedMatmul,
+        Family::Quantize,
+        Family::Elementwise,
+        Family::Reduction,
+        Family::Memcpy,
+        Family::Memset,
+        Family::Collective,
+        Family::Other,
+    ];
+
+    /// The snake_case name used in family files and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Gemv => "gemv",
+            Family::Gemm => "gemm",
+            Family::Attention => "attention",
+            Family::Norm => "norm",
+            Family::Rope => "rope",
+            Family::MoeRouting => "moe_routing",
+            Family::GroupedMatmul => "grouped_matmul",
+            Family::Quantize => "quantize",
+            Family::Elementwise => "elementwise",
+            Family::Reduction => "reduction",
+            Family::Memcpy => "memcpy",
+            Family::Memset => "memset",
+            Family::Collective => "collective",
+            Family::Other => "other",
+        }
+    }
+
+    /// The family called `name` (as [`Family::as_str`] spells it, any case).
+    pub fn from_name(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.as_str().eq_ignore_ascii_case(name))
+    }
+
+    /// True for the matmul families (GEMV, GEMM, grouped/block-scaled).
+    pub fn is_matmul(self) -> bool {
+        matches!(self, Family::Gemv | Family::Gemm | Family::GroupedMatmul)
+    }
+
+    /// True for compute work, i.e. not a copy, a set or communication.
+    pub fn is_compute(self) -> bool {
+        !matches!(self, Family::Memcpy | Family::Memset | Family::Collective)
+    }
+}
+
+/// How a rule's pattern matches a name; patterns are stored lower-case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pattern {
+    Contains(String),
+    Sequence(Vec<String>),
+    Exact(String),
+    Word(String),
+}
+
+impl Pattern {
+    fn parse(spec: &str) -> Option<Pattern> {
+        let spec = spec.trim().to_ascii_lowercase();
+        let pattern = if let Some(rest) = spec.strip_prefix('=') {
+            Pattern::Exact(rest.to_owned())
+        } else if let Some(rest) = spec.strip_prefix('~') {
+            Pattern::Word(rest.to_owned())
+        } else if spec.contains('*') {
+            let parts: Vec<String> = spec.split('*').filter(|p| !p.is_empty()).map(str::to_owned).collect();
+            return (!parts.is_empty()).then_some(Pattern::Sequence(parts));
+        } else {
+            Pattern::Contains(spec)
+        };
+        match &pattern {
+            Pattern::Exact(p) | Pattern::Word(p) | Pattern::Contains(p) if p.is_empty() => None,
+            _ => Some(pattern),
+        }
+    }
+
+    fn matches(&self, name: &str, lower: &str) -> bool {
+        match self {
+            Pattern::Contains(p) => lower.contains(p.as_str()),
+            Pattern::Exact(p) => lower == p,
+            Pattern::Sequence(parts) => {
+                let mut rest = lower;
+                parts.iter().all(|part| match rest.find(part.as_str()) {
+                    Some(at) => {
+                        rest = &rest[at + part.len()..];
+                        true
+                    }
+                    None => false,
+                })
+            }
+            Pattern::Word(p) => {
+                let bytes = name.as_bytes();
+                lower.match_indices(p.as_str()).any(|(at, _)| word_start(bytes, at))
+            }
+        }
+    }
+}
+
+fn word_start(bytes: &[u8], at: usize) -> bool {
+    let Some(prev) = at.checked_sub(1).and_then(|i| bytes.get(i)) else { return true };
+    let here = bytes.get(at).copied().unwrap_or(b' ');
+    !prev.is_ascii_alphanumeric() || (here.is_ascii_uppercase() && prev.is_ascii_lowercase())
+}
+
+/// True when the first `<M>x<N>` token of `name` (tokens split at non-alphanumerics) has a
+/// side of at most [`SKINNY_TILE_MAX`].
+fn skinny_tile(name: &str) -> bool {
+    let tile = name.split(|c: char| !c.is_ascii_alphanumeric()).find_map(|token| {
+        let (m, n) = token.split_once('x')?;
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        (digits(m) && digits(n)).then(|| (m.parse::<u32>().ok(), n.parse::<u32>().ok()))
+    });
+    matches!(tile, Some((Some(m), Some(n))) if m.min(n) <= SKINNY_TILE_MAX)
+}
+
+#[derive(Debug, Clone)]
+struct Rule {
+    family: Family,
+    pattern: Pattern,
+    builtin: bool,
+}
+
+/// An ordered rule table: the user's rules first, then the built-ins.
+#[derive(Debug, Clone)]
+pub struct Families {
+    rules: Vec<Rule>,
+}
+
+impl Default for Families {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl Families {
+    /// The built-in table alone.
+    pub fn builtin() -> Self {
+        let named = BUILTIN.iter().map(|&(family, spec)| (family, Pattern::parse(spec)));
+        let ascend =
+            ASCEND_ELEMENTWISE.iter().map(|t| (Family::Elementwise, Some(Pattern::Exact(t.to_ascii_lowercase()))));
+        let rules = named
+            .chain(ascend)
+            .filter_map(|(family, pattern)| Some(Rule { family, pattern: pattern?, builtin: true }))
+            .collect();
+        Self { rules }
+    }
+
+    /// The user's rules in `text` (read from `source`, named in errors), then the built-ins.
+    pub fn parse(text: &str, source: &Path) -> Result<Self> {
+        let mut rules = Vec::new();
+        for (index, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (family_name, spec) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+            let family = Family::from_name(family_name).ok_or_else(|| {
+                let known: Vec<&str> = Family::ALL.iter().map(|f| f.as_str()).collect();
+                let reason = format!("unknown family `{family_name}` (expected one of {})", known.join(", "));
+                Error::artifact(source, index + 1, reason)
+            })?;
+            let pattern = Pattern::parse(spec).ok_or_else(|| {
+                Error::artifact(source, index + 1, format!("family `{family_name}` has no pattern after it"))
+            })?;
+            rules.push(Rule { family, pattern, builtin: false });
+        }
+        rules.extend(Self::builtin().rules);
+        Ok(Self { rules })
+    }
+
+    /// Reads a family file (see the module docs) and puts its rules before the built-ins.
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Self::parse(&text, path)
+    }
+
+    /// Number of rules, the user's and the built-ins.
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// True when the table has no rule (never, since the built-ins are always there).
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// The family of an op of `kind` called `name`.
+    pub fn classify(&self, kind: OpKind, name: &str) -> Family {
+        let lower = name.to_ascii_lowercase();
+        let user = self.rules.iter().take_while(|r| !r.builtin);
+        if let Some(rule) = user.into_iter().find(|r| r.pattern.matches(name, &lower)) {
+            return rule.family;
+        }
+        match kind {
+            OpKind::Memcpy => return Family::Memcpy,
+            OpKind::Memset => return Family::Memset,
+            OpKind::Communication => return Family::Collective,
+            OpKind::Kernel | OpKind::Other => {}
+        }
+        let builtin = self.rules.iter().skip_while(|r| !r.builtin);
+        match builtin.into_iter().find(|r| r.pattern.matches(name, &lower)).map(|r| r.family) {
+            Some(Family::Gemm) if skinny_tile(name) => Family::Gemv,
+            Some(family) => family,
+            None => Family::Other,
+        }
+    }
+
+    /// The family of an op by its name, falling back to its framework op type (Ascend's
+    /// `Type`, e.g. `Add` for the op `Add163`) when the name matches no rule.
+    pub fn classify_op(&self, kind: OpKind, name: &str, op_type: Option<&str>) -> Family {
+        match (self.classify(kind, name), op_type) {
+            (Family::Other, Some(op_type)) => self.classify(kind, op_type),
+            (family, _) => family,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pattern_kinds_and_tiles() {
+        let word = Pattern::parse("~rope").unwrap();
+        assert!(word.matches("qwen35_partial_rope_kernel", "qwen35_partial_rope_kernel"));
+        assert!(word.matches("ApplyRopeCache", "applyropecache"));
+        assert!(!word.matches("property_get", "property_get"));
+        let seq = Pattern::parse("fp8*cast").unwrap();
+        assert!(seq.matches("", "to_fp8_fast_cast"));
+        assert!(!seq.matches("", "cast_to_fp8"));
+        assert_eq!(Pattern::parse("="), None);
+        assert_eq!(Pattern::parse("**"), None);
+        assert!(skinny_tile("nvjet_sm90_tst_64x8_64x16_2x1_v_bz_splitK_NNT"));
+        assert!(!skinny_tile("ampere_sgemm_32x32_sliced1x4_tn"));
+        assert!(!skinny_tile("sm80_xmma_fprop_implicit_gemm_tilesize128x128x16_stage4"));
+    }
+}

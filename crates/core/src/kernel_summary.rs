@@ -1,0 +1,271 @@
+//! The ranked kernel summary of a [`Timeline`]: the body of `prof breakdown`.
+//!
+//! Per op name: calls, total, mean, min, max and share of device time; totals per
+//! [`Family`]; and per device the busy time (the union of its op intervals, so kernels
+//! overlapping on several streams count once) against its wall time (first op start to last
+//! op end). "Device time", the denominator of every share, is the sum of op durations, as
+//! nsys' `Time (%)` counts it. Times are nanoseconds. One pass over the ops, keyed by
+//! [`NameId`]; families are looked up once per distinct name, using the name and, if it
+//! matches no rule, the framework op type of the first op of that name.
+
+use crate::families::{Families, Family};
+use crate::intern::{FxHashMap, NameId};
+use crate::timeline::{OpKind, Timeline};
+use serde::Serialize;
+
+/// One row of the ranked summary: every op of one name.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelRow {
+    /// Op name.
+    pub name: String,
+    /// Its id in the timeline's interner.
+    #[serde(skip)]
+    pub name_id: NameId,
+    /// Op kind of the first op of that name.
+    pub kind: OpKind,
+    /// Family.
+    pub family: Family,
+    /// Number of ops.
+    pub calls: u64,
+    /// Sum of durations, ns.
+    pub total_ns: u64,
+    /// Mean duration, ns.
+    pub mean_ns: f64,
+    /// Shortest op, ns.
+    pub min_ns: u64,
+    /// Longest op, ns.
+    pub max_ns: u64,
+    /// Share of device time, percent.
+    pub share_pct: f64,
+}
+
+/// Totals of one family.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FamilyRow {
+    /// Family.
+    pub family: Family,
+    /// Distinct op names in it.
+    pub kernels: usize,
+    /// Number of ops.
+    pub calls: u64,
+    /// Sum of durations, ns.
+    pub total_ns: u64,
+    /// Share of device time, percent.
+    pub share_pct: f64,
+}
+
+/// Busy against wall time of one device.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceTime {
+    /// Device index.
+    pub device: u32,
+    /// Ops on it.
+    pub ops: u64,
+    /// Sum of op durations, ns (overlapping streams count twice).
+    pub op_ns: u64,
+    /// Union of op intervals, ns.
+    pub busy_ns: u64,
+    /// First op start, ns on the source clock.
+    pub first_start_ns: u64,
+    /// Last op end, ns on the source clock.
+    pub last_end_ns: u64,
+    /// `last_end_ns - first_start_ns`.
+    pub wall_ns: u64,
+    /// `busy_ns / wall_ns`, percent (100 for a zero-length wall).
+    pub busy_pct: f64,
+}
+
+/// The ranked summary of a timeline (`prof breakdown --json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelSummary {
+    /// Where the timeline came from.
+    pub source: String,
+    /// Device ops summarised.
+    pub ops: u64,
+    /// Device time: sum of all op durations, ns.
+    pub device_ns: u64,
+    /// Host spans and device ops together: last end minus first start, ns (0 when empty).
+    pub span_ns: u64,
+    /// Rows, longest total first (ties by name).
+    pub kernels: Vec<KernelRow>,
+    /// Families with at least one op, longest total first.
+    pub families: Vec<FamilyRow>,
+    /// Per device, by index.
+    pub devices: Vec<DeviceTime>,
+    /// Set when the timeline was cut short (copied from the timeline).
+    pub partial: Option<String>,
+}
+
+impl KernelSummary {
+    /// The `n` longest rows.
+    pub fn top(&self, n: usize) -> &[KernelRow] {
+        &self.kernels[..n.min(self.kernels.len())]
+    }
+
+    /// Total ns of `family` (0 when absent).
+    pub fn family_ns(&self, family: Family) -> u64 {
+        self.families.iter().find(|f| f.family == family).map_or(0, |f| f.total_ns)
+    }
+
+    /// Calls of `family` (0 when absent).
+    pub fn family_calls(&self, family: Family) -> u64 {
+        self.families.iter().find(|f| f.family == family).map_or(0, |f| f.calls)
+    }
+
+    /// The family of every op name, for per-op look-ups.
+    pub fn family_map(&self) -> FxHashMap<NameId, Family> {
+        self.kernels.iter().map(|k| (k.name_id, k.family)).collect()
+    }
+
+    /// The device with the most busy time (ties: lowest index).
+    pub fn busiest_device(&self) -> Option<&DeviceTime> {
+        self.devices.iter().max_by(|a, b| a.busy_ns.cmp(&b.busy_ns).then(b.device.cmp(&a.device)))
+    }
+}
+
+struct Acc {
+    kind: OpKind,
+    op_type: Option<NameId>,
+    calls: u64,
+    total: u64,
+    min: u64,
+    max: u64,
+}
+
+/// Summarises `timeline` with `families`.
+pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSummary {
+    let mut by_name: FxHashMap<NameId, Acc> = FxHashMap::default();
+    let mut intervals: FxHashMap<u32, Vec<(u64, u64)>> = FxHashMap::default();
+    let mut device_ns = 0u64;
+    for op in &timeline.ops {
+        let acc = by_name.entry(op.name).or_insert_with(|| Acc {
+            kind: op.kind,
+            op_type: op.details.as_ref().and_then(|d| d.op_type),
+            calls: 0,
+            total: 0,
+            min: u64::MAX,
+            max: 0,
+        });
+        acc.calls += 1;
+        acc.total = acc.total.saturating_add(op.dur_ns);
+        acc.min = acc.min.min(op.dur_ns);
+        acc.max = acc.max.max(op.dur_ns);
+        device_ns = device_ns.saturating_add(op.dur_ns);
+        intervals.entry(op.device).or_default().push((op.start_ns, op.end_ns()));
+    }
+    let share = |ns: u64| if device_ns == 0 { 0.0 } else { ns as f64 * 100.0 / device_ns as f64 };
+    let mut kernels: Vec<KernelRow> = by_name
+        .into_iter()
+        .map(|(name_id, acc)| {
+            let name = timeline.name(name_id);
+            let op_type = acc.op_type.map(|t| timeline.name(t));
+            KernelRow {
+                name: name.to_owned(),
+                name_id,
+                kind: acc.kind,
+                family: families.classify_op(acc.kind, name, op_type),
+                calls: acc.calls,
+                total_ns: acc.total,
+                mean_ns: acc.total as f64 / acc.calls as f64,
+                min_ns: acc.min,
+                max_ns: acc.max,
+                share_pct: share(acc.total),
+            }
+        })
+        .collect();
+    kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
+    let mut family_rows: FxHashMap<Family, FamilyRow> = FxHashMap::default();
+    for k in &kernels {
+        let row = family_rows.entry(k.family).or_insert(FamilyRow {
+            family: k.family,
+            kernels: 0,
+            calls: 0,
+            total_ns: 0,
+            share_pct: 0.0,
+        });
+        row.kernels += 1;
+        row.calls += k.calls;
+        row.total_ns = row.total_ns.saturating_add(k.total_ns);
+    }
+    let mut families_out: Vec<FamilyRow> = family_rows.into_values().collect();
+    for row in &mut families_out {
+        row.share_pct = share(row.total_ns);
+    }
+    families_out.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
+    let mut devices: Vec<DeviceTime> =
+        intervals.into_iter().map(|(device, spans)| device_time(device, spans)).collect();
+    devices.sort_by_key(|d| d.device);
+    let span_ns = timeline.span_ns().map_or(0, |(lo, hi)| hi - lo);
+    KernelSummary {
+        source: timeline.source.clone(),
+        ops: timeline.ops.len() as u64,
+        device_ns,
+        span_ns,
+        kernels,
+        families: families_out,
+        devices,
+        partial: timeline.partial.clone(),
+    }
+}
+
+fn device_time(device: u32, mut spans: Vec<(u64, u64)>) -> DeviceTime {
+    if !spans.windows(2).all(|w| w[0].0 <= w[1].0) {
+        spans.sort_unstable();
+    }
+    let op_ns = spans.iter().fold(0u64, |sum, (s, e)| sum.saturating_add(e - s));
+    let mut busy = 0u64;
+    let mut current: Option<(u64, u64)> = None;
+    let mut last_end = 0u64;
+    for &(start, end) in &spans {
+        last_end = last_end.max(end);
+        current = match current {
+            Some((lo, hi)) if start <= hi => Some((lo, hi.max(end))),
+            Some((lo, hi)) => {
+                busy += hi - lo;
+                Some((start, end))
+            }
+            None => Some((start, end)),
+        };
+    }
+    if let Some((lo, hi)) = current {
+        busy += hi - lo;
+    }
+    let first_start = spans.first().map_or(0, |s| s.0);
+    let wall = last_end.saturating_sub(first_start);
+    let busy_pct = if wall == 0 { 100.0 } else { busy as f64 * 100.0 / wall as f64 };
+    DeviceTime {
+        device,
+        ops: spans.len() as u64,
+        op_ns,
+        busy_ns: busy,
+        first_start_ns: first_start,
+        last_end_ns: last_end,
+        wall_ns: wall,
+        busy_pct,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::DeviceOp;
+
+    #[test]
+    fn overlapping_streams_count_once_and_rows_rank_by_total() {
+        let mut t = Timeline::new("test");
+        let a = t.intern("ampere_sgemm_128x64_nn");
+        let b = t.intern("vectorized_elementwise_kernel");
+        // Unsorted on purpose: busy is the union [0,100) ∪ [150,200) = 150 of a 200 wall.
+        t.push_op(DeviceOp::new(OpKind::Kernel, b, 0, 8, 150, 50));
+        t.push_op(DeviceOp::new(OpKind::Kernel, a, 0, 7, 0, 100));
+        t.push_op(DeviceOp::new(OpKind::Kernel, b, 0, 8, 20, 30));
+        let s = summarize_kernels(&t, &Families::builtin());
+        assert_eq!(s.device_ns, 180);
+        assert_eq!(s.devices[0].busy_ns, 150);
+        assert_eq!(s.devices[0].wall_ns, 200);
+        assert_eq!(s.kernels[0].name, "ampere_sgemm_128x64_nn");
+        assert_eq!((s.kernels[1].calls, s.kernels[1].min_ns, s.kernels[1].max_ns), (2, 30, 50));
+        assert_eq!(s.family_ns(Family::Elementwise), 80);
+        assert_eq!(s.top(1).len(), 1);
+    }
+}

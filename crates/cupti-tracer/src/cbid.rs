@@ -1,0 +1,300 @@
+//! The API calls `PROF_CUPTI_API=launch` records: those that launch or move device work.
+//!
+//! Kernel launches (`cudaLaunchKernel`, `cudaLaunchKernelExC`, `cudaLaunchCooperativeKernel*`,
+//! `cudaLaunchHostFunc`, `__cudaLaunchKernel`, `cuLaunchKernel`, `cuLaunchKernelEx`, the legacy
+//! `cudaLaunch`/`cuLaunch*`), graph launches (`cudaGraphLaunch`, `cuGraphLaunch`), every
+//! memcpy and memset entry point (`cudaMemcpy*`, `cudaMemset*`, `cuMemcpy*`, `cu64Memcpy*`,
+//! `cuMemsetD*`, `cu64MemsetD*`, batch copies included; graph-node setters are not calls
+//! that move work), and the synchronize calls (`cuda{Device,Thread,Stream,Event}Synchronize`,
+//! `cu{Ctx,Stream,Event}Synchronize`), with their `_ptsz`/`_ptds` variants.
+//!
+//! The ids are the values of `CUpti_runtime_api_trace_cbid` in `cupti_runtime_cbid.h` and of
+//! `CUpti_driver_api_trace_cbid` in `cupti_driver_cbid.h` of CUDA 13.0 (the
+//! `nvidia-cuda-cupti==13.0.85` wheel, `nvidia/cu13/include/`), every entry of those enums
+//! whose name matches the rule above, in header order. Ids are stable across CUPTI releases
+//! (new functions get new ids), so the table also holds for older CUPTIs, which lack only
+//! the newest entries.
+
+use crate::format::domain;
+
+/// `CUPTI_RUNTIME_TRACE_CBID_SIZE` in CUDA 13.0's `cupti_runtime_cbid.h`.
+pub const RUNTIME_CBID_SIZE: u32 = 523;
+/// `CUPTI_DRIVER_TRACE_CBID_SIZE` in CUDA 13.0's `cupti_driver_cbid.h`.
+pub const DRIVER_CBID_SIZE: u32 = 807;
+
+/// The `runtime` launch set: `CUPTI_RUNTIME_TRACE_CBID_<name> = <id>` from CUDA 13.0's `cupti_runtime_cbid.h`.
+pub const RUNTIME_LAUNCH: [(u32, &str); 86] = [
+    (13, "cudaLaunch_v3020"),
+    (31, "cudaMemcpy_v3020"),
+    (32, "cudaMemcpy2D_v3020"),
+    (33, "cudaMemcpyToArray_v3020"),
+    (34, "cudaMemcpy2DToArray_v3020"),
+    (35, "cudaMemcpyFromArray_v3020"),
+    (36, "cudaMemcpy2DFromArray_v3020"),
+    (37, "cudaMemcpyArrayToArray_v3020"),
+    (38, "cudaMemcpy2DArrayToArray_v3020"),
+    (39, "cudaMemcpyToSymbol_v3020"),
+    (40, "cudaMemcpyFromSymbol_v3020"),
+    (41, "cudaMemcpyAsync_v3020"),
+    (42, "cudaMemcpyToArrayAsync_v3020"),
+    (43, "cudaMemcpyFromArrayAsync_v3020"),
+    (44, "cudaMemcpy2DAsync_v3020"),
+    (45, "cudaMemcpy2DToArrayAsync_v3020"),
+    (46, "cudaMemcpy2DFromArrayAsync_v3020"),
+    (47, "cudaMemcpyToSymbolAsync_v3020"),
+    (48, "cudaMemcpyFromSymbolAsync_v3020"),
+    (49, "cudaMemset_v3020"),
+    (50, "cudaMemset2D_v3020"),
+    (51, "cudaMemsetAsync_v3020"),
+    (52, "cudaMemset2DAsync_v3020"),
+    (126, "cudaThreadSynchronize_v3020"),
+    (131, "cudaStreamSynchronize_v3020"),
+    (137, "cudaEventSynchronize_v3020"),
+    (142, "cudaMemset3D_v3020"),
+    (143, "cudaMemset3DAsync_v3020"),
+    (144, "cudaMemcpy3D_v3020"),
+    (145, "cudaMemcpy3DAsync_v3020"),
+    (160, "cudaMemcpyPeer_v4000"),
+    (161, "cudaMemcpyPeerAsync_v4000"),
+    (162, "cudaMemcpy3DPeer_v4000"),
+    (163, "cudaMemcpy3DPeerAsync_v4000"),
+    (165, "cudaDeviceSynchronize_v3020"),
+    (211, "cudaLaunchKernel_v7000"),
+    (213, "cudaLaunch_ptsz_v7000"),
+    (214, "cudaLaunchKernel_ptsz_v7000"),
+    (215, "cudaMemcpy_ptds_v7000"),
+    (216, "cudaMemcpy2D_ptds_v7000"),
+    (217, "cudaMemcpyToArray_ptds_v7000"),
+    (218, "cudaMemcpy2DToArray_ptds_v7000"),
+    (219, "cudaMemcpyFromArray_ptds_v7000"),
+    (220, "cudaMemcpy2DFromArray_ptds_v7000"),
+    (221, "cudaMemcpyArrayToArray_ptds_v7000"),
+    (222, "cudaMemcpy2DArrayToArray_ptds_v7000"),
+    (223, "cudaMemcpyToSymbol_ptds_v7000"),
+    (224, "cudaMemcpyFromSymbol_ptds_v7000"),
+    (225, "cudaMemcpyAsync_ptsz_v7000"),
+    (226, "cudaMemcpyToArrayAsync_ptsz_v7000"),
+    (227, "cudaMemcpyFromArrayAsync_ptsz_v7000"),
+    (228, "cudaMemcpy2DAsync_ptsz_v7000"),
+    (229, "cudaMemcpy2DToArrayAsync_ptsz_v7000"),
+    (230, "cudaMemcpy2DFromArrayAsync_ptsz_v7000"),
+    (231, "cudaMemcpyToSymbolAsync_ptsz_v7000"),
+    (232, "cudaMemcpyFromSymbolAsync_ptsz_v7000"),
+    (233, "cudaMemset_ptds_v7000"),
+    (234, "cudaMemset2D_ptds_v7000"),
+    (235, "cudaMemsetAsync_ptsz_v7000"),
+    (236, "cudaMemset2DAsync_ptsz_v7000"),
+    (239, "cudaStreamSynchronize_ptsz_v7000"),
+    (243, "cudaMemset3D_ptds_v7000"),
+    (244, "cudaMemset3DAsync_ptsz_v7000"),
+    (245, "cudaMemcpy3D_ptds_v7000"),
+    (246, "cudaMemcpy3DAsync_ptsz_v7000"),
+    (249, "cudaMemcpy3DPeer_ptds_v7000"),
+    (250, "cudaMemcpy3DPeerAsync_ptsz_v7000"),
+    (269, "cudaLaunchCooperativeKernel_v9000"),
+    (270, "cudaLaunchCooperativeKernel_ptsz_v9000"),
+    (272, "cudaLaunchCooperativeKernelMultiDevice_v9000"),
+    (284, "cudaLaunchHostFunc_v10000"),
+    (285, "cudaLaunchHostFunc_ptsz_v10000"),
+    (311, "cudaGraphLaunch_v10000"),
+    (312, "cudaGraphLaunch_ptsz_v10000"),
+    (430, "cudaLaunchKernelExC_v11060"),
+    (431, "cudaLaunchKernelExC_ptsz_v11060"),
+    (482, "cudaMemcpyBatchAsync_v12080"),
+    (483, "cudaMemcpyBatchAsync_ptsz_v12080"),
+    (484, "cudaMemcpy3DBatchAsync_v12080"),
+    (485, "cudaMemcpy3DBatchAsync_ptsz_v12080"),
+    (505, "__cudaLaunchKernel_v13000"),
+    (506, "__cudaLaunchKernel_ptsz_v13000"),
+    (509, "cudaMemcpyBatchAsync_v13000"),
+    (510, "cudaMemcpyBatchAsync_ptsz_v13000"),
+    (511, "cudaMemcpy3DBatchAsync_v13000"),
+    (512, "cudaMemcpy3DBatchAsync_ptsz_v13000"),
+];
+/// The `driver` launch set: `CUPTI_DRIVER_TRACE_CBID_<name> = <id>` from CUDA 13.0's `cupti_driver_cbid.h`.
+pub const DRIVER_LAUNCH: [(u32, &str); 149] = [
+    (17, "cuCtxSynchronize"),
+    (43, "cuMemcpyHtoD"),
+    (44, "cu64MemcpyHtoD"),
+    (45, "cuMemcpyDtoH"),
+    (46, "cu64MemcpyDtoH"),
+    (47, "cuMemcpyDtoD"),
+    (48, "cu64MemcpyDtoD"),
+    (49, "cuMemcpyDtoA"),
+    (50, "cu64MemcpyDtoA"),
+    (51, "cuMemcpyAtoD"),
+    (52, "cu64MemcpyAtoD"),
+    (53, "cuMemcpyHtoA"),
+    (54, "cuMemcpyAtoH"),
+    (55, "cuMemcpyAtoA"),
+    (56, "cuMemcpy2D"),
+    (57, "cuMemcpy2DUnaligned"),
+    (58, "cuMemcpy3D"),
+    (59, "cu64Memcpy3D"),
+    (60, "cuMemcpyHtoDAsync"),
+    (61, "cu64MemcpyHtoDAsync"),
+    (62, "cuMemcpyDtoHAsync"),
+    (63, "cu64MemcpyDtoHAsync"),
+    (64, "cuMemcpyDtoDAsync"),
+    (65, "cu64MemcpyDtoDAsync"),
+    (66, "cuMemcpyHtoAAsync"),
+    (67, "cuMemcpyAtoHAsync"),
+    (68, "cuMemcpy2DAsync"),
+    (69, "cuMemcpy3DAsync"),
+    (70, "cu64Memcpy3DAsync"),
+    (71, "cuMemsetD8"),
+    (72, "cu64MemsetD8"),
+    (73, "cuMemsetD16"),
+    (74, "cu64MemsetD16"),
+    (75, "cuMemsetD32"),
+    (76, "cu64MemsetD32"),
+    (77, "cuMemsetD2D8"),
+    (78, "cu64MemsetD2D8"),
+    (79, "cuMemsetD2D16"),
+    (80, "cu64MemsetD2D16"),
+    (81, "cuMemsetD2D32"),
+    (82, "cu64MemsetD2D32"),
+    (115, "cuLaunch"),
+    (116, "cuLaunchGrid"),
+    (117, "cuLaunchGridAsync"),
+    (121, "cuEventSynchronize"),
+    (126, "cuStreamSynchronize"),
+    (216, "cuMemsetD8Async"),
+    (217, "cu64MemsetD8Async"),
+    (218, "cuMemsetD16Async"),
+    (219, "cu64MemsetD16Async"),
+    (220, "cuMemsetD32Async"),
+    (221, "cu64MemsetD32Async"),
+    (222, "cuMemsetD2D8Async"),
+    (223, "cu64MemsetD2D8Async"),
+    (224, "cuMemsetD2D16Async"),
+    (225, "cu64MemsetD2D16Async"),
+    (226, "cuMemsetD2D32Async"),
+    (227, "cu64MemsetD2D32Async"),
+    (232, "cu64Memcpy2D"),
+    (233, "cu64Memcpy2DUnaligned"),
+    (234, "cu64Memcpy2DAsync"),
+    (248, "cuMemcpy_v2"),
+    (249, "cuMemsetD8_v2"),
+    (250, "cuMemsetD16_v2"),
+    (251, "cuMemsetD32_v2"),
+    (252, "cuMemsetD2D8_v2"),
+    (253, "cuMemsetD2D16_v2"),
+    (254, "cuMemsetD2D32_v2"),
+    (276, "cuMemcpyHtoD_v2"),
+    (277, "cuMemcpyHtoDAsync_v2"),
+    (278, "cuMemcpyDtoH_v2"),
+    (279, "cuMemcpyDtoHAsync_v2"),
+    (280, "cuMemcpyDtoD_v2"),
+    (281, "cuMemcpyDtoDAsync_v2"),
+    (282, "cuMemcpyAtoH_v2"),
+    (283, "cuMemcpyAtoHAsync_v2"),
+    (284, "cuMemcpyAtoD_v2"),
+    (285, "cuMemcpyDtoA_v2"),
+    (286, "cuMemcpyAtoA_v2"),
+    (287, "cuMemcpy2D_v2"),
+    (288, "cuMemcpy2DUnaligned_v2"),
+    (289, "cuMemcpy2DAsync_v2"),
+    (290, "cuMemcpy3D_v2"),
+    (291, "cuMemcpy3DAsync_v2"),
+    (292, "cuMemcpyHtoA_v2"),
+    (293, "cuMemcpyHtoAAsync_v2"),
+    (305, "cuMemcpy"),
+    (306, "cuMemcpyAsync"),
+    (307, "cuLaunchKernel"),
+    (318, "cuMemcpyPeer"),
+    (319, "cuMemcpyPeerAsync"),
+    (320, "cuMemcpy3DPeer"),
+    (321, "cuMemcpy3DPeerAsync"),
+    (397, "cuMemcpyHtoD_v2_ptds"),
+    (398, "cuMemcpyDtoH_v2_ptds"),
+    (399, "cuMemcpyDtoD_v2_ptds"),
+    (400, "cuMemcpyDtoA_v2_ptds"),
+    (401, "cuMemcpyAtoD_v2_ptds"),
+    (402, "cuMemcpyHtoA_v2_ptds"),
+    (403, "cuMemcpyAtoH_v2_ptds"),
+    (404, "cuMemcpyAtoA_v2_ptds"),
+    (405, "cuMemcpy2D_v2_ptds"),
+    (406, "cuMemcpy2DUnaligned_v2_ptds"),
+    (407, "cuMemcpy3D_v2_ptds"),
+    (408, "cuMemcpy_ptds"),
+    (409, "cuMemcpyPeer_ptds"),
+    (410, "cuMemcpy3DPeer_ptds"),
+    (411, "cuMemsetD8_v2_ptds"),
+    (412, "cuMemsetD16_v2_ptds"),
+    (413, "cuMemsetD32_v2_ptds"),
+    (414, "cuMemsetD2D8_v2_ptds"),
+    (415, "cuMemsetD2D16_v2_ptds"),
+    (416, "cuMemsetD2D32_v2_ptds"),
+    (418, "cuMemcpyAsync_ptsz"),
+    (419, "cuMemcpyHtoAAsync_v2_ptsz"),
+    (420, "cuMemcpyAtoHAsync_v2_ptsz"),
+    (421, "cuMemcpyHtoDAsync_v2_ptsz"),
+    (422, "cuMemcpyDtoHAsync_v2_ptsz"),
+    (423, "cuMemcpyDtoDAsync_v2_ptsz"),
+    (424, "cuMemcpy2DAsync_v2_ptsz"),
+    (425, "cuMemcpy3DAsync_v2_ptsz"),
+    (426, "cuMemcpyPeerAsync_ptsz"),
+    (427, "cuMemcpy3DPeerAsync_ptsz"),
+    (428, "cuMemsetD8Async_ptsz"),
+    (429, "cuMemsetD16Async_ptsz"),
+    (430, "cuMemsetD32Async_ptsz"),
+    (431, "cuMemsetD2D8Async_ptsz"),
+    (432, "cuMemsetD2D16Async_ptsz"),
+    (433, "cuMemsetD2D32Async_ptsz"),
+    (440, "cuStreamSynchronize_ptsz"),
+    (442, "cuLaunchKernel_ptsz"),
+    (477, "cuLaunchCooperativeKernel"),
+    (478, "cuLaunchCooperativeKernel_ptsz"),
+    (480, "cuLaunchCooperativeKernelMultiDevice"),
+    (514, "cuGraphLaunch"),
+    (515, "cuGraphLaunch_ptsz"),
+    (527, "cuLaunchHostFunc"),
+    (528, "cuLaunchHostFunc_ptsz"),
+    (652, "cuLaunchKernelEx"),
+    (653, "cuLaunchKernelEx_ptsz"),
+    (776, "cuMemcpyBatchAsync"),
+    (777, "cuMemcpyBatchAsync_ptsz"),
+    (778, "cuMemcpy3DBatchAsync"),
+    (779, "cuMemcpy3DBatchAsync_ptsz"),
+    (796, "cuMemcpyBatchAsync_v2"),
+    (797, "cuMemcpyBatchAsync_v2_ptsz"),
+    (798, "cuMemcpy3DBatchAsync_v2"),
+    (799, "cuMemcpy3DBatchAsync_v2_ptsz"),
+    (800, "cuCtxSynchronize_v2"),
+];
+
+const fn bits<const W: usize>(table: &[(u32, &str)]) -> [u64; W] {
+    let mut out = [0u64; W];
+    let mut i = 0;
+    while i < table.len() {
+        let id = table[i].0 as usize;
+        out[id / 64] |= 1 << (id % 64);
+        i += 1;
+    }
+    out
+}
+
+const RUNTIME_BITS: [u64; RUNTIME_CBID_SIZE.div_ceil(64) as usize] = bits(&RUNTIME_LAUNCH);
+const DRIVER_BITS: [u64; DRIVER_CBID_SIZE.div_ceil(64) as usize] = bits(&DRIVER_LAUNCH);
+
+/// True when API call `cbid` of `api_domain` ([`domain::RUNTIME`] or [`domain::DRIVER`]) is in
+/// the launch set. A bit test, cheap enough for the per-record path.
+pub fn is_launch(api_domain: u8, cbid: u32) -> bool {
+    let bits: &[u64] = match api_domain {
+        domain::RUNTIME => &RUNTIME_BITS,
+        domain::DRIVER => &DRIVER_BITS,
+        _ => return false,
+    };
+    bits.get((cbid / 64) as usize).is_some_and(|word| word & (1 << (cbid % 64)) != 0)
+}
+
+/// Every (domain, cbid) of the launch set, runtime first.
+pub fn launch_set() -> impl Iterator<Item = (u8, u32)> {
+    let runtime = RUNTIME_LAUNCH.iter().map(|&(id, _)| (domain::RUNTIME, id));
+    runtime.chain(DRIVER_LAUNCH.iter().map(|&(id, _)| (domain::DRIVER, id)))
+}
+
+#[cfg(test)]
+#[path = "cbid_tests.rs"]
+mod tests;

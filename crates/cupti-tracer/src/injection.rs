@@ -1,0 +1,323 @@
+//! The tracer inside the traced process: start-up from `InitializeInjection`, the CUPTI
+//! buffer callbacks, a control thread (periodic flush, window end, SIGUSR1) and the
+//! `atexit` flush.
+//!
+//! Nothing here may take the host down: every `extern "C"` entry catches panics, locks are
+//! held only while a buffer is drained, and any failure becomes one warning line on stderr.
+
+use crate::activity;
+use crate::config::{ApiMode, Config, SignalMode};
+use crate::demangle::Demangler;
+use crate::enable::{self, ApiCollection, Enabled};
+use crate::error::TracerError;
+use crate::ffi::{Cupti, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, CUPTI_SUCCESS};
+use crate::format::Header;
+use crate::recorder::Recorder;
+use crate::window::{Toggle, Window};
+use crate::writer::TraceWriter;
+use std::alloc::Layout;
+use std::ffi::{c_int, c_void};
+use std::fs::File;
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+/// Size of each activity buffer handed to CUPTI.
+pub const BUFFER_SIZE: usize = 8 << 20;
+const BUFFER_LAYOUT: Layout = match Layout::from_size_align(BUFFER_SIZE, 8) {
+    Ok(layout) => layout,
+    Err(_) => panic!("8 MiB aligned to 8 is a valid layout"),
+};
+/// Completed buffers kept for reuse instead of being freed.
+const POOL_MAX: usize = 8;
+const POLL: Duration = Duration::from_millis(50);
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
+static STARTED: AtomicBool = AtomicBool::new(false);
+static SIGNALLED: AtomicBool = AtomicBool::new(false);
+static TRACER: OnceLock<Tracer> = OnceLock::new();
+static POOL: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+struct Tracer {
+    cupti: Cupti,
+    writer: Mutex<Option<TraceWriter<File>>>,
+    output: PathBuf,
+    recorder: Recorder,
+    enabled: OnceLock<Enabled>,
+    shutdown: AtomicBool,
+    warned_io: AtomicBool,
+}
+
+/// Writes `prof-cupti: warning: <message>` to stderr, ignoring a closed stderr.
+pub fn warn(message: &str) {
+    let _ = std::io::stderr().write_all(format!("prof-cupti: warning: {message}\n").as_bytes());
+}
+
+fn note(message: &str) {
+    let _ = std::io::stderr().write_all(format!("prof-cupti: {message}\n").as_bytes());
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The body of `InitializeInjection`: starts tracing once per process. Always returns 1
+/// (success) so CUDA carries on whether or not tracing could start.
+pub fn initialize_injection() -> c_int {
+    let _ = catch_unwind(|| {
+        if STARTED.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if let Err(error) = start() {
+            warn(&format!("{error}; tracing disabled"));
+        }
+    });
+    1
+}
+
+fn start() -> Result<(), TracerError> {
+    let config = Config::from_env();
+    for line in &config.warnings {
+        warn(line);
+    }
+    let cupti = Cupti::load(config.library.as_deref(), config.cuda_home.as_deref())?;
+    let file = create_output(&config.output)?;
+    let t0 = cupti.timestamp();
+    let header = Header {
+        pid: std::process::id(),
+        rank: config.rank.unwrap_or(-1),
+        local_rank: config.local_rank.unwrap_or(-1),
+        t0,
+    };
+    let window = Window::new(t0, config.start_after_ms, config.duration_ms, config.signal == SignalMode::Paused);
+    let tracer = Tracer {
+        cupti,
+        writer: Mutex::new(Some(TraceWriter::new(file, &header))),
+        output: config.output.clone(),
+        recorder: Recorder::new(window, Demangler::find()),
+        enabled: OnceLock::new(),
+        shutdown: AtomicBool::new(false),
+        warned_io: AtomicBool::new(false),
+    };
+    if TRACER.set(tracer).is_err() {
+        return Ok(());
+    }
+    let Some(tracer) = TRACER.get() else { return Ok(()) };
+    if let Err(error) = tracer.enable_all(config.api) {
+        tracer.abandon();
+        return Err(error);
+    }
+    // SAFETY: `at_exit` is an `extern "C" fn()` that catches its own panics.
+    unsafe { libc::atexit(at_exit) };
+    let signal = config.signal != SignalMode::Off;
+    if signal && !install_signal_handler() {
+        warn("cannot install the SIGUSR1 handler; PROF_CUPTI_SIGNAL ignored");
+    }
+    let spawned = std::thread::Builder::new().name("prof-cupti".to_owned()).spawn(move || {
+        let _ = catch_unwind(AssertUnwindSafe(|| tracer.control_loop(signal)));
+    });
+    if spawned.is_err() {
+        warn("cannot start the flush thread; records are written when buffers fill and at exit");
+    }
+    Ok(())
+}
+
+fn create_output(path: &Path) -> Result<File, TracerError> {
+    let error = |source| TracerError::Output { path: path.to_owned(), source };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(error)?;
+    }
+    File::create(path).map_err(error)
+}
+
+impl Tracer {
+    fn enable_all(&self, mode: ApiMode) -> Result<(), TracerError> {
+        self.cupti.register_callbacks(buffer_requested, buffer_completed)?;
+        let on = enable::enable(&self.cupti, mode, &mut |line| warn(&line))?;
+        self.recorder.set_launch_only(on.api == ApiCollection::Filtered);
+        let _ = self.enabled.set(on);
+        Ok(())
+    }
+
+    fn disable_all(&self) {
+        if let Some(on) = self.enabled.get() {
+            enable::disable(&self.cupti, on);
+        }
+    }
+
+    /// Undoes a failed start: nothing is traced and the empty trace file is removed.
+    fn abandon(&self) {
+        self.shutdown.store(true, Ordering::SeqCst);
+        self.disable_all();
+        drop(lock(&self.writer).take());
+        let _ = std::fs::remove_file(&self.output);
+    }
+
+    fn control_loop(&self, signal: bool) {
+        let mut last_flush = Instant::now();
+        loop {
+            std::thread::sleep(POLL);
+            if self.shutdown.load(Ordering::SeqCst) {
+                return;
+            }
+            let now = self.cupti.timestamp();
+            if signal && SIGNALLED.swap(false, Ordering::SeqCst) {
+                let toggle = self.recorder.window.toggle(now);
+                note(match toggle {
+                    Toggle::Opened => "SIGUSR1: capture window opened",
+                    Toggle::Closed => "SIGUSR1: capture window closed",
+                    Toggle::Ignored => "SIGUSR1: capture window already closed",
+                });
+            }
+            if self.recorder.window.is_closed_at(now) {
+                self.close_window();
+                return;
+            }
+            if last_flush.elapsed() >= FLUSH_EVERY {
+                self.flush(0);
+                last_flush = Instant::now();
+            }
+        }
+    }
+
+    /// Stops collection once the window is over and writes everything out.
+    fn close_window(&self) {
+        self.disable_all();
+        let _ = self.cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        let mut guard = lock(&self.writer);
+        if let Some(writer) = guard.as_mut() {
+            writer.window_end(self.recorder.window.end().unwrap_or(0));
+            self.write_out(writer);
+        }
+    }
+
+    fn flush(&self, flag: u32) {
+        let _ = self.cupti.flush_all(flag);
+        if let Some(writer) = lock(&self.writer).as_mut() {
+            self.write_out(writer);
+        }
+    }
+
+    fn write_out(&self, writer: &mut TraceWriter<File>) {
+        if let Err(error) = writer.flush() {
+            if !self.warned_io.swap(true, Ordering::SeqCst) {
+                warn(&format!("cannot write {}: {error}; tracing stopped", self.output.display()));
+            }
+        }
+    }
+
+    /// Reads every record of a completed buffer into the writer.
+    ///
+    /// # Safety
+    /// `buffer` must be a buffer CUPTI completed, with `valid` valid bytes.
+    unsafe fn drain(&self, buffer: *mut u8, valid: usize, stream_id: u32) {
+        let valid = valid.min(BUFFER_SIZE);
+        let mut guard = lock(&self.writer);
+        let Some(writer) = guard.as_mut() else { return };
+        // SAFETY: CUPTI filled `valid` bytes of this buffer and has handed it back to us.
+        let bytes = unsafe { std::slice::from_raw_parts(buffer, valid) };
+        let mut record: *mut c_void = std::ptr::null_mut();
+        loop {
+            // SAFETY: `buffer` is a completed activity buffer; `record` is null or the previous record.
+            let status = unsafe { self.cupti.next_record(buffer, valid, &mut record) };
+            if status != CUPTI_SUCCESS || record.is_null() {
+                break;
+            }
+            let offset = (record as usize).wrapping_sub(buffer as usize);
+            let Some(rest) = bytes.get(offset..) else { break };
+            if let Some(activity) = activity::decode(rest) {
+                let names = |domain: u8, cbid: u32| self.cupti.callback_name(u32::from(domain), cbid);
+                // SAFETY: kernel name pointers come from CUPTI and live as long as the process.
+                unsafe { self.recorder.record(writer, activity, names) };
+            }
+        }
+        writer.dropped(self.cupti.dropped_records(stream_id));
+    }
+}
+
+fn take_buffer() -> *mut u8 {
+    if let Some(address) = lock(&POOL).pop() {
+        return address as *mut u8;
+    }
+    // SAFETY: BUFFER_LAYOUT has a non-zero size.
+    unsafe { std::alloc::alloc(BUFFER_LAYOUT) }
+}
+
+fn release(buffer: *mut u8) {
+    let mut pool = lock(&POOL);
+    if pool.len() < POOL_MAX && pool.try_reserve(1).is_ok() {
+        pool.push(buffer as usize);
+        return;
+    }
+    drop(pool);
+    // SAFETY: every buffer given to CUPTI came from `take_buffer` with BUFFER_LAYOUT.
+    unsafe { std::alloc::dealloc(buffer, BUFFER_LAYOUT) };
+}
+
+/// CUPTI asks for an empty buffer: 8 MiB, 8-byte aligned, or none when memory is short
+/// (CUPTI then drops records and reports how many).
+unsafe extern "C" fn buffer_requested(buffer: *mut *mut u8, size: *mut usize, max_records: *mut usize) {
+    if buffer.is_null() || size.is_null() || max_records.is_null() {
+        return;
+    }
+    let fresh = catch_unwind(take_buffer).unwrap_or(std::ptr::null_mut());
+    // SAFETY: CUPTI passes valid out-pointers (checked non-null above).
+    unsafe {
+        *buffer = fresh;
+        *size = if fresh.is_null() { 0 } else { BUFFER_SIZE };
+        *max_records = 0;
+    }
+}
+
+/// CUPTI hands a filled buffer back.
+unsafe extern "C" fn buffer_completed(_: *mut c_void, stream_id: u32, buffer: *mut u8, _: usize, valid: usize) {
+    if buffer.is_null() {
+        return;
+    }
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if let Some(tracer) = TRACER.get() {
+            // SAFETY: CUPTI completed this buffer with `valid` bytes.
+            unsafe { tracer.drain(buffer, valid, stream_id) };
+        }
+    }));
+    let _ = catch_unwind(|| release(buffer));
+}
+
+extern "C" fn at_exit() {
+    let _ = catch_unwind(|| {
+        let Some(tracer) = TRACER.get() else { return };
+        if tracer.shutdown.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let _ = tracer.cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        let Some(writer) = lock(&tracer.writer).take() else { return };
+        let (records, lost) = (writer.records(), writer.lost());
+        match writer.finish() {
+            Ok(_) if lost > 0 => warn(&format!("{lost} records did not fit and were lost")),
+            Ok(_) => {
+                let (api, refused) = tracer.enabled.get().map_or(("none", 0), |on| (on.api.describe(), on.api_refused));
+                let refused = if refused > 0 { format!("; CUPTI refused {refused} launch ids") } else { String::new() };
+                note(&format!("wrote {records} records (API calls: {api}{refused}) to {}", tracer.output.display()))
+            }
+            Err(error) => warn(&format!("cannot finish {}: {error}", tracer.output.display())),
+        }
+    });
+}
+
+extern "C" fn on_sigusr1(_: c_int) {
+    SIGNALLED.store(true, Ordering::SeqCst);
+}
+
+fn install_signal_handler() -> bool {
+    // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic, which is
+    // async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigusr1 as extern "C" fn(c_int) as libc::sighandler_t;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut()) == 0
+    }
+}

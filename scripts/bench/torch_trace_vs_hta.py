@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""`prof analyze` against HolisticTraceAnalysis on the same large PyTorch profiler trace.
+
+Builds a trace of about SIZE_MB by repeating the events of the real H200 trace
+(tests/fixtures/nvidia/h200-probe/torch-trace.json) with shifted timestamps and correlation
+ids, then times, in one run on one machine:
+  prof:  `prof analyze --json FILE` (kernel summary, families, diagnosis)
+  HTA:   TraceAnalysis(trace_dir).get_gpu_kernel_breakdown() (pip install HolisticTraceAnalysis)
+and prints wall time, MB/s, peak RSS and both tools' total kernel time (they must agree).
+Usage: torch_trace_vs_hta.py PROF_BINARY [SIZE_MB] [--skip-hta]
+"""
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SOURCE = os.path.join(ROOT, "tests/fixtures/nvidia/h200-probe/torch-trace.json")
+
+
+def build(size_mb, path):
+    if os.path.exists(path) and os.path.getsize(path) >= size_mb * 1e6 * 0.95:
+        return
+    doc = json.load(open(SOURCE))
+    events = doc["traceEvents"]
+    ts = [float(e["ts"]) for e in events if "ts" in e]
+    span = (max(ts) - min(ts)) + 1000.0
+    head = {k: v for k, v in doc.items() if k != "traceEvents"}
+    one = sum(len(json.dumps(e)) + 2 for e in events)
+    copies = max(1, int(size_mb * 1e6 / one))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as out:
+        out.write(json.dumps(head)[:-1] + ', "traceEvents": [\n')
+        first = True
+        for i in range(copies):
+            shift = i * span
+            for e in events:
+                e2 = dict(e)
+                if "ts" in e2:
+                    e2["ts"] = round(float(e2["ts"]) + shift, 3)
+                args = e2.get("args")
+                if isinstance(args, dict) and "correlation" in args:
+                    args = dict(args)
+                    args["correlation"] = args["correlation"] + i * 1_000_000
+                    e2["args"] = args
+                if e2.get("id") is not None and e2.get("ph") in ("s", "f"):
+                    e2["id"] = e2["id"] + i * 1_000_000 if isinstance(e2["id"], int) else e2["id"]
+                out.write(("" if first else ",\n") + json.dumps(e2))
+                first = False
+        out.write("\n]}\n")
+    os.rename(path + ".tmp", path)
+
+
+def run(argv):
+    start = time.monotonic()
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv[0]} failed: {proc.stderr[-2000:]}")
+    return wall, proc.stdout
+
+
+HTA = """
+import sys, json, resource
+from hta.trace_analysis import TraceAnalysis
+a = TraceAnalysis(trace_dir=sys.argv[1])
+types, kernels = a.get_gpu_kernel_breakdown(visualize=False)
+total = float(kernels["sum"].sum()) if "sum" in kernels else float("nan")
+print(json.dumps({"kernel_total_us": total, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def main():
+    prof = sys.argv[1]
+    size_mb = float(sys.argv[2]) if len(sys.argv) > 2 and not sys.argv[2].startswith("--") else 1000
+    trace_dir = f"/tmp/prof-bench/torch-{int(size_mb)}mb"
+    path = os.path.join(trace_dir, "rank-0.json")
+    build(size_mb, path)
+    size = os.path.getsize(path) / 1e6
+    print(f"trace: {path} ({size:.0f} MB)")
+    wall, out = run([prof, "analyze", "--json", path])
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    doc = json.loads(out)
+    prof_kernel_ns = sum(k["total_ns"] for k in doc["summary"]["kernels"] if k["kind"] in ("kernel", "communication"))
+    print(f"prof analyze: {wall:.2f} s, {size / wall:.0f} MB/s, peak RSS {rss:.0f} MB, kernel total {prof_kernel_ns / 1e6:.1f} ms")
+    if "--skip-hta" in sys.argv:
+        return
+    wall_hta, out = run([sys.executable, "-c", HTA, trace_dir])
+    hta = json.loads(out.strip().splitlines()[-1])
+    print(f"HTA get_gpu_kernel_breakdown: {wall_hta:.2f} s, {size / wall_hta:.1f} MB/s, peak RSS {hta['maxrss_kb'] / 1024:.0f} MB, kernel total {hta['kernel_total_us'] / 1e3:.1f} ms")
+    print(f"prof is {wall_hta / wall:.1f}x faster than HTA on the same file")
+
+
+main()
