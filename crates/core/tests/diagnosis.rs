@@ -1,0 +1,136 @@
+//! Each diagnosis rule on a small synthetic timeline that triggers it and one that does not.
+
+use prof_core::diagnosis::{HOST_BOUND_BUSY_PCT, REPREFILL_MIN_STEPS};
+use prof_core::{
+    diagnose, summarize_kernels, DeviceOp, DiagnosisKind, DiagnosisReport, Families, HostCategory, HostSpan, OpKind,
+    Severity, Timeline,
+};
+
+/// `steps` repetitions of `step` (name, duration ns) on one stream, `gap` ns apart; a
+/// duration of 0 in `step` takes `grow(step index)` instead.
+fn run(step: &[(&str, u64)], steps: u64, gap: u64, grow: impl Fn(u64) -> u64) -> Timeline {
+    let mut t = Timeline::new("synthetic");
+    let mut at = 0;
+    for index in 0..steps {
+        for &(name, dur) in step {
+            let dur = if dur == 0 { grow(index) } else { dur };
+            let id = t.intern(name);
+            t.push_op(DeviceOp::new(OpKind::Kernel, id, 0, 7, at, dur));
+            at += dur + gap;
+        }
+    }
+    t
+}
+
+fn report(t: &Timeline) -> DiagnosisReport {
+    diagnose(t, &summarize_kernels(t, &Families::builtin()))
+}
+
+fn flat(_: u64) -> u64 {
+    0
+}
+
+#[test]
+fn healthy_dense_decode() {
+    let decode = [("rms_norm_kernel", 5), ("gemv2T_kernel", 50), ("rms_norm_kernel", 5), ("gemv2T_kernel", 50)];
+    let mut step = decode.to_vec();
+    step.push(("flash_fwd_kernel", 20));
+    let r = report(&run(&step, 3, 0, flat));
+    let found = r.get(DiagnosisKind::HealthyDenseDecode).expect("healthy decode");
+    assert_eq!(found.severity, Severity::Info);
+    assert!(found.evidence[0].contains("gemv: 0.3 µs in 6 calls, 76.9 %"), "{:?}", found.evidence);
+    step.push(("flash_fwd_kernel", 200));
+    assert!(report(&run(&step, 3, 0, flat)).get(DiagnosisKind::HealthyDenseDecode).is_none());
+}
+
+#[test]
+fn moe_shape_flags_only_heavy_routing() {
+    let light = report(&run(&[("grouped_gemm_kernel", 100), ("topk_softmax", 10)], 2, 0, flat));
+    assert_eq!(light.get(DiagnosisKind::MoeShape).map(|d| d.severity), Some(Severity::Info));
+    let heavy = report(&run(&[("grouped_gemm_kernel", 100), ("moe_align_block_size", 60)], 2, 0, flat));
+    let found = heavy.get(DiagnosisKind::MoeShape).expect("moe");
+    assert_eq!(found.severity, Severity::Warning);
+    assert!(found.evidence[2].contains("= 0.60"), "{:?}", found.evidence);
+    assert!(report(&run(&[("ampere_sgemm_128x64_nn", 100), ("topk", 60)], 2, 0, flat))
+        .get(DiagnosisKind::MoeShape)
+        .is_none());
+}
+
+#[test]
+fn quant_prep_flags_only_when_it_dwarfs_the_matmul() {
+    let heavy = report(&run(&[("scaled_fp8_quant", 300), ("sm90_xmma_gemm_e4m3", 100)], 2, 0, flat));
+    let found = heavy.get(DiagnosisKind::QuantPrep).expect("quant");
+    assert_eq!(found.severity, Severity::Warning);
+    assert!(found.evidence[2].contains("= 3.00"), "{:?}", found.evidence);
+    let light = report(&run(&[("scaled_fp8_quant", 20), ("sm90_xmma_gemm_e4m3", 100)], 2, 0, flat));
+    assert_eq!(light.get(DiagnosisKind::QuantPrep).map(|d| d.severity), Some(Severity::Info));
+    assert!(report(&run(&[("sm90_xmma_gemm_e4m3", 100)], 2, 0, flat)).get(DiagnosisKind::QuantPrep).is_none());
+}
+
+#[test]
+fn unfused_attention_is_gemm_plus_softmax_without_an_attention_kernel() {
+    let layer = [("ampere_sgemm_128x64_nn", 40), ("softmax_warp_forward", 10), ("ampere_sgemm_128x64_nn", 40)];
+    let step: Vec<_> = [&layer[..], &layer[..], &[("embedding_kernel", 5), ("argmax_kernel", 5)][..]].concat();
+    let found = report(&run(&step, 3, 0, flat));
+    let found = found.get(DiagnosisKind::UnfusedAttention).expect("unfused attention");
+    assert_eq!(found.severity, Severity::Opportunity);
+    assert!(found.evidence[1].contains("6 calls (2.0 per step over 3 steps)"), "{:?}", found.evidence);
+    let mut fused = step.clone();
+    fused.push(("flash_fwd_kernel", 5));
+    assert!(report(&run(&fused, 3, 0, flat)).get(DiagnosisKind::UnfusedAttention).is_none());
+    let sampling = [("embedding_kernel", 5), ("ampere_sgemm_128x64_nn", 40), ("softmax_warp_forward", 10)];
+    assert!(report(&run(&sampling, 3, 0, flat)).get(DiagnosisKind::UnfusedAttention).is_none());
+}
+
+#[test]
+fn unfused_norm_is_many_elementwise_kernels_without_a_norm_kernel() {
+    let mut step = vec![("ampere_sgemm_128x64_nn", 30)];
+    step.extend([("vectorized_elementwise_kernel<pow>", 3), ("reduce_kernel<mean>", 2)]);
+    step.extend([("vectorized_elementwise_kernel<rsqrt>", 3), ("vectorized_elementwise_kernel<mul>", 3)]);
+    step.extend([("vectorized_elementwise_kernel<mul>", 3)]);
+    let found = report(&run(&step, 2, 0, flat));
+    let found = found.get(DiagnosisKind::UnfusedNormRope).expect("unfused norm");
+    assert!(found.evidence[2].starts_with("4.0 elementwise calls per matmul call"), "{:?}", found.evidence);
+    step.push(("rms_norm_kernel", 2));
+    assert!(report(&run(&step, 2, 0, flat)).get(DiagnosisKind::UnfusedNormRope).is_none());
+}
+
+#[test]
+fn re_prefill_growing_is_a_warning_flat_is_info_decode_is_nothing() {
+    let step = [("embedding_kernel", 5), ("ampere_sgemm_128x128_nn", 0), ("sampling_topk", 5)];
+    let growing = report(&run(&step, 6, 0, |i| 100 + 20 * i));
+    let found = growing.get(DiagnosisKind::RePrefill).expect("re-prefill");
+    assert_eq!(found.severity, Severity::Warning);
+    assert_eq!(growing.steps.as_ref().map(|s| s.count), Some(6));
+    // First two steps 100 + 120, last two 180 + 200 ns: ×1.73.
+    assert!(found.evidence[3].contains("(×1.73"), "{:?}", found.evidence);
+    let flat_steps = report(&run(&step, 6, 0, |_| 100));
+    assert_eq!(flat_steps.get(DiagnosisKind::RePrefill).map(|d| d.severity), Some(Severity::Info));
+    let decode = [("embedding_kernel", 5), ("gemv2T_kernel", 100), ("sampling_topk", 5)];
+    assert!(report(&run(&decode, 6, 0, flat)).get(DiagnosisKind::RePrefill).is_none());
+    let few = report(&run(&step, REPREFILL_MIN_STEPS as u64 - 1, 0, |i| 100 + 20 * i));
+    assert!(few.get(DiagnosisKind::RePrefill).is_none());
+    let mut training = run(&step, 6, 0, |i| 100 + 20 * i);
+    let backward = training.intern("autograd::engine::evaluate_function: MmBackward0");
+    training.host.push(HostSpan {
+        name: backward,
+        category: HostCategory::Framework,
+        pid: 1,
+        tid: 1,
+        start_ns: 0,
+        dur_ns: 10,
+        correlation: None,
+    });
+    assert!(report(&training).get(DiagnosisKind::RePrefill).is_none());
+}
+
+#[test]
+fn host_bound_when_the_device_mostly_waits() {
+    let idle = report(&run(&[("gemv2T_kernel", 10)], 10, 90, flat));
+    let found = idle.get(DiagnosisKind::HostBound).expect("host-bound");
+    // 10 ops of 10 ns with 90 ns gaps: busy 100 of a 910 ns window.
+    assert!(found.evidence[0].contains("busy 0.1 µs of a 0.9 µs window (11.0 %"), "{:?}", found.evidence);
+    const { assert!(HOST_BOUND_BUSY_PCT > 11.0) };
+    assert!(report(&run(&[("gemv2T_kernel", 10)], 10, 5, flat)).get(DiagnosisKind::HostBound).is_none());
+    assert!(report(&Timeline::new("empty")).findings.is_empty());
+}
