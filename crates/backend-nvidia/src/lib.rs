@@ -53,7 +53,7 @@ pub use smi_query::{
 };
 pub use smi_xml::{parse_smi_xml, SmiGpu, SmiLog};
 
-use prof_core::{BreakdownTool, Detection, Error, Importer, Result, UtilizationProbe, Vendor};
+use prof_core::{BreakdownTool, DeepDive, Detection, Error, Importer, Result, UtilizationProbe, Vendor};
 
 /// The NVIDIA backend, registered in the CLI's vendor list.
 #[derive(Debug, Default)]
@@ -81,11 +81,19 @@ impl Vendor for NvidiaVendor {
 
     /// The built-in CUPTI tracer first: it works where nsys cannot finish a report.
     fn breakdown_tools(&self) -> Vec<Box<dyn BreakdownTool>> {
-        vec![Box::new(cupti_tool::CuptiTool::new())]
+        vec![Box::new(cupti_tool::CuptiTool::new()), Box::new(nsys_tool::NsysTool::new())]
     }
 
     fn importers(&self) -> Vec<Box<dyn Importer>> {
-        vec![Box::new(torch_importer::TorchTraceImporter)]
+        vec![
+            Box::new(torch_importer::TorchTraceImporter),
+            Box::new(nsys_tool::NsysExportImporter),
+            Box::new(nsys_tool::NsysStatsImporter),
+        ]
+    }
+
+    fn deep_dive(&self) -> Option<Box<dyn DeepDive>> {
+        Some(Box::new(ncu_tool::NcuTool::new()))
     }
 
     /// NVML first (with GPM on Hopper and newer); where NVML cannot load, `nvidia-smi -q -x`.

@@ -222,6 +222,30 @@ impl DeepDive for NcuTool {
         let text = String::from_utf8_lossy(&head);
         detect_page(&text).is_some() || looks_like_console(&text)
     }
+
+    fn explain_failure(&self, out_dir: &Path) -> Option<String> {
+        let log = std::fs::read_to_string(out_dir.join(CAPTURE_LOG)).ok()?;
+        let failure = crate::ncu_failure::classify_failure(&log)?;
+        let mut text = format!(
+            "{}
+  ncu said: {}
+  fix: {}",
+            failure.message, failure.evidence, failure.fix
+        );
+        if !failure.available_kernels.is_empty() {
+            text.push_str(
+                "
+  kernels ncu saw:",
+            );
+            for name in failure.available_kernels.iter().take(30) {
+                text.push_str(&format!(
+                    "
+    {name}"
+                ));
+            }
+        }
+        Some(text)
+    }
 }
 
 #[cfg(test)]

@@ -28,6 +28,8 @@
 use crate::nsys_sqlite::{self, export_command};
 use crate::nsys_stats_csv::{self, StatsTable};
 use crate::tools;
+use prof_core::families::Families;
+use prof_core::kernel_summary::KernelSummary;
 use prof_core::tools::find_program;
 use prof_core::{
     BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Importer, Result, RunPlan, Timeline,
@@ -262,9 +264,45 @@ impl BreakdownTool for NsysTool {
         }
         match nsys_sqlite::extension(path).as_deref() {
             Some("nsys-rep" | "qdrep" | "qdstrm") => true,
-            Some("csv") => nsys_stats_csv::is_stats_csv(path),
             _ => nsys_sqlite::is_nsys_export(path),
         }
+    }
+
+    fn explain_failure(&self, out_dir: &Path) -> Option<String> {
+        Self::verify_report(out_dir).err().map(|e| e.to_string())
+    }
+}
+
+/// Reads `nsys stats --format csv` reports, which hold per-kernel totals, not a timeline.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NsysStatsImporter;
+
+impl Importer for NsysStatsImporter {
+    fn name(&self) -> &'static str {
+        "nsys-stats-csv"
+    }
+
+    fn recognizes(&self, path: &Path) -> bool {
+        nsys_stats_csv::is_stats_csv(path)
+    }
+
+    fn load(&self, path: &Path) -> Result<Timeline> {
+        Err(Error::Unsupported(format!(
+            "{}: an nsys stats report holds per-kernel totals, not a timeline; `prof analyze` shows its ranking",
+            path.display()
+        )))
+    }
+
+    fn load_summary(&self, path: &Path, families: &Families) -> Option<Result<KernelSummary>> {
+        Some(NsysTool::load_stats(path).and_then(|table| {
+            table.to_kernel_summary(families).ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "{}: this nsys stats report ({}) lists no device kernels or memory operations",
+                    path.display(),
+                    table.report.report_names()
+                ))
+            })
+        }))
     }
 }
 

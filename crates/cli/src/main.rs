@@ -5,6 +5,7 @@
 
 mod breakdown_view;
 mod commands;
+mod deep_dive_view;
 mod durations;
 mod registry;
 mod render;
@@ -28,6 +29,8 @@ enum Command {
     Util(commands::util::UtilArgs),
     /// Where does the device time go? Capture a kernel breakdown of a command.
     Breakdown(commands::breakdown::BreakdownArgs),
+    /// Why is this kernel slow? Profile one kernel of a command in depth.
+    DeepDive(commands::deep_dive::DeepDiveArgs),
     /// Read an artifact a profiler already wrote (default: the embedded H200 profile).
     Analyze(commands::analyze::AnalyzeArgs),
 }
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         Command::Detect(args) => commands::detect::run(&registry, &args),
         Command::Util(args) => commands::util::run(&registry, &args),
         Command::Breakdown(args) => commands::breakdown::run(&registry, &args),
+        Command::DeepDive(args) => commands::deep_dive::run(&registry, &args),
         Command::Analyze(args) => commands::analyze::run(&registry, &args),
     };
     match result {

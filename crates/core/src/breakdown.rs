@@ -5,6 +5,8 @@
 //! the files, tested on recorded real artifacts.
 
 use crate::error::Result;
+use crate::families::Families;
+use crate::kernel_summary::KernelSummary;
 use crate::supervisor::RunPlan;
 use crate::timeline::Timeline;
 use serde::Serialize;
@@ -59,6 +61,12 @@ pub trait BreakdownTool: Send + Sync {
     fn load(&self, artifacts: &[PathBuf]) -> Result<Timeline>;
     /// True when this tool can load the artifact at `path` (by name or content).
     fn recognizes(&self, path: &Path) -> bool;
+    /// After a failed capture into `out_dir`: what the tool's own logs say went wrong and
+    /// how to fix it, when the tool knows (a report that was never finished, a permission).
+    fn explain_failure(&self, out_dir: &Path) -> Option<String> {
+        let _ = out_dir;
+        None
+    }
 }
 
 /// Reads an artifact that a vendor tool (or a framework profiler) already wrote, with no
@@ -70,4 +78,10 @@ pub trait Importer: Send + Sync {
     fn recognizes(&self, path: &Path) -> bool;
     /// Loads it into a timeline.
     fn load(&self, path: &Path) -> Result<Timeline>;
+    /// For formats that hold only per-kernel totals (nsys `stats` CSV), not a timeline: the
+    /// ranked summary itself. `None` for timeline formats.
+    fn load_summary(&self, path: &Path, families: &Families) -> Option<Result<KernelSummary>> {
+        let _ = (path, families);
+        None
+    }
 }

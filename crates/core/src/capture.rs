@@ -92,8 +92,16 @@ mod tests {
         let d = dir("fail");
         let plan = CapturePlan {
             steps: vec![
-                RunPlan::new("capture", vec!["sh".into(), "-c".into(), "echo CUDA out of memory >&2; exit 1".into()], d.join("c.log")),
-                RunPlan::new("export", vec!["sh".into(), "-c".into(), format!("touch {}", d.join("never").display()).into()], d.join("e.log")),
+                RunPlan::new(
+                    "capture",
+                    vec!["sh".into(), "-c".into(), "echo CUDA out of memory >&2; exit 1".into()],
+                    d.join("c.log"),
+                ),
+                RunPlan::new(
+                    "export",
+                    vec!["sh".into(), "-c".into(), format!("touch {}", d.join("never").display()).into()],
+                    d.join("e.log"),
+                ),
             ],
             artifacts: vec![],
             how_to_open: String::new(),

@@ -36,6 +36,13 @@ pub trait DeepDive: Send + Sync {
     fn load(&self, artifacts: &[PathBuf]) -> Result<Vec<KernelReport>>;
     /// True when this tool can load the artifact at `path`.
     fn recognizes(&self, path: &Path) -> bool;
+    /// What the capture's logs in `out_dir` say went wrong, with the fix, when the tool knows.
+    /// Asked after a failed capture and after a successful one that produced no report
+    /// (ncu exits 0 when the kernel filter matched nothing).
+    fn explain_failure(&self, out_dir: &Path) -> Option<String> {
+        let _ = out_dir;
+        None
+    }
 }
 
 /// Severity of a profiler rule finding.

@@ -197,7 +197,9 @@ fn loads_exports_and_refuses_stats_summaries_as_timelines() {
 fn recognizes_by_extension_and_tables() {
     let tool = NsysTool::new();
     assert!(tool.recognizes(&fixture("nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite")));
-    assert!(tool.recognizes(&fixture("nsys/cudalm_rtx2080ti_nsys2022.4.2_cudaapisum.csv")));
+    // Stats CSVs hold totals, not a timeline: the stats importer takes them, not the tool.
+    assert!(!tool.recognizes(&fixture("nsys/cudalm_rtx2080ti_nsys2022.4.2_cudaapisum.csv")));
+    assert!(NsysStatsImporter.recognizes(&fixture("nsys/cudalm_rtx2080ti_nsys2022.4.2_cudaapisum.csv")));
     let scratch = Scratch::new("recognize");
     assert!(tool.recognizes(&scratch.file("run.nsys-rep", b"x")) && tool.recognizes(&scratch.file("run.qdstrm", b"x")));
     assert!(!tool.recognizes(&scratch.file("notes.sqlite", b"not a database")));
@@ -206,4 +208,18 @@ fn recognizes_by_extension_and_tables() {
     let importer = NsysExportImporter;
     assert_eq!(importer.name(), "nsys-sqlite");
     assert!(!importer.recognizes(&scratch.0.join("run.nsys-rep")));
+}
+
+#[test]
+fn stats_importer_gives_the_ranked_summary_not_a_timeline() {
+    let csv = fixture("nsys/gpuperf_sm103_cuda_gpu_kern_sum.csv");
+    let families = prof_core::families::Families::builtin();
+    let summary = NsysStatsImporter.load_summary(&csv, &families).expect("a summary format").unwrap();
+    // 27 kernel rows in the file (`wc -l` minus the header and the trailing empty line).
+    assert_eq!(summary.kernels.len(), 27);
+    assert!(summary.kernels.windows(2).all(|w| w[0].total_ns >= w[1].total_ns));
+    assert!(NsysStatsImporter.load(&csv).unwrap_err().to_string().contains("not a timeline"));
+    let api = fixture("nsys/cudalm_rtx2080ti_nsys2022.4.2_cudaapisum.csv");
+    let err = NsysStatsImporter.load_summary(&api, &families).unwrap().unwrap_err().to_string();
+    assert!(err.contains("lists no device kernels"), "{err}");
 }

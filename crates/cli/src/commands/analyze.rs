@@ -4,12 +4,13 @@
 //! real PyTorch profiler trace recorded on an H200 (tests/fixtures/nvidia/h200-probe).
 
 use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
+use crate::deep_dive_view::{self, DeepDiveReport};
 use crate::render::print_json;
 use clap::Args;
-use prof_core::diagnosis::diagnose;
+use prof_core::diagnosis::{diagnose, DiagnosisReport};
 use prof_core::families::Families;
-use prof_core::kernel_summary::summarize_kernels;
-use prof_core::{Registry, Timeline};
+use prof_core::kernel_summary::{summarize_kernels, KernelSummary};
+use prof_core::{KernelReport, Registry, Timeline};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -23,7 +24,8 @@ pub const EMBEDDED_NAME: &str = "embedded:h200-probe/torch-trace.json";
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// The artifact: a PyTorch profiler trace (.json/.json.gz), a prof CUPTI trace (file or
-    /// directory), an nsys SQLite export. Omitted: the embedded H200 profile.
+    /// directory), an nsys SQLite export or stats CSV, an ncu CSV page or console report.
+    /// Omitted: the embedded H200 profile.
     path: Option<PathBuf>,
     /// Kernels to list.
     #[arg(long, default_value_t = 20)]
@@ -36,8 +38,18 @@ pub struct AnalyzeArgs {
     json: bool,
 }
 
+/// What an artifact turned out to hold.
+pub enum Loaded {
+    /// A timeline of device ops (most formats).
+    Timeline(Timeline),
+    /// Per-kernel totals only (nsys stats reports).
+    Summary(KernelSummary),
+    /// Single-kernel deep-dive reports (ncu CSV pages).
+    Kernels(Vec<KernelReport>),
+}
+
 /// Loads `path` with the first backend tool or importer that recognises it.
-pub fn load_any(registry: &Registry, path: &Path) -> Result<Timeline, String> {
+pub fn load_any(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, String> {
     if !path.exists() {
         return Err(format!("{}: no such file or directory", path.display()));
     }
@@ -45,15 +57,24 @@ pub fn load_any(registry: &Registry, path: &Path) -> Result<Timeline, String> {
     for vendor in registry.vendors() {
         for tool in vendor.breakdown_tools() {
             if tool.recognizes(path) {
-                return tool.load(&[path.to_owned()]).map_err(|e| e.to_string());
+                return tool.load(&[path.to_owned()]).map(Loaded::Timeline).map_err(|e| e.to_string());
             }
             known.push(format!("{} ({})", tool.name(), vendor.name()));
         }
         for importer in vendor.importers() {
             if importer.recognizes(path) {
-                return importer.load(path).map_err(|e| e.to_string());
+                if let Some(summary) = importer.load_summary(path, families) {
+                    return summary.map(Loaded::Summary).map_err(|e| e.to_string());
+                }
+                return importer.load(path).map(Loaded::Timeline).map_err(|e| e.to_string());
             }
             known.push(format!("{} ({})", importer.name(), vendor.name()));
+        }
+        if let Some(tool) = vendor.deep_dive() {
+            if tool.recognizes(path) {
+                return tool.load(&[path.to_owned()]).map(Loaded::Kernels).map_err(|e| e.to_string());
+            }
+            known.push(format!("{} ({})", tool.name(), vendor.name()));
         }
     }
     Err(format!("{}: not a format prof reads; it reads: {}", path.display(), known.join(", ")))
@@ -61,7 +82,8 @@ pub fn load_any(registry: &Registry, path: &Path) -> Result<Timeline, String> {
 
 #[cfg(feature = "nvidia")]
 fn load_embedded() -> Result<Timeline, String> {
-    prof_backend_nvidia::torch_trace::read_torch_trace(EMBEDDED_TRACE, Path::new(EMBEDDED_NAME)).map_err(|e| e.to_string())
+    prof_backend_nvidia::torch_trace::read_torch_trace(EMBEDDED_TRACE, Path::new(EMBEDDED_NAME))
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "nvidia"))]
@@ -80,12 +102,27 @@ pub fn families(path: Option<&Path>) -> Result<Families, String> {
 /// Runs `prof analyze`.
 pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> {
     let families = families(args.families.as_deref())?;
-    let timeline = match &args.path {
-        Some(path) => load_any(registry, path)?,
-        None => load_embedded()?,
+    let loaded = match &args.path {
+        Some(path) => load_any(registry, path, &families)?,
+        None => Loaded::Timeline(load_embedded()?),
     };
-    let summary = summarize_kernels(&timeline, &families);
-    let diagnosis = diagnose(&timeline, &summary);
+    let (summary, diagnosis) = match loaded {
+        Loaded::Timeline(timeline) => {
+            let summary = summarize_kernels(&timeline, &families);
+            let diagnosis = diagnose(&timeline, &summary);
+            (summary, diagnosis)
+        }
+        Loaded::Summary(summary) => (summary, DiagnosisReport { findings: Vec::new(), steps: None }),
+        Loaded::Kernels(reports) => {
+            let source = args.path.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
+            if args.json {
+                print_json(&DeepDiveReport { schema: "prof.deep-dive.v1", source, kernels: &reports })?;
+            } else {
+                print!("{}", deep_dive_view::render_text(&reports));
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
     if args.json {
         print_json(&BreakdownReport {
             schema: "prof.breakdown.v1",

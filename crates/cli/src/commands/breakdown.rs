@@ -87,8 +87,16 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
     for step in &mut plan.steps {
         step.echo = !args.json;
     }
-    eprintln!("prof breakdown with {} (window {:.0} s):\n{}", tool.name(), args.window.as_secs_f64(), describe_plan(&plan));
-    let captured = run_capture(&plan).map_err(|e| e.to_string())?;
+    eprintln!(
+        "prof breakdown with {} (window {:.0} s):\n{}",
+        tool.name(),
+        args.window.as_secs_f64(),
+        describe_plan(&plan)
+    );
+    let captured = run_capture(&plan).map_err(|error| match tool.explain_failure(&args.out) {
+        Some(explained) => format!("{error}\n{explained}"),
+        None => error.to_string(),
+    })?;
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
     let timeline = tool.load(&paths).map_err(|e| e.to_string())?;
     let summary = summarize_kernels(&timeline, &families);

@@ -2,5 +2,6 @@
 
 pub mod analyze;
 pub mod breakdown;
+pub mod deep_dive;
 pub mod detect;
 pub mod util;

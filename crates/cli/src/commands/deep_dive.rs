@@ -1,0 +1,89 @@
+//! `prof deep-dive --kernel REGEX -- CMD…`: why is this one kernel slow? Runs the vendor's
+//! single-kernel profiler on the matching launch only (after `--launch-skip` warm-up
+//! launches), keeps its report, and shows speed-of-light, occupancy, stalls, roofline and the
+//! profiler's own findings (`prof.deep-dive.v1`). A deep dive replays the kernel: it is slow.
+
+use crate::deep_dive_view::{render_text, DeepDiveReport};
+use crate::durations::parse_duration;
+use crate::render::print_json;
+use clap::Args;
+use prof_core::capture::{describe_plan, run_capture};
+use prof_core::{DeepDive, DeepDiveRequest, Registry};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Arguments of `prof deep-dive`.
+#[derive(Debug, Args)]
+pub struct DeepDiveArgs {
+    /// Regular expression matching the kernel's name.
+    #[arg(long)]
+    kernel: String,
+    /// Matching launches to skip first (warm-up).
+    #[arg(long, default_value_t = 0)]
+    launch_skip: u32,
+    /// Launches to profile.
+    #[arg(long, default_value_t = 1)]
+    launch_count: u32,
+    /// Hard limit for the profiled run.
+    #[arg(long, default_value = "10m", value_parser = parse_duration)]
+    timeout: Duration,
+    /// Directory for logs and the report.
+    #[arg(long, default_value = "prof-out")]
+    out: PathBuf,
+    /// Print the `prof.deep-dive.v1` JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+    /// The workload, after `--`.
+    #[arg(last = true, required = true)]
+    command: Vec<OsString>,
+}
+
+/// The deep-dive tool of the first vendor found on this machine.
+fn choose_tool(registry: &Registry) -> Result<Box<dyn DeepDive>, String> {
+    let detections = registry.detect_all();
+    let present = detections
+        .iter()
+        .find(|d| d.present)
+        .ok_or("no accelerator found (run `prof detect`); to read an existing ncu CSV use `prof analyze PATH`")?;
+    let vendor = registry.get(present.vendor).ok_or("detected vendor is not in the registry")?;
+    vendor.deep_dive().ok_or_else(|| format!("{} has no deep-dive tool yet", vendor.name()))
+}
+
+/// Runs `prof deep-dive`.
+pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, String> {
+    let tool = choose_tool(registry)?;
+    tool.check().map_err(|e| e.to_string())?;
+    let request = DeepDiveRequest {
+        command: args.command.clone(),
+        kernel_regex: args.kernel.clone(),
+        launch_skip: args.launch_skip,
+        launch_count: args.launch_count,
+        out_dir: args.out.clone(),
+        timeout: args.timeout,
+    };
+    let plan = tool.plan(&request).map_err(|e| e.to_string())?;
+    eprintln!(
+        "prof deep-dive with {} (slow: the kernel is replayed once per metric pass):\n{}",
+        tool.name(),
+        describe_plan(&plan)
+    );
+    let captured = run_capture(&plan).map_err(|error| match tool.explain_failure(&args.out) {
+        Some(explained) => explained,
+        None => error.to_string(),
+    })?;
+    let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
+    let reports = tool.load(&paths).map_err(|e| e.to_string())?;
+    if args.json {
+        print_json(&DeepDiveReport {
+            schema: "prof.deep-dive.v1",
+            source: args.out.display().to_string(),
+            kernels: &reports,
+        })?;
+    } else {
+        print!("{}", render_text(&reports));
+        println!("report kept in {} ({})", args.out.display(), plan.how_to_open);
+    }
+    Ok(ExitCode::SUCCESS)
+}
