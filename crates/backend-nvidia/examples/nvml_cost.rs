@@ -45,5 +45,9 @@ fn main() {
     }
     time("sys_process_name(self)", iterations, || nvml.sys_process_name(std::process::id(), 256).is_ok());
     let mut probe = NvmlProbe::open().expect("probe");
-    time("NvmlProbe::sample (all of the above)", iterations, || probe.sample().is_ok());
+    time("NvmlProbe::sample back to back (GPM every 100 ms)", iterations, || probe.sample().is_ok());
+    time("NvmlProbe::sample every 10 ms", 100, || {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        probe.sample().is_ok()
+    });
 }

@@ -76,7 +76,9 @@ impl NcuTool {
     /// limits, why there is no roofline).
     pub fn load_kernels(&self, artifacts: &[PathBuf]) -> Result<Vec<NcuKernel>> {
         let (mut details, mut raw) = (Vec::new(), Vec::new());
-        for path in artifacts {
+        // A capture lists the .ncu-rep beside its CSV exports: read the CSVs, keep the report.
+        let has_pages = artifacts.iter().any(|p| !is_report(p));
+        for path in artifacts.iter().filter(|p| !(has_pages && is_report(p))) {
             if is_report(path) {
                 return Err(Error::Unsupported(format!(
                     "{} is an ncu report; prof reads its CSV pages: `ncu --import {0} --csv --page details > {DETAILS_FILE}` \

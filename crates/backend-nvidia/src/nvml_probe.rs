@@ -16,6 +16,11 @@ use std::time::{Duration, Instant};
 /// the driver buffers its samples, so reading it once a second loses nothing.
 pub const PROCESS_UTIL_PERIOD: Duration = Duration::from_secs(1);
 
+/// Least time between two GPM reads. GPM metrics are rates over the time between two
+/// samples; at shorter sampling intervals they are computed only on the ticks where this
+/// much time has passed, and absent (not repeated) on the others.
+pub const GPM_PERIOD: Duration = Duration::from_millis(100);
+
 /// The GPM metrics sampled, with the names they get in [`DeviceSample::activity`].
 const GPM_METRICS: [(GpmMetricId, &str); 5] = [
     (GpmMetricId::SmUtil, "sm_activity_pct"),
@@ -44,6 +49,7 @@ pub fn shared_nvml() -> std::result::Result<&'static Nvml, String> {
 /// The previous GPM sample: each metric is a rate between two samples.
 struct GpmState {
     previous: GpmSample<'static>,
+    taken: Instant,
 }
 
 struct ProbedDevice {
@@ -91,7 +97,7 @@ impl ProbedDevice {
             architecture: device.cuda_compute_capability().ok().map(|c| format!("{}.{}", c.major, c.minor)),
         };
         let gpm = match device.gpm_support() {
-            Ok(true) => device.gpm_sample().ok().map(|previous| GpmState { previous }),
+            Ok(true) => device.gpm_sample().ok().map(|previous| GpmState { previous, taken: Instant::now() }),
             _ => None,
         };
         Self {
@@ -167,10 +173,14 @@ impl ProbedDevice {
 
     fn gpm_activity(&mut self, nvml: &'static Nvml) -> Vec<(String, f64)> {
         let Some(gpm) = self.gpm.as_mut() else { return Vec::new() };
+        if gpm.taken.elapsed() < GPM_PERIOD {
+            return Vec::new();
+        }
         let Ok(current) = self.device.gpm_sample() else { return Vec::new() };
         let ids: Vec<GpmMetricId> = GPM_METRICS.iter().map(|(id, _)| *id).collect();
         let results = nvml_wrapper::gpm::gpm_metrics_get(nvml, &gpm.previous, &current, &ids);
         gpm.previous = current;
+        gpm.taken = Instant::now();
         let Ok(results) = results else { return Vec::new() };
         GPM_METRICS
             .iter()

@@ -205,3 +205,17 @@ fn recognizes_reports_by_magic_and_pages_by_header() {
     assert!(!tool.recognizes(Path::new("/nonexistent/file.csv")));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_capture_lists_the_report_beside_its_pages_and_the_pages_are_read() {
+    // What `plan()` declares as artifacts: the .ncu-rep (kept for the user) and both CSV pages.
+    let report = fixture_path("h200-ncu/report-head.ncu-rep");
+    let details = fixture_path("h200-ncu/nvjet-details.csv");
+    let raw = fixture_path("h200-ncu/nvjet-raw.csv");
+    let kernels = NcuTool::new().load_kernels(&[report.clone(), details.clone(), raw]).unwrap();
+    let pages_only = NcuTool::new().load_kernels(&[details]).unwrap();
+    assert_eq!(kernels.len(), pages_only.len());
+    assert!(kernels.iter().any(|k| k.report.kernel.starts_with("nvjet_sm90_tst_256x128")));
+    let alone = NcuTool::new().load_kernels(&[report]).unwrap_err().to_string();
+    assert!(alone.contains("is an ncu report"), "{alone}");
+}
