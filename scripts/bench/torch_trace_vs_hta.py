@@ -67,7 +67,7 @@ import sys, json, resource
 from hta.trace_analysis import TraceAnalysis
 a = TraceAnalysis(trace_dir=sys.argv[1])
 types, kernels = a.get_gpu_kernel_breakdown(visualize=False)
-total = float(kernels["sum"].sum()) if "sum" in kernels else float("nan")
+total = float(kernels["sum (us)"].sum())
 print(json.dumps({"kernel_total_us": total, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
 

@@ -1,0 +1,88 @@
+//! `prof breakdown` and `prof deep-dive` end to end without a GPU: fake `nvidia-smi`, `nsys`
+//! and `ncu` on PATH replay outputs recorded on real machines (tests/fixtures/nvidia/SOURCES.md),
+//! so the durable algorithm (check, plan, warm-up, capture, verify, load, report) runs for real.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn fakes() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes/nvidia")
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("prof-capture-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn prof(env: &[(&str, &str)], args: &[&str]) -> Output {
+    let empty = out_dir("cuda-home");
+    std::fs::create_dir_all(&empty).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_prof"))
+        .args(args)
+        .env("PATH", format!("{}:/usr/bin:/bin", fakes().display()))
+        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
+        .env("CUDA_HOME", &empty)
+        .env("LD_LIBRARY_PATH", &empty)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn nsys_breakdown_runs_warm_up_capture_export_and_reports() {
+    let out = out_dir("nsys");
+    let marker = out.join("ran");
+    let script = format!("echo run >> {}", marker.display());
+    let o = prof(&[], &["breakdown", "--tool", "nsys", "--json", "--out", out.to_str().unwrap(), "--", "sh", "-c", &script]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plan = String::from_utf8_lossy(&o.stderr);
+    assert!(plan.contains("1. warm-up (limit 600 s): sh -c") && plan.contains("2. capture (limit 600 s): ") && plan.contains("3. export"), "{plan}");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap().lines().count(), 2, "warm-up and capture both ran the command");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // report1.sqlite (python sqlite3): one kernel, matrixMulKernel, 2,523,567 ns.
+    let top = &doc["summary"]["kernels"][0];
+    assert_eq!(top["name"], "matrixMulKernel(float *, float *, float *, int)");
+    assert_eq!(top["total_ns"], 2_523_567);
+    assert!(doc["artifacts"][0].as_str().unwrap().ends_with("prof-nsys.sqlite"));
+}
+
+#[test]
+fn nsys_that_leaves_only_a_stream_points_to_the_cupti_tool() {
+    let out = out_dir("qdstrm");
+    let o = prof(&[("FAKE_NSYS", "qdstrm")], &["breakdown", "--tool", "nsys", "--warmup", "0", "--out", out.to_str().unwrap(), "--", "true"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("prof-nsys.qdstrm") && err.contains("--tool cupti"), "{err}");
+}
+
+#[test]
+fn cupti_without_libcupti_names_the_install_line() {
+    let o = prof(&[], &["breakdown", "--tool", "cupti", "--", "true"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("libcupti") && err.contains("cuda-cupti"), "{err}");
+}
+
+#[test]
+fn deep_dive_reports_the_kernel_from_the_recorded_pages() {
+    let out = out_dir("ncu");
+    let o = prof(&[], &["deep-dive", "--kernel", "nvjet_sm90_tst_256x128", "--launch-skip", "10", "--json", "--out", out.to_str().unwrap(), "--", "true"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plan = String::from_utf8_lossy(&o.stderr);
+    assert!(plan.contains("--kernel-name regex:nvjet_sm90_tst_256x128 --launch-skip 10 --launch-count 1 --clock-control none"), "{plan}");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["schema"], "prof.deep-dive.v1");
+    // h200-verify/deep-dive-ncu-details.csv: "Compute (SM) Throughput","%","90.32".
+    assert_eq!(doc["kernels"][0]["compute_throughput_pct"], 90.32);
+    assert!(out.join("prof-ncu.ncu-rep").is_file(), "the report is kept");
+}
+
+#[test]
+fn deep_dive_regex_that_matches_nothing_lists_the_kernels_seen() {
+    let out = out_dir("nokernels");
+    let o = prof(&[("FAKE_NCU", "nokernels")], &["deep-dive", "--kernel", "no_such_kernel", "--out", out.to_str().unwrap(), "--", "true"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("No kernels were profiled") && err.contains("kernels ncu saw:") && err.contains("gatherTopK"), "{err}");
+}
