@@ -34,11 +34,23 @@ fn nsys_breakdown_runs_warm_up_capture_export_and_reports() {
     let out = out_dir("nsys");
     let marker = out.join("ran");
     let script = format!("echo run >> {}", marker.display());
-    let o = prof(&[], &["breakdown", "--tool", "nsys", "--json", "--out", out.to_str().unwrap(), "--", "sh", "-c", &script]);
+    let o = prof(
+        &[],
+        &["breakdown", "--tool", "nsys", "--json", "--out", out.to_str().unwrap(), "--", "sh", "-c", &script],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let plan = String::from_utf8_lossy(&o.stderr);
-    assert!(plan.contains("1. warm-up (limit 600 s): sh -c") && plan.contains("2. capture (limit 600 s): ") && plan.contains("3. export"), "{plan}");
-    assert_eq!(std::fs::read_to_string(&marker).unwrap().lines().count(), 2, "warm-up and capture both ran the command");
+    assert!(
+        plan.contains("1. warm-up (limit 600 s): sh -c")
+            && plan.contains("2. capture (limit 600 s): ")
+            && plan.contains("3. export"),
+        "{plan}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap().lines().count(),
+        2,
+        "warm-up and capture both ran the command"
+    );
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // report1.sqlite (python sqlite3): one kernel, matrixMulKernel, 2,523,567 ns.
     let top = &doc["summary"]["kernels"][0];
@@ -50,7 +62,10 @@ fn nsys_breakdown_runs_warm_up_capture_export_and_reports() {
 #[test]
 fn nsys_that_leaves_only_a_stream_points_to_the_cupti_tool() {
     let out = out_dir("qdstrm");
-    let o = prof(&[("FAKE_NSYS", "qdstrm")], &["breakdown", "--tool", "nsys", "--warmup", "0", "--out", out.to_str().unwrap(), "--", "true"]);
+    let o = prof(
+        &[("FAKE_NSYS", "qdstrm")],
+        &["breakdown", "--tool", "nsys", "--warmup", "0", "--out", out.to_str().unwrap(), "--", "true"],
+    );
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("prof-nsys.qdstrm") && err.contains("--tool cupti"), "{err}");
@@ -67,10 +82,29 @@ fn cupti_without_libcupti_names_the_install_line() {
 #[test]
 fn deep_dive_reports_the_kernel_from_the_recorded_pages() {
     let out = out_dir("ncu");
-    let o = prof(&[], &["deep-dive", "--kernel", "nvjet_sm90_tst_256x128", "--launch-skip", "10", "--json", "--out", out.to_str().unwrap(), "--", "true"]);
+    let o = prof(
+        &[],
+        &[
+            "deep-dive",
+            "--kernel",
+            "nvjet_sm90_tst_256x128",
+            "--launch-skip",
+            "10",
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+            "--",
+            "true",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let plan = String::from_utf8_lossy(&o.stderr);
-    assert!(plan.contains("--kernel-name regex:nvjet_sm90_tst_256x128 --launch-skip 10 --launch-count 1 --clock-control none"), "{plan}");
+    assert!(
+        plan.contains(
+            "--kernel-name regex:nvjet_sm90_tst_256x128 --launch-skip 10 --launch-count 1 --clock-control none"
+        ),
+        "{plan}"
+    );
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["schema"], "prof.deep-dive.v1");
     // h200-verify/deep-dive-ncu-details.csv: "Compute (SM) Throughput","%","90.32".
@@ -81,8 +115,14 @@ fn deep_dive_reports_the_kernel_from_the_recorded_pages() {
 #[test]
 fn deep_dive_regex_that_matches_nothing_lists_the_kernels_seen() {
     let out = out_dir("nokernels");
-    let o = prof(&[("FAKE_NCU", "nokernels")], &["deep-dive", "--kernel", "no_such_kernel", "--out", out.to_str().unwrap(), "--", "true"]);
+    let o = prof(
+        &[("FAKE_NCU", "nokernels")],
+        &["deep-dive", "--kernel", "no_such_kernel", "--out", out.to_str().unwrap(), "--", "true"],
+    );
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("No kernels were profiled") && err.contains("kernels ncu saw:") && err.contains("gatherTopK"), "{err}");
+    assert!(
+        err.contains("No kernels were profiled") && err.contains("kernels ncu saw:") && err.contains("gatherTopK"),
+        "{err}"
+    );
 }

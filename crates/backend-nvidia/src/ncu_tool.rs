@@ -36,6 +36,8 @@ pub const DETAILS_FILE: &str = "ncu-details.csv";
 pub const RAW_FILE: &str = "ncu-raw.csv";
 /// File name of the capture step's log.
 pub const CAPTURE_LOG: &str = "ncu-capture.log";
+/// How long one `ncu --import … --csv` export may take.
+pub const EXPORT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 /// The first bytes of every `.ncu-rep` (read off a report written by ncu 2025.3.1).
 pub const REPORT_MAGIC: &[u8; 4] = b"NVR\0";
 /// How much of a file [`NcuTool::recognizes`] reads looking for an ncu header.
@@ -72,6 +74,28 @@ impl NcuTool {
         })
     }
 
+    /// The details and raw CSV pages of an existing `.ncu-rep`, exported with
+    /// `ncu --import REPORT --csv --page details|raw` (ncu must be installed to read a report).
+    pub fn export_pages(&self, report: &Path) -> Result<(String, String)> {
+        let program = self.program().map_err(|e| match e {
+            Error::ToolMissing { tool, install } => {
+                Error::ToolMissing { tool: format!("{tool} (needed to read the report {})", report.display()), install }
+            }
+            other => other,
+        })?;
+        let page = |name: &str| -> Result<String> {
+            let args = [os("--import"), report.as_os_str().to_owned(), os("--csv"), os("--page"), os(name)];
+            let output = prof_core::tools::run_tool(&program, args, EXPORT_TIMEOUT)?;
+            if !output.success() {
+                let said = output.stdout.lines().chain(output.stderr.lines()).find(|l| l.contains("==ERROR=="));
+                let reason = said.unwrap_or("no error message").trim().to_owned();
+                return Err(Error::artifact(report, 0, format!("ncu --import failed: {reason}")));
+            }
+            Ok(output.stdout)
+        };
+        Ok((page("details")?, page("raw")?))
+    }
+
     /// Loads the artifacts into reports with ncu's extra fields (launch, DRAM share, block
     /// limits, why there is no roofline).
     pub fn load_kernels(&self, artifacts: &[PathBuf]) -> Result<Vec<NcuKernel>> {
@@ -80,11 +104,10 @@ impl NcuTool {
         let has_pages = artifacts.iter().any(|p| !is_report(p));
         for path in artifacts.iter().filter(|p| !(has_pages && is_report(p))) {
             if is_report(path) {
-                return Err(Error::Unsupported(format!(
-                    "{} is an ncu report; prof reads its CSV pages: `ncu --import {0} --csv --page details > {DETAILS_FILE}` \
-                     and `… --page raw > {RAW_FILE}`",
-                    path.display()
-                )));
+                let (details_text, raw_text) = self.export_pages(path)?;
+                details.extend(parse_details(&details_text).map_err(|e| artifact_error(path, e))?);
+                raw.extend(parse_raw(&raw_text).map_err(|e| artifact_error(path, e))?);
+                continue;
             }
             let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
             let at_file = |error: NvidiaError| artifact_error(path, error);

@@ -165,8 +165,14 @@ fn load_reads_every_format_and_names_bad_files() {
     let gtx = tool.load(&[fixture_path("ncu/microgpusim_gtx1080_ncu-raw-csv_with-preamble.txt")]).unwrap();
     assert_eq!(gtx.len(), 3);
 
-    let err = tool.load(&[fixture_path("h200-ncu/report-head.ncu-rep")]).unwrap_err().to_string();
-    assert!(err.contains("is an ncu report; prof reads its CSV pages: `ncu --import"), "{err}");
+    let report = fixture_path("h200-ncu/report-head.ncu-rep");
+    let no_ncu = NcuTool::new().with_program("/nonexistent/ncu");
+    let err = no_ncu.load(std::slice::from_ref(&report)).unwrap_err().to_string();
+    assert!(err.contains("needed to read the report"), "{err}");
+    // With ncu (the fake replays the pages `ncu --import` printed on the H200), a report alone loads.
+    let fake = PathBuf::from(format!("{}/../../tests/fakes/nvidia/ncu", env!("CARGO_MANIFEST_DIR")));
+    let imported = NcuTool::new().with_program(fake).load(&[report]).unwrap();
+    assert_eq!(imported[0].kernel, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
     let err = tool.load(&[fixture_path("h200-ncu/no-kernels.log")]).unwrap_err().to_string();
     assert!(err.contains("no-kernels.log:0: neither ncu CSV"), "{err}");
     let dir = scratch("bad");
@@ -216,6 +222,6 @@ fn a_capture_lists_the_report_beside_its_pages_and_the_pages_are_read() {
     let pages_only = NcuTool::new().load_kernels(&[details]).unwrap();
     assert_eq!(kernels.len(), pages_only.len());
     assert!(kernels.iter().any(|k| k.report.kernel.starts_with("nvjet_sm90_tst_256x128")));
-    let alone = NcuTool::new().load_kernels(&[report]).unwrap_err().to_string();
-    assert!(alone.contains("is an ncu report"), "{alone}");
+    let missing = NcuTool::new().with_program("/nonexistent/ncu").load_kernels(&[report]).unwrap_err().to_string();
+    assert!(missing.contains("needed to read the report") && missing.contains("cuda-nsight-compute"), "{missing}");
 }
