@@ -39,6 +39,29 @@ pub struct BreakdownReport<'a> {
     pub deep_dive: Option<String>,
 }
 
+impl<'a> BreakdownReport<'a> {
+    /// The document for `summary` and `diagnosis`, with what a capture adds (artifacts, how
+    /// to open them) and the deep-dive suggestion.
+    pub fn new(
+        summary: &'a KernelSummary,
+        diagnosis: &'a DiagnosisReport,
+        artifacts: Vec<String>,
+        how_to_open: Option<&'a str>,
+        deep_dive: Option<String>,
+    ) -> Self {
+        Self {
+            schema: "prof.breakdown.v1",
+            source: &summary.source,
+            partial: summary.partial.as_deref(),
+            summary,
+            diagnosis,
+            artifacts,
+            how_to_open,
+            deep_dive,
+        }
+    }
+}
+
 /// The deep-dive command for the top kernel, only when it dominates (a deep dive replays
 /// the kernel and is slow, so it is not suggested for a flat profile).
 pub fn deep_dive_suggestion(summary: &KernelSummary, command: &[OsString]) -> Option<String> {

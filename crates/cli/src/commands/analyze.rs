@@ -124,16 +124,8 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
         }
     };
     if args.json {
-        print_json(&BreakdownReport {
-            schema: "prof.breakdown.v1",
-            source: &summary.source,
-            partial: summary.partial.as_deref(),
-            summary: &summary,
-            diagnosis: &diagnosis,
-            artifacts: args.path.iter().map(|p| p.display().to_string()).collect(),
-            how_to_open: None,
-            deep_dive: deep_dive_suggestion(&summary, &[]),
-        })?;
+        let artifacts = args.path.iter().map(|p| p.display().to_string()).collect();
+        print_json(&BreakdownReport::new(&summary, &diagnosis, artifacts, None, deep_dive_suggestion(&summary, &[])))?;
     } else {
         print!("{}", render_text(&summary, &diagnosis, args.top));
         if let Some(next) = deep_dive_suggestion(&summary, &[]) {

@@ -103,16 +103,8 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
     let diagnosis = diagnose(&timeline, &summary);
     let deep_dive = deep_dive_suggestion(&summary, &args.command);
     if args.json {
-        print_json(&BreakdownReport {
-            schema: "prof.breakdown.v1",
-            source: &summary.source,
-            partial: summary.partial.as_deref(),
-            summary: &summary,
-            diagnosis: &diagnosis,
-            artifacts: paths.iter().map(|p| p.display().to_string()).collect(),
-            how_to_open: Some(&plan.how_to_open),
-            deep_dive,
-        })?;
+        let artifacts = paths.iter().map(|p| p.display().to_string()).collect();
+        print_json(&BreakdownReport::new(&summary, &diagnosis, artifacts, Some(&plan.how_to_open), deep_dive))?;
     } else {
         print!("{}", render_text(&summary, &diagnosis, args.top));
         for (path, size) in &captured.artifacts {
