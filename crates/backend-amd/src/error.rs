@@ -30,12 +30,4 @@ impl From<AmdError> for prof_core::Error {
     }
 }
 
-/// Quotes a piece of tool output for an error message, shortened to a readable length.
-pub(crate) fn quote(text: &str) -> String {
-    const MAX: usize = 80;
-    let text = text.trim();
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("`{}…`", &text[..cut]),
-        None => format!("`{text}`"),
-    }
-}
+pub(crate) use prof_core::error::quote;

@@ -97,6 +97,17 @@ pub enum Error {
     Unsupported(String),
 }
 
+/// Quotes a piece of tool output for an error message, trimmed and shortened to a readable
+/// length, so a garbage line never floods the terminal.
+pub fn quote(text: &str) -> String {
+    const MAX: usize = 80;
+    let text = text.trim();
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("`{}…`", &text[..cut]),
+        None => format!("`{text}`"),
+    }
+}
+
 impl Error {
     /// Wraps an I/O error with the path it happened on.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
