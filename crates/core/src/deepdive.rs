@@ -77,7 +77,7 @@ pub struct Occupancy {
     pub achieved_pct: Option<f64>,
     /// Theoretical occupancy, percent.
     pub theoretical_pct: Option<f64>,
-    /// The limiter (`registers`, `shared_memory`, `block_size`, `warps`).
+    /// The limiter (`registers`, `shared_memory`, `warps`, `blocks`, `barriers`; ties joined with `+`).
     pub limiter: Option<String>,
 }
 
