@@ -89,7 +89,9 @@ fn six_mi100_from_the_recorded_rocm_smi_json() {
     assert_eq!(rocm_smi["install"], INSTALL_ROCM_SMI);
     assert_eq!(tool(&amd, "amd-smi")["present"], true);
     let rocprofv3 = tool(&amd, "rocprofv3");
-    assert_eq!((&rocprofv3["present"], &rocprofv3["install"]), (&Value::Bool(false), &Value::from(INSTALL_ROCPROFV3)));
+    // The fake rocprofv3 (for the breakdown tests) sits in the same fake directory.
+    assert_eq!((&rocprofv3["present"], &rocprofv3["install"]), (&Value::Bool(true), &Value::from(INSTALL_ROCPROFV3)));
+    assert!(rocprofv3["path"].as_str().unwrap().ends_with("fakes/amd/rocprofv3"), "{rocprofv3}");
     let lib = tool(&amd, "librocm_smi64");
     assert_eq!((&lib["present"], &lib["kind"]), (&Value::Bool(false), &Value::from("library")));
     assert_eq!(tool(&amd, "libamd_smi")["install"], INSTALL_AMD_SMI);

@@ -19,6 +19,18 @@ pub mod detect;
 pub mod error;
 pub mod rocm_smi_concise;
 pub mod rocm_smi_json;
+pub mod rocprof_csv;
+pub mod rocprof_importers;
+pub mod rocprof_legacy;
+pub mod rocprof_stats;
+pub mod rocprofv3_counter_report;
+pub mod rocprofv3_counters;
+pub mod rocprofv3_deep_dive;
+pub mod rocprofv3_tool;
+pub mod rocprofv3_trace;
+pub mod smi_probe;
+pub mod smi_sample;
+pub mod sysfs_probe;
 pub mod tools;
 
 #[cfg(test)]
@@ -65,5 +77,36 @@ impl Vendor for AmdVendor {
 
     fn detect(&self) -> Detection {
         detect::detect(&self.config, self.id(), self.name())
+    }
+
+    /// rocprofv3 kernel, copy and HIP API traces ([`rocprofv3_tool::Rocprofv3Tool`]).
+    fn breakdown_tools(&self) -> Vec<Box<dyn prof_core::BreakdownTool>> {
+        vec![Box::new(rocprofv3_tool::Rocprofv3Tool::with_paths(self.config.paths.clone()))]
+    }
+
+    /// Legacy rocprof `results.csv` dispatch tables and kernel stats (totals only).
+    fn importers(&self) -> Vec<Box<dyn prof_core::Importer>> {
+        vec![Box::new(rocprof_importers::RocprofResultsImporter), Box::new(rocprof_importers::KernelStatsImporter)]
+    }
+
+    /// `rocprofv3 --pmc` hardware counters of one kernel ([`rocprofv3_deep_dive::Rocprofv3CounterTool`]).
+    fn deep_dive(&self) -> Option<Box<dyn prof_core::DeepDive>> {
+        Some(Box::new(rocprofv3_deep_dive::Rocprofv3CounterTool::new().with_search_paths(self.config.paths.clone())))
+    }
+
+    /// amdgpu sysfs when a card with `gpu_busy_percent` exists (no process per sample), else
+    /// [`smi_probe::AmdSmiProbe`]; `Err` with the install line when neither can run.
+    fn utilization_probe(&self) -> Option<prof_core::Result<Box<dyn prof_core::UtilizationProbe>>> {
+        let root = sysfs_probe::sysfs_root();
+        let sysfs_error = match sysfs_probe::SysfsProbe::open(&root) {
+            Ok(probe) => return Some(Ok(Box::new(probe))),
+            Err(error) => error,
+        };
+        Some(match smi_probe::AmdSmiProbe::open(&self.config.paths) {
+            Ok(probe) => Ok(Box::new(probe) as Box<dyn prof_core::UtilizationProbe>),
+            Err(smi_error) => {
+                Err(prof_core::Error::Unsupported(format!("{sysfs_error}; and the SMI fallback: {smi_error}")))
+            }
+        })
     }
 }

@@ -107,7 +107,7 @@ fn card(tool: &str, text: &str, key: &str, index: u32, fields: &Map<String, Valu
 
 /// The text of field `name` of entry `entry`: strings and numbers as printed; `null`, empty
 /// and `N/A` are absent. Key case is ignored, so `Card Series` reads as `Card series`.
-fn text_field(
+pub(crate) fn text_field(
     tool: &str,
     text: &str,
     entry: &str,
@@ -133,7 +133,7 @@ fn line_of(text: &str, key: &str) -> usize {
 }
 
 /// The 1-based line of field `"name"` inside entry `"entry"`.
-fn field_line(text: &str, entry: &str, name: &str) -> usize {
+pub(crate) fn field_line(text: &str, entry: &str, name: &str) -> usize {
     let start = position(text, 0, entry).unwrap_or(0);
     position(text, start, name).map(|at| line_at(text, at)).unwrap_or_else(|| line_at(text, start))
 }

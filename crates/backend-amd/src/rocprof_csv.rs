@@ -1,0 +1,259 @@
+//! A small streaming CSV reader for the files rocprof and rocprofv3 write: fields are found by
+//! header name, so the column order and the columns a release adds do not matter.
+//!
+//! It handles what the recorded files show: every text field quoted (`"Agent 4"`), kernel
+//! names with commas inside quotes, a final line without a newline, and trailing blank lines
+//! (sdk 0.5's `kernel_trace.csv`); and what a spreadsheet round trip adds: a UTF-8 byte order
+//! mark, CRLF line ends, doubled quotes inside quotes. A quoted field may span lines. Every
+//! error names the file and the 1-based line: a missing column (line 1), a row with fewer or
+//! more fields than the header, an unclosed quote, a number that is not one.
+
+use prof_core::{Error, Result};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// One data row: its fields and the line it starts on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// 1-based line the row starts on.
+    pub line: usize,
+    /// The fields, unquoted.
+    pub fields: Vec<String>,
+}
+
+/// Reads a CSV file row by row, by header name.
+pub struct CsvReader<R> {
+    path: PathBuf,
+    reader: R,
+    line: usize,
+    header: Vec<String>,
+    columns: HashMap<String, usize>,
+}
+
+impl CsvReader<BufReader<File>> {
+    /// Opens `path` and reads its header line.
+    pub fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        Self::from_reader(BufReader::new(file), path)
+    }
+}
+
+impl<R: BufRead> CsvReader<R> {
+    /// Reads the header from `reader`; `path` names the source in errors.
+    pub fn from_reader(reader: R, path: &Path) -> Result<Self> {
+        let mut csv = Self { path: path.to_owned(), reader, line: 0, header: Vec::new(), columns: HashMap::new() };
+        let header = match csv.next_fields()? {
+            Some((_, fields)) => fields,
+            None => return Err(Error::artifact(path, 1, "the file is empty: no CSV header line")),
+        };
+        for (index, name) in header.iter().enumerate() {
+            csv.columns.entry(name.trim().to_owned()).or_insert(index);
+        }
+        csv.header = header;
+        Ok(csv)
+    }
+
+    /// The file being read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The header's column names.
+    pub fn header(&self) -> &[String] {
+        &self.header
+    }
+
+    /// The index of column `name`, if the header has it.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.columns.get(name).copied()
+    }
+
+    /// True when the header has every column of `names`.
+    pub fn has_all(&self, names: &[&str]) -> bool {
+        names.iter().all(|n| self.columns.contains_key(*n))
+    }
+
+    /// The index of column `name`; an error at line 1 naming the column when it is missing,
+    /// with `expected` (what the format's header holds) to tell a wrong file or version apart.
+    pub fn require(&self, name: &str, expected: &str) -> Result<usize> {
+        self.find(name).ok_or_else(|| {
+            Error::artifact(
+                &self.path,
+                1,
+                format!("no `{name}` column; expected {expected}; the header has: {}", self.header.join(", ")),
+            )
+        })
+    }
+
+    /// The next data row (blank lines are skipped), checked to have as many fields as the header.
+    pub fn next_record(&mut self) -> Result<Option<Record>> {
+        loop {
+            let Some((line, fields)) = self.next_fields()? else { return Ok(None) };
+            if fields.len() == 1 && fields.first().is_some_and(|f| f.trim().is_empty()) {
+                continue;
+            }
+            if fields.len() != self.header.len() {
+                return Err(Error::artifact(
+                    &self.path,
+                    line,
+                    format!(
+                        "the row has {} fields but the header has {} (a truncated or malformed row)",
+                        fields.len(),
+                        self.header.len()
+                    ),
+                ));
+            }
+            return Ok(Some(Record { line, fields }));
+        }
+    }
+
+    /// The text of column `index` in `record`.
+    pub fn text<'a>(&self, record: &'a Record, index: usize) -> &'a str {
+        record.fields.get(index).map_or("", String::as_str)
+    }
+
+    /// Column `index` of `record` as an unsigned integer; an error naming the column otherwise.
+    pub fn u64(&self, record: &Record, index: usize) -> Result<u64> {
+        let text = self.text(record, index).trim();
+        text.parse::<u64>().map_err(|_| self.bad_value(record, index, "an unsigned integer"))
+    }
+
+    /// Like [`CsvReader::u64`] for a column that may be absent from the header.
+    pub fn opt_u64(&self, record: &Record, index: Option<usize>) -> Result<Option<u64>> {
+        index.map(|i| self.u64(record, i)).transpose()
+    }
+
+    /// Column `index` of `record` as a number (integer or decimal, as the stats files write).
+    pub fn f64(&self, record: &Record, index: usize) -> Result<f64> {
+        let text = self.text(record, index).trim();
+        text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| self.bad_value(record, index, "a number"))
+    }
+
+    /// An error at `record`'s line.
+    pub fn error(&self, record: &Record, reason: impl Into<String>) -> Error {
+        Error::artifact(&self.path, record.line, reason)
+    }
+
+    fn bad_value(&self, record: &Record, index: usize, what: &str) -> Error {
+        let column = self.header.get(index).map_or("?", String::as_str);
+        let value = prof_core::error::quote(self.text(record, index));
+        self.error(record, format!("`{column}` is {value}, not {what}"))
+    }
+
+    /// The fields of the next physical row (a quoted field may continue on later lines).
+    fn next_fields(&mut self) -> Result<Option<(usize, Vec<String>)>> {
+        let mut buf = String::new();
+        let start = self.line + 1;
+        let mut fields = Vec::new();
+        let mut field = String::new();
+        let mut in_quotes = false;
+        let mut after_quote = false;
+        loop {
+            buf.clear();
+            let read = self.reader.read_line(&mut buf).map_err(|e| Error::io(&self.path, e))?;
+            if read == 0 {
+                if in_quotes {
+                    return Err(Error::artifact(
+                        &self.path,
+                        start,
+                        "a quoted field is not closed before the file ends",
+                    ));
+                }
+                if self.line < start {
+                    return Ok(None);
+                }
+                fields.push(field);
+                return Ok(Some((start, fields)));
+            }
+            self.line += 1;
+            let mut text = buf.as_str();
+            if self.line == 1 {
+                text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            }
+            let ends_line = text.ends_with('\n');
+            let text = text.strip_suffix('\n').unwrap_or(text);
+            let text = text.strip_suffix('\r').unwrap_or(text);
+            let mut chars = text.chars().peekable();
+            while let Some(c) = chars.next() {
+                match (in_quotes, c) {
+                    (true, '"') if chars.peek() == Some(&'"') => {
+                        chars.next();
+                        field.push('"');
+                    }
+                    (true, '"') => {
+                        in_quotes = false;
+                        after_quote = true;
+                    }
+                    (true, c) => field.push(c),
+                    (false, '"') if field.is_empty() && !after_quote => in_quotes = true,
+                    (false, ',') => {
+                        fields.push(std::mem::take(&mut field));
+                        after_quote = false;
+                    }
+                    (false, c) => field.push(c),
+                }
+            }
+            if in_quotes && ends_line {
+                field.push('\n');
+                continue;
+            }
+            if in_quotes {
+                return Err(Error::artifact(&self.path, start, "a quoted field is not closed before the file ends"));
+            }
+            fields.push(field);
+            return Ok(Some((start, fields)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reader(text: &str) -> Result<CsvReader<&[u8]>> {
+        CsvReader::from_reader(text.as_bytes(), Path::new("t.csv"))
+    }
+
+    fn rows(text: &str) -> Result<Vec<Vec<String>>> {
+        let mut csv = reader(text)?;
+        let mut out = Vec::new();
+        while let Some(record) = csv.next_record()? {
+            out.push(record.fields);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn quoted_commas_bom_crlf_doubled_quotes_and_blank_lines() {
+        let text = "\u{feff}\"Name\",\"N\"\r\n\"f(int, float)\",3\r\n\"say \"\"hi\"\"\",4\r\n\r\n";
+        let csv = reader(text).unwrap();
+        assert_eq!(csv.header(), ["Name", "N"]);
+        assert_eq!(csv.find("Name"), Some(0));
+        assert_eq!(
+            rows(text).unwrap(),
+            vec![vec!["f(int, float)".to_owned(), "3".to_owned()], vec!["say \"hi\"".to_owned(), "4".to_owned()]]
+        );
+        assert_eq!(rows("a,b\n\"x\ny\",1").unwrap(), vec![vec!["x\ny".to_owned(), "1".to_owned()]]);
+    }
+
+    #[test]
+    fn errors_name_the_file_line_and_column() {
+        let empty = reader("").err().unwrap().to_string();
+        assert!(empty.contains("t.csv:1") && empty.contains("empty"), "{empty}");
+        let csv = reader("A,B\n1,2\n").unwrap();
+        let missing = csv.require("Start_Timestamp", "a kernel trace").unwrap_err().to_string();
+        assert!(missing.contains("t.csv:1") && missing.contains("`Start_Timestamp`") && missing.contains("A, B"));
+        let short = rows("A,B\n1,2\n3\n").unwrap_err().to_string();
+        assert!(short.contains("t.csv:3") && short.contains("1 fields but the header has 2"), "{short}");
+        let open = rows("A,B\n\"1,2\n").unwrap_err().to_string();
+        assert!(open.contains("t.csv:2") && open.contains("not closed"), "{open}");
+        let mut csv = reader("A,B\n12,x\n").unwrap();
+        let record = csv.next_record().unwrap().unwrap();
+        assert_eq!(csv.u64(&record, 0).unwrap(), 12);
+        let bad = csv.u64(&record, 1).unwrap_err().to_string();
+        assert!(bad.contains("t.csv:2") && bad.contains("`B` is `x`"), "{bad}");
+        assert_eq!(csv.opt_u64(&record, None).unwrap(), None);
+    }
+}

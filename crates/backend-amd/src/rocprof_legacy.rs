@@ -1,0 +1,112 @@
+//! Loads the legacy rocprof (rocprofiler v1) dispatch table `results.csv` into a [`Timeline`].
+//!
+//! The recorded file (`hpctrain-laplacian_results.csv`, rocprof from ROCm 5.x/6.0 with
+//! `--stats`) has the columns `Index, KernelName, gpu-id, queue-id, queue-index, pid, tid, grd,
+//! wgr, lds, scr, arch_vgpr, accum_vgpr, sgpr, wave_size, sig, obj, DispatchNs, BeginNs, EndNs,
+//! CompleteNs, DurationNs`. Each row is one kernel dispatch: device `gpu-id` (rocprof's agent
+//! number, kept as it is), stream `queue-id`, start `BeginNs`, duration `EndNs - BeginNs` (equal
+//! to `DurationNs` in every recorded row). `lds` goes to `shared_memory_bytes` and `arch_vgpr`
+//! to `registers_per_thread` when present. `grd` and `wgr` are single numbers (work-items),
+//! with no per-dimension split, so grid and block are left unset. Kernel names are kept as
+//! rocprof prints them, `[clone .kd]` suffix included. No correlation id: this table does not
+//! link dispatches to API calls.
+
+use crate::rocprof_csv::CsvReader;
+use prof_core::{DeviceOp, OpKind, Result, Timeline};
+use std::io::BufRead;
+use std::path::Path;
+
+/// The columns the loader needs.
+pub const COLUMNS: &[&str] = &["KernelName", "gpu-id", "queue-id", "BeginNs", "EndNs"];
+
+const EXPECTED: &str = "a rocprof v1 results.csv header (Index, KernelName, gpu-id, queue-id, …, DispatchNs, \
+     BeginNs, EndNs, CompleteNs, DurationNs)";
+
+/// True when the first line of the file at `path` is a rocprof v1 dispatch table header.
+pub fn is_results_csv(path: &Path) -> bool {
+    path.is_file()
+        && path.extension().is_some_and(|e| e == "csv")
+        && CsvReader::open(path).is_ok_and(|csv| csv.has_all(COLUMNS))
+}
+
+/// Loads the dispatch table at `path`.
+pub fn load(path: &Path) -> Result<Timeline> {
+    let mut timeline = Timeline::new(path.display().to_string());
+    read(CsvReader::open(path)?, &mut timeline)?;
+    Ok(timeline)
+}
+
+/// Appends the dispatches of `csv` to `timeline`; returns how many.
+pub fn read<R: BufRead>(mut csv: CsvReader<R>, timeline: &mut Timeline) -> Result<usize> {
+    let mut index = [0usize; 5];
+    for (slot, name) in index.iter_mut().zip(COLUMNS) {
+        *slot = csv.require(name, EXPECTED)?;
+    }
+    let [name, gpu, queue, begin, end] = index;
+    let lds = csv.find("lds");
+    let vgpr = csv.find("arch_vgpr");
+    let mut added = 0;
+    while let Some(r) = csv.next_record()? {
+        let (start_ns, end_ns) = (csv.u64(&r, begin)?, csv.u64(&r, end)?);
+        if end_ns < start_ns {
+            return Err(csv.error(&r, format!("EndNs {end_ns} is before BeginNs {start_ns}")));
+        }
+        let device = u32::try_from(csv.u64(&r, gpu)?).map_err(|_| csv.error(&r, "`gpu-id` does not fit 32 bits"))?;
+        let name_id = timeline.intern(csv.text(&r, name));
+        let mut op = DeviceOp::new(OpKind::Kernel, name_id, device, csv.u64(&r, queue)?, start_ns, end_ns - start_ns);
+        let lds_bytes = csv.opt_u64(&r, lds)?;
+        let vgprs = csv.opt_u64(&r, vgpr)?.and_then(|v| u32::try_from(v).ok());
+        if lds_bytes.is_some() || vgprs.is_some() {
+            let details = op.details_mut();
+            details.shared_memory_bytes = lds_bytes;
+            details.registers_per_thread = vgprs;
+        }
+        timeline.push_op(op);
+        added += 1;
+    }
+    Ok(added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixtures::fixture_path;
+    use prof_core::{summarize_kernels, Families};
+
+    fn parse(text: &str) -> Result<Timeline> {
+        let mut t = Timeline::new("t");
+        read(CsvReader::from_reader(text.as_bytes(), Path::new("results.csv"))?, &mut t)?;
+        Ok(t)
+    }
+
+    #[test]
+    fn laplacian_dispatch_table() {
+        let path = fixture_path("rocprof-v1/hpctrain-laplacian_results.csv");
+        assert!(is_results_csv(&path));
+        let t = load(&path).unwrap();
+        let s = summarize_kernels(&t, &Families::builtin());
+        // python csv module: 1004 rows, sum(EndNs-BeginNs) = 2,610,787,312; top kernel
+        // laplacian_kernel<double> 1001 calls, 2,608,618,986 ns; all on gpu-id 8, queue-id 0.
+        assert_eq!(t.ops.len(), 1004);
+        assert_eq!(s.device_ns, 2_610_787_312);
+        let top = &s.kernels[0];
+        assert!(top.name.starts_with("void laplacian_kernel<double>(") && top.name.ends_with("[clone .kd]"));
+        assert_eq!((top.calls, top.total_ns), (1001, 2_608_618_986));
+        assert!(t.ops.iter().all(|op| op.device == 8 && op.stream == 0));
+        // Row Index 1: lds 0, arch_vgpr 24.
+        let d = t.ops[1].details.as_deref().unwrap();
+        assert_eq!((d.shared_memory_bytes, d.registers_per_thread, d.grid), (Some(0), Some(24), None));
+    }
+
+    #[test]
+    fn bad_rows_are_errors_with_their_line() {
+        let header = "KernelName,gpu-id,queue-id,BeginNs,EndNs\n";
+        let e = parse(&format!("{header}\"k\",8,0,20,10\n")).unwrap_err().to_string();
+        assert!(e.contains("results.csv:2") && e.contains("before BeginNs"), "{e}");
+        let e = parse(&format!("{header}\"k\",8,0,abc,10\n")).unwrap_err().to_string();
+        assert!(e.contains("results.csv:2") && e.contains("`BeginNs` is `abc`"), "{e}");
+        let e = parse("KernelName,gpu-id,queue-id,BeginNs\n").unwrap_err().to_string();
+        assert!(e.contains("results.csv:1") && e.contains("`EndNs`") && e.contains("rocprof v1"), "{e}");
+        assert!(!is_results_csv(&fixture_path("rocprofv3/sdk1.0_kernel_trace.csv")));
+    }
+}

@@ -1,0 +1,249 @@
+//! `prof breakdown --tool rocprofv3`: captures the workload under rocprofv3 with CSV output and
+//! loads the traces with [`rocprofv3_trace`](crate::rocprofv3_trace).
+//!
+//! The plan, flag by flag, as the rocprofiler-sdk documentation gives them
+//! (`source/docs/how-to/using-rocprofv3.rst`, "Command-line options", and
+//! `rocprofv3-io-options.rst`, ROCm/rocprofiler-sdk and ROCm/rocm-systems):
+//! `--kernel-trace` "collects kernel dispatch traces", `--memory-copy-trace` "collects memory
+//! copy traces", `--hip-runtime-trace` "collects HIP Runtime API traces" (public `hip*`
+//! functions), `--stats` "collects statistics of enabled tracing types" (the
+//! `*_kernel_stats.csv` files); `--output-format csv` (since ROCm 7.0 the default is the rocpd
+//! SQLite database, so CSV must be asked for; newer documentation marks direct CSV output
+//! deprecated in favour of `rocpd convert`); `-d`/`--output-directory` "specifies the output
+//! path", default `%hostname%/%pid%`; `-o`/`--output-file` the file name prefix, default the
+//! process id. Without `-o`, `-d DIR` writes `DIR/<hostname>/<pid>_kernel_trace.csv`; with
+//! `-o NAME` the files are `DIR/NAME_kernel_trace.csv`, `DIR/NAME_agent_info.csv`, … (the
+//! rocprofiler-sdk test `tests/rocprofv3/tracing-hip-in-libraries/CMakeLists.txt` runs
+//! `--stats --output-format csv -d <dir> -o out` and validates `<dir>/out_kernel_trace.csv`,
+//! `out_memory_copy_trace.csv`, `out_hip_api_trace.csv`, `out_agent_info.csv`,
+//! `out_kernel_stats.csv`). The loader searches the directory for either layout.
+//!
+//! With `-o prof`, every profiled process of a multi-process workload writes the same names;
+//! the loader reads whatever is there. The capture window of the request is not applied:
+//! rocprofv3 traces the whole run (its `--collection-period` is not used here), so the step's
+//! time limit is what bounds a capture. None of this has run on AMD hardware: the plan follows
+//! the documentation and the loader is tested on recorded files only.
+
+use crate::rocprofv3_trace::{self, no_trace, TraceFiles};
+use crate::tools::{SearchPaths, INSTALL_ROCPROFV3, ROCPROFV3};
+use prof_core::supervisor::log_tail;
+use prof_core::tools::find_program;
+use prof_core::{BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Result, RunPlan, Timeline};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// Sub-directory of the capture's output directory that rocprofv3 writes into.
+pub const OUTPUT_DIR: &str = "rocprofv3";
+/// The `-o` file name prefix.
+pub const OUTPUT_PREFIX: &str = "prof";
+/// Log of the capture step.
+pub const CAPTURE_LOG: &str = "rocprofv3.log";
+/// Tracing flags of the capture.
+pub const TRACE_FLAGS: &[&str] = &["--kernel-trace", "--memory-copy-trace", "--hip-runtime-trace", "--stats"];
+/// A kernel trace header alone is about 300 bytes; an output directory below this holds none.
+pub const MIN_OUTPUT_BYTES: u64 = 100;
+/// How deep below a directory the loader looks for rocprofv3 CSV files (`<dir>/<host>/<pid>_…`).
+const MAX_DEPTH: usize = 3;
+
+/// File name endings of the traces a group holds.
+const KERNEL_SUFFIX: &str = "kernel_trace.csv";
+const COPY_SUFFIX: &str = "memory_copy_trace.csv";
+const HIP_SUFFIX: &str = "hip_api_trace.csv";
+const AGENT_SUFFIX: &str = "agent_info.csv";
+
+/// The rocprofv3 breakdown tool.
+#[derive(Debug, Clone)]
+pub struct Rocprofv3Tool {
+    paths: SearchPaths,
+    program: Option<PathBuf>,
+}
+
+impl Default for Rocprofv3Tool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Rocprofv3Tool {
+    /// The tool, finding `rocprofv3` on `PATH`, then in `/opt/rocm/bin` and `/opt/rocm-*/bin`.
+    pub fn new() -> Self {
+        Self::with_paths(SearchPaths::rocm_default())
+    }
+
+    /// The tool searching `paths` after `PATH`.
+    pub fn with_paths(paths: SearchPaths) -> Self {
+        Self { paths, program: None }
+    }
+
+    /// Uses the `rocprofv3` at `path` instead of searching for it.
+    pub fn with_program(mut self, path: impl Into<PathBuf>) -> Self {
+        self.program = Some(path.into());
+        self
+    }
+
+    /// The `rocprofv3` to run, or an error carrying its install line.
+    pub fn program(&self) -> Result<PathBuf> {
+        let found = match &self.program {
+            Some(path) => path.is_file().then(|| path.clone()),
+            None => find_program(ROCPROFV3.name, &self.paths.program_dirs),
+        };
+        found.ok_or_else(|| Error::ToolMissing {
+            tool: ROCPROFV3.name.to_owned(),
+            install: INSTALL_ROCPROFV3.to_owned(),
+        })
+    }
+
+    /// Where a capture into `out_dir` leaves rocprofv3's files.
+    pub fn output_dir(out_dir: &Path) -> PathBuf {
+        out_dir.join(OUTPUT_DIR)
+    }
+
+    /// Loads the rocprofv3 CSV traces at `path` (a file of one, or a directory holding them).
+    pub fn load_path(path: &Path) -> Result<Timeline> {
+        let groups = find_traces(path)?;
+        if groups.is_empty() {
+            return Err(no_trace(path));
+        }
+        rocprofv3_trace::load_processes(&groups, &path.display().to_string())
+    }
+}
+
+/// The rocprofv3 CSV files at `path`, one [`TraceFiles`] per output prefix (process). A file
+/// brings its siblings of the same prefix; a directory is searched a few levels deep.
+pub fn find_traces(path: &Path) -> Result<Vec<TraceFiles>> {
+    let mut found = Vec::new();
+    if path.is_dir() {
+        collect(path, 0, &mut found);
+    } else {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let prefix = split_name(path).map(|(p, _)| p).ok_or_else(|| no_trace(path))?;
+        let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+        found.extend(
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| split_name(p).is_some_and(|(q, _)| q == prefix)),
+        );
+    }
+    let mut groups: BTreeMap<(PathBuf, String), TraceFiles> = BTreeMap::new();
+    for file in found {
+        let Some((prefix, suffix)) = split_name(&file) else { continue };
+        let key = (file.parent().map(Path::to_owned).unwrap_or_default(), prefix);
+        let group = groups.entry(key).or_default();
+        let slot = match suffix {
+            KERNEL_SUFFIX => &mut group.kernel,
+            COPY_SUFFIX => &mut group.memory_copy,
+            HIP_SUFFIX => &mut group.hip_api,
+            _ => &mut group.agent_info,
+        };
+        *slot = Some(file);
+    }
+    Ok(groups.into_values().filter(|g| g.kernel.is_some() || g.memory_copy.is_some() || g.hip_api.is_some()).collect())
+}
+
+fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for path in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+        if path.is_dir() && depth < MAX_DEPTH {
+            collect(&path, depth + 1, out);
+        } else if path.is_file() && split_name(&path).is_some() {
+            out.push(path);
+        }
+    }
+}
+
+/// `(prefix, suffix)` of a rocprofv3 CSV name: `prof_kernel_trace.csv` is `("prof_",
+/// "kernel_trace.csv")`; `kernel_trace.csv` has an empty prefix. `memory_copy_trace.csv` is
+/// not mistaken for a kernel trace (a prefix must end with `_` or be empty).
+fn split_name(path: &Path) -> Option<(String, &'static str)> {
+    let name = path.file_name()?.to_str()?;
+    [COPY_SUFFIX, HIP_SUFFIX, AGENT_SUFFIX, KERNEL_SUFFIX].into_iter().find_map(|suffix| {
+        let prefix = name.strip_suffix(suffix)?;
+        (prefix.is_empty() || prefix.ends_with('_')).then(|| (prefix.to_owned(), suffix))
+    })
+}
+
+impl BreakdownTool for Rocprofv3Tool {
+    fn name(&self) -> &'static str {
+        "rocprofv3"
+    }
+
+    fn check(&self) -> Result<()> {
+        self.program().map(|_| ())
+    }
+
+    fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan> {
+        if request.command.is_empty() {
+            return Err(Error::Unsupported("no command to profile".to_owned()));
+        }
+        let program = OsString::from(self.program()?);
+        let out = &request.out_dir;
+        let mut steps = Vec::new();
+        for run in 0..request.warmup_runs {
+            let mut step = RunPlan::new("warm-up", request.command.clone(), out.join(format!("warmup-{run}.log")));
+            step.timeout = Some(request.timeout);
+            steps.push(step);
+        }
+        let output = Self::output_dir(out);
+        let mut argv = vec![program];
+        argv.extend(TRACE_FLAGS.iter().map(OsString::from));
+        argv.extend(["--output-format".into(), "csv".into(), "-d".into(), output.clone().into_os_string()]);
+        argv.extend(["-o".into(), OUTPUT_PREFIX.into(), "--".into()]);
+        argv.extend(request.command.iter().cloned());
+        let mut capture = RunPlan::new("capture", argv, out.join(CAPTURE_LOG));
+        capture.timeout = Some(request.timeout);
+        steps.push(capture);
+        Ok(CapturePlan {
+            steps,
+            artifacts: vec![ExpectedArtifact { path: output.clone(), min_bytes: MIN_OUTPUT_BYTES }],
+            how_to_open: format!(
+                "the CSV files in {} ({OUTPUT_PREFIX}_kernel_trace.csv, {OUTPUT_PREFIX}_kernel_stats.csv, …) open in \
+                 any spreadsheet; `prof analyze {}` reads them again",
+                output.display(),
+                output.display()
+            ),
+        })
+    }
+
+    fn load(&self, artifacts: &[PathBuf]) -> Result<Timeline> {
+        let mut groups = Vec::new();
+        for path in artifacts {
+            groups.extend(find_traces(path)?);
+        }
+        match (artifacts, groups.is_empty()) {
+            ([], _) => Err(Error::Unsupported("rocprofv3: no artifact to load".to_owned())),
+            ([one], true) => Err(no_trace(one)),
+            (_, true) => Err(Error::Unsupported("rocprofv3: none of the artifacts holds a CSV trace".to_owned())),
+            ([one], false) => rocprofv3_trace::load_processes(&groups, &one.display().to_string()),
+            (many, false) => rocprofv3_trace::load_processes(&groups, &format!("{} rocprofv3 outputs", many.len())),
+        }
+    }
+
+    fn recognizes(&self, path: &Path) -> bool {
+        if path.is_dir() {
+            return find_traces(path).is_ok_and(|g| !g.is_empty());
+        }
+        split_name(path).is_some_and(|(_, suffix)| suffix != AGENT_SUFFIX)
+    }
+
+    fn explain_failure(&self, out_dir: &Path) -> Option<String> {
+        let output = Self::output_dir(out_dir);
+        if find_traces(&output).is_ok_and(|g| !g.is_empty()) {
+            return None;
+        }
+        let log = out_dir.join(CAPTURE_LOG);
+        let tail = log_tail(&log, 15);
+        let said =
+            if tail.is_empty() { "it is empty or missing".to_owned() } else { format!("its last lines:\n{tail}") };
+        Some(format!(
+            "rocprofv3 wrote no *_kernel_trace.csv under {}; see the capture log {} ({said})",
+            output.display(),
+            log.display()
+        ))
+    }
+}
+
+#[cfg(test)]
+#[path = "rocprofv3_tool_tests.rs"]
+mod tests;

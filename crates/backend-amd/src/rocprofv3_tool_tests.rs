@@ -1,0 +1,127 @@
+use super::*;
+use crate::test_fixtures::{fixture, fixture_path, TempDir};
+use prof_core::{summarize_kernels, Families, OpKind};
+use std::time::Duration;
+
+fn tool(tmp: &TempDir) -> Rocprofv3Tool {
+    let program = tmp.program("rocm-7.0.0/bin/rocprofv3", "#!/bin/sh\n");
+    Rocprofv3Tool::with_paths(SearchPaths { program_dirs: vec![], library_dirs: vec![] }).with_program(program)
+}
+
+fn request(out: &Path, warmup_runs: u32) -> CaptureRequest {
+    CaptureRequest {
+        command: vec!["python".into(), "train.py".into()],
+        out_dir: out.to_owned(),
+        warmup_runs,
+        window: Duration::from_secs(10),
+        timeout: Duration::from_secs(60),
+    }
+}
+
+#[test]
+fn plan_runs_warm_ups_then_rocprofv3_with_csv_output() {
+    let tmp = TempDir::new("plan");
+    let tool = tool(&tmp);
+    let out = tmp.path().join("out");
+    let plan = tool.plan(&request(&out, 2)).unwrap();
+    assert_eq!(plan.steps.len(), 3);
+    assert_eq!(plan.steps[0].argv, ["python", "train.py"].map(OsString::from));
+    assert_eq!(plan.steps[1].label, "warm-up");
+    let capture = &plan.steps[2];
+    let argv: Vec<String> = capture.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let dir = out.join("rocprofv3").display().to_string();
+    let expected = [
+        tmp.path().join("rocm-7.0.0/bin/rocprofv3").display().to_string().as_str(),
+        "--kernel-trace",
+        "--memory-copy-trace",
+        "--hip-runtime-trace",
+        "--stats",
+        "--output-format",
+        "csv",
+        "-d",
+        dir.as_str(),
+        "-o",
+        "prof",
+        "--",
+        "python",
+        "train.py",
+    ]
+    .map(str::to_owned);
+    assert_eq!(argv, expected);
+    assert_eq!((capture.timeout, capture.log.clone()), (Some(Duration::from_secs(60)), out.join("rocprofv3.log")));
+    assert_eq!(plan.artifacts[0].path, out.join("rocprofv3"));
+    assert!(tool.plan(&request(&out, 0)).unwrap().steps.len() == 1);
+    let mut empty = request(&out, 0);
+    empty.command.clear();
+    assert!(tool.plan(&empty).is_err());
+}
+
+#[test]
+fn missing_rocprofv3_names_the_install_line() {
+    let tool = Rocprofv3Tool::with_paths(SearchPaths { program_dirs: vec![], library_dirs: vec![] })
+        .with_program("/nonexistent/rocprofv3");
+    let error = tool.check().unwrap_err().to_string();
+    assert!(error.contains("rocprofv3") && error.contains("rocprofiler-sdk"), "{error}");
+}
+
+/// A capture directory laid out as `-d DIR -o prof` leaves it, from the recorded sdk 1.0 files.
+fn capture_dir(tmp: &TempDir, sub: &str, prefix: &str) -> PathBuf {
+    for (name, fixture_name) in [
+        ("kernel_trace.csv", "rocprofv3/sdk1.0_kernel_trace.csv"),
+        ("memory_copy_trace.csv", "rocprofv3/sdk1.0_memory_copy_trace.csv"),
+        ("hip_api_trace.csv", "rocprofv3/sdk1.0_hip_api_trace.csv"),
+    ] {
+        tmp.file(&format!("{sub}/{prefix}{name}"), &fixture(fixture_name));
+    }
+    tmp.path().join(sub.split('/').next().unwrap_or(sub))
+}
+
+#[test]
+fn loads_both_output_layouts_and_single_files() {
+    let tmp = TempDir::new("layouts");
+    let tool = tool(&tmp);
+    let flat = capture_dir(&tmp, "flat", "prof_");
+    let nested = capture_dir(&tmp, "nested/host-a", "4242_");
+    for dir in [&flat, &nested] {
+        assert!(tool.recognizes(dir), "{}", dir.display());
+        let t = tool.load(std::slice::from_ref(dir)).unwrap();
+        // 9 kernels + 4 copies (python, see rocprofv3_trace tests), 17 HIP calls.
+        assert_eq!((t.ops.len(), t.host.len()), (13, 17));
+        assert_eq!(t.ops.iter().filter(|op| op.kind == OpKind::Kernel).count(), 9);
+    }
+    let file = flat.join("prof_kernel_trace.csv");
+    assert!(tool.recognizes(&file));
+    assert_eq!(tool.load(&[file]).unwrap().ops.len(), 13, "a file brings its same-prefix siblings");
+    let fixture_file = fixture_path("rocprofv3/sdk0.5_kernel_trace.csv");
+    let t = Rocprofv3Tool::load_path(&fixture_file).unwrap();
+    assert_eq!(summarize_kernels(&t, &Families::builtin()).device_ns, 795_453);
+    assert!(!tool.recognizes(&fixture_path("rocprofv3/hpctrain-mi300a_agent_info.csv")));
+    assert!(!tool.recognizes(&fixture_path("rocprofv3/hpctrain-jacobi_kernel_stats.csv")));
+    assert!(!tool.recognizes(tmp.path().join("nowhere").as_path()));
+}
+
+#[test]
+fn two_processes_keep_their_correlation_ids_apart() {
+    let tmp = TempDir::new("two");
+    capture_dir(&tmp, "run/host", "100_");
+    capture_dir(&tmp, "run/host", "200_");
+    let t = tool(&tmp).load(&[tmp.path().join("run")]).unwrap();
+    assert_eq!(t.ops.len(), 26);
+    let first: Vec<u64> = t.ops.iter().filter_map(|op| op.correlation).filter(|c| c >> 32 == 0).collect();
+    let second: Vec<u64> = t.ops.iter().filter_map(|op| op.correlation).filter(|c| c >> 32 == 1).collect();
+    assert_eq!((first.len(), second.len()), (13, 13));
+}
+
+#[test]
+fn failure_without_output_shows_the_log() {
+    let tmp = TempDir::new("fail");
+    let tool = tool(&tmp);
+    tmp.file("out/rocprofv3.log", "starting\nrocprofv3: error: ROCm runtime not found\n");
+    let explained = tool.explain_failure(&tmp.path().join("out")).unwrap();
+    assert!(explained.contains("no *_kernel_trace.csv") && explained.contains("ROCm runtime not found"), "{explained}");
+    let empty_dir = tmp.path().join("empty");
+    std::fs::create_dir_all(&empty_dir).unwrap();
+    assert!(tool.load(&[empty_dir]).unwrap_err().to_string().contains("holds no rocprofv3"));
+    capture_dir(&tmp, "out/rocprofv3", "prof_");
+    assert!(tool.explain_failure(&tmp.path().join("out")).is_none(), "files were written");
+}

@@ -1,0 +1,311 @@
+//! Loads rocprofv3's CSV traces (`--output-format csv`) into a [`Timeline`]: kernel
+//! dispatches from `*_kernel_trace.csv`, copies from `*_memory_copy_trace.csv`, HIP API calls
+//! from `*_hip_api_trace.csv`, all linked by rocprofv3's `Correlation_Id`.
+//!
+//! Columns are read by name, as the recorded files of two releases show (fixtures
+//! `sdk1.0_*.csv`, `sdk0.5_kernel_trace.csv`):
+//! - rocprofiler-sdk 1.0 (ROCm 7.0): `Agent_Id` is text (`"Agent 4"`), there is a `Stream_Id`
+//!   (the HIP stream) beside `Queue_Id`, and resources are `LDS_Block_Size`, `Scratch_Size`,
+//!   `VGPR_Count`, `Accum_VGPR_Count`, `SGPR_Count`.
+//! - rocprofiler-sdk 0.5 (ROCm 6.2): `Agent_Id` is an integer, no `Stream_Id`, and
+//!   `Private_Segment_Size` / `Group_Segment_Size` instead of scratch / LDS; no registers.
+//!
+//! Mapping decisions:
+//! - device: `Agent_Id` is rocprofv3's agent number, which counts CPU agents too (`Agent 0` is
+//!   the host in the recorded copies). With an `agent_info.csv` beside the trace, the agent
+//!   whose `Logical_Node_Id` (else `Node_Id`) is that number is looked up and the device is its
+//!   rank among the GPU agents (the MI300A recording: agents 4..7 are GPUs 0..3). Without it,
+//!   the agent number itself is kept as the device index.
+//! - stream: `Stream_Id` when the file has it, else `Queue_Id`.
+//! - grid: HSA grid sizes count work-items; [`OpDetails::grid`] counts workgroups, so each
+//!   dimension is `ceil(Grid_Size / Workgroup_Size)`.
+//! - registers: `VGPR_Count` (architectural VGPRs) into `registers_per_thread`; `SGPR_Count` and
+//!   `Accum_VGPR_Count` have no field in [`OpDetails`] and are not kept. LDS (`LDS_Block_Size` or
+//!   `Group_Segment_Size`) into `shared_memory_bytes`.
+//! - kernels whose name contains `rccl` or `nccl` (any case) are [`OpKind::Communication`].
+//! - copies are named by their `Direction` (`MEMORY_COPY_HOST_TO_DEVICE`); the recorded file
+//!   has no byte count, so `bytes` is set only when a `Bytes`/`Size` column exists.
+//! - HIP API rows (`HIP_RUNTIME_API*`, `HIP_COMPILER_API*` domains) are
+//!   [`HostCategory::Runtime`] host spans; other domains are [`HostCategory::Other`].
+//!
+//! When several processes' files are loaded into one timeline, correlation ids are made unique
+//! per process as `(process index << 32) | id`.
+
+use crate::rocprof_csv::CsvReader;
+use prof_core::{DeviceOp, Error, HostCategory, HostSpan, OpKind, Result, Timeline};
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+/// The columns every kernel trace release has.
+pub const KERNEL_COLUMNS: &[&str] = &[
+    "Kind",
+    "Agent_Id",
+    "Queue_Id",
+    "Kernel_Name",
+    "Correlation_Id",
+    "Start_Timestamp",
+    "End_Timestamp",
+    "Workgroup_Size_X",
+    "Workgroup_Size_Y",
+    "Workgroup_Size_Z",
+    "Grid_Size_X",
+    "Grid_Size_Y",
+    "Grid_Size_Z",
+];
+/// The columns of `*_memory_copy_trace.csv` this loader needs.
+pub const COPY_COLUMNS: &[&str] = &[
+    "Kind",
+    "Direction",
+    "Source_Agent_Id",
+    "Destination_Agent_Id",
+    "Correlation_Id",
+    "Start_Timestamp",
+    "End_Timestamp",
+];
+/// The columns of `*_hip_api_trace.csv` this loader needs.
+pub const HIP_COLUMNS: &[&str] =
+    &["Domain", "Function", "Process_Id", "Thread_Id", "Correlation_Id", "Start_Timestamp", "End_Timestamp"];
+/// The columns of `*_agent_info.csv` this loader needs.
+pub const AGENT_COLUMNS: &[&str] = &["Node_Id", "Logical_Node_Id", "Agent_Type"];
+
+const KERNEL_EXPECTED: &str = "a rocprofv3 kernel_trace.csv header (Kind, Agent_Id, Queue_Id, Kernel_Name, \
+     Correlation_Id, Start_Timestamp, End_Timestamp, Workgroup_Size_X/Y/Z, Grid_Size_X/Y/Z; rocprofiler-sdk 1.0 adds \
+     Stream_Id, LDS_Block_Size, Scratch_Size, VGPR_Count, Accum_VGPR_Count, SGPR_Count; 0.5 has \
+     Private_Segment_Size, Group_Segment_Size)";
+const COPY_EXPECTED: &str = "a rocprofv3 memory_copy_trace.csv header (Kind, Direction, Stream_Id, Source_Agent_Id, \
+     Destination_Agent_Id, Correlation_Id, Start_Timestamp, End_Timestamp)";
+const HIP_EXPECTED: &str = "a rocprofv3 hip_api_trace.csv header (Domain, Function, Process_Id, Thread_Id, \
+     Correlation_Id, Start_Timestamp, End_Timestamp)";
+const AGENT_EXPECTED: &str = "a rocprofv3 agent_info.csv header (Node_Id, Logical_Node_Id, Agent_Type, …)";
+
+/// rocprofv3's agent numbers mapped to GPU indices, from `agent_info.csv`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentMap {
+    gpus: HashMap<u64, u32>,
+    agents: HashMap<u64, bool>,
+}
+
+impl AgentMap {
+    /// Reads `agent_info.csv` at `path`.
+    pub fn from_file(path: &Path) -> Result<Self> {
+        Self::read(CsvReader::open(path)?)
+    }
+
+    fn read<R: BufRead>(mut csv: CsvReader<R>) -> Result<Self> {
+        let [node, logical, kind] = columns(&csv, AGENT_COLUMNS, AGENT_EXPECTED)?;
+        let mut rows = Vec::new();
+        while let Some(record) = csv.next_record()? {
+            let is_gpu = csv.text(&record, kind).trim() == "GPU";
+            rows.push((csv.u64(&record, logical)?, csv.u64(&record, node)?, is_gpu));
+        }
+        rows.sort_unstable();
+        let mut map = Self::default();
+        let mut next_gpu = 0u32;
+        for (logical, node, is_gpu) in rows {
+            map.agents.entry(logical).or_insert(is_gpu);
+            map.agents.entry(node).or_insert(is_gpu);
+            if is_gpu {
+                map.gpus.entry(logical).or_insert(next_gpu);
+                map.gpus.entry(node).or_insert(next_gpu);
+                next_gpu += 1;
+            }
+        }
+        Ok(map)
+    }
+
+    /// The GPU index of agent `agent`, if it is a GPU agent in the file.
+    pub fn gpu_index(&self, agent: u64) -> Option<u32> {
+        self.gpus.get(&agent).copied()
+    }
+
+    /// True when the file lists agent `agent` as a GPU; `None` when it does not list it.
+    pub fn is_gpu(&self, agent: u64) -> Option<bool> {
+        self.agents.get(&agent).copied()
+    }
+}
+
+/// The files of one rocprofv3 process (one output prefix): `<prefix>_kernel_trace.csv` and
+/// its companions, any of which may be absent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TraceFiles {
+    /// `*_kernel_trace.csv`.
+    pub kernel: Option<PathBuf>,
+    /// `*_memory_copy_trace.csv`.
+    pub memory_copy: Option<PathBuf>,
+    /// `*_hip_api_trace.csv`.
+    pub hip_api: Option<PathBuf>,
+    /// `*_agent_info.csv`.
+    pub agent_info: Option<PathBuf>,
+}
+
+/// Loads every process's files into one timeline named `source`.
+pub fn load_processes(groups: &[TraceFiles], source: &str) -> Result<Timeline> {
+    let mut timeline = Timeline::new(source);
+    let many = groups.len() > 1;
+    for (index, files) in groups.iter().enumerate() {
+        let base = if many { u64::try_from(index).unwrap_or(u64::MAX) << 32 } else { 0 };
+        let agents = files.agent_info.as_deref().map(AgentMap::from_file).transpose()?;
+        if let Some(path) = &files.kernel {
+            load_kernel_trace(CsvReader::open(path)?, agents.as_ref(), base, &mut timeline)?;
+        }
+        if let Some(path) = &files.memory_copy {
+            load_memory_copies(CsvReader::open(path)?, agents.as_ref(), base, &mut timeline)?;
+        }
+        if let Some(path) = &files.hip_api {
+            load_hip_api(CsvReader::open(path)?, base, &mut timeline)?;
+        }
+    }
+    Ok(timeline)
+}
+
+/// Appends the kernel dispatches of `csv` (a `kernel_trace.csv`) to `timeline`.
+pub fn load_kernel_trace<R: BufRead>(
+    mut csv: CsvReader<R>,
+    agents: Option<&AgentMap>,
+    corr_base: u64,
+    timeline: &mut Timeline,
+) -> Result<usize> {
+    let [kind, agent, queue, name, corr, start, end, wx, wy, wz, gx, gy, gz] =
+        columns(&csv, KERNEL_COLUMNS, KERNEL_EXPECTED)?;
+    let stream = csv.find("Stream_Id").unwrap_or(queue);
+    let vgpr = csv.find("VGPR_Count");
+    let lds = csv.find("LDS_Block_Size").or_else(|| csv.find("Group_Segment_Size"));
+    let mut added = 0;
+    while let Some(r) = csv.next_record()? {
+        if csv.text(&r, kind) != "KERNEL_DISPATCH" {
+            return Err(csv
+                .error(&r, format!("`Kind` is {}, not KERNEL_DISPATCH", prof_core::error::quote(csv.text(&r, kind)))));
+        }
+        let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
+        let kernel = csv.text(&r, name);
+        let lower = kernel.to_ascii_lowercase();
+        let op_kind =
+            if lower.contains("rccl") || lower.contains("nccl") { OpKind::Communication } else { OpKind::Kernel };
+        let device = device_of(&csv, &r, agent, agents)?;
+        let name_id = timeline.intern(kernel);
+        let mut op = DeviceOp::new(op_kind, name_id, device, csv.u64(&r, stream)?, start_ns, dur_ns);
+        op.correlation = Some(corr_base | csv.u64(&r, corr)?);
+        let block = [csv.u64(&r, wx)?, csv.u64(&r, wy)?, csv.u64(&r, wz)?];
+        let grid = [csv.u64(&r, gx)?, csv.u64(&r, gy)?, csv.u64(&r, gz)?];
+        let details = op.details_mut();
+        details.block = dims(block);
+        details.grid = dims([0, 1, 2].map(|i| grid[i].div_ceil(block[i].max(1))));
+        details.registers_per_thread = csv.opt_u64(&r, vgpr)?.and_then(|v| u32::try_from(v).ok());
+        details.shared_memory_bytes = csv.opt_u64(&r, lds)?;
+        timeline.push_op(op);
+        added += 1;
+    }
+    Ok(added)
+}
+
+/// Appends the copies of `csv` (a `memory_copy_trace.csv`) to `timeline`. The device is the
+/// GPU end of the copy: the destination of a host-to-device copy, else the source.
+pub fn load_memory_copies<R: BufRead>(
+    mut csv: CsvReader<R>,
+    agents: Option<&AgentMap>,
+    corr_base: u64,
+    timeline: &mut Timeline,
+) -> Result<usize> {
+    let [_, direction, source, dest, corr, start, end] = columns(&csv, COPY_COLUMNS, COPY_EXPECTED)?;
+    let stream = csv.find("Stream_Id");
+    let bytes = csv.find("Bytes").or_else(|| csv.find("Size"));
+    let mut added = 0;
+    while let Some(r) = csv.next_record()? {
+        let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
+        let dir = csv.text(&r, direction);
+        let end_column = if dir.contains("HOST_TO_DEVICE") { dest } else { source };
+        let device = device_of(&csv, &r, end_column, agents)?;
+        let name = timeline.intern(dir);
+        let mut op =
+            DeviceOp::new(OpKind::Memcpy, name, device, csv.opt_u64(&r, stream)?.unwrap_or(0), start_ns, dur_ns);
+        op.correlation = Some(corr_base | csv.u64(&r, corr)?);
+        if let Some(b) = csv.opt_u64(&r, bytes)? {
+            op.details_mut().bytes = Some(b);
+        }
+        timeline.push_op(op);
+        added += 1;
+    }
+    Ok(added)
+}
+
+/// Appends the HIP API calls of `csv` (a `hip_api_trace.csv`) to `timeline` as host spans.
+pub fn load_hip_api<R: BufRead>(mut csv: CsvReader<R>, corr_base: u64, timeline: &mut Timeline) -> Result<usize> {
+    let [domain, function, pid, tid, corr, start, end] = columns(&csv, HIP_COLUMNS, HIP_EXPECTED)?;
+    let mut added = 0;
+    while let Some(r) = csv.next_record()? {
+        let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
+        let category =
+            if csv.text(&r, domain).starts_with("HIP_") { HostCategory::Runtime } else { HostCategory::Other };
+        let pid = u32::try_from(csv.u64(&r, pid)?).map_err(|_| csv.error(&r, "`Process_Id` does not fit 32 bits"))?;
+        let span = HostSpan {
+            name: timeline.intern(csv.text(&r, function)),
+            category,
+            pid,
+            tid: csv.u64(&r, tid)?,
+            start_ns,
+            dur_ns,
+            correlation: Some(corr_base | csv.u64(&r, corr)?),
+        };
+        timeline.host.push(span);
+        added += 1;
+    }
+    Ok(added)
+}
+
+/// The indices of `names` (all required), or an error naming the first missing one.
+fn columns<R: BufRead, const N: usize>(csv: &CsvReader<R>, names: &[&str], expected: &str) -> Result<[usize; N]> {
+    let mut out = [0usize; N];
+    for (slot, name) in out.iter_mut().zip(names) {
+        *slot = csv.require(name, expected)?;
+    }
+    Ok(out)
+}
+
+/// Start and duration from the start and end columns; an end before the start is an error.
+fn interval<R: BufRead>(
+    csv: &CsvReader<R>,
+    r: &crate::rocprof_csv::Record,
+    start: usize,
+    end: usize,
+) -> Result<(u64, u64)> {
+    let (s, e) = (csv.u64(r, start)?, csv.u64(r, end)?);
+    if e < s {
+        return Err(csv.error(r, format!("the end timestamp {e} is before the start timestamp {s}")));
+    }
+    Ok((s, e - s))
+}
+
+/// The device index of the agent in column `column` (`"Agent 4"` or `4`).
+fn device_of<R: BufRead>(
+    csv: &CsvReader<R>,
+    r: &crate::rocprof_csv::Record,
+    column: usize,
+    agents: Option<&AgentMap>,
+) -> Result<u32> {
+    let text = csv.text(r, column).trim();
+    let number = text.strip_prefix("Agent ").unwrap_or(text).trim().parse::<u64>().map_err(|_| {
+        csv.error(r, format!("agent id {} is neither `Agent <n>` nor a number", prof_core::error::quote(text)))
+    })?;
+    if let Some(gpu) = agents.and_then(|a| a.gpu_index(number)) {
+        return Ok(gpu);
+    }
+    u32::try_from(number).map_err(|_| csv.error(r, format!("agent id {number} does not fit 32 bits")))
+}
+
+fn dims(values: [u64; 3]) -> Option<[u32; 3]> {
+    let [x, y, z] = values.map(|v| u32::try_from(v).ok());
+    Some([x?, y?, z?])
+}
+
+/// The error for a directory or file that holds no rocprofv3 CSV trace.
+pub fn no_trace(path: &Path) -> Error {
+    Error::ArtifactInvalid {
+        path: path.to_owned(),
+        reason: "holds no rocprofv3 *_kernel_trace.csv, *_memory_copy_trace.csv or *_hip_api_trace.csv".to_owned(),
+    }
+}
+
+#[cfg(test)]
+#[path = "rocprofv3_trace_tests.rs"]
+mod tests;

@@ -1,0 +1,148 @@
+//! `prof breakdown --tool rocprofv3` and `prof analyze` on AMD files, end to end without a GPU:
+//! the fake `rocprofv3` (tests/fakes/amd) runs the command and writes the recorded
+//! rocprofiler-sdk 1.0 CSVs where rocprofv3 `-d DIR -o prof` writes them. No AMD hardware is
+//! involved: this proves planning, supervision, loading and reporting on recordings only.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FAKES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fakes/amd");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/amd");
+
+/// A scratch directory, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(label: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("prof-breakdown-amd-{label}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn prof(env: &[(&str, &str)], args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_prof"))
+        .args(args)
+        .env("PATH", format!("{FAKES}:/usr/bin:/bin"))
+        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+fn json(output: &Output) -> Value {
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// The first row of kind `kernel` in a `prof.breakdown.v1` document.
+fn top_kernel(doc: &Value) -> &Value {
+    doc["summary"]["kernels"].as_array().unwrap().iter().find(|k| k["kind"] == "kernel").unwrap()
+}
+
+#[test]
+fn rocprofv3_breakdown_captures_and_reports_the_top_kernel() {
+    let scratch = Scratch::new("capture");
+    let out = scratch.0.join("out");
+    let marker = scratch.0.join("ran");
+    let script = format!("echo run >> {}", marker.display());
+    let args = ["breakdown", "--tool", "rocprofv3", "--out", out.to_str().unwrap(), "--", "sh", "-c", &script];
+    let o = prof(&[], &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plan = String::from_utf8_lossy(&o.stderr);
+    assert!(plan.contains("1. warm-up") && plan.contains("2. capture"), "{plan}");
+    assert!(
+        plan.contains("--kernel-trace --memory-copy-trace --hip-runtime-trace --stats --output-format csv -d"),
+        "{plan}"
+    );
+    assert_eq!(std::fs::read_to_string(&marker).unwrap().lines().count(), 2, "warm-up and capture both ran");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("addition_kernel"), "{text}");
+    assert!(out.join("rocprofv3/prof_kernel_trace.csv").is_file());
+
+    let mut json_args = args.to_vec();
+    json_args.splice(1..1, ["--json", "--warmup", "0"]);
+    let doc = json(&prof(&[], &json_args));
+    // sdk1.0_kernel_trace.csv (python csv module): 9 kernels, 96,160 ns; top kernel
+    // `void addition_kernel<float>`, 3 calls, 34,040 ns; busy 96,160 of a 144,400 ns window.
+    let top = &doc["summary"]["kernels"][0];
+    assert_eq!(top["name"], "void addition_kernel<float>(float*, float const*, float const*, int, int)");
+    assert_eq!((top["calls"].as_u64(), top["total_ns"].as_u64()), (Some(3), Some(34_040)));
+    assert_eq!((doc["summary"]["ops"].as_u64(), doc["summary"]["device_ns"].as_u64()), (Some(9), Some(96_160)));
+    assert_eq!(doc["summary"]["devices"][0]["wall_ns"], 144_400);
+    let findings = doc["diagnosis"]["findings"].as_array().unwrap();
+    assert!(findings.iter().all(|f| f["kind"] != "host_bound"), "66.6 % busy: {findings:?}");
+    assert!(doc["artifacts"][0].as_str().unwrap().ends_with("rocprofv3"));
+
+    let with_copies = json(&prof(&[("FAKE_ROCPROFV3", "copies")], &json_args));
+    // + sdk1.0_memory_copy_trace.csv: 4 copies, 329,162 ns (python); the top row is now a copy.
+    assert_eq!(with_copies["summary"]["ops"], 13);
+    assert_eq!(with_copies["summary"]["kernels"][0]["name"], "MEMORY_COPY_DEVICE_TO_HOST");
+    assert_eq!(top_kernel(&with_copies)["total_ns"], 34_040);
+    let copies_findings = with_copies["diagnosis"]["findings"].as_array().unwrap();
+    assert!(copies_findings.iter().any(|f| f["kind"] == "host_bound"), "two runs' clocks make one idle window");
+}
+
+#[test]
+fn rocprofv3_without_output_explains_with_the_log() {
+    let scratch = Scratch::new("nothing");
+    let out = scratch.0.join("out");
+    let o = prof(
+        &[("FAKE_ROCPROFV3", "nothing")],
+        &["breakdown", "--tool", "rocprofv3", "--warmup", "0", "--out", out.to_str().unwrap(), "--", "true"],
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no *_kernel_trace.csv") && err.contains("fake failure"), "{err}");
+}
+
+#[test]
+fn rocprofv3_missing_names_the_install_line() {
+    let scratch = Scratch::new("missing");
+    let o = Command::new(env!("CARGO_BIN_EXE_prof"))
+        .args(["breakdown", "--tool", "rocprofv3", "--", "true"])
+        .env("PATH", format!("{}:/usr/bin:/bin", scratch.0.display()))
+        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("rocprofv3") && err.contains("rocprofiler-sdk"), "{err}");
+}
+
+#[test]
+fn analyze_reads_rocprofv3_traces_legacy_tables_and_kernel_stats() {
+    let file = Path::new(FIXTURES).join("rocprofv3/sdk0.5_kernel_trace.csv");
+    let doc = json(&prof(&[], &["analyze", "--json", file.to_str().unwrap()]));
+    // python: 7 dispatches, 795,453 ns; addition_kernel 4 calls, 413,506 ns.
+    assert_eq!((doc["summary"]["ops"].as_u64(), doc["summary"]["device_ns"].as_u64()), (Some(7), Some(795_453)));
+    assert_eq!(top_kernel(&doc)["total_ns"], 413_506);
+
+    let dir = Path::new(FIXTURES).join("rocprofv3");
+    let doc = json(&prof(&[], &["analyze", "--json", dir.to_str().unwrap()]));
+    // The fixture directory holds two processes' traces (sdk1.0_*: 9 kernels + 4 copies;
+    // sdk0.5_*: 7 kernels): 20 ops, kernel time 96,160 + 795,453 and copies 329,162 ns.
+    assert_eq!(doc["summary"]["ops"], 20);
+    assert_eq!(doc["summary"]["device_ns"], 96_160 + 795_453 + 329_162);
+
+    let results = Path::new(FIXTURES).join("rocprof-v1/hpctrain-laplacian_results.csv");
+    let doc = json(&prof(&[], &["analyze", "--json", results.to_str().unwrap()]));
+    // python: 1004 dispatches, 2,610,787,312 ns.
+    assert_eq!(
+        (doc["summary"]["ops"].as_u64(), doc["summary"]["device_ns"].as_u64()),
+        (Some(1004), Some(2_610_787_312))
+    );
+
+    let stats = Path::new(FIXTURES).join("rocprofv3/hpctrain-jacobi_kernel_stats.csv");
+    let o = prof(&[], &["analyze", stats.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("JacobiIterationKernel"));
+}
