@@ -27,19 +27,27 @@
 //! ```
 
 pub mod common_info;
+pub mod csv_table;
 mod detect;
 pub mod error;
+pub mod importers;
+pub mod micros;
 pub mod npu_smi;
+pub mod op_statistic;
+pub mod op_table;
+pub mod profile_dir;
 mod table;
 #[cfg(test)]
 mod test_fixtures;
+pub mod task_type;
 pub mod toolkit_info;
 pub mod tools;
+pub mod trace_json;
 
 pub use error::AscendError;
 pub use tools::SearchPaths;
 
-use prof_core::{Detection, Vendor};
+use prof_core::{Detection, Importer, Vendor};
 
 /// The Ascend backend, registered in the CLI's vendor list.
 #[derive(Debug, Clone)]
@@ -76,5 +84,9 @@ impl Vendor for AscendVendor {
 
     fn detect(&self) -> Detection {
         detect::detect(self.id(), self.name(), &self.paths)
+    }
+
+    fn importers(&self) -> Vec<Box<dyn Importer>> {
+        importers::all()
     }
 }
