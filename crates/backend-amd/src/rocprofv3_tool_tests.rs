@@ -13,6 +13,7 @@ fn request(out: &Path, warmup_runs: u32) -> CaptureRequest {
         command: vec!["python".into(), "train.py".into()],
         out_dir: out.to_owned(),
         warmup_runs,
+        skip: Duration::ZERO,
         window: Duration::from_secs(10),
         timeout: Duration::from_secs(60),
     }

@@ -175,7 +175,7 @@ impl BreakdownTool for CuptiTool {
         capture.env = vec![
             ("CUDA_INJECTION64_PATH".to_owned(), tracer.display().to_string()),
             ("PROF_CUPTI_OUT".to_owned(), format!("{}/", traces.display())),
-            ("PROF_CUPTI_START_AFTER_MS".to_owned(), millis(self.start_after)),
+            ("PROF_CUPTI_START_AFTER_MS".to_owned(), millis(self.start_after.max(request.skip))),
             ("PROF_CUPTI_DURATION_MS".to_owned(), millis(request.window)),
             (API_VAR.to_owned(), api.as_str().to_owned()),
         ];
@@ -230,6 +230,7 @@ mod tests {
             command: vec!["python3".into(), "work.py".into(), "3".into()],
             out_dir: dir.join("out"),
             warmup_runs: 1,
+            skip: Duration::ZERO,
             window: Duration::from_secs(10),
             timeout: Duration::from_secs(120),
         };
@@ -262,6 +263,11 @@ mod tests {
         let mut none = request.clone();
         none.warmup_runs = 0;
         assert_eq!(tool.plan(&none).unwrap().steps.len(), 1);
+        let mut skipped = none.clone();
+        skipped.skip = Duration::from_secs(3);
+        let plan = tool.plan(&skipped).unwrap();
+        let start_after = plan.steps[0].env.iter().find(|(k, _)| k == "PROF_CUPTI_START_AFTER_MS").unwrap();
+        assert_eq!(start_after.1, "3000", "the request's skip wins over the smaller builder value");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

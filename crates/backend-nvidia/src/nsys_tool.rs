@@ -213,8 +213,9 @@ impl BreakdownTool for NsysTool {
         }
         let mut profile = vec![nsys.clone(), "profile".into(), flag(format!("--trace={TRACE}"))];
         profile.extend(["--sample=none".into(), "--cpuctxsw=none".into()]);
-        if !self.delay.is_zero() {
-            profile.push(flag(format!("--delay={}", seconds(self.delay))));
+        let delay = self.delay.max(request.skip);
+        if !delay.is_zero() {
+            profile.push(flag(format!("--delay={}", seconds(delay))));
         }
         profile.push(flag(format!("--duration={}", seconds(request.window).max(1))));
         profile.push(path_flag("output", &out.join(OUTPUT_STEM)));

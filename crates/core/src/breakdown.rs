@@ -23,6 +23,9 @@ pub struct CaptureRequest {
     pub out_dir: PathBuf,
     /// Unprofiled warm-up runs before the capture (0 = none).
     pub warmup_runs: u32,
+    /// In-process warm-up skip: activity in the first `skip` of the profiled run is not
+    /// recorded, for tools that can start late (CUPTI start-after, nsys `--delay`).
+    pub skip: Duration,
     /// Capture window once the workload runs.
     pub window: Duration,
     /// Hard limit for each step.

@@ -34,6 +34,7 @@ fn request(warmup_runs: u32) -> CaptureRequest {
         command: vec!["python3".into(), "work.py".into(), "3".into()],
         out_dir: PathBuf::from("/tmp/prof-out"),
         warmup_runs,
+        skip: Duration::ZERO,
         window: Duration::from_secs(10),
         timeout: Duration::from_secs(300),
     }
@@ -222,4 +223,13 @@ fn stats_importer_gives_the_ranked_summary_not_a_timeline() {
     let api = fixture("nsys/cudalm_rtx2080ti_nsys2022.4.2_cudaapisum.csv");
     let err = NsysStatsImporter.load_summary(&api, &families).unwrap().unwrap_err().to_string();
     assert!(err.contains("lists no device kernels"), "{err}");
+}
+
+#[test]
+fn the_requests_skip_becomes_the_collection_delay() {
+    let mut request = request(0);
+    request.skip = Duration::from_millis(2500);
+    let plan = NsysTool::new().with_program("/bin/true").plan(&request).unwrap();
+    let argv: Vec<String> = plan.steps[0].argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    assert!(argv.iter().any(|a| a.starts_with("--delay=")), "{argv:?}");
 }

@@ -26,6 +26,9 @@ pub struct BreakdownArgs {
     /// Unprofiled warm-up runs of the command before the capture.
     #[arg(long, default_value_t = 1)]
     warmup: u32,
+    /// Skip this much of the profiled run before recording (in-process warm-up; cupti, nsys).
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    skip: Duration,
     /// Capture window once the workload runs.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     window: Duration,
@@ -80,6 +83,7 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
         command: args.command.clone(),
         out_dir: args.out.clone(),
         warmup_runs: args.warmup,
+        skip: args.skip,
         window: args.window,
         timeout: args.timeout,
     };
