@@ -165,6 +165,9 @@ pub struct Supervised {
     plan: RunPlan,
     copiers: Vec<JoinHandle<()>>,
     reaped: bool,
+    /// Set once the group was killed after its leader exited: from then on its id may be
+    /// recycled by the system for someone else's group, so Drop must not signal it again.
+    group_stopped: bool,
     interrupt: tokio::signal::unix::Signal,
 }
 
@@ -203,7 +206,7 @@ impl Supervised {
         if let Some(err) = child.stderr.take() {
             copiers.push(tokio::spawn(copy_to_log(err, log, plan.echo)));
         }
-        Ok(Self { child, pgid, started: Instant::now(), plan, copiers, reaped: false, interrupt })
+        Ok(Self { child, pgid, started: Instant::now(), plan, copiers, reaped: false, group_stopped: false, interrupt })
     }
 
     /// The process group id (equal to the leader's pid).
@@ -283,12 +286,14 @@ impl Supervised {
         kill_group(self.pgid, libc::SIGKILL);
         let _ = self.child.wait().await;
         self.reaped = true;
+        self.group_stopped = true;
         self.drain().await;
     }
 
     /// After the leader exited: kill what it left in its group, then let the log copiers finish.
     async fn finish_group(&mut self) {
         kill_group(self.pgid, libc::SIGKILL);
+        self.group_stopped = true;
         self.drain().await;
     }
 
@@ -301,7 +306,9 @@ impl Supervised {
 
 impl Drop for Supervised {
     fn drop(&mut self) {
-        kill_group(self.pgid, libc::SIGKILL);
+        if !self.group_stopped {
+            kill_group(self.pgid, libc::SIGKILL);
+        }
     }
 }
 
