@@ -11,7 +11,7 @@
 
 use crate::rocprof_csv::CsvReader;
 use prof_core::families::Families;
-use prof_core::kernel_summary::{FamilyRow, KernelRow, KernelSummary};
+use prof_core::kernel_summary::{summary_from_totals, KernelRow, KernelSummary};
 use prof_core::{NameId, OpKind, Result};
 use std::path::Path;
 
@@ -93,42 +93,8 @@ fn unquoted_name_row(lines: &[&str], width: usize, error: &prof_core::Error) -> 
     Some(crate::rocprof_csv::Record { line: *line, fields })
 }
 
-fn summary(path: &Path, mut kernels: Vec<KernelRow>) -> KernelSummary {
-    let device_ns = kernels.iter().fold(0u64, |sum, k| sum.saturating_add(k.total_ns));
-    let share = |ns: u64| if device_ns == 0 { 0.0 } else { ns as f64 * 100.0 / device_ns as f64 };
-    let mut families: Vec<FamilyRow> = Vec::new();
-    for k in &mut kernels {
-        k.share_pct = share(k.total_ns);
-        match families.iter_mut().find(|f| f.family == k.family) {
-            Some(f) => {
-                f.kernels += 1;
-                f.calls += k.calls;
-                f.total_ns = f.total_ns.saturating_add(k.total_ns);
-            }
-            None => families.push(FamilyRow {
-                family: k.family,
-                kernels: 1,
-                calls: k.calls,
-                total_ns: k.total_ns,
-                share_pct: 0.0,
-            }),
-        }
-    }
-    for f in &mut families {
-        f.share_pct = share(f.total_ns);
-    }
-    kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
-    families.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
-    KernelSummary {
-        source: path.display().to_string(),
-        ops: kernels.iter().map(|k| k.calls).sum(),
-        device_ns,
-        span_ns: 0,
-        kernels,
-        families,
-        devices: Vec::new(),
-        partial: None,
-    }
+fn summary(path: &Path, kernels: Vec<KernelRow>) -> KernelSummary {
+    summary_from_totals(path.display().to_string(), kernels)
 }
 
 #[cfg(test)]

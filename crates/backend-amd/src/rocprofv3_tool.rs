@@ -179,12 +179,7 @@ impl BreakdownTool for Rocprofv3Tool {
         }
         let program = OsString::from(self.program()?);
         let out = &request.out_dir;
-        let mut steps = Vec::new();
-        for run in 0..request.warmup_runs {
-            let mut step = RunPlan::new("warm-up", request.command.clone(), out.join(format!("warmup-{run}.log")));
-            step.timeout = Some(request.timeout);
-            steps.push(step);
-        }
+        let mut steps = request.warmup_steps();
         let output = Self::output_dir(out);
         let mut argv = vec![program];
         argv.extend(TRACE_FLAGS.iter().map(OsString::from));

@@ -163,13 +163,7 @@ impl BreakdownTool for CuptiTool {
             return Err(Error::Unsupported("no command to profile".to_owned()));
         }
         let traces = request.out_dir.join(TRACE_DIR);
-        let mut steps = Vec::new();
-        for run in 0..request.warmup_runs {
-            let mut step =
-                RunPlan::new("warm-up", request.command.clone(), request.out_dir.join(format!("warmup-{run}.log")));
-            step.timeout = Some(request.timeout);
-            steps.push(step);
-        }
+        let mut steps = request.warmup_steps();
         let mut capture = RunPlan::new("capture", request.command.clone(), request.out_dir.join("capture.log"));
         capture.timeout = Some(request.timeout);
         capture.env = vec![

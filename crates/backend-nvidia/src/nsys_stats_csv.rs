@@ -25,7 +25,8 @@ mod layout;
 mod record;
 
 use layout::Layout;
-use prof_core::{Error, Families, FamilyRow, KernelRow, KernelSummary, NameId, OpKind, Result};
+use prof_core::kernel_summary::summary_from_totals;
+use prof_core::{Error, Families, KernelRow, KernelSummary, NameId, OpKind, Result};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -196,38 +197,7 @@ impl StatsTable {
     /// empty. `None` for API and NVTX reports.
     pub fn to_kernel_summary(&self, families: &Families) -> Option<KernelSummary> {
         let kernels = self.kernel_rows(families)?;
-        let device_ns = self.total_ns();
-        let mut family_rows: Vec<FamilyRow> = Vec::new();
-        for k in &kernels {
-            match family_rows.iter_mut().find(|f| f.family == k.family) {
-                Some(f) => {
-                    f.kernels += 1;
-                    f.calls += k.calls;
-                    f.total_ns = f.total_ns.saturating_add(k.total_ns);
-                }
-                None => family_rows.push(FamilyRow {
-                    family: k.family,
-                    kernels: 1,
-                    calls: k.calls,
-                    total_ns: k.total_ns,
-                    share_pct: 0.0,
-                }),
-            }
-        }
-        for f in &mut family_rows {
-            f.share_pct = share(f.total_ns, device_ns);
-        }
-        family_rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
-        Some(KernelSummary {
-            source: self.source.display().to_string(),
-            ops: self.instances(),
-            device_ns,
-            span_ns: 0,
-            kernels,
-            families: family_rows,
-            devices: Vec::new(),
-            partial: None,
-        })
+        Some(summary_from_totals(self.source.display().to_string(), kernels))
     }
 }
 

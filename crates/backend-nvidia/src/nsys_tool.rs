@@ -205,12 +205,7 @@ impl BreakdownTool for NsysTool {
         }
         let nsys = OsString::from(self.program()?);
         let out = &request.out_dir;
-        let mut steps = Vec::new();
-        for run in 0..request.warmup_runs {
-            let mut step = RunPlan::new("warm-up", request.command.clone(), out.join(format!("warmup-{run}.log")));
-            step.timeout = Some(request.timeout);
-            steps.push(step);
-        }
+        let mut steps = request.warmup_steps();
         let mut profile = vec![nsys.clone(), "profile".into(), flag(format!("--trace={TRACE}"))];
         profile.extend(["--sample=none".into(), "--cpuctxsw=none".into()]);
         let delay = self.delay.max(request.skip);

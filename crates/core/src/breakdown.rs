@@ -32,6 +32,21 @@ pub struct CaptureRequest {
     pub timeout: Duration,
 }
 
+impl CaptureRequest {
+    /// The unprofiled warm-up runs every capture plan starts with: the command as it is,
+    /// `warmup_runs` times, each logged to `warmup-N.log` in the output directory.
+    pub fn warmup_steps(&self) -> Vec<RunPlan> {
+        (0..self.warmup_runs)
+            .map(|run| {
+                let mut step =
+                    RunPlan::new("warm-up", self.command.clone(), self.out_dir.join(format!("warmup-{run}.log")));
+                step.timeout = Some(self.timeout);
+                step
+            })
+            .collect()
+    }
+}
+
 /// A file a capture must leave behind.
 #[derive(Debug, Clone, Serialize)]
 pub struct ExpectedArtifact {

@@ -132,6 +132,47 @@ struct Acc {
     max: u64,
 }
 
+/// A summary from per-kernel totals alone (nsys `stats`, rocprof `*_stats.csv`, Ascend
+/// `op_statistic.csv`): shares of the rows' summed time, family totals, kernels ranked by
+/// total time. Such reports carry no per-op times, so `span_ns` is 0 and `devices` empty.
+pub fn summary_from_totals(source: String, mut kernels: Vec<KernelRow>) -> KernelSummary {
+    let device_ns = kernels.iter().fold(0u64, |sum, k| sum.saturating_add(k.total_ns));
+    let share = |ns: u64| if device_ns == 0 { 0.0 } else { ns as f64 * 100.0 / device_ns as f64 };
+    let mut families: Vec<FamilyRow> = Vec::new();
+    for k in &mut kernels {
+        k.share_pct = share(k.total_ns);
+        match families.iter_mut().find(|f| f.family == k.family) {
+            Some(f) => {
+                f.kernels += 1;
+                f.calls += k.calls;
+                f.total_ns = f.total_ns.saturating_add(k.total_ns);
+            }
+            None => families.push(FamilyRow {
+                family: k.family,
+                kernels: 1,
+                calls: k.calls,
+                total_ns: k.total_ns,
+                share_pct: 0.0,
+            }),
+        }
+    }
+    for f in &mut families {
+        f.share_pct = share(f.total_ns);
+    }
+    kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
+    families.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
+    KernelSummary {
+        source,
+        ops: kernels.iter().map(|k| k.calls).sum(),
+        device_ns,
+        span_ns: 0,
+        kernels,
+        families,
+        devices: Vec::new(),
+        partial: None,
+    }
+}
+
 /// Summarises `timeline` with `families`.
 pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSummary {
     let mut by_name: FxHashMap<NameId, Acc> = FxHashMap::default();
