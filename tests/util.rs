@@ -73,7 +73,7 @@ fn snapshot_without_a_command_and_the_table_output() {
 #[test]
 fn csv_has_a_row_per_sample() {
     let csv = std::env::temp_dir().join(format!("prof-util-{}.csv", std::process::id()));
-    let out = prof_util("busy", &["--interval", "50ms", "--csv", csv.to_str().unwrap(), "--duration", "300ms"]);
+    let out = prof_util("busy", &["--interval", "50ms", "--csv", csv.to_str().unwrap(), "--duration", "2s"]);
     assert!(out.status.success(), "{out:?}");
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();

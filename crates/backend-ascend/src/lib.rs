@@ -37,9 +37,9 @@ pub mod op_statistic;
 pub mod op_table;
 pub mod profile_dir;
 mod table;
+pub mod task_type;
 #[cfg(test)]
 mod test_fixtures;
-pub mod task_type;
 pub mod toolkit_info;
 pub mod tools;
 pub mod trace_json;

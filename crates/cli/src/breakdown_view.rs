@@ -8,6 +8,8 @@
 
 use crate::render::{ellipsize, human_ns, table};
 use prof_core::diagnosis::DiagnosisReport;
+use prof_core::families::Family;
+use prof_core::OpKind;
 use prof_core::kernel_summary::KernelSummary;
 use prof_core::supervisor::shell_quote;
 use serde::Serialize;
@@ -65,8 +67,10 @@ impl<'a> BreakdownReport<'a> {
 /// The deep-dive command for the top kernel, only when it dominates (a deep dive replays
 /// the kernel and is slow, so it is not suggested for a flat profile).
 pub fn deep_dive_suggestion(summary: &KernelSummary, command: &[OsString]) -> Option<String> {
-    let top = summary.kernels.first()?;
-    let second = summary.kernels.get(1).map_or(0, |k| k.total_ns);
+    // Only compute kernels can be replayed by a kernel profiler: not copies, sets or collectives.
+    let mut compute = summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel && k.family != Family::Collective);
+    let top = compute.next()?;
+    let second = compute.next().map_or(0, |k| k.total_ns);
     let dominant = top.share_pct >= DOMINANT_SHARE_PCT && top.total_ns as f64 >= DOMINANT_RATIO * second as f64;
     if !dominant {
         return None;

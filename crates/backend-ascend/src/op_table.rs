@@ -1,0 +1,139 @@
+//! Per-task op tables into [`Timeline`] device ops: torch_npu's `kernel_details.csv` and
+//! msprof's `op_summary_*.csv`.
+//!
+//! Column names by producer, from the recorded headers:
+//!
+//! | field | torch_npu `kernel_details.csv` (2023-11) | msprof `op_summary_*.csv` (CANN 8.x) |
+//! |---|---|---|
+//! | name | `Name` | `Op Name` |
+//! | op type | `Type` | `OP Type` |
+//! | core | `Accelerator Core` | `Task Type` |
+//! | start | `Start Time(us)` | `Task Start Time(us)` (tab-padded) |
+//! | duration | `Duration(us)` | `Task Duration(us)` |
+//! | blocks | `Block Dim`, `Mix Block Dim` | `Block Num`, `Mix Block Num` |
+//! | device | — (one file per rank) | `Device_id` |
+//!
+//! Both have `Stream ID`, `Task ID`, `Input Shapes` and the per-metric-set `aic_*` / `aiv_*`
+//! columns. A value of `N/A` is absent: an HCCL row's `Stream ID` is `N/A`, so the op gets
+//! [`UNKNOWN_STREAM`]; a file without a device column puts every op on device 0.
+
+use crate::csv_table::{CsvTable, Row};
+use crate::error::AscendError;
+use crate::task_type;
+use prof_core::{DeviceOp, Timeline};
+
+/// The stream of an op whose source says `N/A` (HCCL rows of `kernel_details.csv`).
+pub const UNKNOWN_STREAM: u64 = u64::MAX;
+
+/// Names of each column across producers, torch_npu first.
+pub mod columns {
+    /// Op (kernel) name.
+    pub const NAME: &[&str] = &["Name", "Op Name"];
+    /// Framework op type.
+    pub const OP_TYPE: &[&str] = &["Type", "OP Type"];
+    /// Core / task type.
+    pub const CORE: &[&str] = &["Accelerator Core", "Task Type"];
+    /// Start, µs.
+    pub const START: &[&str] = &["Start Time(us)", "Task Start Time(us)"];
+    /// Duration, µs.
+    pub const DURATION: &[&str] = &["Duration(us)", "Task Duration(us)"];
+    /// Stream.
+    pub const STREAM: &[&str] = &["Stream ID"];
+    /// Device.
+    pub const DEVICE: &[&str] = &["Device_id"];
+    /// Blocks (cores) the op was spread over.
+    pub const BLOCK_DIM: &[&str] = &["Block Dim", "Block Num"];
+    /// Input shapes.
+    pub const INPUT_SHAPES: &[&str] = &["Input Shapes"];
+}
+
+struct Layout {
+    name: usize,
+    start: usize,
+    duration: usize,
+    op_type: Option<usize>,
+    core: Option<usize>,
+    stream: Option<usize>,
+    device: Option<usize>,
+    block_dim: Option<usize>,
+    shapes: Option<usize>,
+}
+
+impl Layout {
+    fn of(table: &CsvTable) -> Result<Self, AscendError> {
+        Ok(Self {
+            name: table.require(columns::NAME)?,
+            start: table.require(columns::START)?,
+            duration: table.require(columns::DURATION)?,
+            op_type: table.column(columns::OP_TYPE),
+            core: table.column(columns::CORE),
+            stream: table.column(columns::STREAM),
+            device: table.column(columns::DEVICE),
+            block_dim: table.column(columns::BLOCK_DIM),
+            shapes: table.column(columns::INPUT_SHAPES),
+        })
+    }
+}
+
+/// True when `header` is an op table this module reads (name, start and duration columns).
+pub fn is_op_table_header(header: &[String]) -> bool {
+    let has = |names: &[&str]| names.iter().any(|n| header.iter().any(|h| h == n));
+    has(columns::NAME) && has(columns::START) && has(columns::DURATION) && has(columns::CORE)
+}
+
+/// Appends one device op per row of `table` to `timeline`.
+pub fn append_ops(table: &CsvTable, timeline: &mut Timeline) -> Result<(), AscendError> {
+    let layout = Layout::of(table)?;
+    timeline.ops.reserve(table.len());
+    for row in table.rows() {
+        let op = row_op(&row, &layout, timeline)?;
+        timeline.push_op(op);
+    }
+    Ok(())
+}
+
+/// Loads the op table at `path` into a new timeline.
+pub fn load(path: &std::path::Path) -> Result<Timeline, AscendError> {
+    let table = CsvTable::read(path)?;
+    let mut timeline = Timeline::new(path.display().to_string());
+    append_ops(&table, &mut timeline)?;
+    Ok(timeline)
+}
+
+fn row_op(row: &Row<'_>, layout: &Layout, timeline: &mut Timeline) -> Result<DeviceOp, AscendError> {
+    let name = row.text(layout.name)?;
+    let start = row.micros_ns(Some(layout.start))?.ok_or_else(|| row.error(layout.start, "is empty or N/A"))?;
+    let dur = row.micros_ns(Some(layout.duration))?.ok_or_else(|| row.error(layout.duration, "is empty or N/A"))?;
+    let core = row.get(layout.core).unwrap_or("");
+    let device = match row.integer(layout.device)? {
+        Some(d) => u32::try_from(d).map_err(|_| row.error(layout.device.unwrap_or(0), "is out of range"))?,
+        None => 0,
+    };
+    let stream = row.integer(layout.stream)?.unwrap_or(UNKNOWN_STREAM);
+    let name_id = timeline.intern(name);
+    let mut op = DeviceOp::new(task_type::op_kind(core, name), name_id, device, stream, start, dur);
+    let block_dim = match row.integer(layout.block_dim)? {
+        Some(b) => Some(u32::try_from(b).map_err(|_| row.error(layout.block_dim.unwrap_or(0), "is out of range"))?),
+        None => None,
+    };
+    let op_type = row.get(layout.op_type).map(|t| timeline.intern(t));
+    let shapes = row.get(layout.shapes).map(|s| timeline.intern(unquote(s)));
+    let core_type = task_type::core_type(core);
+    if block_dim.is_some() || op_type.is_some() || shapes.is_some() || core_type.is_some() {
+        let details = op.details_mut();
+        details.block_dim = block_dim;
+        details.op_type = op_type;
+        details.shapes = shapes;
+        details.core_type = core_type;
+    }
+    Ok(op)
+}
+
+/// `"512,16"` → `512,16`: the inner quotes the exporters add so spreadsheets keep shapes as text.
+fn unquote(shapes: &str) -> &str {
+    shapes.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(shapes)
+}
+
+#[cfg(test)]
+#[path = "op_table_tests.rs"]
+mod tests;
