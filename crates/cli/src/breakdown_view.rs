@@ -9,9 +9,9 @@
 use crate::render::{ellipsize, human_ns, table};
 use prof_core::diagnosis::DiagnosisReport;
 use prof_core::families::Family;
-use prof_core::OpKind;
 use prof_core::kernel_summary::KernelSummary;
 use prof_core::supervisor::shell_quote;
+use prof_core::OpKind;
 use serde::Serialize;
 use std::ffi::OsString;
 
