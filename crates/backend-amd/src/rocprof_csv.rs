@@ -152,7 +152,12 @@ impl<R: BufRead> CsvReader<R> {
         let mut after_quote = false;
         loop {
             buf.clear();
-            let read = self.reader.read_line(&mut buf).map_err(|e| Error::io(&self.path, e))?;
+            let read = self.reader.read_line(&mut buf).map_err(|e| match e.kind() {
+                std::io::ErrorKind::InvalidData => {
+                    Error::artifact(&self.path, self.line + 1, "the line is not UTF-8; rocprof writes UTF-8 CSV")
+                }
+                _ => Error::io(&self.path, e),
+            })?;
             if read == 0 {
                 if in_quotes {
                     return Err(Error::artifact(
@@ -255,5 +260,14 @@ mod tests {
         let bad = csv.u64(&record, 1).unwrap_err().to_string();
         assert!(bad.contains("t.csv:2") && bad.contains("`B` is `x`"), "{bad}");
         assert_eq!(csv.opt_u64(&record, None).unwrap(), None);
+    }
+
+    #[test]
+    fn a_latin1_byte_names_its_line() {
+        let bytes = b"\"Kernel_Name\",\"N\"\n\"k\",1\n\"caf\xE9\",2\n";
+        let mut csv = CsvReader::from_reader(bytes.as_slice(), Path::new("t.csv")).unwrap();
+        assert!(csv.next_record().unwrap().is_some());
+        let err = csv.next_record().unwrap_err().to_string();
+        assert!(err.contains("t.csv:3") && err.contains("not UTF-8"), "{err}");
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::error::{quote, NvidiaError};
 use crate::ncu_csv::{header_position, read_records, Columns, LaunchInfo, Record};
-use crate::ncu_units::{parse_number, parse_quantity, Quantity};
+use crate::ncu_units::{impossible_time, parse_number, parse_quantity, Quantity};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -146,6 +146,9 @@ pub fn parse_details(text: &str) -> Result<Vec<DetailsLaunch>, NvidiaError> {
             return Err(NvidiaError::output(DETAILS_TOOL, row.line, reason));
         }
         let value = parse_quantity(&text, &unit);
+        if let Some(reason) = impossible_time(name, value.as_ref()) {
+            return Err(NvidiaError::output(DETAILS_TOOL, row.line, reason));
+        }
         entry.metrics.push(Metric { section, name: name.to_owned(), unit, text, value });
     }
     Ok(launches)
@@ -224,6 +227,9 @@ pub fn parse_raw(text: &str) -> Result<Vec<RawLaunch>, NvidiaError> {
         for ((name, unit), text) in header.fields.iter().zip(&units.fields).zip(&row.fields) {
             if !LAUNCH_COLUMNS.contains(&name.as_str()) && !text.is_empty() {
                 let value = parse_quantity(text, unit);
+                if let Some(reason) = impossible_time(name, value.as_ref()) {
+                    return Err(NvidiaError::output(RAW_TOOL, row.line, reason));
+                }
                 metrics.insert(name.clone(), RawValue { text: text.clone(), value });
             }
         }

@@ -14,7 +14,7 @@
 use crate::error::{quote, NvidiaError};
 use crate::ncu_csv::LaunchInfo;
 use crate::ncu_pages::{DetailsLaunch, Metric, Rule};
-use crate::ncu_units::{parse_number, parse_quantity};
+use crate::ncu_units::{impossible_time, parse_number, parse_quantity};
 
 /// The tool name in console-output errors.
 pub const CONSOLE_TOOL: &str = "ncu console output";
@@ -144,12 +144,16 @@ impl Parser {
                 format!("expected a metric name, unit and value in the table's columns, found {}", quote(line));
             return Err(NvidiaError::output(CONSOLE_TOOL, number, reason));
         }
+        let value = parse_quantity(text, unit);
+        if let Some(reason) = impossible_time(name, value.as_ref()) {
+            return Err(NvidiaError::output(CONSOLE_TOOL, number, reason));
+        }
         Ok(Metric {
             section: self.section.clone().unwrap_or_default(),
             name: name.to_owned(),
             unit: unit.to_owned(),
             text: text.to_owned(),
-            value: parse_quantity(text, unit),
+            value,
         })
     }
 

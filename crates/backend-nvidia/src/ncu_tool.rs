@@ -109,7 +109,7 @@ impl NcuTool {
                 raw.extend(parse_raw(&raw_text).map_err(|e| artifact_error(path, e))?);
                 continue;
             }
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            let text = read_utf8(path)?;
             let at_file = |error: NvidiaError| artifact_error(path, error);
             match detect_page(&text) {
                 Some(Page::Details) => details.extend(parse_details(&text).map_err(at_file)?),
@@ -275,3 +275,14 @@ impl DeepDive for NcuTool {
 
 #[cfg(test)]
 mod tests;
+
+/// Reads the text file at `path`; bytes that are not UTF-8 are an error naming their line and
+/// byte offset (ncu writes UTF-8).
+fn read_utf8(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes().get(..at).map_or(1, |b| b.iter().filter(|&&c| c == b'\n').count() + 1);
+        Error::artifact(path, line, format!("byte offset {at} is not UTF-8; ncu writes UTF-8"))
+    })
+}

@@ -80,6 +80,14 @@ pub fn parse_quantity(text: &str, unit: &str) -> Option<Quantity> {
     parse_number(text).map(|value| normalize(value, unit))
 }
 
+/// Why `quantity` cannot be a real duration: a negative time, or one past `u64::MAX` ns (584
+/// years). `None` for any other quantity.
+pub fn impossible_time(name: &str, quantity: Option<&Quantity>) -> Option<String> {
+    let q = quantity.filter(|q| q.unit == NANOSECOND)?;
+    (q.value < 0.0 || q.value > u64::MAX as f64)
+        .then(|| format!("the time {} is {} ns, which no kernel can take", prof_core::error::quote(name), q.value))
+}
+
 fn quantity(value: f64, unit: &str) -> Quantity {
     Quantity { value, unit: unit.to_owned() }
 }

@@ -167,3 +167,29 @@ fn bad_raw_pages() {
     assert!(raw_error(&missing_id).contains("no ncu CSV header found"));
     assert!(raw_error(&text.replace("\",\"", "\"\t\"")).contains("no ncu CSV header found"));
 }
+
+#[test]
+fn impossible_durations_name_their_line() {
+    // nvjet-details.csv line 7: "Duration","us","174.78" (found with grep -n).
+    let text = fixture("h200-ncu/nvjet-details.csv");
+    let line = text.lines().position(|l| l.contains("\"Duration\",\"us\",")).unwrap() + 1;
+    let row = text.lines().nth(line - 1).unwrap();
+    let value = row.split("\"Duration\",\"us\",\"").nth(1).unwrap().split('"').next().unwrap();
+    for bad in ["-5", "99999999999999999999999"] {
+        let edited =
+            text.replacen(&format!("\"Duration\",\"us\",\"{value}\""), &format!("\"Duration\",\"us\",\"{bad}\""), 1);
+        let err = details_error(&edited);
+        assert!(err.contains(&format!("line {line}: the time `Duration`")), "{err}");
+    }
+    let raw = fixture("h200-probe/ncu-raw.csv");
+    let mut lines: Vec<String> = raw.lines().map(str::to_owned).collect();
+    // After four ==PROF== lines: the header (line 5), units (line 6), the first launch (line 7).
+    let head = lines.iter().position(|l| l.starts_with("\"ID\",")).unwrap();
+    let header: Vec<&str> = lines[head].split("\",\"").collect();
+    let at = header.iter().position(|h| *h == "gpu__time_duration.sum").unwrap();
+    let mut fields: Vec<String> = lines[head + 2].split("\",\"").map(str::to_owned).collect();
+    fields[at] = "-1".to_owned();
+    lines[head + 2] = fields.join("\",\"");
+    let err = raw_error(&(lines.join("\n") + "\n"));
+    assert!(err.contains(&format!("line {}: the time `gpu__time_duration.sum`", head + 3)), "{err}");
+}

@@ -163,3 +163,15 @@ fn console_detection_and_bad_input() {
     let err = parse_console(&no_context).unwrap_err().to_string();
     assert!(err.contains("line 11: expected a kernel line with `, Context`"), "{err}");
 }
+
+#[test]
+fn a_negative_console_duration_names_its_line() {
+    let text = fixture("h200-ncu/norm-softmax-console.txt");
+    let line = text.lines().position(|l| l.trim_start().starts_with("Duration ")).unwrap() + 1;
+    let row = text.lines().nth(line - 1).unwrap();
+    let value = row.split_whitespace().last().unwrap();
+    let negative = format!("{}-{value}", &row[..row.len() - value.len() - 1]);
+    let edited = text.replacen(row, &negative, 1);
+    let err = parse_console(&edited).unwrap_err().to_string();
+    assert!(err.contains(&format!("line {line}: the time `Duration`")), "{err}");
+}

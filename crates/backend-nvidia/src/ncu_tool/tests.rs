@@ -184,6 +184,15 @@ fn load_reads_every_format_and_names_bad_files() {
     let missing = dir.join("missing.csv");
     assert!(tool.load(&[missing]).unwrap_err().to_string().contains("missing.csv"));
     assert!(parse_details(&text).is_err(), "a raw page is no details page");
+    let latin1 = dir.join("latin1.csv");
+    let bytes = text.replacen("nvjet", "\u{e9}nvjet", 1).replacen('\u{e9}', "\u{1}", 1).into_bytes();
+    let at = bytes.iter().position(|&b| b == 1).unwrap();
+    let mut bytes = bytes;
+    bytes[at] = 0xE9;
+    std::fs::write(&latin1, &bytes).unwrap();
+    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    let err = tool.load(std::slice::from_ref(&latin1)).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("{}:{line}: byte offset {at} is not UTF-8", latin1.display())), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
