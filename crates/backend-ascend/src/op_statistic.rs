@@ -9,7 +9,8 @@
 use crate::csv_table::CsvTable;
 use crate::error::AscendError;
 use crate::task_type;
-use prof_core::{Families, FamilyRow, KernelRow, KernelSummary, NameId};
+use prof_core::kernel_summary::summary_from_totals;
+use prof_core::{Families, KernelRow, KernelSummary, NameId};
 use std::path::Path;
 
 /// True when `header` is an `op_statistic` table.
@@ -61,49 +62,10 @@ pub fn summarize(table: &CsvTable, families: &Families) -> Result<KernelSummary,
     if rows.is_empty() {
         return Err(AscendError::file(table.path(), 0, "op_statistic has no op rows"));
     }
-    let device_ns: u64 = rows.iter().map(|k| k.total_ns).sum();
-    let mut families_out: Vec<FamilyRow> = Vec::new();
     for k in &mut rows {
         k.mean_ns = if k.calls == 0 { 0.0 } else { k.total_ns as f64 / k.calls as f64 };
-        k.share_pct = share(k.total_ns, device_ns);
-        match families_out.iter_mut().find(|f| f.family == k.family) {
-            Some(f) => {
-                f.kernels += 1;
-                f.calls += k.calls;
-                f.total_ns = f.total_ns.saturating_add(k.total_ns);
-            }
-            None => families_out.push(FamilyRow {
-                family: k.family,
-                kernels: 1,
-                calls: k.calls,
-                total_ns: k.total_ns,
-                share_pct: 0.0,
-            }),
-        }
     }
-    for f in &mut families_out {
-        f.share_pct = share(f.total_ns, device_ns);
-    }
-    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
-    families_out.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
-    Ok(KernelSummary {
-        source: table.path().display().to_string(),
-        ops: rows.iter().map(|k| k.calls).sum(),
-        device_ns,
-        span_ns: 0,
-        kernels: rows,
-        families: families_out,
-        devices: Vec::new(),
-        partial: None,
-    })
-}
-
-fn share(ns: u64, of: u64) -> f64 {
-    if of == 0 {
-        0.0
-    } else {
-        ns as f64 * 100.0 / of as f64
-    }
+    Ok(summary_from_totals(table.path().display().to_string(), rows))
 }
 
 #[cfg(test)]
