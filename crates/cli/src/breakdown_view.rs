@@ -4,7 +4,8 @@
 //!
 //! `--json` schema `prof.breakdown.v1`: `{"schema", "source", "partial": string|null,
 //! "summary": KernelSummary (kernels ranked by total time, families, devices), "diagnosis":
-//! DiagnosisReport, "artifacts": [string], "how_to_open": string|null, "deep_dive": string|null}`.
+//! DiagnosisReport, "artifacts": [string], "how_to_open": string|null, "deep_dive": string|null, "analyses": {section
+//! key: value} (timelines only; see `crate::sections`)}`.
 
 use crate::render::{ellipsize, human_ns, table};
 use prof_core::diagnosis::DiagnosisReport;
@@ -39,6 +40,10 @@ pub struct BreakdownReport<'a> {
     pub how_to_open: Option<&'a str>,
     /// The suggested deep-dive command, when one kernel dominates.
     pub deep_dive: Option<String>,
+    /// The timeline analyses (see `crate::sections`), keyed by section; absent for
+    /// summary-only artifacts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analyses: Option<serde_json::Value>,
 }
 
 impl<'a> BreakdownReport<'a> {
@@ -60,6 +65,7 @@ impl<'a> BreakdownReport<'a> {
             artifacts,
             how_to_open,
             deep_dive,
+            analyses: None,
         }
     }
 }

@@ -7,8 +7,10 @@ mod breakdown_view;
 mod commands;
 mod deep_dive_view;
 mod durations;
+mod outputs;
 mod registry;
 mod render;
+mod sections;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -33,6 +35,10 @@ enum Command {
     DeepDive(commands::deep_dive::DeepDiveArgs),
     /// Read an artifact a profiler already wrote (default: the embedded H200 profile).
     Analyze(commands::analyze::AnalyzeArgs),
+    /// Compare two profiles: per-family and per-kernel deltas, idle time and gaps.
+    Diff(commands::diff::DiffArgs),
+    /// Profile a model server under a short benchmark (plan, fail fast, warm up, capture, clean up).
+    Serve(commands::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +50,8 @@ fn main() -> ExitCode {
         Command::Breakdown(args) => commands::breakdown::run(&registry, &args),
         Command::DeepDive(args) => commands::deep_dive::run(&registry, &args),
         Command::Analyze(args) => commands::analyze::run(&registry, &args),
+        Command::Diff(args) => commands::diff::run(&registry, &args),
+        Command::Serve(args) => commands::serve::run(&registry, &args),
     };
     match result {
         Ok(code) => code,

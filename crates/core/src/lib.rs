@@ -18,6 +18,7 @@
 //! assert_eq!(timeline.ops.len(), 1);
 //! ```
 
+pub mod analysis;
 pub mod breakdown;
 pub mod capture;
 pub mod deepdive;

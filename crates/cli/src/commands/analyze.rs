@@ -5,7 +5,9 @@
 
 use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
 use crate::deep_dive_view::{self, DeepDiveReport};
+use crate::outputs::{self, OutputArgs};
 use crate::render::print_json;
+use crate::sections::{self, SectionContext};
 use clap::Args;
 use prof_core::diagnosis::{diagnose, DiagnosisReport};
 use prof_core::families::Families;
@@ -36,6 +38,9 @@ pub struct AnalyzeArgs {
     /// Print the `prof.breakdown.v1` JSON document instead of tables.
     #[arg(long)]
     json: bool,
+    /// Output files.
+    #[command(flatten)]
+    outputs: OutputArgs,
 }
 
 /// What an artifact turned out to hold.
@@ -102,17 +107,22 @@ pub fn families(path: Option<&Path>) -> Result<Families, String> {
 /// Runs `prof analyze`.
 pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> {
     let families = families(args.families.as_deref())?;
+    if let Some(path) = &args.path {
+        if let Some(outcome) = super::analyze_ranks::try_run(registry, path, &families, args.json) {
+            return outcome;
+        }
+    }
     let loaded = match &args.path {
         Some(path) => load_any(registry, path, &families)?,
         None => Loaded::Timeline(load_embedded()?),
     };
-    let (summary, diagnosis) = match loaded {
+    let (timeline, summary, diagnosis) = match loaded {
         Loaded::Timeline(timeline) => {
             let summary = summarize_kernels(&timeline, &families);
             let diagnosis = diagnose(&timeline, &summary);
-            (summary, diagnosis)
+            (Some(timeline), summary, diagnosis)
         }
-        Loaded::Summary(summary) => (summary, DiagnosisReport { findings: Vec::new(), steps: None }),
+        Loaded::Summary(summary) => (None, summary, DiagnosisReport { findings: Vec::new(), steps: None }),
         Loaded::Kernels(reports) => {
             let source = args.path.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
             if args.json {
@@ -123,14 +133,24 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
             return Ok(ExitCode::SUCCESS);
         }
     };
+    let context = SectionContext { families: &families, summary: &summary, path: args.path.as_deref() };
+    let sections = timeline.as_ref().map(|t| sections::all(t, &context)).unwrap_or_default();
+    let written = outputs::write(&args.outputs, timeline.as_ref(), &summary, &sections)?;
     if args.json {
         let artifacts = args.path.iter().map(|p| p.display().to_string()).collect();
-        print_json(&BreakdownReport::new(&summary, &diagnosis, artifacts, None, deep_dive_suggestion(&summary, &[])))?;
+        let mut report =
+            BreakdownReport::new(&summary, &diagnosis, artifacts, None, deep_dive_suggestion(&summary, &[]));
+        report.analyses = timeline.as_ref().map(|_| sections::to_json(&sections));
+        print_json(&report)?;
     } else {
         print!("{}", render_text(&summary, &diagnosis, args.top));
+        print!("{}", sections::render_text(&sections));
         if let Some(next) = deep_dive_suggestion(&summary, &[]) {
             println!("\nnext: one kernel dominates; see why with: {next}");
         }
+    }
+    for line in written {
+        eprintln!("{line}");
     }
     Ok(ExitCode::SUCCESS)
 }

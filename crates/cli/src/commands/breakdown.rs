@@ -6,7 +6,9 @@
 use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
 use crate::commands::analyze::families;
 use crate::durations::parse_duration;
+use crate::outputs::{self, OutputArgs};
 use crate::render::print_json;
+use crate::sections::{self, SectionContext};
 use clap::Args;
 use prof_core::capture::{describe_plan, run_capture};
 use prof_core::diagnosis::diagnose;
@@ -47,6 +49,9 @@ pub struct BreakdownArgs {
     /// Print the `prof.breakdown.v1` JSON document instead of tables.
     #[arg(long)]
     json: bool,
+    /// Output files.
+    #[command(flatten)]
+    outputs: OutputArgs,
     /// The workload, after `--`.
     #[arg(last = true, required = true)]
     command: Vec<OsString>,
@@ -106,11 +111,20 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
     let summary = summarize_kernels(&timeline, &families);
     let diagnosis = diagnose(&timeline, &summary);
     let deep_dive = deep_dive_suggestion(&summary, &args.command);
+    let context = SectionContext { families: &families, summary: &summary, path: paths.first().map(PathBuf::as_path) };
+    let sections = sections::all(&timeline, &context);
+    let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections)?;
+    for line in written {
+        eprintln!("{line}");
+    }
     if args.json {
         let artifacts = paths.iter().map(|p| p.display().to_string()).collect();
-        print_json(&BreakdownReport::new(&summary, &diagnosis, artifacts, Some(&plan.how_to_open), deep_dive))?;
+        let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, Some(&plan.how_to_open), deep_dive);
+        report.analyses = Some(sections::to_json(&sections));
+        print_json(&report)?;
     } else {
         print!("{}", render_text(&summary, &diagnosis, args.top));
+        print!("{}", sections::render_text(&sections));
         for (path, size) in &captured.artifacts {
             println!("\nartifact: {} ({size} bytes)", path.display());
         }

@@ -1,7 +1,10 @@
 //! One module per verb.
 
 pub mod analyze;
+pub mod analyze_ranks;
 pub mod breakdown;
 pub mod deep_dive;
 pub mod detect;
+pub mod diff;
+pub mod serve;
 pub mod util;

@@ -1,0 +1,37 @@
+//! "Where the wall time went": compute / communication / memory / other / idle share of each
+//! device's wall time (core's [`temporal_breakdown`]).
+
+use super::{Section, SectionContext};
+use crate::render::{human_ns, table};
+use prof_core::analysis::temporal::temporal_breakdown;
+use prof_core::Timeline;
+
+/// The temporal breakdown, when the timeline has device ops.
+pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
+    let devices = temporal_breakdown(timeline, context.families);
+    if devices.is_empty() {
+        return None;
+    }
+    let mut rows =
+        vec![["device", "wall", "compute", "communication", "memory", "other", "idle"].map(String::from).to_vec()];
+    for d in &devices {
+        let cell = |ns: u64| format!("{:.1} %", d.share_pct(ns));
+        rows.push(vec![
+            d.device.to_string(),
+            human_ns(d.wall_ns as f64),
+            cell(d.compute_ns),
+            cell(d.communication_ns),
+            cell(d.memory_ns),
+            cell(d.other_ns),
+            cell(d.idle_ns),
+        ]);
+    }
+    let text = table(&rows);
+    let json = serde_json::to_value(&devices).ok()?;
+    Some(Section {
+        key: "temporal",
+        title: "wall time per device (exclusive: compute > communication > memory > other)",
+        text,
+        json,
+    })
+}

@@ -1,0 +1,16 @@
+//! Timeline analyses written once against the vendor-neutral [`Timeline`](crate::Timeline), so
+//! they work unchanged on NVIDIA, AMD and Ascend timelines: where the wall time goes, which
+//! stream does what, where the device sits idle and why, what overlaps, how launches behave,
+//! how the work repeats, how clocks moved, and how two timelines differ.
+
+pub mod comm;
+pub mod counters;
+pub mod diff;
+pub mod gaps;
+pub mod intervals;
+pub mod launch;
+pub mod layers;
+pub mod overlap;
+pub mod ranks;
+pub mod streams;
+pub mod temporal;

@@ -1,0 +1,148 @@
+//! Temporal breakdown: how each device's wall time splits into compute, communication,
+//! memory traffic and idle (HolisticTraceAnalysis' "temporal breakdown", msprof-analyze's
+//! step split). The shares are exclusive and sum to the wall time: where work overlaps,
+//! compute wins over communication, which wins over memory traffic, which wins over other
+//! device work; what remains is idle. Overlap itself is [`overlap`](super::overlap)'s job.
+
+use super::intervals::IntervalSet;
+use crate::families::{Families, Family};
+use crate::intern::{FxHashMap, NameId};
+use crate::timeline::{OpKind, Timeline};
+use serde::Serialize;
+
+/// What a device op counts as in the temporal breakdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Activity {
+    /// Compute kernels (every kernel that is not a collective).
+    Compute,
+    /// Collectives and point-to-point transfers (NCCL/RCCL/HCCL kernels or ops).
+    Communication,
+    /// Memory copies and sets.
+    Memory,
+    /// Other device work (markers, synchronisation, tasks the source does not type).
+    Other,
+}
+
+/// The activity of every op name, decided once per name with the family table.
+pub fn activity_of(timeline: &Timeline, families: &Families) -> impl Fn(usize) -> Activity {
+    let mut by_name: FxHashMap<(NameId, OpKind), Activity> = FxHashMap::default();
+    let per_op: Vec<Activity> = timeline
+        .ops
+        .iter()
+        .map(|op| {
+            *by_name.entry((op.name, op.kind)).or_insert_with(|| match op.kind {
+                OpKind::Memcpy | OpKind::Memset => Activity::Memory,
+                OpKind::Communication => Activity::Communication,
+                OpKind::Other => Activity::Other,
+                OpKind::Kernel => {
+                    let op_type = op.details.as_ref().and_then(|d| d.op_type).map(|t| timeline.name(t));
+                    match families.classify_op(op.kind, timeline.name(op.name), op_type) {
+                        Family::Collective => Activity::Communication,
+                        Family::Memcpy | Family::Memset => Activity::Memory,
+                        _ => Activity::Compute,
+                    }
+                }
+            })
+        })
+        .collect();
+    move |index| per_op[index]
+}
+
+/// One device's wall time, split.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceTemporal {
+    /// Device index.
+    pub device: u32,
+    /// First op start to last op end on this device, ns.
+    pub wall_ns: u64,
+    /// Time some compute kernel ran, ns.
+    pub compute_ns: u64,
+    /// Time communication ran and no compute did, ns.
+    pub communication_ns: u64,
+    /// Time memory traffic ran and neither compute nor communication did, ns.
+    pub memory_ns: u64,
+    /// Time only other device work ran, ns.
+    pub other_ns: u64,
+    /// Time nothing ran, ns.
+    pub idle_ns: u64,
+    /// Ops on this device.
+    pub ops: u64,
+}
+
+impl DeviceTemporal {
+    /// `ns` as a percentage of the wall time (0 for an empty wall).
+    pub fn share_pct(&self, ns: u64) -> f64 {
+        if self.wall_ns == 0 {
+            0.0
+        } else {
+            ns as f64 * 100.0 / self.wall_ns as f64
+        }
+    }
+}
+
+/// The temporal breakdown of every device of `timeline`, by device index.
+pub fn temporal_breakdown(timeline: &Timeline, families: &Families) -> Vec<DeviceTemporal> {
+    let activity = activity_of(timeline, families);
+    let mut spans: FxHashMap<u32, [Vec<(u64, u64)>; 4]> = FxHashMap::default();
+    for (index, op) in timeline.ops.iter().enumerate() {
+        let slot = match activity(index) {
+            Activity::Compute => 0,
+            Activity::Communication => 1,
+            Activity::Memory => 2,
+            Activity::Other => 3,
+        };
+        spans.entry(op.device).or_default()[slot].push((op.start_ns, op.end_ns()));
+    }
+    let mut devices: Vec<DeviceTemporal> = spans
+        .into_iter()
+        .map(|(device, [compute, comm, memory, other])| {
+            let ops = (compute.len() + comm.len() + memory.len() + other.len()) as u64;
+            let compute = IntervalSet::from_unsorted(compute);
+            let with_comm = compute.union(&IntervalSet::from_unsorted(comm));
+            let with_memory = with_comm.union(&IntervalSet::from_unsorted(memory));
+            let all = with_memory.union(&IntervalSet::from_unsorted(other));
+            let wall_ns = all.bounds().map_or(0, |(start, end)| end - start);
+            DeviceTemporal {
+                device,
+                wall_ns,
+                compute_ns: compute.total_ns(),
+                communication_ns: with_comm.total_ns() - compute.total_ns(),
+                memory_ns: with_memory.total_ns() - with_comm.total_ns(),
+                other_ns: all.total_ns() - with_memory.total_ns(),
+                idle_ns: wall_ns - all.total_ns(),
+                ops,
+            }
+        })
+        .collect();
+    devices.sort_by_key(|d| d.device);
+    devices
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::DeviceOp;
+
+    #[test]
+    fn shares_are_exclusive_and_sum_to_the_wall() {
+        let mut t = Timeline::new("test");
+        let gemm = t.intern("ampere_sgemm_128x64_tn");
+        let nccl = t.intern("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+        let copy = t.intern("Memcpy HtoD");
+        // compute [0,100), nccl [50,200) → 100 exclusive, copy [150,260) → 60 exclusive, idle [260,300)
+        t.push_op(DeviceOp::new(OpKind::Kernel, gemm, 0, 7, 0, 100));
+        t.push_op(DeviceOp::new(OpKind::Kernel, nccl, 0, 9, 50, 150));
+        t.push_op(DeviceOp::new(OpKind::Memcpy, copy, 0, 8, 150, 110));
+        t.push_op(DeviceOp::new(OpKind::Kernel, gemm, 0, 7, 300, 100));
+        t.push_op(DeviceOp::new(OpKind::Kernel, gemm, 1, 7, 0, 10));
+        let split = temporal_breakdown(&t, &Families::builtin());
+        assert_eq!(split.len(), 2);
+        let d0 = &split[0];
+        assert_eq!((d0.wall_ns, d0.compute_ns, d0.communication_ns, d0.memory_ns, d0.idle_ns), (400, 200, 100, 60, 40));
+        assert_eq!(d0.compute_ns + d0.communication_ns + d0.memory_ns + d0.other_ns + d0.idle_ns, d0.wall_ns);
+        assert_eq!(d0.ops, 4);
+        assert_eq!((split[1].device, split[1].wall_ns, split[1].idle_ns), (1, 10, 0));
+        assert_eq!(d0.share_pct(d0.idle_ns), 10.0);
+    }
+}
