@@ -1,8 +1,9 @@
-//! `prof util --vendor amd` end to end: NVML is forced absent, the amdgpu sysfs root is an
-//! empty directory, and the fake `rocm-smi` / `amd-smi` (tests/fakes/amd) replay the recorded
-//! real outputs in tests/fixtures/amd/smi (6 × MI100 idle, `rocm-smi` 5.7.1 `--json`; 8 ×
-//! MI300X-class `amd-smi monitor -ptumv`). No AMD hardware is involved: this proves sampling,
-//! summary and verdict on recordings only.
+//! `prof util --vendor amd` end to end: NVML and the ROCm SMI library (tests/util_amd_rsmi.rs
+//! covers that one) are forced absent, the amdgpu sysfs root is an empty directory, and the fake
+//! `rocm-smi` / `amd-smi` (tests/fakes/amd) replay the recorded real outputs in
+//! tests/fixtures/amd/smi (6 × MI100 idle, `rocm-smi` 5.7.1 `--json`; 8 × MI300X-class
+//! `amd-smi monitor -ptumv`). No AMD hardware is involved: this proves sampling, summary and
+//! verdict on recordings only.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,7 @@ fn prof_util(sysfs: &Path, path: &str, mode: &str, args: &[&str]) -> Output {
         .args(args)
         .env("PATH", path)
         .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
+        .env("PROF_ROCM_SMI_LIBRARY", "/nonexistent/librocm_smi64.so")
         .env("PROF_AMD_SYSFS_ROOT", sysfs)
         .env("FAKE_ROCM_SMI_MODE", mode)
         .current_dir(std::env::temp_dir())

@@ -51,7 +51,16 @@ struct SmiAnswer {
 /// Runs AMD detection under `config`, filling a [`Detection`] for `vendor` / `name`.
 pub fn detect(config: &DetectConfig, vendor: &'static str, name: &'static str) -> Detection {
     let mut detection = Detection::new(vendor, name);
-    detection.tools = TOOLS.iter().map(|spec| tools::locate(spec, &config.paths)).collect();
+    detection.tools = TOOLS
+        .iter()
+        .map(|spec| {
+            if spec.display == tools::LIB_ROCM_SMI.display {
+                crate::rsmi_lib::library_status(&config.paths)
+            } else {
+                tools::locate(spec, &config.paths)
+            }
+        })
+        .collect();
     let found = |spec: &ToolSpec| detection.tool(spec.display).and_then(|t| t.path.clone());
     let present = SMI.iter().any(|spec| found(spec).is_some());
     let (rocm_smi, amd_smi) = (found(&tools::ROCM_SMI), found(&tools::AMD_SMI));

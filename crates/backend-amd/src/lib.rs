@@ -1,8 +1,10 @@
 //! prof backend for AMD accelerators.
 //!
 //! Detection finds `rocm-smi` and `amd-smi` (on `PATH`, then `/opt/rocm/bin` and
-//! `/opt/rocm-*/bin`), the ROCm SMI and AMD SMI libraries (by file, never loaded or linked),
-//! and the profilers `rocprofv3` and legacy `rocprof`, each with its exact install line.
+//! `/opt/rocm-*/bin`), the ROCm SMI and AMD SMI libraries (by file; the ROCm SMI one is then
+//! loaded at run time for its version, never linked), and the profilers `rocprofv3` and legacy
+//! `rocprof`, each with its exact install line. Utilization comes from the ROCm SMI library
+//! ([`rsmi_lib`]) first, then amdgpu sysfs, then the SMI tools.
 //! Devices and the driver version come from `rocm-smi … --json` (the flag list whose output is
 //! recorded), else the plain `rocm-smi` table, else `amd-smi monitor -ptumv`.
 //!
@@ -28,6 +30,7 @@ pub mod rocprofv3_counters;
 pub mod rocprofv3_deep_dive;
 pub mod rocprofv3_tool;
 pub mod rocprofv3_trace;
+pub mod rsmi_lib;
 pub mod smi_probe;
 pub mod smi_sample;
 pub mod sysfs_probe;
@@ -94,19 +97,27 @@ impl Vendor for AmdVendor {
         Some(Box::new(rocprofv3_deep_dive::Rocprofv3CounterTool::new().with_search_paths(self.config.paths.clone())))
     }
 
-    /// amdgpu sysfs when a card with `gpu_busy_percent` exists (no process per sample), else
-    /// [`smi_probe::AmdSmiProbe`]; `Err` with the install line when neither can run.
+    /// The ROCm SMI library ([`rsmi_lib::RsmiProbe`]) first; else amdgpu sysfs when a card with
+    /// `gpu_busy_percent` exists (no process per sample), else [`smi_probe::AmdSmiProbe`], either
+    /// of them noting why the library was not used; `Err` with every reason when none can run.
     fn utilization_probe(&self) -> Option<prof_core::Result<Box<dyn prof_core::UtilizationProbe>>> {
-        let root = sysfs_probe::sysfs_root();
-        let sysfs_error = match sysfs_probe::SysfsProbe::open(&root) {
+        let library_error = match rsmi_lib::open(&self.config.paths) {
             Ok(probe) => return Some(Ok(Box::new(probe))),
             Err(error) => error,
         };
+        let noted = |probe: Box<dyn prof_core::UtilizationProbe>| -> Box<dyn prof_core::UtilizationProbe> {
+            Box::new(rsmi_lib::NotedProbe::new(probe, library_error.clone()))
+        };
+        let root = sysfs_probe::sysfs_root();
+        let sysfs_error = match sysfs_probe::SysfsProbe::open(&root) {
+            Ok(probe) => return Some(Ok(noted(Box::new(probe)))),
+            Err(error) => error,
+        };
         Some(match smi_probe::AmdSmiProbe::open(&self.config.paths) {
-            Ok(probe) => Ok(Box::new(probe) as Box<dyn prof_core::UtilizationProbe>),
-            Err(smi_error) => {
-                Err(prof_core::Error::Unsupported(format!("{sysfs_error}; and the SMI fallback: {smi_error}")))
-            }
+            Ok(probe) => Ok(noted(Box::new(probe))),
+            Err(smi_error) => Err(prof_core::Error::Unsupported(format!(
+                "{library_error}; and amdgpu sysfs: {sysfs_error}; and the SMI fallback: {smi_error}"
+            ))),
         })
     }
 }
