@@ -1,0 +1,102 @@
+//! torch_npu's `ASCEND_PROFILER_OUTPUT/communication_matrix.json`: per step, per group, per
+//! HCCL op, one entry per link `"<src>-<dst>"` (global rank numbers) with its transport type
+//! (`LOCAL` for a rank's copy to itself, `HCCS`, `PCIE`, `RDMA`), transit size MB (10⁶ bytes)
+//! and transit time ms. [`load`] sums the ops into one matrix per link; the group's own
+//! "Total Op Info" is skipped, as in [`communication`](crate::communication).
+
+use crate::communication::{number, object, scaled, steps};
+use crate::error::AscendError;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One link's totals over the file's ops.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MatrixLink {
+    /// Sending rank.
+    pub src: u32,
+    /// Receiving rank.
+    pub dst: u32,
+    /// Transport type as written (`LOCAL`, `HCCS`, `PCIE`, `RDMA`).
+    pub transport: String,
+    /// Ops that used the link.
+    pub ops: u64,
+    /// Transit size, bytes.
+    pub bytes: u64,
+    /// Transit time, ns.
+    pub transit_ns: u64,
+}
+
+/// Reads `communication_matrix.json` at `path`: the links by (src, dst, transport).
+pub fn load(path: &Path) -> Result<Vec<MatrixLink>, AscendError> {
+    let text = std::fs::read(path).map_err(|e| AscendError::file(path, 0, e.to_string()))?;
+    parse(&text, path)
+}
+
+/// Parses the text of a `communication_matrix.json`, naming `path` in errors.
+pub fn parse(text: &[u8], path: &Path) -> Result<Vec<MatrixLink>, AscendError> {
+    let root: serde_json::Value = serde_json::from_slice(text)
+        .map_err(|e| AscendError::file(path, e.line(), format!("not valid communication matrix JSON: {e}")))?;
+    let mut links: BTreeMap<(u32, u32, String), MatrixLink> = BTreeMap::new();
+    for (step, groups) in steps(&root, path)? {
+        for (group, entries) in object(groups, path, &step)? {
+            for (op, pairs) in object(entries, path, group)? {
+                if op == "Total Op Info" {
+                    continue;
+                }
+                for (pair, info) in object(pairs, path, op)? {
+                    let (src, dst) = ranks_of(pair)
+                        .ok_or_else(|| AscendError::file(path, 0, format!("{op}: link {pair:?} is not <src>-<dst>")))?;
+                    let transport = info
+                        .get("Transport Type")
+                        .and_then(serde_json::Value::as_str)
+                        .ok_or_else(|| AscendError::file(path, 0, format!("{op} {pair}: no \"Transport Type\"")))?;
+                    let bytes = scaled(number(info, "Transit Size(MB)", op, path)?, 1e6);
+                    let transit_ns = scaled(number(info, "Transit Time(ms)", op, path)?, 1e6);
+                    let link = links.entry((src, dst, transport.to_owned())).or_insert_with(|| MatrixLink {
+                        src,
+                        dst,
+                        transport: transport.to_owned(),
+                        ops: 0,
+                        bytes: 0,
+                        transit_ns: 0,
+                    });
+                    link.ops += 1;
+                    link.bytes += bytes;
+                    link.transit_ns += transit_ns;
+                }
+            }
+        }
+    }
+    Ok(links.into_values().collect())
+}
+
+fn ranks_of(pair: &str) -> Option<(u32, u32)> {
+    let (src, dst) = pair.split_once('-')?;
+    Some((src.trim().parse().ok()?, dst.trim().parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixtures::{fixture_path, MSINSIGHT_RANK0};
+
+    #[test]
+    fn sums_the_links_of_the_gpt3_rank() {
+        let path = fixture_path(&format!("{MSINSIGHT_RANK0}/ASCEND_PROFILER_OUTPUT/communication_matrix.json"));
+        let links = load(&path).unwrap();
+        // python: the distinct (src, dst, Transport Type) over every op but "Total Op Info", both groups
+        let pairs: Vec<(u32, u32, &str)> = links.iter().map(|l| (l.src, l.dst, l.transport.as_str())).collect();
+        assert_eq!(pairs.len(), 10);
+        assert!(pairs.contains(&(0, 8, "RDMA")) && pairs.contains(&(0, 1, "HCCS")) && pairs.contains(&(0, 0, "LOCAL")));
+        // python: 0-1 is used over HCCS (11 ops, 188.760292 MB, 9.885189847656251 ms) and RDMA (1 op, 131.072 MB);
+        // together the 319.832292 MB that the file's collective "Total Op Info" files under HCCS
+        let hccs = links.iter().find(|l| (l.dst, l.transport.as_str()) == (1, "HCCS")).unwrap();
+        assert_eq!((hccs.ops, hccs.bytes), (11, 188_760_292));
+        assert!((hccs.transit_ns as f64 - 9_885_189.85).abs() < 30.0);
+        let to_1: u64 = links.iter().filter(|l| l.dst == 1).map(|l| l.bytes).sum();
+        assert_eq!(to_1, 319_832_292);
+        let error = parse(&std::fs::read(&path).unwrap()[..1000], &path).unwrap_err().to_string();
+        assert!(error.contains("communication_matrix.json:1:"), "{error}");
+    }
+}
