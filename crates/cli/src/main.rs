@@ -4,13 +4,17 @@
 //! compiled-in backends, and each module under [`commands`] runs one verb and renders it.
 
 mod breakdown_view;
+mod chrome_trace;
 mod commands;
 mod deep_dive_view;
 mod durations;
+mod html_report;
 mod outputs;
+mod progress;
 mod registry;
 mod render;
 mod sections;
+mod serve;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

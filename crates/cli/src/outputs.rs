@@ -1,12 +1,15 @@
 //! Files a person opens rather than reads: `--chrome-trace FILE` (the timeline as Chrome
-//! trace JSON, for ui.perfetto.dev or chrome://tracing) and `--html FILE` (one self-contained
-//! page with SVG plots). Shared by `prof analyze` and `prof breakdown`.
+//! trace JSON, for ui.perfetto.dev or chrome://tracing; see [`chrome_trace`]) and `--html FILE`
+//! (one self-contained page with SVG plots; see [`html_report`]). Shared by `prof analyze` and
+//! `prof breakdown`.
 
 use crate::sections::Section;
+use crate::{chrome_trace, html_report};
 use clap::Args;
 use prof_core::kernel_summary::KernelSummary;
 use prof_core::Timeline;
 use std::path::PathBuf;
+use std::time::Instant;
 
 /// The output-file flags.
 #[derive(Debug, Args, Default)]
@@ -19,15 +22,34 @@ pub struct OutputArgs {
     pub html: Option<PathBuf>,
 }
 
-/// Writes the files asked for; returns one "wrote …" line per file.
+/// Writes the files asked for; returns one "wrote …" line per file. A Chrome trace needs a
+/// timeline: an artifact that holds only per-kernel totals (nsys stats) cannot give one.
 pub fn write(
     outputs: &OutputArgs,
-    _timeline: Option<&Timeline>,
-    _summary: &KernelSummary,
-    _sections: &[Section],
+    timeline: Option<&Timeline>,
+    summary: &KernelSummary,
+    sections: &[Section],
 ) -> Result<Vec<String>, String> {
-    if outputs.chrome_trace.is_some() || outputs.html.is_some() {
-        return Err("--chrome-trace and --html are being written".to_owned());
+    let mut written = Vec::new();
+    if let Some(path) = &outputs.chrome_trace {
+        let timeline = timeline.ok_or_else(|| {
+            format!(
+                "--chrome-trace {}: {} holds per-kernel totals only, no timeline to write",
+                path.display(),
+                summary.source
+            )
+        })?;
+        let started = Instant::now();
+        let events = chrome_trace::write_file(timeline, path)?;
+        written.push(format!(
+            "wrote {} ({events} trace events in {:.2} s; open in ui.perfetto.dev)",
+            path.display(),
+            started.elapsed().as_secs_f64()
+        ));
     }
-    Ok(Vec::new())
+    if let Some(path) = &outputs.html {
+        html_report::write_breakdown(path, timeline, summary, sections)?;
+        written.push(format!("wrote {} (open in a browser)", path.display()));
+    }
+    Ok(written)
 }

@@ -6,6 +6,7 @@
 use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
 use crate::deep_dive_view::{self, DeepDiveReport};
 use crate::outputs::{self, OutputArgs};
+use crate::progress;
 use crate::render::print_json;
 use crate::sections::{self, SectionContext};
 use clap::Args;
@@ -113,7 +114,10 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
         }
     }
     let loaded = match &args.path {
-        Some(path) => load_any(registry, path, &families)?,
+        Some(path) => {
+            let _loading = progress::loading(path);
+            load_any(registry, path, &families)?
+        }
         None => Loaded::Timeline(load_embedded()?),
     };
     let (timeline, summary, diagnosis) = match loaded {

@@ -7,6 +7,7 @@ use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
 use crate::commands::analyze::families;
 use crate::durations::parse_duration;
 use crate::outputs::{self, OutputArgs};
+use crate::progress;
 use crate::render::print_json;
 use crate::sections::{self, SectionContext};
 use clap::Args;
@@ -102,12 +103,17 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
         args.window.as_secs_f64(),
         describe_plan(&plan)
     );
+    // The steps echo the workload's output unless --json; a spinner would garble it.
+    let capturing = progress::spinner(format!("capturing with {}", tool.name()), args.json);
     let captured = run_capture(&plan).map_err(|error| match tool.explain_failure(&args.out) {
         Some(explained) => format!("{error}\n{explained}"),
         None => error.to_string(),
     })?;
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
+    capturing.finish();
+    let loading = progress::spinner("loading the capture".to_owned(), true);
     let timeline = tool.load(&paths).map_err(|e| e.to_string())?;
+    loading.finish();
     let summary = summarize_kernels(&timeline, &families);
     let diagnosis = diagnose(&timeline, &summary);
     let deep_dive = deep_dive_suggestion(&summary, &args.command);

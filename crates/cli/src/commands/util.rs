@@ -34,6 +34,9 @@ pub struct UtilArgs {
     /// Write every sample to this CSV file.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// Also write a self-contained HTML page plotting utilization, memory, power and clocks over time.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Print the `prof.util.v1` JSON document instead of tables.
     #[arg(long)]
     json: bool,
@@ -101,6 +104,11 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, String> {
     if let Some(path) = &args.csv {
         let mut file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
         prof_core::write_csv(&recording.ticks, &mut file).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.html {
+        let report = render_text(&recording, &summaries, &verdict, exit_code);
+        crate::html_report::write_util(path, &recording, &report)?;
+        eprintln!("wrote {} (open in a browser)", path.display());
     }
     if args.json {
         print_json(&UtilReport {
