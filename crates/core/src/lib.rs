@@ -31,6 +31,7 @@ pub mod probe;
 pub mod recorder;
 pub mod registry;
 pub mod samples_csv;
+pub mod serve_watch;
 pub mod supervisor;
 pub mod timeline;
 pub mod tools;

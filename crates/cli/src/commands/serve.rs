@@ -1,14 +1,349 @@
-//! `prof serve`: profile a model server under a short benchmark. (being written)
+//! `prof serve`: profile a model server under a short benchmark, the durable way: show the
+//! plan and ask, start the server in its own process group under the chosen capture, fail
+//! fast (death or an early error in its log), wait for health, warm up unprofiled, open a
+//! small capture window around the benchmark or the built-in load, stop the server's group,
+//! verify the artifact, and report it with the headline numbers (`prof.serve.v1`, see
+//! `crate::serve::report`). Ctrl-C stops the server's group and exits 130.
 
+use crate::breakdown_view::{render_text as render_breakdown, BreakdownReport};
+use crate::commands::analyze::families;
+use crate::durations::parse_duration;
+use crate::render::print_json;
+use crate::serve::health::Readiness;
+use crate::serve::http::Url;
+use crate::serve::load::{LoadResult, LoadSpec};
+use crate::serve::plan::{self, PlanRequest, ServePlan};
+use crate::serve::report::{ArtifactPart, BenchPart, LoadPart, ServeReport, ServerPart, UtilPart};
+use crate::serve::session::{self, Load, SessionInput, SessionReport};
+use crate::serve::shell_words;
 use clap::Args;
-use prof_core::Registry;
+use prof_core::diagnosis::diagnose;
+use prof_core::kernel_summary::summarize_kernels;
+use prof_core::recorder::DEFAULT_INTERVAL;
+use prof_core::supervisor::{self, verify_artifact};
+use prof_core::{BreakdownTool, Registry, UtilizationProbe};
+use std::ffi::OsString;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Arguments of `prof serve`.
 #[derive(Debug, Args)]
-pub struct ServeArgs {}
+pub struct ServeArgs {
+    /// The server command, one string split like a shell would (quotes, backslashes), run
+    /// directly without a shell.
+    #[arg(long)]
+    server: String,
+    /// The server's health URL (http://), polled until it answers 200.
+    #[arg(long)]
+    health: String,
+    /// Limit from the server's start until it is healthy.
+    #[arg(long, default_value = "120s", value_parser = parse_duration)]
+    ready_timeout: Duration,
+    /// A benchmark command to run in the capture window instead of the built-in load.
+    #[arg(long, conflicts_with_all = ["requests", "concurrency", "payload"])]
+    bench: Option<String>,
+    /// Limit of the benchmark command.
+    #[arg(long, default_value = "10m", value_parser = parse_duration)]
+    bench_timeout: Duration,
+    /// Built-in load: most requests to send in the window.
+    #[arg(long, default_value_t = 100)]
+    requests: u64,
+    /// Built-in load: requests in flight at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Capture window: the built-in load stops issuing requests after it.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    window: Duration,
+    /// Endpoint of the built-in load and the warm-up (default: the health URL).
+    #[arg(long)]
+    endpoint: Option<String>,
+    /// Body to POST to the endpoint (JSON); without it the load sends GET.
+    #[arg(long)]
+    payload: Option<PathBuf>,
+    /// Unprofiled requests sent before the window opens.
+    #[arg(long, default_value_t = 5)]
+    warmup_requests: u64,
+    /// Capture: `util` (prof's recorder), `none` (load only), or a breakdown tool
+    /// (`cupti`, `nsys`, `rocprofv3`, …).
+    #[arg(long, default_value = "util")]
+    tool: String,
+    /// Kernels to list in the breakdown.
+    #[arg(long, default_value_t = 15)]
+    top: usize,
+    /// Directory for the server's log and the artifacts.
+    #[arg(long, default_value = "prof-out/serve")]
+    out: PathBuf,
+    /// Run the plan without asking.
+    #[arg(long)]
+    yes: bool,
+    /// Print the `prof.serve.v1` JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Exit status after Ctrl-C (128 + SIGINT), as a shell reports it.
+const INTERRUPTED: u8 = 130;
+
+fn words(flag: &str, text: &str) -> Result<Vec<OsString>, String> {
+    let argv = shell_words::split(text).map_err(|e| format!("--{flag}: {e}"))?;
+    if argv.is_empty() {
+        return Err(format!("--{flag} is empty"));
+    }
+    Ok(argv.into_iter().map(OsString::from).collect())
+}
+
+fn find_tool(registry: &Registry, name: &str) -> Result<Box<dyn BreakdownTool>, String> {
+    let mut known = vec!["util".to_owned(), "none".to_owned()];
+    for vendor in registry.vendors() {
+        for tool in vendor.breakdown_tools() {
+            if tool.name() == name {
+                return Ok(tool);
+            }
+            known.push(tool.name().to_owned());
+        }
+    }
+    Err(format!("no capture tool `{name}` in this build (have: {})", known.join(", ")))
+}
+
+/// The first utilization probe that opens, or the vendors tried (`prof util` says why each failed).
+fn open_probe(registry: &Registry) -> Result<Box<dyn UtilizationProbe>, String> {
+    let mut tried = Vec::new();
+    for vendor in registry.vendors() {
+        if let Some(Ok(probe)) = vendor.utilization_probe() {
+            return Ok(probe);
+        }
+        tried.push(vendor.name());
+    }
+    Err(tried.join(", "))
+}
+
+/// Asks y/N on the terminal; refuses when stdin is not one.
+fn confirm() -> Result<(), String> {
+    if !std::io::stdin().is_terminal() {
+        return Err("stdin is not a terminal, so prof cannot ask before starting the server; \
+                    read the plan above and rerun with --yes to run it"
+            .to_owned());
+    }
+    eprint!("Start the server and run this plan? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer).map_err(|e| format!("cannot read the answer: {e}"))?;
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err("not confirmed; nothing was started".to_owned()),
+    }
+}
 
 /// Runs `prof serve`.
-pub fn run(_registry: &Registry, _args: &ServeArgs) -> Result<ExitCode, String> {
-    Err("prof serve is being written".to_owned())
+pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, String> {
+    let server = words("server", &args.server)?;
+    let bench = args.bench.as_deref().map(|b| words("bench", b)).transpose()?;
+    let health = Url::parse(&args.health).map_err(|e| format!("--health: {e}"))?;
+    let endpoint = match &args.endpoint {
+        Some(text) => Url::parse(text).map_err(|e| format!("--endpoint: {e}"))?,
+        None => health.clone(),
+    };
+    let body = match &args.payload {
+        Some(path) => Some(Arc::new(std::fs::read(path).map_err(|e| format!("--payload {}: {e}", path.display()))?)),
+        None => None,
+    };
+    if args.concurrency == 0 || args.requests == 0 {
+        return Err("--requests and --concurrency must be at least 1".to_owned());
+    }
+    let request = PlanRequest {
+        server,
+        bench,
+        bench_timeout: args.bench_timeout,
+        out_dir: args.out.clone(),
+        window: args.window,
+        echo: !args.json,
+    };
+    let mut probe = None;
+    let mut tool = None;
+    let mut plan = match args.tool.as_str() {
+        "none" => plan::without_tool(&request, false),
+        "util" => {
+            let mut plan = plan::without_tool(&request, true);
+            match open_probe(registry) {
+                Ok(opened) => probe = Some(opened),
+                Err(reasons) => {
+                    plan.artifacts.clear();
+                    plan.how_to_open = None;
+                    plan.notes.push(format!(
+                        "no device: no utilization probe opened (tried {reasons}; `prof util` says why); \
+                         only the load is measured"
+                    ));
+                }
+            }
+            plan
+        }
+        name => {
+            let found = find_tool(registry, name)?;
+            found.check().map_err(|e| e.to_string())?;
+            let plan = plan::with_tool(&request, found.as_ref())?;
+            tool = Some(found);
+            plan
+        }
+    };
+    let method = if body.is_some() { "POST" } else { "GET" };
+    let spec = |requests: u64, concurrency: usize, window: Duration| LoadSpec {
+        url: endpoint.clone(),
+        body: body.clone(),
+        requests,
+        concurrency,
+        window,
+    };
+    let warmup = (args.warmup_requests > 0).then(|| spec(args.warmup_requests, 1, Duration::from_secs(120)));
+    let load_text = format!(
+        "built-in, {method} {} at concurrency {}, up to {} requests in {:.0} s{}",
+        endpoint.text,
+        args.concurrency,
+        args.requests,
+        args.window.as_secs_f64(),
+        args.payload.as_ref().map(|p| format!(", body {}", p.display())).unwrap_or_default()
+    );
+    let warmup_text = match &warmup {
+        Some(w) => format!("{} {method} requests to {}", w.requests, endpoint.text),
+        None => "none".to_owned(),
+    };
+    eprint!("{}", plan.describe(&health.text, args.ready_timeout, &warmup_text, &load_text));
+    if !args.yes {
+        confirm()?;
+    }
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let load = match plan.bench {
+        Some(_) => Load::Bench,
+        None => Load::Builtin(spec(args.requests, args.concurrency, args.window)),
+    };
+    let input = SessionInput {
+        readiness: Readiness { url: health.clone(), timeout: args.ready_timeout },
+        warmup,
+        load: load.clone(),
+        probe,
+        interval: DEFAULT_INTERVAL,
+    };
+    let runtime = supervisor::runtime().map_err(|e| e.to_string())?;
+    let outcome = runtime.block_on(session::run(&plan, input));
+    drop(runtime);
+    let session = match outcome {
+        Ok(session) => session,
+        Err(failure) => {
+            let left = if failure.server_left.is_empty() {
+                String::new()
+            } else {
+                format!("\nwarning: processes {:?} of the server's group are still running", failure.server_left)
+            };
+            if failure.interrupted {
+                eprintln!("prof serve: {}{left}", failure.message);
+                return Ok(ExitCode::from(INTERRUPTED));
+            }
+            return Err(format!("{}{left}", failure.message));
+        }
+    };
+    finish(args, &mut plan, tool.as_deref(), session, &load, &health, method)
+}
+
+/// After the server stopped: export steps, artifact checks, loading, the report.
+fn finish(
+    args: &ServeArgs,
+    plan: &mut ServePlan,
+    tool: Option<&dyn BreakdownTool>,
+    session: SessionReport,
+    load: &Load,
+    health: &Url,
+    method: &'static str,
+) -> Result<ExitCode, String> {
+    for step in &plan.after {
+        let outcome = supervisor::run(step).map_err(|e| e.to_string())?;
+        if !outcome.success() {
+            return Err(format!(
+                "`{}` exited {}; last lines of {}:\n{}",
+                step.display_command(),
+                outcome.describe(),
+                step.log.display(),
+                supervisor::log_tail(&step.log, 15)
+            ));
+        }
+    }
+    let mut utilization = None;
+    if let Some(recording) = &session.recording {
+        let path = args.out.join(plan::UTIL_CSV);
+        let mut file = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        prof_core::write_csv(&recording.ticks, &mut file).map_err(|e| format!("{}: {e}", path.display()))?;
+        utilization = Some(UtilPart {
+            source: recording.source.clone(),
+            samples: recording.ticks.len(),
+            devices: prof_core::summarize(&recording.ticks),
+        });
+    }
+    let mut artifacts = Vec::new();
+    for artifact in &plan.artifacts {
+        let bytes = verify_artifact(artifact).map_err(|e| match tool.and_then(|t| t.explain_failure(&args.out)) {
+            Some(explained) => format!("{e}\n{explained}"),
+            None => e.to_string(),
+        })?;
+        artifacts.push(ArtifactPart { path: artifact.path.display().to_string(), bytes });
+    }
+    let mut breakdown = None;
+    let mut breakdown_text = None;
+    if let Some(tool) = tool {
+        let paths: Vec<PathBuf> = plan.artifacts.iter().map(|a| a.path.clone()).collect();
+        let timeline = tool.load(&paths).map_err(|e| e.to_string())?;
+        let families = families(None)?;
+        let summary = summarize_kernels(&timeline, &families);
+        let diagnosis = diagnose(&timeline, &summary);
+        let names = artifacts.iter().map(|a| a.path.clone()).collect();
+        let document = BreakdownReport::new(&summary, &diagnosis, names, plan.how_to_open.as_deref(), None);
+        breakdown = Some(serde_json::to_value(&document).map_err(|e| e.to_string())?);
+        breakdown_text = Some(render_breakdown(&summary, &diagnosis, args.top));
+    }
+    let report = ServeReport {
+        schema: "prof.serve.v1",
+        tool: plan.tool.clone(),
+        server: ServerPart {
+            command: plan.server.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
+            model: plan::model_of(&plan.server.argv),
+            env: plan.server.env.clone(),
+            pgid: session.server_pgid,
+            log: plan.server.log.display().to_string(),
+            ready_after_ms: session.ready_after.as_secs_f64() * 1e3,
+            left_running: session.server_left.clone(),
+        },
+        health_url: health.text.clone(),
+        warmup: session.warmup.as_ref().map(LoadResult::stats),
+        load: match (load, &session.load) {
+            (Load::Builtin(spec), Some(result)) => Some(LoadPart {
+                endpoint: spec.url.text.clone(),
+                method,
+                concurrency: spec.concurrency,
+                requests_asked: spec.requests,
+                window_ns: u64::try_from(spec.window.as_nanos()).unwrap_or(u64::MAX),
+                stats: result.stats(),
+            }),
+            _ => None,
+        },
+        bench: session.bench.as_ref().map(|outcome| BenchPart {
+            command: plan.bench.iter().flat_map(|b| b.argv.iter()).map(|a| a.to_string_lossy().into_owned()).collect(),
+            exit_code: outcome.exit_code,
+            signal: outcome.signal,
+            elapsed_ns: u64::try_from(outcome.elapsed.as_nanos()).unwrap_or(u64::MAX),
+            log: outcome.log.display().to_string(),
+        }),
+        artifacts,
+        how_to_open: plan.how_to_open.clone(),
+        breakdown,
+        utilization,
+        notes: std::mem::take(&mut plan.notes),
+    };
+    if args.json {
+        print_json(&report)?;
+    } else {
+        print!("{}", report.render_text(breakdown_text.as_deref()));
+    }
+    let bench_failed = session.bench.as_ref().is_some_and(|b| !b.success());
+    let left = !session.server_left.is_empty();
+    Ok(if bench_failed || left { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

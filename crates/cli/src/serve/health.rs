@@ -1,0 +1,123 @@
+//! Readiness of a freshly started server: first the fail-fast check (the process stays up
+//! and its log shows no early error for a few seconds), then the health URL is polled until
+//! it answers 200 or the limit passes. Waiting stops the moment the process dies.
+
+use super::http::{self, Url};
+use super::session::{SessionFailure, StopSignals};
+use prof_core::serve_watch::{LogError, LogWatch, EARLY_PATTERNS, FATAL_PATTERNS};
+use prof_core::supervisor::{log_tail, Supervised};
+use std::time::{Duration, Instant};
+
+/// How long the fail-fast check watches a new server before the health URL is polled.
+pub const EARLY_CHECK: Duration = Duration::from_secs(2);
+/// How long a server whose log shows an error is given to exit, so the report can say how.
+const DYING_GRACE: Duration = Duration::from_millis(300);
+/// Pause between two health requests.
+const POLL_EVERY: Duration = Duration::from_millis(200);
+/// Longest wait for one health answer.
+const HEALTH_REQUEST_LIMIT: Duration = Duration::from_secs(2);
+/// How often the process and its log are looked at during the fail-fast check.
+const CHECK_SLICE: Duration = Duration::from_millis(100);
+
+/// What "ready" means for one server.
+#[derive(Debug, Clone)]
+pub struct Readiness {
+    /// The health URL; ready once it answers 200.
+    pub url: Url,
+    /// Limit from the server's start until ready.
+    pub timeout: Duration,
+}
+
+fn log_error(server: &Supervised, found: &LogError, when: &str) -> SessionFailure {
+    let log = &server.plan().log;
+    SessionFailure::new(format!(
+        "the server's log shows an error {when}, line {} of {} (matched `{}`):\n  {}\nlast lines of the log:\n{}",
+        found.line_number,
+        log.display(),
+        found.pattern,
+        found.line,
+        log_tail(log, 20)
+    ))
+}
+
+/// Returns `Ok` when `server` is still up after `window` (zero: just a look); when it exited,
+/// the failure says how, with its log's error line and last lines. Sets `group_done` when
+/// the supervisor stopped the group (after the death, or on Ctrl-C).
+pub async fn check_alive(
+    server: &mut Supervised,
+    window: Duration,
+    watch: &mut LogWatch,
+    group_done: &mut bool,
+) -> Result<(), SessionFailure> {
+    match server.wait_alive(window).await {
+        Ok(()) => Ok(()),
+        Err(prof_core::Error::Interrupted { .. }) => {
+            *group_done = true;
+            Err(SessionFailure::interrupted("the server's start-up"))
+        }
+        Err(error) => {
+            *group_done = true;
+            let cause = watch.poll_final(EARLY_PATTERNS).ok().flatten();
+            let cause = cause.map(|c| format!("\n(log line {}: {})", c.line_number, c.line)).unwrap_or_default();
+            Err(SessionFailure::new(format!("{error}{cause}")))
+        }
+    }
+}
+
+/// Waits until `server` is ready; returns how long that took since its start. Sets
+/// `group_done` when the supervisor already stopped the group (death or Ctrl-C).
+pub async fn wait_ready(
+    server: &mut Supervised,
+    readiness: &Readiness,
+    interrupt: &mut StopSignals,
+    group_done: &mut bool,
+) -> Result<Duration, SessionFailure> {
+    let started = Instant::now();
+    let mut watch = LogWatch::new(&server.plan().log);
+    let early = EARLY_CHECK.min(readiness.timeout);
+    while started.elapsed() < early {
+        tokio::select! {
+            alive = check_alive(server, CHECK_SLICE, &mut watch, group_done) => alive?,
+            _ = interrupt.recv() => return Err(SessionFailure::interrupted("the server's start-up")),
+        }
+        if let Some(found) = watch.poll(EARLY_PATTERNS).map_err(|e| SessionFailure::new(e.to_string()))? {
+            // A server that logged a fatal error usually exits right after: say how, when it does.
+            check_alive(server, DYING_GRACE, &mut watch, group_done).await?;
+            return Err(log_error(server, &found, "at start-up"));
+        }
+    }
+    let mut last = "no answer yet".to_owned();
+    loop {
+        check_alive(server, Duration::ZERO, &mut watch, group_done).await?;
+        if let Some(found) = watch.poll(FATAL_PATTERNS).map_err(|e| SessionFailure::new(e.to_string()))? {
+            return Err(log_error(server, &found, "before it became healthy"));
+        }
+        let remaining = readiness.timeout.saturating_sub(started.elapsed());
+        if remaining.is_zero() {
+            return Err(SessionFailure::new(format!(
+                "the server did not become healthy within {:.0} s (GET {}: {last}); last lines of {}:\n{}",
+                readiness.timeout.as_secs_f64(),
+                readiness.url.text,
+                server.plan().log.display(),
+                log_tail(&server.plan().log, 20)
+            )));
+        }
+        // The process is watched while the request is in flight and during the pause, so a
+        // death ends the wait at once, not at the next poll.
+        let limit = HEALTH_REQUEST_LIMIT.min(remaining);
+        let answer = tokio::select! {
+            answer = http::send(&readiness.url, None, limit) => answer,
+            alive = check_alive(server, limit + CHECK_SLICE, &mut watch, group_done) => alive.map(|()| Err(last.clone()))?,
+            _ = interrupt.recv() => return Err(SessionFailure::interrupted("the wait for health")),
+        };
+        match answer {
+            Ok(response) if response.status == 200 => return Ok(started.elapsed()),
+            Ok(response) => last = format!("status {}", response.status),
+            Err(error) => last = error,
+        }
+        tokio::select! {
+            alive = check_alive(server, POLL_EVERY.min(remaining), &mut watch, group_done) => alive?,
+            _ = interrupt.recv() => return Err(SessionFailure::interrupted("the wait for health")),
+        }
+    }
+}

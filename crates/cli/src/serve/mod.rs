@@ -1,0 +1,11 @@
+//! The pieces of `prof serve` (the verb itself is `commands::serve`): splitting the command
+//! strings, the plan, the fail-fast readiness check, the HTTP client and load generator,
+//! the session that runs it all under the supervisor, and the report.
+
+pub mod health;
+pub mod http;
+pub mod load;
+pub mod plan;
+pub mod report;
+pub mod session;
+pub mod shell_words;

@@ -1,0 +1,369 @@
+//! The plan of one `prof serve` run, as data: how the server is started under the chosen
+//! capture, how the capture window is opened and closed around the load, what runs after
+//! the server stopped (exports), and which artifacts must exist.
+//!
+//! The breakdown tool's own plan is the source of truth: prof asks it to plan a capture of
+//! the server command and takes the capture step (its argv and environment) as the server,
+//! then adds what a long-lived server needs: CUPTI's window is opened and closed by SIGUSR1
+//! (`PROF_CUPTI_SIGNAL=paused`); nsys runs the server under `nsys launch` and the window is
+//! `nsys start` / `nsys stop`; any other tool records the whole server run.
+
+use prof_core::supervisor::RunPlan;
+use prof_core::{BreakdownTool, CaptureRequest, ExpectedArtifact};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The server's log, in the output directory.
+pub const SERVER_LOG: &str = "server.log";
+/// The benchmark command's log, in the output directory.
+pub const BENCH_LOG: &str = "bench.log";
+/// Utilization samples of the window (`--tool util`), in the output directory.
+pub const UTIL_CSV: &str = "serve-util.csv";
+
+/// How the capture window is opened and closed around the load.
+#[derive(Debug, Clone)]
+pub enum WindowControl {
+    /// No capture: only the load runs (`--tool none`).
+    LoadOnly,
+    /// prof's utilization recorder samples during the window (`--tool util`).
+    Utilization,
+    /// SIGUSR1 to the server opens the CUPTI tracer's window, a second one closes it.
+    CuptiSignal,
+    /// `nsys start` opens the window of the `nsys launch` session, `nsys stop` closes it.
+    Nsys {
+        /// The `nsys start` step.
+        start: Box<RunPlan>,
+        /// The `nsys stop` step.
+        stop: Box<RunPlan>,
+    },
+    /// The tool records the server's whole life (no start/stop control): warm-up included.
+    WholeRun,
+}
+
+/// What the user asked for, as far as the plan is concerned.
+#[derive(Debug, Clone)]
+pub struct PlanRequest {
+    /// The server command.
+    pub server: Vec<OsString>,
+    /// The benchmark command, when one replaces the built-in load.
+    pub bench: Option<Vec<OsString>>,
+    /// Limit of the benchmark command.
+    pub bench_timeout: Duration,
+    /// Output directory.
+    pub out_dir: PathBuf,
+    /// Capture window.
+    pub window: Duration,
+    /// Echo the benchmark's output to stderr.
+    pub echo: bool,
+}
+
+/// One `prof serve` run as data.
+#[derive(Debug, Clone)]
+pub struct ServePlan {
+    /// `none`, `util`, or the breakdown tool's name.
+    pub tool: String,
+    /// The server, started in its own process group.
+    pub server: RunPlan,
+    /// The benchmark command, when given.
+    pub bench: Option<RunPlan>,
+    /// How the window is opened and closed.
+    pub window: WindowControl,
+    /// Steps run after the server stopped (exports).
+    pub after: Vec<RunPlan>,
+    /// What the capture must leave behind.
+    pub artifacts: Vec<ExpectedArtifact>,
+    /// How a person opens the artifact.
+    pub how_to_open: Option<String>,
+    /// What the user should know about this combination.
+    pub notes: Vec<String>,
+}
+
+/// Environment a known server needs to be profiled: MAX (`max serve`, also behind a launcher
+/// such as `pixi run max serve`) only emits kernel names and detailed timing with
+/// `MODULAR_ENABLE_PROFILING=detailed`.
+pub fn server_env(server: &[OsString]) -> Vec<(String, String)> {
+    let max_at = server.iter().position(|a| Path::new(a).file_name().is_some_and(|name| name == "max"));
+    let is_max = max_at.is_some_and(|at| server[at + 1..].iter().any(|a| a == "serve"));
+    if is_max {
+        vec![("MODULAR_ENABLE_PROFILING".to_owned(), "detailed".to_owned())]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The model a server command names, for the plan: the value of `--model`, `--model-path`
+/// or `--model-name` (also as `--flag=value`), else the word after `serve` when it is not
+/// a flag (`vllm serve Qwen/Qwen2.5-0.5B`).
+pub fn model_of(server: &[OsString]) -> Option<String> {
+    let words: Vec<String> = server.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    const FLAGS: [&str; 3] = ["--model", "--model-path", "--model-name"];
+    for (index, word) in words.iter().enumerate() {
+        if let Some((flag, value)) = word.split_once('=') {
+            if FLAGS.contains(&flag) {
+                return Some(value.to_owned());
+            }
+        } else if FLAGS.contains(&word.as_str()) {
+            return words.get(index + 1).cloned();
+        }
+    }
+    let serve = words.iter().position(|w| w == "serve")?;
+    words.get(serve + 1).filter(|w| !w.starts_with('-')).cloned()
+}
+
+fn base_server(request: &PlanRequest, argv: Vec<OsString>) -> RunPlan {
+    // Not echoed: a server logs every request; its log file is named in the plan and the
+    // report, and its last lines are shown when it fails.
+    let mut server = RunPlan::new("server", argv, request.out_dir.join(SERVER_LOG));
+    server.env = server_env(&request.server);
+    server
+}
+
+fn bench(request: &PlanRequest) -> Option<RunPlan> {
+    request.bench.as_ref().map(|argv| {
+        let mut step = RunPlan::new("bench", argv.clone(), request.out_dir.join(BENCH_LOG));
+        step.timeout = Some(request.bench_timeout);
+        step.echo = request.echo;
+        step
+    })
+}
+
+/// The plan without a breakdown tool: `none` (load only) or `util` (recorder in the window).
+pub fn without_tool(request: &PlanRequest, utilization: bool) -> ServePlan {
+    let (window, artifacts, how_to_open) = if utilization {
+        let csv = request.out_dir.join(UTIL_CSV);
+        let open = format!("{} holds one row per device and sample (any spreadsheet)", csv.display());
+        (WindowControl::Utilization, vec![ExpectedArtifact { path: csv, min_bytes: 1 }], Some(open))
+    } else {
+        (WindowControl::LoadOnly, Vec::new(), None)
+    };
+    ServePlan {
+        tool: if utilization { "util" } else { "none" }.to_owned(),
+        server: base_server(request, request.server.clone()),
+        bench: bench(request),
+        window,
+        after: Vec::new(),
+        artifacts,
+        how_to_open,
+        notes: Vec::new(),
+    }
+}
+
+/// The plan with breakdown tool `tool`, from the tool's own capture plan of the server.
+pub fn with_tool(request: &PlanRequest, tool: &dyn BreakdownTool) -> Result<ServePlan, String> {
+    let capture_request = CaptureRequest {
+        command: request.server.clone(),
+        out_dir: request.out_dir.clone(),
+        warmup_runs: 0,
+        skip: Duration::ZERO,
+        window: request.window,
+        timeout: Duration::from_secs(24 * 3600),
+    };
+    let plan = tool.plan(&capture_request).map_err(|e| e.to_string())?;
+    let index = plan
+        .steps
+        .iter()
+        .position(|s| s.label == "capture")
+        .or_else(|| plan.steps.iter().position(|s| s.argv.ends_with(&request.server)))
+        .ok_or_else(|| format!("{}'s plan has no capture step for the server", tool.name()))?;
+    let capture = &plan.steps[index];
+    let after: Vec<RunPlan> = plan.steps[index + 1..].to_vec();
+    let mut notes = Vec::new();
+    let (server, window) = match tool.name() {
+        "cupti" => {
+            let mut server = base_server(request, capture.argv.clone());
+            server.env.extend(capture.env.iter().cloned());
+            server.env.push(("PROF_CUPTI_SIGNAL".to_owned(), "paused".to_owned()));
+            notes.push(
+                "the window is opened and closed by SIGUSR1 to the server's processes that loaded the tracer; \
+                 the server must initialise CUDA before it reports healthy"
+                    .to_owned(),
+            );
+            (server, WindowControl::CuptiSignal)
+        }
+        "nsys" => nsys(request, capture)?,
+        other => {
+            let mut server = base_server(request, capture.argv.clone());
+            server.env.extend(capture.env.iter().cloned());
+            notes.push(format!(
+                "{other} has no start/stop control here: it records the server's whole run, warm-up included"
+            ));
+            (server, WindowControl::WholeRun)
+        }
+    };
+    Ok(ServePlan {
+        tool: tool.name().to_owned(),
+        server,
+        bench: bench(request),
+        window,
+        after,
+        artifacts: plan.artifacts,
+        how_to_open: Some(plan.how_to_open),
+        notes,
+    })
+}
+
+/// `nsys launch` with the trace flags of nsys's own `profile` plan; `nsys start` with its
+/// output; `nsys stop`. The session is named after prof's pid, so it is ours alone.
+fn nsys(request: &PlanRequest, capture: &RunPlan) -> Result<(RunPlan, WindowControl), String> {
+    let nsys = capture.argv.first().cloned().ok_or("nsys's capture step is empty")?;
+    let flags_end = capture.argv.len().saturating_sub(request.server.len());
+    let flags = &capture.argv[..flags_end];
+    let wanted = |prefix: &'static str| flags.iter().filter(move |a| a.to_string_lossy().starts_with(prefix)).cloned();
+    let session = format!("prof-serve-{}", std::process::id());
+    let mut launch = vec![nsys.clone(), "launch".into(), format!("--session-new={session}").into()];
+    launch.extend(wanted("--trace=").chain(wanted("--sample=")).chain(wanted("--cpuctxsw=")));
+    launch.extend(request.server.iter().cloned());
+    let mut start = vec![nsys.clone(), "start".into(), format!("--session={session}").into()];
+    start.extend(wanted("--output=").chain(wanted("--force-overwrite")));
+    let stop = vec![nsys, "stop".into(), format!("--session={session}").into()];
+    let step = |label: &str, argv: Vec<OsString>, log: &str| {
+        let mut step = RunPlan::new(label, argv, request.out_dir.join(log));
+        step.timeout = Some(Duration::from_secs(120));
+        step
+    };
+    let window = WindowControl::Nsys {
+        start: Box::new(step("window start", start, "nsys-start.log")),
+        stop: Box::new(step("window stop", stop, "nsys-stop.log")),
+    };
+    Ok((base_server(request, launch), window))
+}
+
+impl ServePlan {
+    /// The plan as a person reads it, one line per step, with `load` describing the load.
+    pub fn describe(&self, health: &str, ready_timeout: Duration, warmup: &str, load: &str) -> String {
+        let mut out = format!("prof serve with --tool {}:\n", self.tool);
+        let server = &self.server;
+        if let Some(model) = model_of(&self.server.argv) {
+            out.push_str(&format!("  model: {model}\n"));
+        }
+        out.push_str(&format!(
+            "  server (own process group, log {}):\n    {}\n",
+            server.log.display(),
+            server.display_command()
+        ));
+        out.push_str(&format!(
+            "  ready: alive with no early error in its log, then GET {health} until 200 (limit {:.0} s)\n",
+            ready_timeout.as_secs_f64()
+        ));
+        out.push_str(&format!("  warm-up (unprofiled): {warmup}\n"));
+        let window = match &self.window {
+            WindowControl::LoadOnly => "no capture, the load only".to_owned(),
+            WindowControl::Utilization => "prof's utilization recorder samples the devices".to_owned(),
+            WindowControl::CuptiSignal => "SIGUSR1 to the server opens the CUPTI window, a second closes it".to_owned(),
+            WindowControl::Nsys { start, stop } => {
+                format!("\n    {}\n    … load …\n    {}", start.display_command(), stop.display_command())
+            }
+            WindowControl::WholeRun => "the whole server run is recorded".to_owned(),
+        };
+        out.push_str(&format!("  capture window: {window}\n"));
+        match &self.bench {
+            Some(bench) => out.push_str(&format!(
+                "  load: {} (log {}, limit {:.0} s)\n",
+                bench.display_command(),
+                bench.log.display(),
+                bench.timeout.unwrap_or_default().as_secs_f64()
+            )),
+            None => out.push_str(&format!("  load: {load}\n")),
+        }
+        out.push_str("  then: the server's process group is stopped (SIGINT, then SIGKILL)\n");
+        for step in &self.after {
+            out.push_str(&format!("  after: {}: {}\n", step.label, step.display_command()));
+        }
+        for artifact in &self.artifacts {
+            out.push_str(&format!("  artifact: {}\n", artifact.path.display()));
+        }
+        for note in &self.notes {
+            out.push_str(&format!("  note: {note}\n"));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> PlanRequest {
+        PlanRequest {
+            server: vec!["max".into(), "serve".into(), "--model".into(), "m".into()],
+            bench: None,
+            bench_timeout: Duration::from_secs(600),
+            out_dir: PathBuf::from("/tmp/out"),
+            window: Duration::from_secs(10),
+            echo: false,
+        }
+    }
+
+    #[test]
+    fn max_gets_detailed_profiling_and_others_nothing() {
+        assert_eq!(server_env(&request().server), [("MODULAR_ENABLE_PROFILING".into(), "detailed".into())]);
+        assert!(server_env(&["python3".into(), "serve.py".into()]).is_empty());
+        assert!(server_env(&["max".into(), "generate".into()]).is_empty());
+        let launched: Vec<OsString> = ["pixi", "run", "/opt/bin/max", "serve", "--model", "m"].map(Into::into).into();
+        assert_eq!(server_env(&launched).len(), 1);
+        assert!(server_env(&["serve".into(), "max".into()]).is_empty());
+        let words = |text: &str| text.split(' ').map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            model_of(&words("max serve --model-path modularai/Llama-3.1-8B")).as_deref(),
+            Some("modularai/Llama-3.1-8B")
+        );
+        assert_eq!(model_of(&words("vllm serve Qwen/Qwen2.5-0.5B --port 8000")).as_deref(), Some("Qwen/Qwen2.5-0.5B"));
+        assert_eq!(model_of(&words("python3 -m sglang.launch_server --model=m1")).as_deref(), Some("m1"));
+        assert_eq!(model_of(&words("python3 serve_model.py --port 8000")), None);
+    }
+
+    #[cfg(feature = "nvidia")]
+    #[test]
+    fn cupti_runs_the_server_with_the_tracer_paused_until_sigusr1() {
+        let dir = std::env::temp_dir().join(format!("prof-serve-plan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tracer = dir.join("libprof_cupti_tracer.so");
+        std::fs::write(&tracer, b"\x7fELF").unwrap();
+        let tool = prof_backend_nvidia::cupti_tool::CuptiTool::new().with_tracer(&tracer);
+        let mut request = request();
+        request.server = vec!["python3".into(), "serve_model.py".into(), "--port".into(), "8000".into()];
+        let plan = with_tool(&request, &tool).unwrap();
+        assert_eq!(plan.server.argv, request.server, "the server runs as it is, the tracer comes by environment");
+        let env = |key: &str| plan.server.env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        assert_eq!(env("PROF_CUPTI_SIGNAL"), Some("paused"));
+        assert_eq!(env("PROF_CUPTI_DURATION_MS"), Some("10000"));
+        assert!(env("CUDA_INJECTION64_PATH").is_some_and(|p| p.ends_with("libprof_cupti_tracer.so")));
+        assert!(matches!(plan.window, WindowControl::CuptiSignal));
+        assert_eq!(plan.artifacts[0].path, PathBuf::from("/tmp/out/cupti"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(feature = "nvidia")]
+    #[test]
+    fn nsys_launches_the_server_and_opens_the_window_with_start_and_stop() {
+        let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes/nvidia/nsys");
+        let tool = prof_backend_nvidia::nsys_tool::NsysTool::new().with_program(&fake);
+        let plan = with_tool(&request(), &tool).unwrap();
+        let words = |step: &RunPlan| step.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>();
+        let session = format!("prof-serve-{}", std::process::id());
+        let launch = words(&plan.server);
+        assert_eq!(launch[1..3], ["launch".to_owned(), format!("--session-new={session}")]);
+        assert!(launch.contains(&"--trace=cuda,nvtx,osrt".to_owned()), "{launch:?}");
+        assert!(launch.ends_with(&["max", "serve", "--model", "m"].map(String::from)), "{launch:?}");
+        assert_eq!(plan.server.env, [("MODULAR_ENABLE_PROFILING".into(), "detailed".into())]);
+        let WindowControl::Nsys { start, stop } = &plan.window else { panic!("{:?}", plan.window) };
+        assert_eq!(words(start)[1..3], ["start".to_owned(), format!("--session={session}")]);
+        assert!(words(start).contains(&"--output=/tmp/out/prof-nsys".to_owned()), "{:?}", words(start));
+        assert_eq!(words(stop)[1..], ["stop".to_owned(), format!("--session={session}")]);
+        assert_eq!(plan.after.len(), 1, "the sqlite export runs after the server stopped");
+        assert_eq!(words(&plan.after[0])[1], "export");
+    }
+
+    #[test]
+    fn util_plans_a_csv_and_none_plans_nothing() {
+        let util = without_tool(&request(), true);
+        assert_eq!(util.server.log, PathBuf::from("/tmp/out/server.log"));
+        assert_eq!(util.server.argv, request().server);
+        assert_eq!(util.artifacts[0].path, PathBuf::from("/tmp/out/serve-util.csv"));
+        let none = without_tool(&request(), false);
+        assert!(none.artifacts.is_empty() && matches!(none.window, WindowControl::LoadOnly));
+        let text = none.describe("http://h/health", Duration::from_secs(120), "3 requests", "10 requests");
+        assert!(text.contains("max serve --model m") && text.contains("GET http://h/health until 200"), "{text}");
+    }
+}
