@@ -2,10 +2,11 @@
 //! through `CUDA_INJECTION64_PATH` and loads the per-process traces it writes. Needs only
 //! libcupti and `libprof_cupti.so`, no nsys (whose report step fails on our H200).
 
-use crate::cupti_trace::{self, FILE_EXTENSION, FILE_PREFIX, HEADER_LEN, KERNEL_BODY, MAGIC};
+use crate::cupti_trace;
 use crate::tools;
 use prof_core::tools::find_library;
 use prof_core::{BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Result, RunPlan, Timeline};
+use prof_cupti_format::{body, env, is_trace_file, FILE_EXTENSION, FILE_PREFIX, HEADER_LEN, MAGIC};
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -17,57 +18,24 @@ pub const TRACER_FILE: &str = "libprof_cupti.so";
 pub const TRACER_VAR: &str = "PROF_CUPTI_TRACER";
 /// Subdirectory of the capture's output directory that receives the traces.
 pub const TRACE_DIR: &str = "cupti";
-/// Which runtime/driver API calls the tracer records; read by the tracer in the child.
-pub const API_VAR: &str = "PROF_CUPTI_API";
 /// How to get the tracer when it is missing.
 pub const TRACER_INSTALL: &str = "cargo build -p prof-cupti-tracer and keep target/<profile>/libprof_cupti.so next to \
      the prof binary (or set PROF_CUPTI_TRACER=/absolute/path/libprof_cupti.so)";
 
-/// Which runtime and driver API calls the tracer records (`PROF_CUPTI_API`). Each recorded
-/// call costs the traced thread time inside CUPTI, so the default keeps only the calls that
-/// launch or move work; kernels, copies and sets are recorded in every mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CuptiApi {
-    /// Kernel and graph launches, memcpy/memset calls, and synchronize calls.
-    #[default]
-    Launch,
-    /// Every runtime and driver call.
-    All,
-    /// No API calls (device records keep their correlation ids).
-    None,
-}
+/// Which runtime and driver API calls the tracer records (`PROF_CUPTI_API`); the tracer's
+/// own type, so both sides parse and spell the modes alike.
+pub use prof_cupti_format::ApiMode;
 
-impl CuptiApi {
-    /// Parses `launch`, `all` or `none` (any case, surrounding blanks ignored).
-    pub fn parse(value: &str) -> Option<Self> {
-        match value.trim().to_ascii_lowercase().as_str() {
-            "launch" => Some(Self::Launch),
-            "all" => Some(Self::All),
-            "none" => Some(Self::None),
-            _ => None,
-        }
+/// The API mode to use: `explicit` if given, else `from_env` (prof's own `PROF_CUPTI_API`),
+/// else [`ApiMode::Launch`]. A value that is none of the three is an error naming it.
+pub fn resolve_api(explicit: Option<ApiMode>, from_env: Option<OsString>) -> Result<ApiMode> {
+    if let Some(api) = explicit {
+        return Ok(api);
     }
-
-    /// The value passed in `PROF_CUPTI_API`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Launch => "launch",
-            Self::All => "all",
-            Self::None => "none",
-        }
-    }
-
-    /// The mode to use: `explicit` if given, else `env` (prof's own `PROF_CUPTI_API`), else
-    /// [`CuptiApi::Launch`]. A value that is none of the three is an error naming it.
-    pub fn resolve(explicit: Option<Self>, env: Option<OsString>) -> Result<Self> {
-        if let Some(api) = explicit {
-            return Ok(api);
-        }
-        let Some(value) = env.filter(|v| !v.is_empty()) else { return Ok(Self::default()) };
-        let text = value.to_string_lossy();
-        Self::parse(&text)
-            .ok_or_else(|| Error::Unsupported(format!("{API_VAR}={text} is not one of launch, all, none")))
-    }
+    let Some(value) = from_env.filter(|v| !v.is_empty()) else { return Ok(ApiMode::default()) };
+    let text = value.to_string_lossy();
+    ApiMode::parse(&text)
+        .ok_or_else(|| Error::Unsupported(format!("{}={text} is not one of launch, all, none", env::API)))
 }
 
 /// The built-in CUPTI breakdown tool.
@@ -75,7 +43,7 @@ impl CuptiApi {
 pub struct CuptiTool {
     tracer: Option<PathBuf>,
     start_after: Duration,
-    api: Option<CuptiApi>,
+    api: Option<ApiMode>,
 }
 
 impl CuptiTool {
@@ -97,7 +65,7 @@ impl CuptiTool {
     }
 
     /// Records the API calls `api` selects instead of `$PROF_CUPTI_API` (default launch).
-    pub fn with_api(mut self, api: CuptiApi) -> Self {
+    pub fn with_api(mut self, api: ApiMode) -> Self {
         self.api = Some(api);
         self
     }
@@ -127,7 +95,7 @@ pub fn locate_tracer(explicit: Option<&Path>, env: Option<OsString>, exe: Option
 
 /// libcupti as prof finds it: `$PROF_CUPTI_LIBRARY`, then `LD_LIBRARY_PATH` and the CUDA dirs.
 fn find_cupti() -> Option<PathBuf> {
-    if let Some(explicit) = std::env::var_os("PROF_CUPTI_LIBRARY").filter(|v| !v.is_empty()) {
+    if let Some(explicit) = std::env::var_os(env::LIBRARY).filter(|v| !v.is_empty()) {
         let path = PathBuf::from(explicit);
         return path.is_file().then_some(path);
     }
@@ -158,7 +126,7 @@ impl BreakdownTool for CuptiTool {
 
     fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan> {
         let tracer = self.tracer_path()?;
-        let api = CuptiApi::resolve(self.api, std::env::var_os(API_VAR))?;
+        let api = resolve_api(self.api, std::env::var_os(env::API))?;
         if request.command.is_empty() {
             return Err(Error::Unsupported("no command to profile".to_owned()));
         }
@@ -167,18 +135,18 @@ impl BreakdownTool for CuptiTool {
         let mut capture = RunPlan::new("capture", request.command.clone(), request.out_dir.join("capture.log"));
         capture.timeout = Some(request.timeout);
         capture.env = vec![
-            ("CUDA_INJECTION64_PATH".to_owned(), tracer.display().to_string()),
-            ("PROF_CUPTI_OUT".to_owned(), format!("{}/", traces.display())),
-            ("PROF_CUPTI_START_AFTER_MS".to_owned(), millis(self.start_after.max(request.skip))),
-            ("PROF_CUPTI_DURATION_MS".to_owned(), millis(request.window)),
-            (API_VAR.to_owned(), api.as_str().to_owned()),
+            (env::INJECTION.to_owned(), tracer.display().to_string()),
+            (env::OUT.to_owned(), format!("{}/", traces.display())),
+            (env::START_AFTER_MS.to_owned(), millis(self.start_after.max(request.skip))),
+            (env::DURATION_MS.to_owned(), millis(request.window)),
+            (env::API.to_owned(), api.as_str().to_owned()),
         ];
         steps.push(capture);
         Ok(CapturePlan {
             steps,
             artifacts: vec![ExpectedArtifact {
                 path: traces.clone(),
-                min_bytes: (HEADER_LEN + 1 + KERNEL_BODY) as u64,
+                min_bytes: (HEADER_LEN + 1 + body::KERNEL) as u64,
             }],
             how_to_open: format!(
                 "one {FILE_PREFIX}<pid>[-rank<R>].{FILE_EXTENSION} trace per CUDA process in {}; \
@@ -196,7 +164,7 @@ impl BreakdownTool for CuptiTool {
         if path.is_dir() {
             return cupti_trace::trace_files(path).is_ok();
         }
-        if cupti_trace::is_trace_file_name(path) {
+        if is_trace_file(path) {
             return true;
         }
         let mut magic = [0u8; 8];
@@ -244,13 +212,13 @@ mod tests {
         assert_eq!(env("PROF_CUPTI_OUT"), Some(format!("{}/", dir.join("out/cupti").display())));
         assert_eq!(env("PROF_CUPTI_START_AFTER_MS").as_deref(), Some("1500"));
         assert_eq!(env("PROF_CUPTI_DURATION_MS").as_deref(), Some("10000"));
-        if std::env::var_os(API_VAR).is_none() {
-            assert_eq!(env(API_VAR).as_deref(), Some("launch"));
+        if std::env::var_os(env::API).is_none() {
+            assert_eq!(env("PROF_CUPTI_API").as_deref(), Some("launch"));
         }
-        let all = tool.clone().with_api(CuptiApi::All).plan(&request).unwrap();
-        let api_of = |plan: &CapturePlan| plan.steps[1].env.iter().find(|(k, _)| k == API_VAR).map(|(_, v)| v.clone());
+        let all = tool.clone().with_api(ApiMode::All).plan(&request).unwrap();
+        let api_of = |plan: &CapturePlan| plan.steps[1].env.iter().find(|(k, _)| k == env::API).map(|(_, v)| v.clone());
         assert_eq!(api_of(&all).as_deref(), Some("all"));
-        assert_eq!(api_of(&tool.clone().with_api(CuptiApi::None).plan(&request).unwrap()).as_deref(), Some("none"));
+        assert_eq!(api_of(&tool.clone().with_api(ApiMode::None).plan(&request).unwrap()).as_deref(), Some("none"));
         assert_eq!(plan.artifacts[0].path, dir.join("out/cupti"));
         assert_eq!(plan.artifacts[0].min_bytes, 105);
 
@@ -267,15 +235,15 @@ mod tests {
 
     #[test]
     fn the_api_mode_comes_from_the_builder_then_the_environment_then_launch() {
-        assert_eq!(CuptiApi::resolve(None, None).unwrap(), CuptiApi::Launch);
-        assert_eq!(CuptiApi::resolve(None, Some("".into())).unwrap(), CuptiApi::Launch);
-        assert_eq!(CuptiApi::resolve(None, Some(" All ".into())).unwrap(), CuptiApi::All);
-        assert_eq!(CuptiApi::resolve(None, Some("none".into())).unwrap(), CuptiApi::None);
-        assert_eq!(CuptiApi::resolve(Some(CuptiApi::None), Some("all".into())).unwrap(), CuptiApi::None);
-        let err = CuptiApi::resolve(None, Some("kernels".into())).unwrap_err().to_string();
+        assert_eq!(resolve_api(None, None).unwrap(), ApiMode::Launch);
+        assert_eq!(resolve_api(None, Some("".into())).unwrap(), ApiMode::Launch);
+        assert_eq!(resolve_api(None, Some(" All ".into())).unwrap(), ApiMode::All);
+        assert_eq!(resolve_api(None, Some("none".into())).unwrap(), ApiMode::None);
+        assert_eq!(resolve_api(Some(ApiMode::None), Some("all".into())).unwrap(), ApiMode::None);
+        let err = resolve_api(None, Some("kernels".into())).unwrap_err().to_string();
         assert!(err.contains("PROF_CUPTI_API=kernels is not one of launch, all, none"), "{err}");
-        for api in [CuptiApi::Launch, CuptiApi::All, CuptiApi::None] {
-            assert_eq!(CuptiApi::parse(api.as_str()), Some(api));
+        for api in [ApiMode::Launch, ApiMode::All, ApiMode::None] {
+            assert_eq!(ApiMode::parse(api.as_str()), Some(api));
         }
     }
 

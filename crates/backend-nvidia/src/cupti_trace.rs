@@ -3,11 +3,12 @@
 //! memory; memory copies and sets with their bytes; runtime and driver API calls as host
 //! spans; all linked by CUPTI's correlation id.
 //!
-//! The format (version 1) is specified in `prof_cupti::format`: a 32-byte header
-//! (`PROFCUPT`, version, pid, rank, local rank, t0) and then records, each a tag byte and a
-//! fixed-size little-endian body (STRING 8+len, KERNEL 72, MEMCPY 48, MEMSET 48, API 40,
-//! DROPPED 8, WINDOW_END 8, END 16). This reader is written separately from that writer, so
-//! the round-trip tests check one against the other.
+//! The format (version 1) is specified, encoded and decoded in crate `prof-cupti-format`,
+//! which the tracer writes with: a 32-byte header (`PROFCUPT`, version, pid, rank, local
+//! rank, t0) and then records, each a tag byte and a fixed-size little-endian body. This
+//! module turns the decoded records into the timeline; its tests build traces byte by byte
+//! from the format table, and the recorded H200 traces are checked against a separate
+//! Python walker, so a decoding mistake shared with the writer still fails a test.
 //!
 //! A file cut short (the process crashed, was killed, or left through `os._exit`) keeps what
 //! is complete and marks the timeline [`Timeline::partial`]; garbage is an error naming the
@@ -15,32 +16,12 @@
 //! file as `(file index << 32) | id`.
 
 use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpKind, Result, Timeline};
+use prof_cupti_format::{
+    domain, is_trace_file, read_record, tag, Api, Header, Kernel, MemoryOp, Record, FILE_EXTENSION, FILE_PREFIX,
+    HEADER_LEN,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// First 8 bytes of a trace.
-pub const MAGIC: [u8; 8] = *b"PROFCUPT";
-/// The format version this reader understands.
-pub const VERSION: u32 = 1;
-/// Header size.
-pub const HEADER_LEN: usize = 32;
-/// Body size of a KERNEL record; a trace with one kernel is at least this plus the header.
-pub const KERNEL_BODY: usize = 72;
-/// File name prefix of traces.
-pub const FILE_PREFIX: &str = "prof-cupti-";
-/// File name extension of traces.
-pub const FILE_EXTENSION: &str = "pcupti";
-/// The longest STRING accepted; the writer stores at most 64 KiB.
-const MAX_STRING: usize = 1 << 20;
-
-const STRING: u8 = 1;
-const KERNEL: u8 = 2;
-const MEMCPY: u8 = 3;
-const MEMSET: u8 = 4;
-const API: u8 = 5;
-const DROPPED: u8 = 6;
-const WINDOW_END: u8 = 7;
-const END: u8 = 8;
 
 /// What the header of a trace says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,13 +36,6 @@ pub struct TraceHeader {
     pub t0: u64,
 }
 
-/// True when `path` is named like a trace (`prof-cupti-*.pcupti`).
-pub fn is_trace_file_name(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with(FILE_PREFIX) && Path::new(n).extension().is_some_and(|e| e == FILE_EXTENSION))
-}
-
 /// The traces at `path`: the file itself, or the `prof-cupti-*.pcupti` files of a directory
 /// in name order.
 pub fn trace_files(path: &Path) -> Result<Vec<PathBuf>> {
@@ -70,7 +44,7 @@ pub fn trace_files(path: &Path) -> Result<Vec<PathBuf>> {
     }
     let entries = std::fs::read_dir(path).map_err(|e| Error::io(path, e))?;
     let mut files: Vec<PathBuf> =
-        entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file() && is_trace_file_name(p)).collect();
+        entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file() && is_trace_file(p)).collect();
     files.sort();
     if files.is_empty() {
         return Err(Error::ArtifactInvalid {
@@ -120,58 +94,51 @@ pub struct Loaded {
 /// Appends the records of one trace (`bytes`, read from `path`, the `index`-th file of a
 /// load) to `timeline`.
 pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline) -> Result<Loaded> {
-    let header = read_header(bytes, path)?;
-    let mut reader = Reader {
-        bytes,
-        path,
-        pos: HEADER_LEN,
-        record: 0,
-        names: HashMap::new(),
-        api_names: HashMap::new(),
-        corr_base: u64::from(index) << 32,
-    };
+    let header = Header::decode(bytes).map_err(|e| Error::artifact(path, 0, e.to_string()))?;
+    let rank = |r: i32| u32::try_from(r).ok();
+    let header =
+        TraceHeader { pid: header.pid, rank: rank(header.rank), local_rank: rank(header.local_rank), t0: header.t0 };
+    let mut reader =
+        Reader { path, record: 0, names: HashMap::new(), api_names: HashMap::new(), corr_base: u64::from(index) << 32 };
+    let mut pos = HEADER_LEN;
     let mut records = 0u64;
     let mut dropped = 0u64;
     let mut window_closed = false;
     let mut ended = false;
     let mut truncated = None;
-    while reader.pos < bytes.len() {
+    while pos < bytes.len() {
         reader.record += 1;
         if ended {
-            return Err(reader.error(format!("data after the END record at byte {}", reader.pos)));
+            return Err(reader.error(format!("data after the END record at byte {pos}")));
         }
-        let start = reader.pos;
-        let tag = bytes[start];
-        let Some(body) = reader.body(tag)? else {
+        let Some((record, next)) = read_record(bytes, pos).map_err(|e| reader.error(e.to_string()))? else {
             truncated = Some(format!(
-                "record {} ({}) at byte {start} is cut short: the file ends at byte {}",
+                "record {} ({}) at byte {pos} is cut short: the file ends at byte {}",
                 reader.record,
-                tag_name(tag),
+                tag::name(bytes[pos]),
                 bytes.len()
             ));
             break;
         };
-        match tag {
-            STRING => reader.string(body, timeline)?,
-            KERNEL => {
-                let op = reader.kernel(body)?;
-                timeline.push_op(op);
-                records += 1;
+        pos = next;
+        match record {
+            Record::String { id, text } => reader.string(id, text, timeline)?,
+            Record::Kernel(kernel) => timeline.push_op(reader.kernel(&kernel)?),
+            Record::Memcpy(copy) => {
+                let name = timeline.intern(&memcpy_name(copy.copy_kind));
+                timeline.push_op(reader.memory_op(OpKind::Memcpy, name, &copy.op)?);
             }
-            MEMCPY | MEMSET => {
-                let op = reader.copy_or_set(tag, body, timeline)?;
-                timeline.push_op(op);
-                records += 1;
+            Record::Memset(set) => {
+                let name = timeline.intern("CUDA memset");
+                timeline.push_op(reader.memory_op(OpKind::Memset, name, &set.op)?);
             }
-            API => {
-                let span = reader.api(body, timeline)?;
+            Record::Api(api) => {
+                let span = reader.api(&api, timeline)?;
                 timeline.host.push(span);
-                records += 1;
             }
-            DROPPED => dropped = dropped.saturating_add(u64_at(body, 0)),
-            WINDOW_END => window_closed = true,
-            _ => {
-                let written = u64_at(body, 0);
+            Record::Dropped(count) => dropped = dropped.saturating_add(count),
+            Record::WindowEnd(_) => window_closed = true,
+            Record::End { records: written, .. } => {
                 if written != records {
                     return Err(
                         reader.error(format!("END says {written} records were written, the file holds {records}"))
@@ -179,6 +146,9 @@ pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline
                 }
                 ended = true;
             }
+        }
+        if matches!(record, Record::Kernel(_) | Record::Memcpy(_) | Record::Memset(_) | Record::Api(_)) {
+            records += 1;
         }
     }
     let mut reasons: Vec<String> = truncated.into_iter().collect();
@@ -193,94 +163,22 @@ pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline
     Ok(Loaded { header, records, partial: (!reasons.is_empty()).then(|| reasons.join("; ")) })
 }
 
-fn read_header(bytes: &[u8], path: &Path) -> Result<TraceHeader> {
-    if bytes.len() < HEADER_LEN {
-        return Err(Error::artifact(
-            path,
-            0,
-            format!("is {} bytes, shorter than the {HEADER_LEN}-byte prof-cupti header", bytes.len()),
-        ));
-    }
-    if bytes[..8] != MAGIC {
-        return Err(Error::artifact(path, 0, "is not a prof-cupti trace (no PROFCUPT magic)"));
-    }
-    let version = u32_at(bytes, 8);
-    if version != VERSION {
-        return Err(Error::artifact(
-            path,
-            0,
-            format!("is prof-cupti format version {version}; this prof reads {VERSION}"),
-        ));
-    }
-    let rank = |off| u32::try_from(u32_at(bytes, off) as i32).ok();
-    Ok(TraceHeader { pid: u32_at(bytes, 12), rank: rank(16), local_rank: rank(20), t0: u64_at(bytes, 24) })
-}
-
-fn tag_name(tag: u8) -> &'static str {
-    const NAMES: [&str; 9] = ["unknown", "string", "kernel", "memcpy", "memset", "api", "dropped", "window end", "end"];
-    NAMES.get(usize::from(tag)).copied().unwrap_or("unknown")
-}
-
-fn u16_at(b: &[u8], off: usize) -> u16 {
-    u16::from_le_bytes([b[off], b[off + 1]])
-}
-fn u32_at(b: &[u8], off: usize) -> u32 {
-    u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
-}
-fn u64_at(b: &[u8], off: usize) -> u64 {
-    u64::from_le_bytes(b[off..off + 8].try_into().unwrap_or([0; 8]))
-}
-
-/// Walks one file's records. Bodies are sliced to full size first, so field offsets are in bounds.
+/// Turns one file's decoded records into timeline entries: names, correlation ids, checks.
 struct Reader<'a> {
-    bytes: &'a [u8],
     path: &'a Path,
-    pos: usize,
     record: usize,
     names: HashMap<u32, NameId>,
     api_names: HashMap<NameId, NameId>,
     corr_base: u64,
 }
 
-impl<'a> Reader<'a> {
+impl Reader<'_> {
     fn error(&self, reason: String) -> Error {
         Error::artifact(self.path, self.record, reason)
     }
 
-    /// The body of the record whose tag is at `pos` (advancing past it), `None` when the
-    /// file ends inside it, an error for an unknown tag or an impossible length.
-    fn body(&mut self, tag: u8) -> Result<Option<&'a [u8]>> {
-        let start = self.pos + 1;
-        let len = match tag {
-            STRING => {
-                let Some(head) = self.bytes.get(start..start + 8) else { return Ok(None) };
-                let len = u32_at(head, 4) as usize;
-                if len > MAX_STRING {
-                    return Err(self.error(format!("string of {len} bytes at byte {} is not a kernel name", self.pos)));
-                }
-                8 + len
-            }
-            KERNEL => KERNEL_BODY,
-            MEMCPY | MEMSET => 48,
-            API => 40,
-            DROPPED | WINDOW_END => 8,
-            END => 16,
-            other => {
-                return Err(self.error(format!(
-                    "unknown record tag 0x{other:02x} at byte {}: not a prof-cupti trace or corrupted",
-                    self.pos
-                )))
-            }
-        };
-        let Some(body) = self.bytes.get(start..start + len) else { return Ok(None) };
-        self.pos = start + len;
-        Ok(Some(body))
-    }
-
-    fn string(&mut self, body: &[u8], timeline: &mut Timeline) -> Result<()> {
-        let id = u32_at(body, 0);
-        let text = String::from_utf8_lossy(&body[8..]);
-        let name = timeline.intern(&text);
+    fn string(&mut self, id: u32, text: &[u8], timeline: &mut Timeline) -> Result<()> {
+        let name = timeline.intern(&String::from_utf8_lossy(text));
         if self.names.insert(id, name).is_some() {
             return Err(self.error(format!("string id {id} is defined twice")));
         }
@@ -291,8 +189,8 @@ impl<'a> Reader<'a> {
         self.names.get(&id).copied().ok_or_else(|| self.error(format!("refers to string id {id}, never defined")))
     }
 
-    fn times(&self, body: &[u8]) -> Result<(u64, u64)> {
-        let (start, end) = (u64_at(body, 0), u64_at(body, 8));
+    /// Start and duration; an error when the record ends before it starts.
+    fn times(&self, start: u64, end: u64) -> Result<(u64, u64)> {
         if end < start {
             return Err(self.error(format!("ends at {end} ns, before its start at {start} ns")));
         }
@@ -303,52 +201,43 @@ impl<'a> Reader<'a> {
         (id != 0).then(|| self.corr_base | u64::from(id))
     }
 
-    fn kernel(&self, body: &[u8]) -> Result<DeviceOp> {
-        let (start, dur) = self.times(body)?;
-        let dims = |off: usize| -> Result<[u32; 3]> {
+    fn kernel(&self, k: &Kernel) -> Result<DeviceOp> {
+        let (start, dur) = self.times(k.start, k.end)?;
+        let dims = |values: [i32; 3]| -> Result<[u32; 3]> {
             let mut out = [0u32; 3];
-            for (i, slot) in out.iter_mut().enumerate() {
-                let v = u32_at(body, off + 4 * i) as i32;
+            for (slot, v) in out.iter_mut().zip(values) {
                 *slot = u32::try_from(v).map_err(|_| self.error(format!("negative launch dimension {v}")))?;
             }
             Ok(out)
         };
-        let shared = |off: usize| -> Result<u64> {
-            let v = u32_at(body, off) as i32;
-            u64::try_from(v).map_err(|_| self.error(format!("negative shared memory size {v}")))
-        };
-        let mut op = DeviceOp::new(OpKind::Kernel, self.name(u32_at(body, 32))?, u32_at(body, 16), 0, start, dur);
-        op.stream = u64::from(u32_at(body, 24));
-        op.correlation = self.correlation(u32_at(body, 28));
+        let shared = |v: i32| u64::try_from(v).map_err(|_| self.error(format!("negative shared memory size {v}")));
+        let mut op = DeviceOp::new(OpKind::Kernel, self.name(k.name)?, k.device, 0, start, dur);
+        op.stream = u64::from(k.stream);
+        op.correlation = self.correlation(k.correlation);
         let details = op.details_mut();
-        details.grid = Some(dims(36)?);
-        details.block = Some(dims(48)?);
-        details.registers_per_thread = Some(u32::from(u16_at(body, 60)));
-        details.shared_memory_bytes = Some(shared(64)? + shared(68)?);
+        details.grid = Some(dims(k.grid)?);
+        details.block = Some(dims(k.block)?);
+        details.registers_per_thread = Some(u32::from(k.registers));
+        details.shared_memory_bytes = Some(shared(k.static_shared)? + shared(k.dynamic_shared)?);
         Ok(op)
     }
 
-    fn copy_or_set(&self, tag: u8, body: &[u8], timeline: &mut Timeline) -> Result<DeviceOp> {
-        let (start, dur) = self.times(body)?;
-        let (kind, name) = if tag == MEMCPY {
-            (OpKind::Memcpy, timeline.intern(&memcpy_name(body[40])))
-        } else {
-            (OpKind::Memset, timeline.intern("CUDA memset"))
-        };
-        let mut op = DeviceOp::new(kind, name, u32_at(body, 24), u64::from(u32_at(body, 32)), start, dur);
-        op.correlation = self.correlation(u32_at(body, 36));
-        op.details_mut().bytes = Some(u64_at(body, 16));
+    fn memory_op(&self, kind: OpKind, name: NameId, m: &MemoryOp) -> Result<DeviceOp> {
+        let (start, dur) = self.times(m.start, m.end)?;
+        let mut op = DeviceOp::new(kind, name, m.device, u64::from(m.stream), start, dur);
+        op.correlation = self.correlation(m.correlation);
+        op.details_mut().bytes = Some(m.bytes);
         Ok(op)
     }
 
-    fn api(&mut self, body: &[u8], timeline: &mut Timeline) -> Result<HostSpan> {
-        let (start, dur) = self.times(body)?;
-        let category = match body[32] {
-            1 => HostCategory::Driver,
-            2 => HostCategory::Runtime,
+    fn api(&mut self, api: &Api, timeline: &mut Timeline) -> Result<HostSpan> {
+        let (start, dur) = self.times(api.start, api.end)?;
+        let category = match api.domain {
+            domain::DRIVER => HostCategory::Driver,
+            domain::RUNTIME => HostCategory::Runtime,
             other => return Err(self.error(format!("API domain {other} is neither driver (1) nor runtime (2)"))),
         };
-        let raw = self.name(u32_at(body, 36))?;
+        let raw = self.name(api.name)?;
         let name = match category {
             HostCategory::Runtime => match self.api_names.get(&raw) {
                 Some(&name) => name,
@@ -364,11 +253,11 @@ impl<'a> Reader<'a> {
         Ok(HostSpan {
             name,
             category,
-            pid: u32_at(body, 16),
-            tid: u64::from(u32_at(body, 20)),
+            pid: api.pid,
+            tid: u64::from(api.tid),
             start_ns: start,
             dur_ns: dur,
-            correlation: self.correlation(u32_at(body, 24)),
+            correlation: self.correlation(api.correlation),
         })
     }
 }

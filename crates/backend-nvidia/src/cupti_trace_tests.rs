@@ -1,5 +1,5 @@
-//! Loader tests on traces built byte by byte from the format table in the module docs
-//! (independently of the tracer's writer, which the tracer crate's round-trip test covers).
+//! Loader tests on traces built byte by byte from the format table in `prof-cupti-format`'s
+//! docs (independently of its encoder, which the tracer crate's round-trip test covers).
 
 use super::*;
 use prof_core::OpKind;
@@ -238,8 +238,8 @@ fn runtime_names_lose_their_cupti_version_suffix_only() {
     assert_eq!(strip_runtime_version("cudaGetDeviceProperties_v2_v12000"), "cudaGetDeviceProperties_v2");
     assert_eq!(strip_runtime_version("cuMemcpyHtoD_v2"), "cuMemcpyHtoD_v2");
     assert_eq!(strip_runtime_version("runtime API cbid 9"), "runtime API cbid 9");
-    assert!(is_trace_file_name(Path::new("/x/prof-cupti-1-rank2-local0.pcupti")));
-    assert!(!is_trace_file_name(Path::new("/x/prof-cupti-1.jsonl")));
+    assert!(is_trace_file(Path::new("/x/prof-cupti-1-rank2-local0.pcupti")));
+    assert!(!is_trace_file(Path::new("/x/prof-cupti-1.jsonl")));
 }
 
 /// A real trace: `work.py 2` on the H200 with `PROF_CUPTI_START_AFTER_MS=1500` and

@@ -15,7 +15,7 @@
 //! decodes the same. Likewise `CUpti_ActivityMemcpy6` (prefix shared with Memcpy3-5),
 //! `CUpti_ActivityMemset4` (prefix shared with Memset2-3) and `CUpti_ActivityAPI`.
 
-use crate::format::{domain, Api, Kernel, Memcpy, Memset};
+use crate::format::{domain, Api, Kernel, Memcpy, MemoryOp, Memset};
 
 /// `CUpti_ActivityKind` values (cupti_activity.h, CUDA 13.0).
 pub mod kind {
@@ -63,10 +63,9 @@ pub mod kernel10 {
     pub const PREFIX: usize = 112;
 }
 
-/// Byte offsets in `CUpti_ActivityMemcpy6` (sizeof 96).
-pub mod memcpy6 {
-    /// `uint8_t copyKind` (srcKind +1, dstKind +2, flags +3).
-    pub const COPY_KIND: usize = 4;
+/// Byte offsets of the fields `CUpti_ActivityMemcpy6` and `CUpti_ActivityMemset4` share:
+/// both place them at the same offsets (8..48).
+pub mod memory_op {
     /// `uint64_t bytes`.
     pub const BYTES: usize = 8;
     /// `uint64_t start`.
@@ -81,28 +80,20 @@ pub mod memcpy6 {
     pub const STREAM_ID: usize = 40;
     /// `uint32_t correlationId`.
     pub const CORRELATION_ID: usize = 44;
+}
+
+/// Byte offsets in `CUpti_ActivityMemcpy6` (sizeof 96) besides [`memory_op`]'s.
+pub mod memcpy6 {
+    /// `uint8_t copyKind` (srcKind +1, dstKind +2, flags +3).
+    pub const COPY_KIND: usize = 4;
     /// Bytes read.
     pub const PREFIX: usize = 48;
 }
 
-/// Byte offsets in `CUpti_ActivityMemset4` (sizeof 88).
+/// Byte offsets in `CUpti_ActivityMemset4` (sizeof 88) besides [`memory_op`]'s.
 pub mod memset4 {
     /// `uint32_t value`.
     pub const VALUE: usize = 4;
-    /// `uint64_t bytes`.
-    pub const BYTES: usize = 8;
-    /// `uint64_t start`.
-    pub const START: usize = 16;
-    /// `uint64_t end`.
-    pub const END: usize = 24;
-    /// `uint32_t deviceId`.
-    pub const DEVICE_ID: usize = 32;
-    /// `uint32_t contextId`.
-    pub const CONTEXT_ID: usize = 36;
-    /// `uint32_t streamId`.
-    pub const STREAM_ID: usize = 40;
-    /// `uint32_t correlationId`.
-    pub const CORRELATION_ID: usize = 44;
     /// `uint16_t flags`.
     pub const FLAGS: usize = 48;
     /// `uint16_t memoryKind`.
@@ -207,13 +198,9 @@ fn decode_kernel(b: &[u8]) -> Option<Activity> {
     Some(Activity::Kernel { kernel, name_ptr })
 }
 
-fn decode_memcpy(b: &[u8]) -> Option<Memcpy> {
-    use memcpy6 as m;
-    if b.len() < m::PREFIX {
-        return None;
-    }
-    let kinds = b.get(m::COPY_KIND..m::COPY_KIND + 4)?;
-    Some(Memcpy {
+fn decode_memory_op(b: &[u8]) -> Option<MemoryOp> {
+    use memory_op as m;
+    Some(MemoryOp {
         start: u64_at(b, m::START)?,
         end: u64_at(b, m::END)?,
         bytes: u64_at(b, m::BYTES)?,
@@ -221,11 +208,16 @@ fn decode_memcpy(b: &[u8]) -> Option<Memcpy> {
         context: u32_at(b, m::CONTEXT_ID)?,
         stream: u32_at(b, m::STREAM_ID)?,
         correlation: u32_at(b, m::CORRELATION_ID)?,
-        copy_kind: kinds[0],
-        src_kind: kinds[1],
-        dst_kind: kinds[2],
-        flags: kinds[3],
     })
+}
+
+fn decode_memcpy(b: &[u8]) -> Option<Memcpy> {
+    use memcpy6 as m;
+    if b.len() < m::PREFIX {
+        return None;
+    }
+    let &[copy_kind, src_kind, dst_kind, flags] = b.get(m::COPY_KIND..)?.first_chunk()?;
+    Some(Memcpy { op: decode_memory_op(b)?, copy_kind, src_kind, dst_kind, flags })
 }
 
 fn decode_memset(b: &[u8]) -> Option<Memset> {
@@ -234,13 +226,7 @@ fn decode_memset(b: &[u8]) -> Option<Memset> {
         return None;
     }
     Some(Memset {
-        start: u64_at(b, m::START)?,
-        end: u64_at(b, m::END)?,
-        bytes: u64_at(b, m::BYTES)?,
-        device: u32_at(b, m::DEVICE_ID)?,
-        context: u32_at(b, m::CONTEXT_ID)?,
-        stream: u32_at(b, m::STREAM_ID)?,
-        correlation: u32_at(b, m::CORRELATION_ID)?,
+        op: decode_memory_op(b)?,
         value: u32_at(b, m::VALUE)?,
         memory_kind: u16_at(b, m::MEMORY_KIND)?,
         flags: u16_at(b, m::FLAGS)?,

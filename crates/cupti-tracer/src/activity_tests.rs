@@ -89,13 +89,15 @@ fn memcpy6_fields_decode_from_their_header_offsets() {
     assert_eq!(
         m,
         Memcpy {
-            start: 500,
-            end: 9_500,
-            bytes: 67_108_864,
-            device: 1,
-            context: 2,
-            stream: 13,
-            correlation: 4_242,
+            op: MemoryOp {
+                start: 500,
+                end: 9_500,
+                bytes: 67_108_864,
+                device: 1,
+                context: 2,
+                stream: 13,
+                correlation: 4_242
+            },
             copy_kind: 1,
             src_kind: 2,
             dst_kind: 3,
@@ -123,13 +125,7 @@ fn memset4_fields_decode_from_their_header_offsets() {
     assert_eq!(
         m,
         Memset {
-            start: 70,
-            end: 90,
-            bytes: 4_096,
-            device: 0,
-            context: 1,
-            stream: 7,
-            correlation: 55,
+            op: MemoryOp { start: 70, end: 90, bytes: 4_096, device: 0, context: 1, stream: 7, correlation: 55 },
             value: 0xFF,
             memory_kind: 3,
             flags: 1

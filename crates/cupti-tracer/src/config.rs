@@ -10,57 +10,10 @@
 //! | `PROF_CUPTI_API` | which runtime/driver API calls are recorded: `launch` (default; the calls that launch or move work, [`crate::cbid`]), `all`, or `none` (kernels, copies and sets keep their correlation ids) |
 //! | `RANK`, `LOCAL_RANK` | put into the file name and header so each rank has its own trace |
 
-use crate::format::{FILE_EXTENSION, FILE_PREFIX};
+pub use crate::format::ApiMode;
+use crate::format::{env, trace_file_name};
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-
-/// Output location.
-pub const OUT_VAR: &str = "PROF_CUPTI_OUT";
-/// Explicit libcupti path.
-pub const LIBRARY_VAR: &str = "PROF_CUPTI_LIBRARY";
-/// Warm-up skip, milliseconds.
-pub const START_AFTER_VAR: &str = "PROF_CUPTI_START_AFTER_MS";
-/// Window length, milliseconds.
-pub const DURATION_VAR: &str = "PROF_CUPTI_DURATION_MS";
-/// Signal control.
-pub const SIGNAL_VAR: &str = "PROF_CUPTI_SIGNAL";
-/// Which API calls are recorded.
-pub const API_VAR: &str = "PROF_CUPTI_API";
-
-/// Which runtime and driver API calls become records. Every recorded call costs the traced
-/// thread time inside CUPTI, and PyTorch makes many cheap ones (`cudaGetDevice` above all),
-/// so the default keeps only the calls that launch or move work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ApiMode {
-    /// Only the calls of [`crate::cbid`]'s launch set.
-    #[default]
-    Launch,
-    /// Every runtime and driver call (`CUPTI_ACTIVITY_KIND_RUNTIME` and `DRIVER`).
-    All,
-    /// No API records at all.
-    None,
-}
-
-impl ApiMode {
-    /// Parses `launch`, `all` or `none` (any case).
-    pub fn parse(value: &str) -> Option<Self> {
-        match value.to_ascii_lowercase().as_str() {
-            "launch" => Some(Self::Launch),
-            "all" => Some(Self::All),
-            "none" => Some(Self::None),
-            _ => None,
-        }
-    }
-
-    /// The value as written in `PROF_CUPTI_API`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Launch => "launch",
-            Self::All => "all",
-            Self::None => "none",
-        }
-    }
-}
+use std::path::PathBuf;
 
 /// How SIGUSR1 controls the window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,8 +66,8 @@ impl Config {
                 }
             }
         };
-        let start_after_ms = number(START_AFTER_VAR).unwrap_or(0);
-        let duration_ms = number(DURATION_VAR);
+        let start_after_ms = number(env::START_AFTER_MS).unwrap_or(0);
+        let duration_ms = number(env::DURATION_MS);
         let mut rank_of = |name: &str| -> Option<i32> {
             let value = text(name)?;
             let parsed = value.parse::<i32>().ok().filter(|r| *r >= 0);
@@ -125,24 +78,24 @@ impl Config {
         };
         let rank = rank_of("RANK");
         let local_rank = rank_of("LOCAL_RANK");
-        let signal = match text(SIGNAL_VAR).as_deref() {
+        let signal = match text(env::SIGNAL).as_deref() {
             None | Some("0" | "off" | "no") => SignalMode::Off,
             Some("1" | "on" | "toggle" | "usr1" | "SIGUSR1") => SignalMode::Toggle,
             Some("paused") => SignalMode::Paused,
             Some(other) => {
-                warnings.push(format!("{SIGNAL_VAR}={other} is not toggle or paused; ignored"));
+                warnings.push(format!("{}={other} is not toggle or paused; ignored", env::SIGNAL));
                 SignalMode::Off
             }
         };
-        let api = match text(API_VAR) {
+        let api = match text(env::API) {
             None => ApiMode::default(),
             Some(value) => ApiMode::parse(&value).unwrap_or_else(|| {
-                warnings.push(format!("{API_VAR}={value} is not launch, all or none; using launch"));
+                warnings.push(format!("{}={value} is not launch, all or none; using launch", env::API));
                 ApiMode::default()
             }),
         };
         let name = trace_file_name(pid, rank, local_rank);
-        let output = match lookup(OUT_VAR).filter(|v| !v.is_empty()) {
+        let output = match lookup(env::OUT).filter(|v| !v.is_empty()) {
             None => PathBuf::from(".").join(name),
             Some(value) => {
                 let ends_with_slash = value.to_string_lossy().ends_with('/');
@@ -155,7 +108,7 @@ impl Config {
             }
         };
         Self {
-            library: lookup(LIBRARY_VAR).filter(|v| !v.is_empty()).map(PathBuf::from),
+            library: lookup(env::LIBRARY).filter(|v| !v.is_empty()).map(PathBuf::from),
             cuda_home: lookup("CUDA_HOME").filter(|v| !v.is_empty()).map(PathBuf::from),
             output,
             start_after_ms,
@@ -174,30 +127,10 @@ impl Config {
     }
 }
 
-/// `prof-cupti-<pid>[-rank<R>][-local<L>].pcupti`.
-pub fn trace_file_name(pid: u32, rank: Option<i32>, local_rank: Option<i32>) -> String {
-    let mut name = format!("{FILE_PREFIX}{pid}");
-    if let Some(rank) = rank {
-        name.push_str(&format!("-rank{rank}"));
-    }
-    if let Some(local) = local_rank {
-        name.push_str(&format!("-local{local}"));
-    }
-    name.push('.');
-    name.push_str(FILE_EXTENSION);
-    name
-}
-
-/// True when `path`'s file name looks like one this tracer writes.
-pub fn is_trace_file(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with(FILE_PREFIX) && Path::new(n).extension().is_some_and(|e| e == FILE_EXTENSION))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::is_trace_file;
     use std::collections::HashMap;
 
     fn config(vars: &[(&str, &str)]) -> Config {
@@ -208,11 +141,11 @@ mod tests {
     #[test]
     fn a_directory_gets_one_file_per_process_and_rank() {
         let dir = std::env::temp_dir();
-        let c = config(&[(OUT_VAR, dir.to_str().unwrap()), ("RANK", "3"), ("LOCAL_RANK", "1")]);
+        let c = config(&[(env::OUT, dir.to_str().unwrap()), ("RANK", "3"), ("LOCAL_RANK", "1")]);
         assert_eq!(c.output, dir.join("prof-cupti-4242-rank3-local1.pcupti"));
-        let c = config(&[(OUT_VAR, "/nonexistent-prof-dir/traces/")]);
+        let c = config(&[(env::OUT, "/nonexistent-prof-dir/traces/")]);
         assert_eq!(c.output, PathBuf::from("/nonexistent-prof-dir/traces/prof-cupti-4242.pcupti"));
-        let c = config(&[(OUT_VAR, "/tmp/one-file.pcupti")]);
+        let c = config(&[(env::OUT, "/tmp/one-file.pcupti")]);
         assert_eq!(c.output, PathBuf::from("/tmp/one-file.pcupti"));
         assert_eq!(config(&[]).output, PathBuf::from("./prof-cupti-4242.pcupti"));
         assert!(is_trace_file(&c.output.with_file_name("prof-cupti-1-rank0.pcupti")));
@@ -221,30 +154,27 @@ mod tests {
 
     #[test]
     fn window_and_signal_settings_parse_and_bad_values_are_reported() {
-        let c = config(&[(START_AFTER_VAR, "1500"), (DURATION_VAR, "250"), (SIGNAL_VAR, "paused")]);
+        let c = config(&[(env::START_AFTER_MS, "1500"), (env::DURATION_MS, "250"), (env::SIGNAL, "paused")]);
         assert_eq!((c.start_after_ms, c.duration_ms, c.signal), (1500, Some(250), SignalMode::Paused));
         assert!(c.warnings.is_empty());
-        let c = config(&[(DURATION_VAR, "ten"), (SIGNAL_VAR, "sometimes"), ("RANK", "-2")]);
+        let c = config(&[(env::DURATION_MS, "ten"), (env::SIGNAL, "sometimes"), ("RANK", "-2")]);
         assert_eq!((c.duration_ms, c.signal, c.rank), (None, SignalMode::Off, None));
         assert_eq!(c.warnings.len(), 3, "{:?}", c.warnings);
         assert!(c.warnings[0].contains("PROF_CUPTI_DURATION_MS=ten"));
-        assert_eq!(config(&[(SIGNAL_VAR, "toggle")]).signal, SignalMode::Toggle);
-        assert_eq!(config(&[(LIBRARY_VAR, "/x/libcupti.so")]).library, Some(PathBuf::from("/x/libcupti.so")));
+        assert_eq!(config(&[(env::SIGNAL, "toggle")]).signal, SignalMode::Toggle);
+        assert_eq!(config(&[(env::LIBRARY, "/x/libcupti.so")]).library, Some(PathBuf::from("/x/libcupti.so")));
     }
 
     #[test]
     fn api_mode_defaults_to_launch_and_bad_values_warn() {
         assert_eq!(config(&[]).api, ApiMode::Launch);
-        assert_eq!(config(&[(API_VAR, "")]).api, ApiMode::Launch);
-        assert_eq!(config(&[(API_VAR, "all")]).api, ApiMode::All);
-        assert_eq!(config(&[(API_VAR, " NONE ")]).api, ApiMode::None);
-        assert_eq!(config(&[(API_VAR, "Launch")]).api, ApiMode::Launch);
-        assert!(config(&[(API_VAR, "none")]).warnings.is_empty());
-        let c = config(&[(API_VAR, "launches")]);
+        assert_eq!(config(&[(env::API, "")]).api, ApiMode::Launch);
+        assert_eq!(config(&[(env::API, "all")]).api, ApiMode::All);
+        assert_eq!(config(&[(env::API, " NONE ")]).api, ApiMode::None);
+        assert_eq!(config(&[(env::API, "Launch")]).api, ApiMode::Launch);
+        assert!(config(&[(env::API, "none")]).warnings.is_empty());
+        let c = config(&[(env::API, "launches")]);
         assert_eq!(c.api, ApiMode::Launch);
         assert_eq!(c.warnings, ["PROF_CUPTI_API=launches is not launch, all or none; using launch"]);
-        for mode in [ApiMode::Launch, ApiMode::All, ApiMode::None] {
-            assert_eq!(ApiMode::parse(mode.as_str()), Some(mode));
-        }
     }
 }

@@ -6,8 +6,9 @@
 //! so it builds and loads on machines without CUDA), enables activity records for
 //! concurrent kernels, memory copies and sets, and the runtime and driver API calls that
 //! `PROF_CUPTI_API` selects (by default those that launch or move work, [`cbid`]), and writes
-//! them to one compact binary file per process ([`format`]) that `prof` loads into its
-//! timeline. Settings come from the environment ([`config`]):
+//! them to one compact binary file per process ([`format`](mod@format), the crate
+//! `prof-cupti-format` it shares with the loader) that `prof` loads into its timeline.
+//! Settings come from the environment ([`config`]):
 //!
 //! ```text
 //! CUDA_INJECTION64_PATH=/abs/path/libprof_cupti.so PROF_CUPTI_OUT=traces/ \
@@ -25,13 +26,14 @@ pub mod demangle;
 pub mod enable;
 pub mod error;
 pub mod ffi;
-pub mod format;
 mod injection;
 pub mod recorder;
 pub mod window;
 pub mod writer;
 
 pub use error::TracerError;
+/// The trace file format, shared with the loader in `prof-backend-nvidia`.
+pub use prof_cupti_format as format;
 
 /// The entry point CUDA calls after loading this library through `CUDA_INJECTION64_PATH`.
 /// Starts tracing (once per process) and returns 1, also when tracing could not start, so

@@ -57,12 +57,12 @@ impl Recorder {
                 writer.kernel(&kernel);
             }
             Activity::Memcpy(copy) => {
-                if self.keep(writer, copy.start, copy.end) {
+                if self.keep(writer, copy.op.start, copy.op.end) {
                     writer.memcpy(&copy);
                 }
             }
             Activity::Memset(set) => {
-                if self.keep(writer, set.start, set.end) {
+                if self.keep(writer, set.op.start, set.op.end) {
                     writer.memset(&set);
                 }
             }
@@ -113,26 +113,16 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{tag, Api, Header, Kernel, Memcpy};
+    use crate::format::{read_record, tag, Api, Header, Kernel, Memcpy, MemoryOp};
 
     fn count_tags(bytes: &[u8], wanted: u8) -> usize {
-        // Walk the records by their documented sizes.
         let mut pos = crate::format::HEADER_LEN;
         let mut n = 0;
-        while pos < bytes.len() {
-            let t = bytes[pos];
-            let len = match t {
-                tag::STRING => 8 + u32::from_le_bytes(bytes[pos + 5..pos + 9].try_into().unwrap()) as usize,
-                tag::KERNEL => 72,
-                tag::MEMCPY | tag::MEMSET => 48,
-                tag::API => 40,
-                tag::DROPPED | tag::WINDOW_END => 8,
-                tag::END => 16,
-                other => panic!("tag {other} at {pos}"),
-            };
-            n += usize::from(t == wanted);
-            pos += 1 + len;
+        while let Some((_, next)) = read_record(bytes, pos).unwrap() {
+            n += usize::from(bytes[pos] == wanted);
+            pos = next;
         }
+        assert_eq!(pos, bytes.len(), "the trace ends with a whole record");
         n
     }
 
@@ -160,7 +150,10 @@ mod tests {
             recorder.record(&mut w, api, names);
             recorder.record(
                 &mut w,
-                Activity::Memcpy(Memcpy { start: inside, end: inside, ..Memcpy::default() }),
+                Activity::Memcpy(Memcpy {
+                    op: MemoryOp { start: inside, end: inside, ..MemoryOp::default() },
+                    ..Memcpy::default()
+                }),
                 names,
             );
             recorder.record(&mut w, Activity::Other(9), names);

@@ -82,32 +82,28 @@ impl<W: Write> TraceWriter<W> {
 
     /// Appends a kernel record.
     pub fn kernel(&mut self, record: &Kernel) {
-        if self.room(1 + format::body::KERNEL) {
-            record.encode(&mut self.buf);
-            self.records += 1;
-        }
+        self.counted(format::body::KERNEL, |out| record.encode(out));
     }
 
     /// Appends a memcpy record.
     pub fn memcpy(&mut self, record: &Memcpy) {
-        if self.room(1 + format::body::MEMCPY) {
-            record.encode(&mut self.buf);
-            self.records += 1;
-        }
+        self.counted(format::body::MEMCPY, |out| record.encode(out));
     }
 
     /// Appends a memset record.
     pub fn memset(&mut self, record: &Memset) {
-        if self.room(1 + format::body::MEMSET) {
-            record.encode(&mut self.buf);
-            self.records += 1;
-        }
+        self.counted(format::body::MEMSET, |out| record.encode(out));
     }
 
     /// Appends an API record.
     pub fn api(&mut self, record: &Api) {
-        if self.room(1 + format::body::API) {
-            record.encode(&mut self.buf);
+        self.counted(format::body::API, |out| record.encode(out));
+    }
+
+    /// Appends one of the records END counts, whose body is `body` bytes, with `encode`.
+    fn counted(&mut self, body: usize, encode: impl FnOnce(&mut Vec<u8>)) {
+        if self.room(1 + body) {
+            encode(&mut self.buf);
             self.records += 1;
         }
     }

@@ -6,8 +6,7 @@ use prof_backend_nvidia::cupti_tool::CuptiTool;
 use prof_backend_nvidia::cupti_trace::{load_paths, TraceHeader};
 use prof_core::{BreakdownTool, HostCategory, OpKind};
 use prof_cupti::activity;
-use prof_cupti::config::trace_file_name;
-use prof_cupti::format::{domain, Api, Header, Kernel, Memcpy, Memset};
+use prof_cupti::format::{domain, trace_file_name, Api, Header, Kernel, Memcpy, MemoryOp, Memset};
 use prof_cupti::recorder::Recorder;
 use prof_cupti::window::Window;
 use prof_cupti::writer::{api_key, TraceWriter};
@@ -61,26 +60,22 @@ fn write_sample(writer: &mut TraceWriter<File>) {
         name: copy,
     });
     writer.memcpy(&Memcpy {
-        start: 21_000,
-        end: 23_000,
-        bytes: 8_388_608,
-        device: 0,
-        context: 1,
-        stream: 13,
-        correlation: 42,
+        op: MemoryOp {
+            start: 21_000,
+            end: 23_000,
+            bytes: 8_388_608,
+            device: 0,
+            context: 1,
+            stream: 13,
+            correlation: 42,
+        },
         copy_kind: 2,
         src_kind: 3,
         dst_kind: 2,
         flags: 1,
     });
     writer.memset(&Memset {
-        start: 24_000,
-        end: 24_500,
-        bytes: 65_536,
-        device: 0,
-        context: 1,
-        stream: 7,
-        correlation: 43,
+        op: MemoryOp { start: 24_000, end: 24_500, bytes: 65_536, device: 0, context: 1, stream: 7, correlation: 43 },
         value: 0,
         memory_kind: 3,
         flags: 0,
