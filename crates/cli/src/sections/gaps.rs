@@ -1,9 +1,77 @@
-//! (being written)
+//! "Where the device sat idle, and why": per device, idle gaps between any ops and on the
+//! main stream, by length and by cause, the longest gaps with the ops around them and the
+//! host activity inside, and the remedies that apply (core's [`idle_gaps`]).
 
 use super::{Section, SectionContext};
+use crate::render::{ellipsize, human_ns, table};
+use prof_core::analysis::gaps::{idle_gaps, GapCause, GapStats};
 use prof_core::Timeline;
 
-/// This section, when it has something to say.
-pub fn section(_timeline: &Timeline, _context: &SectionContext) -> Option<Section> {
-    None
+/// Widest op or host-span name printed.
+const NAME_WIDTH: usize = 40;
+/// Longest gaps printed per device in the text (the JSON has all the core lists).
+const TEXT_GAPS: usize = 5;
+
+/// The idle gaps, when some device has any.
+pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
+    let devices = idle_gaps(timeline, context.families);
+    if !devices.iter().any(|d| d.device_gaps.count > 0) {
+        return None;
+    }
+    let mut text = String::new();
+    for d in devices.iter().filter(|d| d.device_gaps.count > 0) {
+        text.push_str(&format!(
+            "device {}: {} gaps, {} idle ({:.1} % of {}); main stream {}: {} gaps, {} ({:.1} %)\n",
+            d.device,
+            d.device_gaps.count,
+            human_ns(d.device_gaps.total_ns as f64),
+            d.device_gaps.idle_pct,
+            human_ns(d.device_gaps.wall_ns as f64),
+            d.main_stream,
+            d.main_stream_gaps.count,
+            human_ns(d.main_stream_gaps.total_ns as f64),
+            d.main_stream_gaps.idle_pct,
+        ));
+        text.push_str(&summary(&d.device_gaps));
+        let mut rows =
+            vec![["at", "length", "cause", "op before", "op after", "host in the gap"].map(String::from).to_vec()];
+        for g in d.device_gaps.largest.iter().take(TEXT_GAPS) {
+            let host = g.host.iter().map(|h| ellipsize(&h.name, NAME_WIDTH)).collect::<Vec<_>>().join(", ");
+            rows.push(vec![
+                format!("+{}", human_ns(g.offset_ns as f64)),
+                human_ns(g.length_ns as f64),
+                cause(g.cause).to_owned(),
+                ellipsize(&g.before, NAME_WIDTH),
+                ellipsize(&g.after, NAME_WIDTH),
+                host,
+            ]);
+        }
+        text.push_str(&table(&rows));
+        for remedy in &d.remedies {
+            text.push_str(&format!("  {}: {}\n", cause(remedy.cause), remedy.advice));
+        }
+    }
+    let json = serde_json::to_value(&devices).ok()?;
+    Some(Section { key: "gaps", title: "idle gaps (bubbles) per device", text, json })
+}
+
+fn summary(stats: &GapStats) -> String {
+    let buckets: Vec<String> =
+        stats.buckets.iter().filter(|b| b.count > 0).map(|b| format!("{} {}", b.label, b.count)).collect();
+    let causes: Vec<String> = stats
+        .causes
+        .iter()
+        .filter(|c| c.count > 0)
+        .map(|c| format!("{} {} ({})", cause(c.cause), c.count, human_ns(c.total_ns as f64)))
+        .collect();
+    format!("  by length: {}\n  by cause: {}\n", buckets.join(", "), causes.join(", "))
+}
+
+fn cause(cause: GapCause) -> &'static str {
+    match cause {
+        GapCause::HostWait => "host wait",
+        GapCause::KernelWait => "kernel wait",
+        GapCause::Dependency => "dependency/sync",
+        GapCause::Unknown => "unknown",
+    }
 }

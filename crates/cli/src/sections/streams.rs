@@ -1,9 +1,51 @@
-//! (being written)
+//! "Which stream does what": per device, each stream's role (main, communication, memory,
+//! side), ops, busy time and share of the device's busy time (core's [`stream_roles`]).
 
 use super::{Section, SectionContext};
+use crate::render::{human_ns, table};
+use prof_core::analysis::streams::{stream_roles, StreamRole};
+use prof_core::analysis::temporal::Activity;
 use prof_core::Timeline;
 
-/// This section, when it has something to say.
-pub fn section(_timeline: &Timeline, _context: &SectionContext) -> Option<Section> {
-    None
+/// The stream roles, when some device has more than one stream.
+pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
+    let devices = stream_roles(timeline, context.families);
+    if !devices.iter().any(|d| d.streams.len() > 1) {
+        return None;
+    }
+    let mut rows =
+        vec![["device", "stream", "role", "ops", "busy", "of device busy", "mostly"].map(String::from).to_vec()];
+    for d in &devices {
+        for s in &d.streams {
+            rows.push(vec![
+                d.device.to_string(),
+                s.stream.to_string(),
+                role(s.role).to_owned(),
+                s.ops.to_string(),
+                human_ns(s.busy_ns as f64),
+                format!("{:.1} %", s.share_of_device_busy_pct),
+                activity(s.dominant).to_owned(),
+            ]);
+        }
+    }
+    let json = serde_json::to_value(&devices).ok()?;
+    Some(Section { key: "streams", title: "streams per device (main = most ops)", text: table(&rows), json })
+}
+
+fn role(role: StreamRole) -> &'static str {
+    match role {
+        StreamRole::Main => "main",
+        StreamRole::Communication => "communication",
+        StreamRole::Memory => "memory",
+        StreamRole::Side => "side",
+    }
+}
+
+fn activity(activity: Activity) -> &'static str {
+    match activity {
+        Activity::Compute => "compute",
+        Activity::Communication => "communication",
+        Activity::Memory => "memory",
+        Activity::Other => "other",
+    }
 }

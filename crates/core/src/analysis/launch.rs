@@ -1,1 +1,239 @@
-//! (being written)
+//! Kernel launch statistics (HolisticTraceAnalysis' "CUDA kernel launch statistics"), over
+//! the kernels ([`OpKind::Kernel`] and [`OpKind::Communication`] ops) whose correlation id
+//! links them to a host span of category [`HostCategory::Runtime`] or
+//! [`HostCategory::Driver`] (`cudaLaunchKernel`, `hipLaunchKernel`, `aclnn…` launches):
+//! - **launch delay**: kernel start − launch call start (queueing plus launch latency), as
+//!   nearest-rank percentiles; a kernel that starts before its launch call, or more than
+//!   [`MAX_PLAUSIBLE_DELAY_NS`] after it, is a broken link (clocks or ids from different
+//!   runs) and is counted as such, not used;
+//! - **CPU launch time against kernel time**: summed launch call durations beside summed
+//!   kernel durations;
+//! - **the launch-bound signal**: the share of kernels that ran shorter than the call that
+//!   launched them, and the share of kernels shorter than [`SHORT_KERNEL_NS`] (count and
+//!   time). When at least [`LAUNCH_BOUND_PCT`] % of kernels run shorter than their launch,
+//!   the device cannot be kept busy by one launching thread: the verdict is launch-bound;
+//!   from [`PARTLY_LAUNCH_BOUND_PCT`] % it is partly launch-bound.
+
+use super::streams::pct;
+use crate::timeline::{HostCategory, OpKind, Timeline};
+use serde::Serialize;
+
+/// A kernel shorter than this, ns, is a short kernel.
+pub const SHORT_KERNEL_NS: u64 = 10_000;
+/// Share of kernels, percent, shorter than their launch call from which the verdict is launch-bound.
+pub const LAUNCH_BOUND_PCT: f64 = 50.0;
+/// Share of kernels, percent, shorter than their launch call from which the verdict is partly launch-bound.
+pub const PARTLY_LAUNCH_BOUND_PCT: f64 = 20.0;
+/// A launch delay longer than this, ns, means the correlation link is broken (60 s).
+pub const MAX_PLAUSIBLE_DELAY_NS: u64 = 60_000_000_000;
+
+/// Nearest-rank percentiles of a set of durations, ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Percentiles {
+    /// Median.
+    pub p50_ns: u64,
+    /// 90th percentile.
+    pub p90_ns: u64,
+    /// 99th percentile.
+    pub p99_ns: u64,
+    /// Largest.
+    pub max_ns: u64,
+}
+
+impl Percentiles {
+    /// Percentiles of `values` (sorted here); `None` when empty.
+    pub fn of(mut values: Vec<u64>) -> Option<Self> {
+        values.sort_unstable();
+        let rank = |p: usize| values.get((values.len() * p).div_ceil(100).max(1) - 1).copied();
+        Some(Self { p50_ns: rank(50)?, p90_ns: rank(90)?, p99_ns: rank(99)?, max_ns: *values.last()? })
+    }
+}
+
+/// How the launch-bound signal reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchVerdict {
+    /// Most kernels run shorter than their launch call.
+    LaunchBound,
+    /// A sizeable minority does.
+    PartlyLaunchBound,
+    /// Kernels outlast their launches.
+    NotLaunchBound,
+    /// Every link is broken: nothing to judge.
+    Unknown,
+}
+
+/// Launch statistics over the linked kernels of a timeline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LaunchStats {
+    /// Kernels linked to a runtime/driver launch with a plausible delay.
+    pub kernels: u64,
+    /// Kernels whose correlation found a launch span but whose delay was implausible.
+    pub broken_links: u64,
+    /// Kernel start − launch start (absent when every link is broken).
+    pub delay: Option<Percentiles>,
+    /// Launch call durations (absent when every link is broken).
+    pub launch_duration: Option<Percentiles>,
+    /// Summed launch call durations, ns.
+    pub launch_total_ns: u64,
+    /// Summed kernel durations, ns.
+    pub kernel_total_ns: u64,
+    /// Kernels that ran shorter than their launch call.
+    pub shorter_than_launch: u64,
+    /// `shorter_than_launch` as a percentage of `kernels`.
+    pub shorter_than_launch_pct: f64,
+    /// Kernels shorter than [`SHORT_KERNEL_NS`].
+    pub short_kernels: u64,
+    /// `short_kernels` as a percentage of `kernels`.
+    pub short_kernels_pct: f64,
+    /// Summed durations of the short kernels, ns.
+    pub short_kernel_ns: u64,
+    /// `short_kernel_ns` as a percentage of `kernel_total_ns`.
+    pub short_kernel_time_pct: f64,
+    /// What the numbers say.
+    pub verdict: LaunchVerdict,
+    /// The verdict as one line, with its evidence.
+    pub verdict_line: String,
+}
+
+/// Launch statistics of `timeline`, or `None` when no kernel links to a launch span (a timeline
+/// whose links are all broken gets statistics with no kernels, so the report can say so).
+pub fn launch_stats(timeline: &Timeline) -> Option<LaunchStats> {
+    let launches = timeline.host_by_correlation();
+    let (mut delays, mut durations) = (Vec::new(), Vec::new());
+    let (mut broken_links, mut kernel_total_ns, mut shorter, mut short, mut short_ns) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    for op in timeline.ops.iter().filter(|op| matches!(op.kind, OpKind::Kernel | OpKind::Communication)) {
+        let Some(span) = op.correlation.and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i)) else {
+            continue;
+        };
+        if !matches!(span.category, HostCategory::Runtime | HostCategory::Driver) {
+            continue;
+        }
+        let delay = op.start_ns.checked_sub(span.start_ns).filter(|&d| d <= MAX_PLAUSIBLE_DELAY_NS);
+        let Some(delay) = delay else {
+            broken_links += 1;
+            continue;
+        };
+        delays.push(delay);
+        durations.push(span.dur_ns);
+        kernel_total_ns += op.dur_ns;
+        shorter += u64::from(op.dur_ns < span.dur_ns);
+        if op.dur_ns < SHORT_KERNEL_NS {
+            short += 1;
+            short_ns += op.dur_ns;
+        }
+    }
+    let kernels = delays.len() as u64;
+    let launch_total_ns = durations.iter().sum();
+    if kernels == 0 && broken_links == 0 {
+        return None;
+    }
+    let delay = Percentiles::of(delays);
+    let launch_duration = Percentiles::of(durations);
+    let shorter_pct = pct(shorter, kernels);
+    let verdict = if kernels == 0 {
+        LaunchVerdict::Unknown
+    } else if shorter_pct >= LAUNCH_BOUND_PCT {
+        LaunchVerdict::LaunchBound
+    } else if shorter_pct >= PARTLY_LAUNCH_BOUND_PCT {
+        LaunchVerdict::PartlyLaunchBound
+    } else {
+        LaunchVerdict::NotLaunchBound
+    };
+    let short_pct = pct(short, kernels);
+    let lead = match verdict {
+        LaunchVerdict::LaunchBound => "launch-bound",
+        LaunchVerdict::PartlyLaunchBound => "partly launch-bound",
+        LaunchVerdict::NotLaunchBound => "not launch-bound",
+        LaunchVerdict::Unknown => "",
+    };
+    let verdict_line = if kernels == 0 {
+        format!(
+            "unknown: all {broken_links} correlation links are broken (the kernel starts before its launch call or \
+             more than {} s after it: ids or clocks from different runs)",
+            MAX_PLAUSIBLE_DELAY_NS / 1_000_000_000
+        )
+    } else {
+        format!(
+            "{lead}: {shorter_pct:.1} % of {kernels} kernels ran shorter than their launch call, {short_pct:.1} % \
+             are under {} us",
+            SHORT_KERNEL_NS / 1_000
+        )
+    };
+    Some(LaunchStats {
+        kernels,
+        broken_links,
+        delay,
+        launch_duration,
+        launch_total_ns,
+        kernel_total_ns,
+        shorter_than_launch: shorter,
+        shorter_than_launch_pct: shorter_pct,
+        short_kernels: short,
+        short_kernels_pct: short_pct,
+        short_kernel_ns: short_ns,
+        short_kernel_time_pct: pct(short_ns, kernel_total_ns),
+        verdict,
+        verdict_line,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::{DeviceOp, HostSpan};
+
+    fn launch(t: &mut Timeline, corr: u64, start: u64, dur: u64, category: HostCategory) {
+        let name = t.intern("cudaLaunchKernel");
+        t.host.push(HostSpan { name, category, pid: 1, tid: 1, start_ns: start, dur_ns: dur, correlation: Some(corr) });
+    }
+
+    fn kernel(t: &mut Timeline, corr: u64, start: u64, dur: u64) {
+        let name = t.intern("k");
+        let mut op = DeviceOp::new(OpKind::Kernel, name, 0, 7, start, dur);
+        op.correlation = Some(corr);
+        t.push_op(op);
+    }
+
+    #[test]
+    fn delays_durations_and_the_short_kernel_signal() {
+        let mut t = Timeline::new("test");
+        // (corr, launch start, launch dur, kernel start, kernel dur)
+        for (c, ls, ld, ks, kd) in [
+            (1, 0, 5_000, 10_000, 2_000),       // delay 10 us, shorter than launch, short
+            (2, 6_000, 5_000, 20_000, 4_000),   // delay 14 us, shorter, short
+            (3, 12_000, 5_000, 30_000, 50_000), // delay 18 us, long
+            (4, 18_000, 5_000, 90_000, 6_000),  // delay 72 us, not shorter (6 > 5), short
+        ] {
+            launch(&mut t, c, ls, ld, HostCategory::Runtime);
+            kernel(&mut t, c, ks, kd);
+        }
+        // a framework span with the same id pattern is not a launch; a kernel before its launch is broken
+        launch(&mut t, 5, 200_000, 1_000, HostCategory::Framework);
+        kernel(&mut t, 5, 210_000, 1_000);
+        launch(&mut t, 6, 300_000, 1_000, HostCategory::Driver);
+        kernel(&mut t, 6, 299_000, 1_000);
+        let s = launch_stats(&t).expect("linked kernels");
+        assert_eq!((s.kernels, s.broken_links), (4, 1));
+        assert_eq!(s.delay, Some(Percentiles { p50_ns: 14_000, p90_ns: 72_000, p99_ns: 72_000, max_ns: 72_000 }));
+        assert_eq!((s.launch_total_ns, s.kernel_total_ns), (20_000, 62_000));
+        assert_eq!((s.shorter_than_launch, s.shorter_than_launch_pct), (2, 50.0));
+        assert_eq!((s.short_kernels, s.short_kernel_ns), (3, 12_000));
+        assert_eq!(s.verdict, LaunchVerdict::LaunchBound);
+        assert!(s.verdict_line.starts_with("launch-bound: 50.0 % of 4 kernels"), "{}", s.verdict_line);
+    }
+
+    #[test]
+    fn nothing_linked_is_none() {
+        let mut t = Timeline::new("test");
+        kernel(&mut t, 1, 0, 10);
+        assert_eq!(launch_stats(&t), None);
+        launch(&mut t, 1, 1_000, 10, HostCategory::Runtime);
+        let broken = launch_stats(&t).expect("a link, broken");
+        assert_eq!(
+            (broken.kernels, broken.broken_links, broken.delay, broken.verdict),
+            (0, 1, None, LaunchVerdict::Unknown)
+        );
+        assert_eq!(Percentiles::of(vec![5]).map(|p| p.p99_ns), Some(5));
+    }
+}

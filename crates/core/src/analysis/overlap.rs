@@ -1,1 +1,157 @@
-//! (being written)
+//! Overlap between two classes of device work, per device and across all its streams:
+//! - **compute–communication**: the share of communication time that ran while some compute
+//!   kernel ran, i.e. was hidden under compute (HolisticTraceAnalysis' `comm_comp_overlap`);
+//!   the rest of the communication time is exposed and adds to the step time;
+//! - **cube–vector** (ops whose `details.core_type` the source gives): the share of cube time
+//!   during which some vector op ran. A [`CoreType::Mix`] kernel runs on both core kinds
+//!   itself, so it belongs to neither side; its time is reported apart.
+//!
+//! Each time is the union of the class's op intervals, so concurrent ops of one class count
+//! once; the overlap is the intersection of the two unions. A pair is reported only when
+//! both classes ran on the device (the cube–vector pair: cube and vector time both non-zero).
+
+use super::intervals::IntervalSet;
+use super::streams::pct;
+use super::temporal::{activity_of, Activity};
+use crate::families::Families;
+use crate::intern::FxHashMap;
+use crate::timeline::{CoreType, DeviceOp, Timeline};
+use serde::Serialize;
+
+/// How much of one class of work ran under another.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PairOverlap {
+    /// Union of the covering class's op intervals (compute; vector), ns.
+    pub cover_ns: u64,
+    /// Union of the covered class's op intervals (communication; cube), ns.
+    pub covered_ns: u64,
+    /// Time both ran, ns.
+    pub overlap_ns: u64,
+    /// `overlap_ns` as a percentage of `covered_ns`.
+    pub hidden_pct: f64,
+}
+
+/// The overlaps of one device.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceOverlap {
+    /// Device index.
+    pub device: u32,
+    /// Communication hidden under compute, when both ran.
+    pub compute_communication: Option<PairOverlap>,
+    /// Cube time overlapped by vector time, when both ran.
+    pub cube_vector: Option<PairOverlap>,
+    /// Union of mix-core kernels' intervals, ns (0 when none).
+    pub mix_ns: u64,
+}
+
+/// Per device (ascending), how much of the ops matching `covered` ran while some op matching
+/// `cover` ran; only devices where both matched something with non-zero time.
+pub fn pair_overlap(
+    timeline: &Timeline,
+    cover: impl Fn(usize, &DeviceOp) -> bool,
+    covered: impl Fn(usize, &DeviceOp) -> bool,
+) -> Vec<(u32, PairOverlap)> {
+    let mut spans: FxHashMap<u32, [Vec<(u64, u64)>; 2]> = FxHashMap::default();
+    for (index, op) in timeline.ops.iter().enumerate() {
+        let (a, b) = (cover(index, op), covered(index, op));
+        if a || b {
+            let slot = spans.entry(op.device).or_default();
+            if a {
+                slot[0].push((op.start_ns, op.end_ns()));
+            }
+            if b {
+                slot[1].push((op.start_ns, op.end_ns()));
+            }
+        }
+    }
+    let mut out: Vec<(u32, PairOverlap)> = spans
+        .into_iter()
+        .filter_map(|(device, [a, b])| {
+            let (a, b) = (IntervalSet::from_unsorted(a), IntervalSet::from_unsorted(b));
+            let (cover_ns, covered_ns) = (a.total_ns(), b.total_ns());
+            if cover_ns == 0 || covered_ns == 0 {
+                return None;
+            }
+            let overlap_ns = a.intersection_ns(&b);
+            Some((device, PairOverlap { cover_ns, covered_ns, overlap_ns, hidden_pct: pct(overlap_ns, covered_ns) }))
+        })
+        .collect();
+    out.sort_by_key(|(device, _)| *device);
+    out
+}
+
+fn core_type(op: &DeviceOp) -> Option<CoreType> {
+    op.details.as_ref().and_then(|d| d.core_type)
+}
+
+/// Compute–communication and cube–vector overlap of every device that has either.
+pub fn overlaps(timeline: &Timeline, families: &Families) -> Vec<DeviceOverlap> {
+    let activity = activity_of(timeline, families);
+    let comm =
+        pair_overlap(timeline, |i, _| activity(i) == Activity::Compute, |i, _| activity(i) == Activity::Communication);
+    let cube = pair_overlap(
+        timeline,
+        |_, op| core_type(op) == Some(CoreType::Vector),
+        |_, op| core_type(op) == Some(CoreType::Cube),
+    );
+    let mut mix: FxHashMap<u32, Vec<(u64, u64)>> = FxHashMap::default();
+    for op in timeline.ops.iter().filter(|op| core_type(op) == Some(CoreType::Mix)) {
+        mix.entry(op.device).or_default().push((op.start_ns, op.end_ns()));
+    }
+    let mut devices: Vec<u32> = comm.iter().map(|c| c.0).chain(cube.iter().map(|c| c.0)).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    devices
+        .into_iter()
+        .map(|device| DeviceOverlap {
+            device,
+            compute_communication: comm.iter().find(|c| c.0 == device).map(|c| c.1),
+            cube_vector: cube.iter().find(|c| c.0 == device).map(|c| c.1),
+            mix_ns: mix.remove(&device).map_or(0, |spans| IntervalSet::from_unsorted(spans).total_ns()),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::OpKind;
+
+    fn op(t: &mut Timeline, name: &str, stream: u64, start: u64, dur: u64, core: Option<CoreType>) {
+        let name = t.intern(name);
+        let mut op = DeviceOp::new(OpKind::Kernel, name, 0, stream, start, dur);
+        op.details_mut().core_type = core;
+        t.push_op(op);
+    }
+
+    #[test]
+    fn hidden_share_is_the_intersection_over_the_covered_class() {
+        let mut t = Timeline::new("test");
+        // compute [0,100) and [150,200); nccl [50,250) on another stream:
+        // overlap [50,100) + [150,200) = 100 of 200 communication → 50 %
+        op(&mut t, "ampere_sgemm_128x64_tn", 7, 0, 100, None);
+        op(&mut t, "ampere_sgemm_128x64_tn", 7, 150, 50, None);
+        op(&mut t, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 9, 50, 200, None);
+        // cube [1000,1100) twice (concurrent, counted once); vector [1080,1200) → 20 of 100
+        op(&mut t, "MatMul", 1, 1000, 100, Some(CoreType::Cube));
+        op(&mut t, "MatMul", 2, 1000, 100, Some(CoreType::Cube));
+        op(&mut t, "Add", 3, 1080, 120, Some(CoreType::Vector));
+        op(&mut t, "FusedInferAttention", 4, 1300, 30, Some(CoreType::Mix));
+        let found = overlaps(&t, &Families::builtin());
+        assert_eq!(found.len(), 1);
+        let comm = found[0].compute_communication.expect("both ran");
+        // compute covers the gemms plus the Ascend kernels: [0,100) [150,200) [1000,1200) [1300,1330)
+        assert_eq!((comm.covered_ns, comm.overlap_ns, comm.hidden_pct), (200, 100, 50.0));
+        assert_eq!(comm.cover_ns, 100 + 50 + 200 + 30);
+        let cube = found[0].cube_vector.expect("both ran");
+        assert_eq!((cube.cover_ns, cube.covered_ns, cube.overlap_ns, cube.hidden_pct), (120, 100, 20, 20.0));
+        assert_eq!(found[0].mix_ns, 30);
+    }
+
+    #[test]
+    fn no_pair_without_both_classes() {
+        let mut t = Timeline::new("test");
+        op(&mut t, "ampere_sgemm_128x64_tn", 7, 0, 100, Some(CoreType::Cube));
+        assert!(overlaps(&t, &Families::builtin()).is_empty());
+    }
+}

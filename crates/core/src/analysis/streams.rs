@@ -1,1 +1,238 @@
-//! (being written)
+//! Stream roles: what each stream (queue) of a device does, so a report can say "stream 7 is
+//! the main compute stream, stream 20 carries the collectives, stream 9 the copies".
+//!
+//! Rules, per device:
+//! - a stream's **busy time** is the union of its ops' intervals; its **share** is that busy
+//!   time over the device's busy time (the union over all its streams), so shares of
+//!   concurrent streams may add up to more than 100 %;
+//! - its **dominant activity** is the [`Activity`] (from [`activity_of`]) with the largest
+//!   summed op duration on it (ties: compute, communication, memory, other, in that order);
+//! - the **main stream** is the stream with the most ops (ties: the most busy time, then the
+//!   lowest stream id);
+//! - every other stream is **communication** when at least [`MOSTLY_SHARE_PCT`] % of its op
+//!   time is communication, else **memory** when at least that share is copies/sets, else a
+//!   **side stream**.
+
+use super::intervals::IntervalSet;
+use super::temporal::{activity_of, Activity};
+use crate::families::Families;
+use crate::intern::FxHashMap;
+use crate::timeline::Timeline;
+use serde::Serialize;
+
+/// Share of a stream's op time, percent, one activity must reach to name the stream's role.
+pub const MOSTLY_SHARE_PCT: f64 = 50.0;
+
+/// What a stream is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamRole {
+    /// The stream with the most ops: where the model's main work is issued.
+    Main,
+    /// Mostly collectives / point-to-point transfers.
+    Communication,
+    /// Mostly memory copies and sets.
+    Memory,
+    /// Any other stream.
+    Side,
+}
+
+/// One stream of one device.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StreamStats {
+    /// Stream (or queue) id.
+    pub stream: u64,
+    /// What it is for.
+    pub role: StreamRole,
+    /// Ops on it.
+    pub ops: u64,
+    /// Union of its op intervals, ns.
+    pub busy_ns: u64,
+    /// Busy time as a percentage of the device's busy time.
+    pub share_of_device_busy_pct: f64,
+    /// The activity with the most op time on it.
+    pub dominant: Activity,
+    /// Summed durations of its compute ops, ns.
+    pub compute_ns: u64,
+    /// Summed durations of its communication ops, ns.
+    pub communication_ns: u64,
+    /// Summed durations of its memory ops, ns.
+    pub memory_ns: u64,
+    /// Summed durations of its other ops, ns.
+    pub other_ns: u64,
+}
+
+impl StreamStats {
+    fn op_time_ns(&self) -> u64 {
+        self.compute_ns + self.communication_ns + self.memory_ns + self.other_ns
+    }
+}
+
+/// The streams of one device, main stream first, then by busy time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceStreams {
+    /// Device index.
+    pub device: u32,
+    /// Union of all its ops' intervals, ns.
+    pub busy_ns: u64,
+    /// Its streams.
+    pub streams: Vec<StreamStats>,
+}
+
+impl DeviceStreams {
+    /// The main stream's id.
+    pub fn main_stream(&self) -> Option<u64> {
+        self.streams.iter().find(|s| s.role == StreamRole::Main).map(|s| s.stream)
+    }
+}
+
+/// The op intervals and the streams of one device, while they are gathered.
+type DeviceGather = (Vec<(u64, u64)>, Vec<StreamStats>);
+
+#[derive(Default)]
+struct Gather {
+    spans: Vec<(u64, u64)>,
+    time: [u64; 4],
+}
+
+/// The stream roles of every device of `timeline`, by device index.
+pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStreams> {
+    let activity = activity_of(timeline, families);
+    let mut by_stream: FxHashMap<(u32, u64), Gather> = FxHashMap::default();
+    for (index, op) in timeline.ops.iter().enumerate() {
+        let slot = match activity(index) {
+            Activity::Compute => 0,
+            Activity::Communication => 1,
+            Activity::Memory => 2,
+            Activity::Other => 3,
+        };
+        let gather = by_stream.entry((op.device, op.stream)).or_default();
+        gather.spans.push((op.start_ns, op.end_ns()));
+        gather.time[slot] += op.dur_ns;
+    }
+    let mut by_device: FxHashMap<u32, DeviceGather> = FxHashMap::default();
+    for ((device, stream), gather) in by_stream {
+        let ops = gather.spans.len() as u64;
+        let entry = by_device.entry(device).or_default();
+        entry.0.extend_from_slice(&gather.spans);
+        let busy_ns = IntervalSet::from_unsorted(gather.spans).total_ns();
+        let [compute_ns, communication_ns, memory_ns, other_ns] = gather.time;
+        entry.1.push(StreamStats {
+            stream,
+            role: StreamRole::Side,
+            ops,
+            busy_ns,
+            share_of_device_busy_pct: 0.0,
+            dominant: dominant(gather.time),
+            compute_ns,
+            communication_ns,
+            memory_ns,
+            other_ns,
+        });
+    }
+    let mut devices: Vec<DeviceStreams> = by_device
+        .into_iter()
+        .map(|(device, (spans, mut streams))| {
+            let busy_ns = IntervalSet::from_unsorted(spans).total_ns();
+            for s in &mut streams {
+                s.share_of_device_busy_pct = pct(s.busy_ns, busy_ns);
+                s.role = side_role(s);
+            }
+            streams.sort_by(|a, b| b.ops.cmp(&a.ops).then(b.busy_ns.cmp(&a.busy_ns)).then(a.stream.cmp(&b.stream)));
+            if let Some(first) = streams.first_mut() {
+                first.role = StreamRole::Main;
+            }
+            if let Some(rest) = streams.get_mut(1..) {
+                rest.sort_by(|a, b| b.busy_ns.cmp(&a.busy_ns).then(a.stream.cmp(&b.stream)));
+            }
+            DeviceStreams { device, busy_ns, streams }
+        })
+        .collect();
+    devices.sort_by_key(|d| d.device);
+    devices
+}
+
+fn dominant(time: [u64; 4]) -> Activity {
+    let order = [Activity::Compute, Activity::Communication, Activity::Memory, Activity::Other];
+    let mut best = 0;
+    for (slot, &t) in time.iter().enumerate() {
+        if t > time[best] {
+            best = slot;
+        }
+    }
+    order[best]
+}
+
+fn side_role(stream: &StreamStats) -> StreamRole {
+    let total = stream.op_time_ns();
+    if total > 0 && pct(stream.communication_ns, total) >= MOSTLY_SHARE_PCT {
+        StreamRole::Communication
+    } else if total > 0 && pct(stream.memory_ns, total) >= MOSTLY_SHARE_PCT {
+        StreamRole::Memory
+    } else {
+        StreamRole::Side
+    }
+}
+
+/// `part` as a percentage of `whole` (0 for an empty whole).
+pub(crate) fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::{DeviceOp, OpKind};
+
+    #[test]
+    fn main_stream_has_the_most_ops_and_others_get_their_role() {
+        let mut t = Timeline::new("test");
+        let gemm = t.intern("ampere_sgemm_128x64_tn");
+        let nccl = t.intern("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+        let copy = t.intern("Memcpy HtoD");
+        // stream 7: three gemms [0,100) [100,200) [300,400) → busy 300
+        for start in [0, 100, 300] {
+            t.push_op(DeviceOp::new(OpKind::Kernel, gemm, 0, 7, start, 100));
+        }
+        // stream 9: nccl [50,450) → busy 400; stream 8: copy [0,50) and a gemm [500,510)
+        t.push_op(DeviceOp::new(OpKind::Kernel, nccl, 0, 9, 50, 400));
+        t.push_op(DeviceOp::new(OpKind::Memcpy, copy, 0, 8, 0, 50));
+        t.push_op(DeviceOp::new(OpKind::Kernel, gemm, 0, 8, 500, 10));
+        // stream 3: one gemm
+        t.push_op(DeviceOp::new(OpKind::Kernel, gemm, 0, 3, 600, 40));
+        let devices = stream_roles(&t, &Families::builtin());
+        assert_eq!(devices.len(), 1);
+        let d = &devices[0];
+        // device busy: [0,450) ∪ [500,510) ∪ [600,640) = 450 + 10 + 40
+        assert_eq!(d.busy_ns, 500);
+        assert_eq!(d.main_stream(), Some(7));
+        let roles: Vec<(u64, StreamRole, u64)> = d.streams.iter().map(|s| (s.stream, s.role, s.busy_ns)).collect();
+        assert_eq!(
+            roles,
+            vec![
+                (7, StreamRole::Main, 300),
+                (9, StreamRole::Communication, 400),
+                (8, StreamRole::Memory, 60),
+                (3, StreamRole::Side, 40)
+            ]
+        );
+        assert_eq!(d.streams[0].share_of_device_busy_pct, 60.0);
+        assert_eq!(d.streams[1].dominant, Activity::Communication);
+        assert_eq!(d.streams[2].dominant, Activity::Memory);
+    }
+
+    #[test]
+    fn ties_on_op_count_go_to_the_busier_stream() {
+        let mut t = Timeline::new("test");
+        let k = t.intern("k");
+        t.push_op(DeviceOp::new(OpKind::Kernel, k, 1, 1, 0, 10));
+        t.push_op(DeviceOp::new(OpKind::Kernel, k, 1, 2, 0, 20));
+        let devices = stream_roles(&t, &Families::builtin());
+        assert_eq!(devices[0].main_stream(), Some(2));
+        assert_eq!(devices[0].streams[1].role, StreamRole::Side);
+    }
+}

@@ -1,0 +1,110 @@
+//! Tests of the idle-gap analysis on small hand-checked timelines and one large one.
+
+use super::*;
+use crate::timeline::{DeviceOp, OpKind};
+
+fn host(t: &mut Timeline, name: &str, category: HostCategory, start: u64, dur: u64, correlation: Option<u64>) {
+    let name = t.intern(name);
+    t.host.push(HostSpan { name, category, pid: 1, tid: 1, start_ns: start, dur_ns: dur, correlation });
+}
+
+fn op(t: &mut Timeline, name: &str, stream: u64, start: u64, dur: u64, correlation: Option<u64>) {
+    let name = t.intern(name);
+    let mut op = DeviceOp::new(OpKind::Kernel, name, 0, stream, start, dur);
+    op.correlation = correlation;
+    t.push_op(op);
+}
+
+#[test]
+fn gaps_are_measured_classified_and_explained() {
+    let mut t = Timeline::new("test");
+    // main stream 7: a [0,100) b [105,200) c [1200,1300) d [61200,61300) e [61400,61500)
+    // side stream 9: s [300,400): fills part of the main stream's gap between b and c
+    op(&mut t, "a", 7, 0, 100, Some(1));
+    op(&mut t, "b", 7, 105, 95, Some(2)); // launched at 10 (early), gap 5 → kernel wait
+    op(&mut t, "c", 7, 1_200, 100, Some(3)); // launched at 1000 (after 400) → host wait, gap 800
+    op(&mut t, "d", 7, 61_200, 100, Some(4)); // launched at 1250 (early), gap 59 900 → dependency
+    op(&mut t, "e", 7, 61_400, 100, None); // gap 100, unknown
+    op(&mut t, "s", 9, 300, 100, None); // device gaps before it: [200,300) unknown
+    op(&mut t, "zero", 9, 500, 0, None);
+    for (corr, start) in [(1, 0), (2, 10), (3, 1_000), (4, 1_250)] {
+        host(&mut t, "cudaLaunchKernel", HostCategory::Runtime, start, 5, Some(corr));
+    }
+    host(&mut t, "ProfilerStep#1", HostCategory::Annotation, 0, 70_000, None);
+    host(&mut t, "forward", HostCategory::Annotation, 300, 5_000, None);
+    host(&mut t, "aten::item", HostCategory::Framework, 450, 500, None);
+    host(&mut t, "aten::copy_", HostCategory::Framework, 390, 20, None);
+    let found = idle_gaps(&t, &Families::builtin());
+    assert_eq!(found.len(), 1);
+    let d = &found[0];
+    assert_eq!(d.main_stream, 7);
+    let g = &d.device_gaps;
+    // device gaps: [100,105) 5, [200,300) 100, [400,1200) 800, [1300,61200) 59 900, [61300,61400) 100
+    assert_eq!((g.wall_ns, g.count, g.total_ns), (61_500, 5, 60_905));
+    let causes: Vec<(u64, u64)> = g.causes.iter().map(|c| (c.count, c.total_ns)).collect();
+    assert_eq!(causes, vec![(1, 800), (1, 5), (1, 59_900), (2, 200)]);
+    let buckets: Vec<u64> = g.buckets.iter().map(|b| b.count).collect();
+    assert_eq!(buckets, vec![4, 1, 0, 0, 0]);
+    let top = &g.largest[0];
+    assert_eq!((top.offset_ns, top.length_ns, top.before.as_str(), top.after.as_str()), (1_300, 59_900, "c", "d"));
+    assert_eq!((top.cause, top.launch_offset_ns), (GapCause::Dependency, Some(-50)));
+    let second = &g.largest[1];
+    assert_eq!((second.before.as_str(), second.cause, second.launch_offset_ns), ("s", GapCause::HostWait, Some(600)));
+    let names: Vec<(&str, u64)> = second.host.iter().map(|h| (h.name.as_str(), h.overlap_ns)).collect();
+    // [400,1200): forward and ProfilerStep hold it all (only the inner forward is listed),
+    // aten::item [450,950) overlaps 500, aten::copy_ [390,410) 10
+    assert_eq!(names, vec![("forward", 800), ("aten::item", 500), ("aten::copy_", 10)]);
+    assert_eq!(d.remedies.len(), 1);
+    assert_eq!(d.remedies[0].cause, GapCause::Dependency);
+    // main stream: gaps 5, 1000 ([200,1200)), 59 900, 100
+    let m = &d.main_stream_gaps;
+    assert_eq!((m.count, m.total_ns), (4, 61_005));
+    assert_eq!((m.largest[1].length_ns, m.largest[1].before.as_str()), (1_000, "b"));
+}
+
+/// 100 000 ops and twice as many host spans: a quadratic step anywhere in the four analyses
+/// would not finish (no time bound is asserted, so the test is not flaky).
+#[test]
+fn large_timelines_stay_near_linear() {
+    let mut t = Timeline::new("test");
+    let (k, nccl, launch, cpu) =
+        (t.intern("k"), t.intern("ncclKernel_AllReduce"), t.intern("cudaLaunchKernel"), t.intern("aten::mm"));
+    let n = 100_000u64;
+    for i in 0..n {
+        // compute on stream 7 every 1000 ns for 600 ns, a collective on stream 9 every 10th slot
+        let (name, stream) = if i % 10 == 9 { (nccl, 9) } else { (k, 7) };
+        let mut op = DeviceOp::new(OpKind::Kernel, name, 0, stream, i * 1_000, 600);
+        op.correlation = Some(i);
+        t.push_op(op);
+        let span = HostSpan {
+            name: launch,
+            category: HostCategory::Runtime,
+            pid: 1,
+            tid: 1,
+            start_ns: (i * 1_000).saturating_sub(300),
+            dur_ns: 50,
+            correlation: Some(i),
+        };
+        t.host.push(span.clone());
+        t.host.push(HostSpan { name: cpu, category: HostCategory::Framework, correlation: None, ..span });
+    }
+    let families = Families::builtin();
+    let found = idle_gaps(&t, &families);
+    // every slot leaves 400 ns idle; each op was launched 100 ns after the gap before it began
+    assert_eq!((found[0].device_gaps.count, found[0].device_gaps.total_ns), (n - 1, (n - 1) * 400));
+    assert_eq!(found[0].device_gaps.causes[0].count, n - 1);
+    assert_eq!(super::super::launch::launch_stats(&t).map(|s| s.kernels), Some(n));
+    let overlap = super::super::overlap::overlaps(&t, &families);
+    assert_eq!(overlap[0].compute_communication.map(|o| o.overlap_ns), Some(0));
+    assert_eq!(stream_roles(&t, &families)[0].streams.len(), 2);
+}
+
+#[test]
+fn back_to_back_ops_have_no_gaps() {
+    let mut t = Timeline::new("test");
+    op(&mut t, "a", 1, 0, 10, None);
+    op(&mut t, "b", 1, 10, 10, None);
+    let found = idle_gaps(&t, &Families::builtin());
+    assert_eq!((found[0].device_gaps.count, found[0].device_gaps.wall_ns), (0, 20));
+    assert!(found[0].device_gaps.largest.is_empty() && found[0].remedies.is_empty());
+}
