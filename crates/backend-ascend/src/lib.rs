@@ -7,6 +7,14 @@
 //! [`common_info::parse_common`] for `npu-smi info -t common -i N` (for the utilization probe),
 //! [`toolkit_info::parse_toolkit_info`] for the toolkit's `ascend_toolkit_install.info`.
 //!
+//! The capabilities: [`npu_smi_probe::NpuSmiProbe`] samples utilization with those parsers;
+//! [`msprof_tool::MsprofTool`] plans an msprof capture and loads its `PROF_*` directory with
+//! [`profile_dir`]; [`importers`] read msprof and torch_npu exports, whose trace flow events
+//! become correlation ids ([`trace_flows`]); [`ascend_analysis`] (with [`pipe_bound`]) holds the
+//! Ascend-only checks of `prof analyze`: compute- or memory-bound per op, static vs dynamic ops.
+//! Nothing here has run on Ascend hardware: everything is tested on recorded outputs and
+//! profiles, and the tools are driven by fakes that replay them.
+//!
 //! ```
 //! use prof_backend_ascend::npu_smi::parse_info;
 //! // The first NPU of the real npu-smi 25.5.6 recording.
@@ -26,22 +34,30 @@
 //! assert_eq!((info.chips[0].name.as_str(), info.chips[0].hbm_total_mib), ("910B2", Some(65536)));
 //! ```
 
+pub mod ascend_analysis;
 pub mod common_info;
+pub mod communication;
+pub mod communication_matrix;
 pub mod csv_table;
 mod detect;
 pub mod error;
 pub mod importers;
 pub mod micros;
+pub mod msprof_tool;
 pub mod npu_smi;
+pub mod npu_smi_probe;
 pub mod op_statistic;
 pub mod op_table;
+pub mod pipe_bound;
 pub mod profile_dir;
+pub mod step_trace;
 mod table;
 pub mod task_type;
 #[cfg(test)]
 mod test_fixtures;
 pub mod toolkit_info;
 pub mod tools;
+pub mod trace_flows;
 pub mod trace_json;
 
 pub use error::AscendError;
@@ -88,5 +104,15 @@ impl Vendor for AscendVendor {
 
     fn importers(&self) -> Vec<Box<dyn Importer>> {
         importers::all()
+    }
+
+    /// `npu-smi info` (and `-t common` where it works) per sample ([`npu_smi_probe::NpuSmiProbe`]).
+    fn utilization_probe(&self) -> Option<prof_core::Result<Box<dyn prof_core::UtilizationProbe>>> {
+        Some(npu_smi_probe::NpuSmiProbe::open(&self.paths).map(|p| Box::new(p) as Box<dyn prof_core::UtilizationProbe>))
+    }
+
+    /// msprof captures loaded as profile directories ([`msprof_tool::MsprofTool`]).
+    fn breakdown_tools(&self) -> Vec<Box<dyn prof_core::BreakdownTool>> {
+        vec![Box::new(msprof_tool::MsprofTool::with_paths(self.paths.clone()))]
     }
 }

@@ -16,10 +16,13 @@
 //!   torch_npu's `cpu_op` framework; the rest other.
 //! - `C` events are counter series, one per (process, name, argument), e.g. `AI Core Freq` in
 //!   `MHz`.
+//! - `s`/`f` flow events of `HostToDevice` and `async_npu` set the correlation ids of the host
+//!   span and device op they link ([`crate::trace_flows`]).
 
 use crate::error::AscendError;
 use crate::micros::micros_to_ns;
 use crate::task_type;
+use crate::trace_flows::{Flows, Target};
 use prof_core::{CounterSeries, DeviceOp, HostCategory, HostSpan, Timeline};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -47,6 +50,7 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
     let processes = Processes::of(events);
     let mut timeline = Timeline::new(path.display().to_string());
     let mut counters: HashMap<(u64, String, String), usize> = HashMap::new();
+    let mut flows = Flows::default();
     for (index, event) in events.iter().enumerate() {
         let at = |what: &str| AscendError::file(path, 0, format!("event {}: {what}", index + 1));
         let ph = event.get("ph").and_then(Value::as_str).unwrap_or("");
@@ -80,18 +84,27 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
                         if let Some(core) = task_type::core_type(task) {
                             op.details_mut().core_type = Some(core);
                         }
+                        flows.slice(pid, tid, start, dur, Target::Op(timeline.ops.len()));
                         timeline.push_op(op);
                     }
-                    _ => timeline.host.push(HostSpan {
-                        name: name_id,
-                        category: host_category(name, event.get("cat").and_then(Value::as_str)),
-                        pid: u32::try_from(pid).unwrap_or(u32::MAX),
-                        tid,
-                        start_ns: start,
-                        dur_ns: dur,
-                        correlation: if process == "CANN" { correlation } else { None },
-                    }),
+                    _ => {
+                        flows.slice(pid, tid, start, dur, Target::Host(timeline.host.len()));
+                        timeline.host.push(HostSpan {
+                            name: name_id,
+                            category: host_category(name, event.get("cat").and_then(Value::as_str)),
+                            pid: u32::try_from(pid).unwrap_or(u32::MAX),
+                            tid,
+                            start_ns: start,
+                            dur_ns: dur,
+                            correlation: if process == "CANN" { correlation } else { None },
+                        })
+                    }
                 }
+            }
+            "s" | "f" => {
+                let ts = micros(event.get("ts")).ok_or_else(|| at("flow ts is missing or not a µs value"))?;
+                let tid = event.get("tid").and_then(Value::as_u64).unwrap_or(0);
+                flows.end(event, pid, tid, ts);
             }
             "C" => {
                 let name = event.get("name").and_then(Value::as_str).ok_or_else(|| at("counter without a name"))?;
@@ -123,6 +136,7 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
     for series in &mut timeline.counters {
         series.points.sort_by_key(|p| p.0);
     }
+    flows.apply(&mut timeline);
     Ok(timeline)
 }
 

@@ -1,0 +1,290 @@
+//! The Ascend-only analyses of `prof analyze`, over the op-table columns the [`Timeline`]
+//! does not keep: the compute-bound check per op type ([`crate::pipe_bound`]) and static vs
+//! dynamic ops from the `OP State` column (msprof CANN 8 `op_summary`; torch_npu's 2023
+//! `kernel_details.csv` has no such column, and the report says so).
+//!
+//! The op table is re-read as a stream, one row at a time, so a large export costs only its
+//! groups. Ops are grouped by op type (`Type` / `OP Type`, else the name) and task type.
+//!
+//! [`Timeline`]: prof_core::Timeline
+
+use crate::csv_table::{CsvReader, Row};
+use crate::error::AscendError;
+use crate::op_table::columns;
+use crate::pipe_bound::{sides, Bound, PipeMeans, PIPES};
+use crate::profile_dir::ProfileFiles;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Op types listed in the compute-bound table, longest total first.
+pub const TOP_OPS: usize = 10;
+/// The `OP State` column (`static` / `dynamic`).
+pub const OP_STATE: &[&str] = &["OP State"];
+/// msprof's `cube_utilization(%)` column, shown as it is (its definition is not documented
+/// where prof could find it; it is not the MAC ratio: the recorded GroupedMatmul says 87.4 %
+/// beside an `aic_mac_ratio` of 0.007).
+pub const CUBE_UTILIZATION: &[&str] = &["cube_utilization(%)"];
+
+/// Everything the Ascend analyses found in one profile.
+#[derive(Debug, Clone, Serialize)]
+pub struct AscendReport {
+    /// The op table read.
+    pub op_table: PathBuf,
+    /// The compute-bound check.
+    pub bound: BoundReport,
+    /// Static vs dynamic ops, when the table has an `OP State` column.
+    pub op_state: Option<Vec<StateShare>>,
+    /// What could not be analysed and why (a missing column, a missing file).
+    pub notes: Vec<String>,
+}
+
+/// The compute-bound check over all ops of the table.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoundReport {
+    /// The pipe ratio columns the table has.
+    pub pipe_columns: Vec<String>,
+    /// Summed task time, ns.
+    pub total_ns: u64,
+    /// Task time per verdict, ns, largest first.
+    pub by_verdict: Vec<(Bound, u64)>,
+    /// The [`TOP_OPS`] AI Core op types (AI_CORE, AI_VECTOR_CORE, MIX_*) by total time, with
+    /// their verdicts; HCCL, AI CPU and DSA tasks count in `by_verdict` as unknown only.
+    pub top: Vec<OpBound>,
+}
+
+/// One op type (on one task type) with its verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpBound {
+    /// Op type (or name).
+    pub op: String,
+    /// Task type (`AI_CORE`, `MIX_AIC`, …).
+    pub task_type: String,
+    /// Tasks.
+    pub calls: u64,
+    /// Summed duration, ns.
+    pub total_ns: u64,
+    /// Share of all task time, percent.
+    pub share_pct: f64,
+    /// The highest compute-pipe share, percent (duration-weighted).
+    pub compute_pct: Option<f64>,
+    /// The limiting pipe and its share, percent: the busiest pipe, or for a memory-bound op
+    /// the busiest memory pipe.
+    pub limiter: Option<(&'static str, f64)>,
+    /// Mean `cube_utilization(%)`, where the table has it.
+    pub cube_utilization_pct: Option<f64>,
+    /// The verdict.
+    pub verdict: Bound,
+}
+
+/// Ops and time of one `OP State` value.
+#[derive(Debug, Clone, Serialize)]
+pub struct StateShare {
+    /// `static`, `dynamic`, or `N/A`.
+    pub state: String,
+    /// Tasks.
+    pub tasks: u64,
+    /// Summed duration, ns.
+    pub total_ns: u64,
+    /// Distinct op types.
+    pub op_types: usize,
+}
+
+#[derive(Default)]
+struct Group {
+    calls: u64,
+    total_ns: u64,
+    means: PipeMeans,
+    cube_util: (f64, f64),
+}
+
+/// The analyses of the profile at `path` (a profile directory or an op table file); `Ok(Err)`
+/// with the reason (naming the missing files and the skipped analyses) when it has no op table.
+pub fn analyze(path: &Path) -> Result<Result<AscendReport, String>, AscendError> {
+    let table = if path.is_dir() {
+        match ProfileFiles::find(path)?.op_table {
+            Some(table) => table,
+            None => {
+                return Ok(Err(format!(
+                    "no op table (kernel_details.csv / op_summary_*.csv) under {}: the compute-bound and \
+                     static/dynamic checks are skipped",
+                    path.display()
+                )))
+            }
+        }
+    } else {
+        path.to_owned()
+    };
+    read_table(&table).map(Ok)
+}
+
+/// The analyses of one op table file.
+pub fn read_table(path: &Path) -> Result<AscendReport, AscendError> {
+    let mut reader = CsvReader::open(path)?;
+    let header = reader.header().clone();
+    let name = header.require(columns::NAME)?;
+    let duration = header.require(columns::DURATION)?;
+    let op_type = header.column(columns::OP_TYPE);
+    let core = header.column(columns::CORE);
+    let state = header.column(OP_STATE);
+    let cube_util = header.column(CUBE_UTILIZATION);
+    let pipe_cols: Vec<PipeColumns> = PIPES.iter().map(|pipe| PipeColumns::of(&header, pipe)).collect();
+    let mut groups: HashMap<(String, String), Group> = HashMap::new();
+    let mut states: HashMap<String, (u64, u64, std::collections::HashSet<String>)> = HashMap::new();
+    while let Some(row) = reader.next_row()? {
+        let dur = row.micros_ns(Some(duration))?.ok_or_else(|| row.error(duration, "is empty or N/A"))?;
+        let op = row.get(op_type).map_or_else(|| row.text(name).map(str::to_owned), |t| Ok(t.to_owned()))?;
+        let task = row.get(core).unwrap_or("").to_owned();
+        let mut ratios = [None; PIPES.len()];
+        for (slot, cols) in pipe_cols.iter().enumerate() {
+            ratios[slot] = cols.read(&row)?;
+        }
+        if state.is_some() {
+            let entry = states.entry(row.get(state).unwrap_or("N/A").to_owned()).or_default();
+            entry.0 += 1;
+            entry.1 += dur;
+            if !entry.2.contains(&op) {
+                entry.2.insert(op.clone());
+            }
+        }
+        let group = groups.entry((op, task)).or_default();
+        group.calls += 1;
+        group.total_ns += dur;
+        group.means.add(&ratios, dur);
+        if let Some(value) = number(&row, cube_util)? {
+            group.cube_util.0 += value * dur.max(1) as f64;
+            group.cube_util.1 += dur.max(1) as f64;
+        }
+    }
+    let mut notes = Vec::new();
+    let pipe_columns: Vec<String> = pipe_cols.iter().flat_map(|c| c.names(&header)).collect();
+    if pipe_columns.is_empty() {
+        notes.push(format!(
+            "{} has no pipe ratio columns (aic_mac_ratio, aiv_vec_ratio, aic_mte2_ratio, …): the compute-bound check \
+             needs a capture with --aic-metrics=PipeUtilization",
+            path.display()
+        ));
+    } else if !pipe_cols.iter().zip(PIPES).any(|(c, p)| c.present() && p.kind == crate::pipe_bound::PipeKind::Memory) {
+        notes.push(
+            "no memory pipe columns (aic_mte2_ratio, aiv_mte2_ratio, …) in this export (ArithmeticUtilization metrics): \
+             ops below 70 % compute cannot be called memory-bound; capture with --aic-metrics=PipeUtilization"
+                .to_owned(),
+        );
+    }
+    if state.is_none() {
+        notes.push(format!(
+            "{} has no `OP State` column: static vs dynamic ops are not known (msprof CANN 8 op_summary has it)",
+            path.display()
+        ));
+    }
+    Ok(AscendReport {
+        op_table: path.to_owned(),
+        bound: bound_report(groups, pipe_columns),
+        op_state: state.map(|_| state_shares(states)),
+        notes,
+    })
+}
+
+fn bound_report(groups: HashMap<(String, String), Group>, pipe_columns: Vec<String>) -> BoundReport {
+    let total_ns: u64 = groups.values().map(|g| g.total_ns).sum();
+    let mut by_verdict: HashMap<Bound, u64> = HashMap::new();
+    let mut rows: Vec<OpBound> = groups
+        .into_iter()
+        .map(|((op, task_type), group)| {
+            let (verdict, compute_pct, limiter) = group.means.verdict(sides(&task_type));
+            *by_verdict.entry(verdict).or_default() += group.total_ns;
+            OpBound {
+                share_pct: if total_ns == 0 { 0.0 } else { group.total_ns as f64 * 100.0 / total_ns as f64 },
+                op,
+                task_type,
+                calls: group.calls,
+                total_ns: group.total_ns,
+                compute_pct,
+                limiter,
+                cube_utilization_pct: (group.cube_util.1 > 0.0).then(|| group.cube_util.0 / group.cube_util.1),
+                verdict,
+            }
+        })
+        .collect();
+    rows.retain(|row| !sides(&row.task_type).is_empty());
+    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.op.cmp(&b.op)));
+    rows.truncate(TOP_OPS);
+    let mut by_verdict: Vec<(Bound, u64)> = by_verdict.into_iter().collect();
+    by_verdict.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.describe().cmp(b.0.describe())));
+    BoundReport { pipe_columns, total_ns, by_verdict, top: rows }
+}
+
+fn state_shares(states: HashMap<String, (u64, u64, std::collections::HashSet<String>)>) -> Vec<StateShare> {
+    let mut shares: Vec<StateShare> = states
+        .into_iter()
+        .map(|(state, (tasks, total_ns, types))| StateShare { state, tasks, total_ns, op_types: types.len() })
+        .collect();
+    shares.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.state.cmp(&b.state)));
+    shares
+}
+
+fn number(row: &Row<'_>, col: Option<usize>) -> Result<Option<f64>, AscendError> {
+    match (col, row.get(col)) {
+        (Some(col), Some(text)) => text
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .map(Some)
+            .ok_or_else(|| row.error(col, &format!("`{text}` is not a number"))),
+        _ => Ok(None),
+    }
+}
+
+/// Where one pipe's ratio is in a header: one column, or several to sum.
+enum PipeColumns {
+    One(usize),
+    Sum(Vec<usize>),
+    Absent,
+}
+
+impl PipeColumns {
+    fn of(header: &crate::csv_table::Header, pipe: &crate::pipe_bound::Pipe) -> Self {
+        if let Some(col) = header.column(pipe.columns) {
+            return PipeColumns::One(col);
+        }
+        let summed: Vec<usize> = pipe.summed.iter().filter_map(|name| header.column(&[*name])).collect();
+        if summed.is_empty() {
+            PipeColumns::Absent
+        } else {
+            PipeColumns::Sum(summed)
+        }
+    }
+
+    fn present(&self) -> bool {
+        !matches!(self, PipeColumns::Absent)
+    }
+
+    fn names(&self, header: &crate::csv_table::Header) -> Vec<String> {
+        let name = |c: &usize| header.names()[*c].clone();
+        match self {
+            PipeColumns::One(col) => vec![name(col)],
+            PipeColumns::Sum(cols) => cols.iter().map(name).collect(),
+            PipeColumns::Absent => Vec::new(),
+        }
+    }
+
+    fn read(&self, row: &Row<'_>) -> Result<Option<f64>, AscendError> {
+        match self {
+            PipeColumns::One(col) => number(row, Some(*col)),
+            PipeColumns::Sum(cols) => {
+                let mut sum = None;
+                for col in cols {
+                    if let Some(v) = number(row, Some(*col))? {
+                        *sum.get_or_insert(0.0) += v;
+                    }
+                }
+                Ok(sum)
+            }
+            PipeColumns::Absent => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "ascend_analysis_tests.rs"]
+mod tests;
