@@ -1,20 +1,183 @@
-//! `prof diff A B`: compare two timelines. (being written)
+//! `prof diff A B`: compare two profiles (e.g. eager vs graph mode, before vs after a
+//! change): wall, busy and free time, gaps, device time, and per-family and per-kernel deltas,
+//! with a one-line verdict. Each side is any artifact `prof analyze` reads; a side holding
+//! per-kernel totals only (nsys stats) still diffs per kernel, and the report says what was
+//! skipped (core's [`diff_profiles`]).
+//!
+//! `--json` prints `prof.diff.v1`: `schema`, `before` / `after` (sources), `device_time`,
+//! `timeline` (null for a totals-only side: per-side `before` / `after` numbers — ops,
+//! device_ns, wall_ns, busy_ns, idle_ns, gap_count, gap_ns, launches — and the deltas `wall`,
+//! `busy`, `idle`, `gaps`, `gap_time`, `launches_per_op`), `skipped` (lines), `families` and
+//! `kernels` (rows with `calls`, `total`, `mean` deltas, by absolute total delta),
+//! `only_before` / `only_after` (name, calls, total_ns) and `verdict`. Every delta is
+//! `{before, after, delta, change_pct}` (`change_pct` null when `before` is 0); times are ns.
 
+use super::analyze::{families, load_any, Loaded};
+use crate::progress;
+use crate::render::{ellipsize, human_ns, print_json, table};
 use clap::Args;
-use prof_core::Registry;
-use std::path::PathBuf;
+use prof_core::analysis::diff::{diff_profiles, signed_pct, Delta, OneSided, ProfileDiff, RowDiff, Side};
+use prof_core::kernel_summary::{summarize_kernels, KernelSummary};
+use prof_core::{Registry, Timeline};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `prof diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The baseline artifact.
+    /// The baseline artifact (A).
     before: PathBuf,
-    /// The artifact to compare with it.
+    /// The artifact to compare with it (B).
     after: PathBuf,
+    /// Kernels (and one-sided kernels) to list.
+    #[arg(long, default_value_t = 15)]
+    top: usize,
+    /// Extra kernel-family rules (`family pattern` per line), tried before the built-ins.
+    #[arg(long)]
+    families: Option<PathBuf>,
+    /// Print the `prof.diff.v1` JSON document instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The `--json` document.
+#[derive(Serialize)]
+struct DiffDocument<'a> {
+    /// Always `prof.diff.v1`.
+    schema: &'static str,
+    /// The diff.
+    #[serde(flatten)]
+    diff: &'a ProfileDiff,
+}
+
+/// One side, loaded: its timeline when it has one, and its kernel summary.
+struct SideData {
+    timeline: Option<Timeline>,
+    summary: KernelSummary,
+}
+
+fn load_side(registry: &Registry, path: &Path, families: &prof_core::Families) -> Result<SideData, String> {
+    let _loading = progress::loading(path);
+    match load_any(registry, path, families)? {
+        Loaded::Timeline(timeline) => {
+            let summary = summarize_kernels(&timeline, families);
+            Ok(SideData { timeline: Some(timeline), summary })
+        }
+        Loaded::Summary(summary) => Ok(SideData { timeline: None, summary }),
+        Loaded::Kernels(_) => Err(format!(
+            "{}: a single-kernel deep-dive report (ncu), not a timeline or kernel totals; prof diff compares profiles",
+            path.display()
+        )),
+    }
 }
 
 /// Runs `prof diff`.
-pub fn run(_registry: &Registry, _args: &DiffArgs) -> Result<ExitCode, String> {
-    Err("prof diff is being written".to_owned())
+pub fn run(registry: &Registry, args: &DiffArgs) -> Result<ExitCode, String> {
+    let families = families(args.families.as_deref())?;
+    let a = load_side(registry, &args.before, &families)?;
+    let b = load_side(registry, &args.after, &families)?;
+    let diff = diff_profiles(
+        &Side { summary: &a.summary, timeline: a.timeline.as_ref() },
+        &Side { summary: &b.summary, timeline: b.timeline.as_ref() },
+        &families,
+    );
+    if args.json {
+        print_json(&DiffDocument { schema: "prof.diff.v1", diff: &diff })?;
+    } else {
+        print!("{}", render_text(&diff, args.top));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn change(delta: &Delta) -> String {
+    delta.change_pct.map_or_else(|| "new".to_owned(), signed_pct)
+}
+
+fn time_row(label: &str, delta: &Delta) -> Vec<String> {
+    vec![
+        label.to_owned(),
+        human_ns(delta.before),
+        human_ns(delta.after),
+        format!("{}{}", if delta.delta < 0.0 { "-" } else { "+" }, human_ns(delta.delta.abs())),
+        change(delta),
+    ]
+}
+
+fn count_row(label: &str, delta: &Delta, decimals: usize) -> Vec<String> {
+    vec![
+        label.to_owned(),
+        format!("{:.*}", decimals, delta.before),
+        format!("{:.*}", decimals, delta.after),
+        format!("{:+.*}", decimals, delta.delta),
+        change(delta),
+    ]
+}
+
+fn rows_table(rows: &[RowDiff], top: usize, name_width: usize) -> String {
+    if rows.is_empty() {
+        return "  (none)\n".to_owned();
+    }
+    let mut out = vec![["name", "calls A", "calls B", "total A", "total B", "delta", "mean A", "mean B"]
+        .map(String::from)
+        .to_vec()];
+    for r in rows.iter().take(top) {
+        out.push(vec![
+            ellipsize(&r.name, name_width),
+            format!("{:.0}", r.calls.before),
+            format!("{:.0}", r.calls.after),
+            human_ns(r.total.before),
+            human_ns(r.total.after),
+            format!(
+                "{}{} ({})",
+                if r.total.delta < 0.0 { "-" } else { "+" },
+                human_ns(r.total.delta.abs()),
+                change(&r.total)
+            ),
+            human_ns(r.mean.before),
+            human_ns(r.mean.after),
+        ]);
+    }
+    table(&out)
+}
+
+fn one_sided(label: &str, rows: &[OneSided], top: usize) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("\n{label} ({}):\n", rows.len());
+    for r in rows.iter().take(top) {
+        out.push_str(&format!("  {}  {} calls  {}\n", ellipsize(&r.name, 70), r.calls, human_ns(r.total_ns as f64)));
+    }
+    out
+}
+
+/// The diff as text: sources, timeline table, families, kernels, one-sided kernels, verdict.
+fn render_text(diff: &ProfileDiff, top: usize) -> String {
+    let mut out = format!("A: {}\nB: {}\n\n", diff.before, diff.after);
+    let mut rows = vec![["", "A", "B", "delta", "change"].map(String::from).to_vec()];
+    rows.push(time_row("device time (sum of ops)", &diff.device_time));
+    if let Some(t) = &diff.timeline {
+        rows.push(count_row("ops", &Delta::new(t.before.ops as f64, t.after.ops as f64), 0));
+        rows.push(time_row("wall", &t.wall));
+        rows.push(time_row("busy", &t.busy));
+        rows.push(time_row("free (idle)", &t.idle));
+        rows.push(count_row("gaps", &t.gaps, 0));
+        rows.push(time_row("gap time", &t.gap_time));
+        if let Some(l) = &t.launches_per_op {
+            rows.push(count_row("launches per op", l, 2));
+        }
+    }
+    out.push_str(&table(&rows));
+    for line in &diff.skipped {
+        out.push_str(&format!("skipped: {line}\n"));
+    }
+    out.push_str("\nfamilies (by absolute change of total time):\n");
+    out.push_str(&rows_table(&diff.families, usize::MAX, 24));
+    out.push_str(&format!("\nkernels in both (by absolute change of total time, top {top}):\n"));
+    out.push_str(&rows_table(&diff.kernels, top, 60));
+    out.push_str(&one_sided("only in A", &diff.only_before, top));
+    out.push_str(&one_sided("only in B", &diff.only_after, top));
+    out.push_str(&format!("\nverdict: {}\n", diff.verdict));
+    out
 }

@@ -1,9 +1,62 @@
-//! (being written)
+//! "Clocks": each counter series summarised, and the drops of frequency-like ones below their
+//! nominal (maximum) value (core's [`counter_drops`]).
 
 use super::{Section, SectionContext};
+use crate::render::{human_ns, table};
+use prof_core::analysis::counters::counter_drops;
 use prof_core::Timeline;
 
-/// This section, when it has something to say.
-pub fn section(_timeline: &Timeline, _context: &SectionContext) -> Option<Section> {
-    None
+/// The counter section, when the timeline has counter series.
+pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Section> {
+    let series = counter_drops(timeline);
+    if series.is_empty() {
+        return None;
+    }
+    let mut rows = vec![["counter", "device", "points", "min", "max", "mean", "below nominal", "drops"]
+        .map(String::from)
+        .to_vec()];
+    for s in &series {
+        let unit = s.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default();
+        let value = |v: f64| format!("{v:.0}{unit}");
+        let below = if s.frequency {
+            format!("{} ({:.1} %)", human_ns(s.below_nominal_ns as f64), s.below_nominal_pct)
+        } else {
+            "-".to_owned()
+        };
+        rows.push(vec![
+            s.name.clone(),
+            s.device.map_or_else(|| "-".to_owned(), |d| d.to_string()),
+            s.points.to_string(),
+            value(s.min),
+            value(s.max),
+            value(s.mean),
+            below,
+            if s.frequency { s.drop_count.to_string() } else { "-".to_owned() },
+        ]);
+    }
+    let mut text = table(&rows);
+    for s in series.iter().filter(|s| s.frequency) {
+        if s.drops.is_empty() {
+            text.push_str(&format!(
+                "{}: no drop below its nominal {:.0} over {}\n",
+                s.name,
+                s.max,
+                human_ns(s.span_ns as f64)
+            ));
+            continue;
+        }
+        text.push_str(&format!("{}: longest drops below the nominal {:.0}\n", s.name, s.max));
+        let mut drop_rows = vec![["  at", "length", "lowest", "depth"].map(String::from).to_vec()];
+        for d in &s.drops {
+            drop_rows.push(vec![
+                format!("  +{}", human_ns(d.offset_ns as f64)),
+                human_ns(d.duration_ns as f64),
+                format!("{:.0}", d.min_value),
+                format!("{:.1} %", d.depth_pct),
+            ]);
+        }
+        text.push_str(&table(&drop_rows));
+    }
+    let json = serde_json::to_value(&series).ok()?;
+    Some(Section { key: "counters", title: "counters and clock drops (nominal = the series' maximum)", text, json })
 }
