@@ -16,41 +16,11 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bigtrace import build  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCE = os.path.join(ROOT, "tests/fixtures/nvidia/h200-probe/torch-trace.json")
-
-
-def build(size_mb, path):
-    if os.path.exists(path) and os.path.getsize(path) >= size_mb * 1e6 * 0.95:
-        return
-    doc = json.load(open(SOURCE))
-    events = doc["traceEvents"]
-    ts = [float(e["ts"]) for e in events if "ts" in e]
-    span = (max(ts) - min(ts)) + 1000.0
-    head = {k: v for k, v in doc.items() if k != "traceEvents"}
-    one = sum(len(json.dumps(e)) + 2 for e in events)
-    copies = max(1, int(size_mb * 1e6 / one))
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path + ".tmp", "w") as out:
-        out.write(json.dumps(head)[:-1] + ', "traceEvents": [\n')
-        first = True
-        for i in range(copies):
-            shift = i * span
-            for e in events:
-                e2 = dict(e)
-                if "ts" in e2:
-                    e2["ts"] = round(float(e2["ts"]) + shift, 3)
-                args = e2.get("args")
-                if isinstance(args, dict) and "correlation" in args:
-                    args = dict(args)
-                    args["correlation"] = args["correlation"] + i * 1_000_000
-                    e2["args"] = args
-                if e2.get("id") is not None and e2.get("ph") in ("s", "f"):
-                    e2["id"] = e2["id"] + i * 1_000_000 if isinstance(e2["id"], int) else e2["id"]
-                out.write(("" if first else ",\n") + json.dumps(e2))
-                first = False
-        out.write("\n]}\n")
-    os.rename(path + ".tmp", path)
 
 
 def run(argv):
@@ -77,7 +47,7 @@ def main():
     size_mb = float(sys.argv[2]) if len(sys.argv) > 2 and not sys.argv[2].startswith("--") else 1000
     trace_dir = f"/tmp/prof-bench/torch-{int(size_mb)}mb"
     path = os.path.join(trace_dir, "rank-0.json")
-    build(size_mb, path)
+    build(SOURCE, size_mb, path)
     size = os.path.getsize(path) / 1e6
     print(f"trace: {path} ({size:.0f} MB)")
     wall, out = run([prof, "analyze", "--json", path])

@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// One data row: its fields and the line it starts on.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Record {
     /// 1-based line the row starts on.
     pub line: usize,
@@ -30,6 +30,8 @@ pub struct CsvReader<R> {
     line: usize,
     header: Vec<String>,
     columns: HashMap<String, usize>,
+    /// The line being split (reused).
+    buf: String,
 }
 
 impl CsvReader<BufReader<File>> {
@@ -43,7 +45,14 @@ impl CsvReader<BufReader<File>> {
 impl<R: BufRead> CsvReader<R> {
     /// Reads the header from `reader`; `path` names the source in errors.
     pub fn from_reader(reader: R, path: &Path) -> Result<Self> {
-        let mut csv = Self { path: path.to_owned(), reader, line: 0, header: Vec::new(), columns: HashMap::new() };
+        let mut csv = Self {
+            path: path.to_owned(),
+            reader,
+            line: 0,
+            header: Vec::new(),
+            columns: HashMap::new(),
+            buf: String::new(),
+        };
         let header = match csv.next_fields()? {
             Some((_, fields)) => fields,
             None => return Err(Error::artifact(path, 1, "the file is empty: no CSV header line")),
@@ -89,8 +98,17 @@ impl<R: BufRead> CsvReader<R> {
 
     /// The next data row (blank lines are skipped), checked to have as many fields as the header.
     pub fn next_record(&mut self) -> Result<Option<Record>> {
+        let mut record = Record { line: 0, fields: Vec::new() };
+        Ok(self.next_record_into(&mut record)?.then_some(record))
+    }
+
+    /// Like [`CsvReader::next_record`], but into `record`, reusing its strings: a loop over
+    /// millions of rows allocates nothing per row. False at the end of the file.
+    pub fn next_record_into(&mut self, record: &mut Record) -> Result<bool> {
         loop {
-            let Some((line, fields)) = self.next_fields()? else { return Ok(None) };
+            let Some(line) = self.fields_into(&mut record.fields)? else { return Ok(false) };
+            record.line = line;
+            let fields = &record.fields;
             if fields.len() == 1 && fields.first().is_some_and(|f| f.trim().is_empty()) {
                 continue;
             }
@@ -105,7 +123,7 @@ impl<R: BufRead> CsvReader<R> {
                     ),
                 ));
             }
-            return Ok(Some(Record { line, fields }));
+            return Ok(true);
         }
     }
 
@@ -144,22 +162,26 @@ impl<R: BufRead> CsvReader<R> {
 
     /// The fields of the next physical row (a quoted field may continue on later lines).
     fn next_fields(&mut self) -> Result<Option<(usize, Vec<String>)>> {
-        let mut buf = String::new();
-        let start = self.line + 1;
         let mut fields = Vec::new();
-        let mut field = String::new();
-        let mut in_quotes = false;
-        let mut after_quote = false;
+        Ok(self.fields_into(&mut fields)?.map(|line| (line, fields)))
+    }
+
+    /// Reads the next physical row into `fields` (their strings reused), returning the line it
+    /// starts on.
+    fn fields_into(&mut self, fields: &mut Vec<String>) -> Result<Option<usize>> {
+        let start = self.line + 1;
+        let mut row = RowBuilder { fields, used: 0, in_quotes: false, after_quote: false };
+        row.begin_field();
         loop {
-            buf.clear();
-            let read = self.reader.read_line(&mut buf).map_err(|e| match e.kind() {
+            self.buf.clear();
+            let read = self.reader.read_line(&mut self.buf).map_err(|e| match e.kind() {
                 std::io::ErrorKind::InvalidData => {
                     Error::artifact(&self.path, self.line + 1, "the line is not UTF-8; rocprof writes UTF-8 CSV")
                 }
                 _ => Error::io(&self.path, e),
             })?;
             if read == 0 {
-                if in_quotes {
+                if row.in_quotes {
                     return Err(Error::artifact(
                         &self.path,
                         start,
@@ -167,48 +189,101 @@ impl<R: BufRead> CsvReader<R> {
                     ));
                 }
                 if self.line < start {
+                    row.finish();
                     return Ok(None);
                 }
-                fields.push(field);
-                return Ok(Some((start, fields)));
+                row.finish();
+                return Ok(Some(start));
             }
             self.line += 1;
-            let mut text = buf.as_str();
+            let mut text = self.buf.as_str();
             if self.line == 1 {
                 text = text.strip_prefix('\u{feff}').unwrap_or(text);
             }
             let ends_line = text.ends_with('\n');
             let text = text.strip_suffix('\n').unwrap_or(text);
             let text = text.strip_suffix('\r').unwrap_or(text);
-            let mut chars = text.chars().peekable();
-            while let Some(c) = chars.next() {
-                match (in_quotes, c) {
-                    (true, '"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        field.push('"');
-                    }
-                    (true, '"') => {
-                        in_quotes = false;
-                        after_quote = true;
-                    }
-                    (true, c) => field.push(c),
-                    (false, '"') if field.is_empty() && !after_quote => in_quotes = true,
-                    (false, ',') => {
-                        fields.push(std::mem::take(&mut field));
-                        after_quote = false;
-                    }
-                    (false, c) => field.push(c),
-                }
-            }
-            if in_quotes && ends_line {
-                field.push('\n');
+            row.split(text);
+            if row.in_quotes && ends_line {
+                row.current().push('\n');
                 continue;
             }
-            if in_quotes {
+            if row.in_quotes {
                 return Err(Error::artifact(&self.path, start, "a quoted field is not closed before the file ends"));
             }
-            fields.push(field);
-            return Ok(Some((start, fields)));
+            row.finish();
+            return Ok(Some(start));
+        }
+    }
+}
+
+/// Splits lines into the fields of one row, reusing the strings of `fields`.
+struct RowBuilder<'a> {
+    fields: &'a mut Vec<String>,
+    /// Fields of this row so far (the last one is being filled).
+    used: usize,
+    in_quotes: bool,
+    after_quote: bool,
+}
+
+impl RowBuilder<'_> {
+    /// Starts a new, empty field.
+    fn begin_field(&mut self) {
+        if self.used == self.fields.len() {
+            self.fields.push(String::new());
+        }
+        self.fields[self.used].clear();
+        self.used += 1;
+    }
+
+    fn current(&mut self) -> &mut String {
+        &mut self.fields[self.used - 1]
+    }
+
+    /// Drops the strings of a longer earlier row.
+    fn finish(&mut self) {
+        self.fields.truncate(self.used);
+    }
+
+    /// Adds one line's text: a quote opens a quoted stretch only at the start of a field, `""`
+    /// inside one is a quote, and commas outside one end a field. (A plain byte scan: the
+    /// fields are mostly a few digits long, too short for a vectorised search to pay off.)
+    fn split(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.in_quotes {
+                let Some(k) = bytes[i..].iter().position(|&b| b == b'"') else {
+                    self.current().push_str(&text[i..]);
+                    return;
+                };
+                self.current().push_str(&text[i..i + k]);
+                i += k;
+                if bytes.get(i + 1) == Some(&b'"') {
+                    self.current().push('"');
+                    i += 2;
+                } else {
+                    self.in_quotes = false;
+                    self.after_quote = true;
+                    i += 1;
+                }
+                continue;
+            }
+            let Some(k) = bytes[i..].iter().position(|&b| b == b'"' || b == b',') else {
+                self.current().push_str(&text[i..]);
+                return;
+            };
+            self.current().push_str(&text[i..i + k]);
+            i += k;
+            if bytes[i] == b',' {
+                self.begin_field();
+                self.after_quote = false;
+            } else if self.current().is_empty() && !self.after_quote {
+                self.in_quotes = true;
+            } else {
+                self.current().push('"');
+            }
+            i += 1;
         }
     }
 }
@@ -269,5 +344,28 @@ mod tests {
         assert!(csv.next_record().unwrap().is_some());
         let err = csv.next_record().unwrap_err().to_string();
         assert!(err.contains("t.csv:3") && err.contains("not UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn reused_records_read_like_fresh_ones() {
+        let real = crate::test_fixtures::fixture("rocprofv3/sdk1.0_kernel_trace.csv");
+        // The real file, then a row with a quoted line break, a quote inside a bare field and an
+        // empty field after a long one, so reused strings must be cleared and refilled.
+        let columns = real.lines().next().unwrap_or_default().split("\",\"").count();
+        let odd = format!("\"x\ny\",a\"b,{}\n", vec![""; columns - 2].join(","));
+        for text in [real.clone(), format!("{real}{odd}")] {
+            let fresh = rows(&text).unwrap();
+            let mut csv = reader(&text).unwrap();
+            let mut record = Record::default();
+            let mut reused = Vec::new();
+            while csv.next_record_into(&mut record).unwrap() {
+                reused.push(record.fields.clone());
+            }
+            assert_eq!(reused, fresh);
+            assert_eq!(fresh.len(), text.lines().count() - 1 - usize::from(text != real));
+        }
+        let fresh = rows(&format!("{real}{odd}")).unwrap();
+        let last = fresh.last().unwrap();
+        assert_eq!((last[0].as_str(), last[1].as_str(), last[2].as_str()), ("x\ny", "a\"b", ""));
     }
 }

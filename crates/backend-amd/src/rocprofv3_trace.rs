@@ -31,7 +31,7 @@
 //! When several processes' files are loaded into one timeline, correlation ids are made unique
 //! per process as `(process index << 32) | id`.
 
-use crate::rocprof_csv::CsvReader;
+use crate::rocprof_csv::{CsvReader, Record};
 use prof_core::{DeviceOp, Error, HostCategory, HostSpan, OpKind, Result, Timeline};
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -172,16 +172,19 @@ pub fn load_kernel_trace<R: BufRead>(
     let vgpr = csv.find("VGPR_Count");
     let lds = csv.find("LDS_Block_Size").or_else(|| csv.find("Group_Segment_Size"));
     let mut added = 0;
-    while let Some(r) = csv.next_record()? {
+    let mut r = Record::default();
+    while csv.next_record_into(&mut r)? {
         if csv.text(&r, kind) != "KERNEL_DISPATCH" {
             return Err(csv
                 .error(&r, format!("`Kind` is {}, not KERNEL_DISPATCH", prof_core::error::quote(csv.text(&r, kind)))));
         }
         let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
         let kernel = csv.text(&r, name);
-        let lower = kernel.to_ascii_lowercase();
-        let op_kind =
-            if lower.contains("rccl") || lower.contains("nccl") { OpKind::Communication } else { OpKind::Kernel };
+        let op_kind = if contains_ignoring_case(kernel, b"rccl") || contains_ignoring_case(kernel, b"nccl") {
+            OpKind::Communication
+        } else {
+            OpKind::Kernel
+        };
         let device = device_of(&csv, &r, agent, agents)?;
         let name_id = timeline.intern(kernel);
         let mut op = DeviceOp::new(op_kind, name_id, device, csv.u64(&r, stream)?, start_ns, dur_ns);
@@ -211,7 +214,8 @@ pub fn load_memory_copies<R: BufRead>(
     let stream = csv.find("Stream_Id");
     let bytes = csv.find("Bytes").or_else(|| csv.find("Size"));
     let mut added = 0;
-    while let Some(r) = csv.next_record()? {
+    let mut r = Record::default();
+    while csv.next_record_into(&mut r)? {
         let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
         let dir = csv.text(&r, direction);
         let end_column = if dir.contains("HOST_TO_DEVICE") { dest } else { source };
@@ -233,7 +237,8 @@ pub fn load_memory_copies<R: BufRead>(
 pub fn load_hip_api<R: BufRead>(mut csv: CsvReader<R>, corr_base: u64, timeline: &mut Timeline) -> Result<usize> {
     let [domain, function, pid, tid, corr, start, end] = columns(&csv, HIP_COLUMNS, HIP_EXPECTED)?;
     let mut added = 0;
-    while let Some(r) = csv.next_record()? {
+    let mut r = Record::default();
+    while csv.next_record_into(&mut r)? {
         let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
         let category =
             if csv.text(&r, domain).starts_with("HIP_") { HostCategory::Runtime } else { HostCategory::Other };
@@ -263,12 +268,7 @@ fn columns<R: BufRead, const N: usize>(csv: &CsvReader<R>, names: &[&str], expec
 }
 
 /// Start and duration from the start and end columns; an end before the start is an error.
-fn interval<R: BufRead>(
-    csv: &CsvReader<R>,
-    r: &crate::rocprof_csv::Record,
-    start: usize,
-    end: usize,
-) -> Result<(u64, u64)> {
+fn interval<R: BufRead>(csv: &CsvReader<R>, r: &Record, start: usize, end: usize) -> Result<(u64, u64)> {
     let (s, e) = (csv.u64(r, start)?, csv.u64(r, end)?);
     if e < s {
         return Err(csv.error(r, format!("the end timestamp {e} is before the start timestamp {s}")));
@@ -277,12 +277,7 @@ fn interval<R: BufRead>(
 }
 
 /// The device index of the agent in column `column` (`"Agent 4"` or `4`).
-fn device_of<R: BufRead>(
-    csv: &CsvReader<R>,
-    r: &crate::rocprof_csv::Record,
-    column: usize,
-    agents: Option<&AgentMap>,
-) -> Result<u32> {
+fn device_of<R: BufRead>(csv: &CsvReader<R>, r: &Record, column: usize, agents: Option<&AgentMap>) -> Result<u32> {
     let text = csv.text(r, column).trim();
     let number = text.strip_prefix("Agent ").unwrap_or(text).trim().parse::<u64>().map_err(|_| {
         csv.error(r, format!("agent id {} is neither `Agent <n>` nor a number", prof_core::error::quote(text)))
@@ -291,6 +286,12 @@ fn device_of<R: BufRead>(
         return Ok(gpu);
     }
     u32::try_from(number).map_err(|_| csv.error(r, format!("agent id {number} does not fit 32 bits")))
+}
+
+/// True when `text` contains `needle` (lowercase ASCII) in any letter case, without the
+/// lowercase copy of every kernel name that `to_ascii_lowercase` would make.
+fn contains_ignoring_case(text: &str, needle: &[u8]) -> bool {
+    text.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle))
 }
 
 fn dims(values: [u64; 3]) -> Option<[u32; 3]> {

@@ -5,95 +5,259 @@
 //! are `N/A`; shapes are quoted twice (`"""512,16"""`, i.e. the text `"512,16"`); and, for
 //! files that went through Windows tools, a UTF-8 BOM and CRLF line ends. Column names differ
 //! across producers, so every lookup takes the list of known names (see [`crate::op_table`]).
-//! A row with a different field count than the header, or an unterminated quote, is an error
-//! naming the file and line (a truncated export), never a silently short row.
+//! A row with a different field count than the header, an unterminated quote or bytes that
+//! are not UTF-8 are an error naming the file and line (a truncated or re-encoded export),
+//! never a silently short row.
+//!
+//! Two readers share one record splitter: [`CsvTable`] holds a small file in memory (one
+//! buffer for all fields, no string per field), [`CsvReader`] streams a large one row by row
+//! through a fixed buffer, so a 10-million-row `kernel_details.csv` costs no more memory than
+//! the ops it becomes.
 
 use crate::error::{quote, AscendError};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// One parsed CSV file: its header and its data rows, each with its 1-based line number.
+/// A table's header: its column names (trimmed) and the file they came from.
+#[derive(Debug, Clone)]
+pub struct Header {
+    path: PathBuf,
+    names: Vec<String>,
+}
+
+impl Header {
+    /// The file this header came from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The column names, trimmed.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The index of the first of `names` that the header has.
+    pub fn column(&self, names: &[&str]) -> Option<usize> {
+        names.iter().find_map(|name| self.names.iter().position(|h| h == name))
+    }
+
+    /// Like [`Header::column`], but a missing column is an error naming the file and column.
+    pub fn require(&self, names: &[&str]) -> Result<usize, AscendError> {
+        self.column(names)
+            .ok_or_else(|| AscendError::file(&self.path, 1, format!("no column {} in the header", names.join(" / "))))
+    }
+}
+
+/// One parsed CSV file held in memory: its header and its data rows.
 #[derive(Debug, Clone)]
 pub struct CsvTable {
-    path: PathBuf,
-    header: Vec<String>,
-    rows: Vec<(usize, Vec<String>)>,
+    header: Header,
+    /// The file's text, quoted fields unescaped in place.
+    text: String,
+    /// Where each data field lies in `text`, `header.names.len()` per row.
+    fields: Vec<(usize, usize)>,
+    /// 1-based line each data row starts on.
+    lines: Vec<usize>,
 }
 
 /// One data row, read through its table's header.
 #[derive(Debug, Clone, Copy)]
 pub struct Row<'a> {
-    table: &'a CsvTable,
+    header: &'a Header,
     line: usize,
-    fields: &'a [String],
+    /// Text that holds the row's fields.
+    text: &'a str,
+    /// Where each field lies in `text`.
+    fields: &'a [(usize, usize)],
 }
 
 impl CsvTable {
     /// Reads and parses the file at `path`.
     pub fn read(path: &Path) -> Result<Self, AscendError> {
         let bytes = std::fs::read(path).map_err(|e| AscendError::file(path, 0, format!("cannot read: {e}")))?;
-        let text = String::from_utf8(bytes).map_err(|e| AscendError::file(path, 0, format!("not UTF-8: {e}")))?;
-        Self::parse(&text, path)
+        Self::parse_bytes(&bytes, path)
     }
 
     /// Parses `text`, naming `path` in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Self, AscendError> {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut records = records(text).map_err(|line| AscendError::file(path, line, "unterminated quoted field"))?;
-        if records.is_empty() {
-            return Err(AscendError::file(path, 0, "empty file: no header line"));
-        }
-        let (_, header) = records.remove(0);
-        let header: Vec<String> = header.iter().map(|h| h.trim().to_owned()).collect();
-        for (line, fields) in &records {
-            if fields.len() != header.len() {
-                return Err(AscendError::file(
-                    path,
-                    *line,
-                    format!(
-                        "{} fields where the header has {} (truncated or malformed row)",
-                        fields.len(),
-                        header.len()
-                    ),
-                ));
+        Self::parse_bytes(text.as_bytes(), path)
+    }
+
+    fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Self, AscendError> {
+        let mut bytes = bytes.strip_prefix(BOM).unwrap_or(bytes).to_vec();
+        let mut splitter = Splitter::default();
+        let mut pos = 0;
+        let header = match splitter.next(&mut bytes, &mut pos, true) {
+            Split::Record(_) => splitter.header(&bytes, path)?,
+            Split::End => return Err(AscendError::file(path, 0, "empty file: no header line")),
+            Split::Unterminated(line) | Split::NeedMore(line) => return Err(unterminated(path, line)),
+        };
+        let columns = header.names.len();
+        let (mut fields, mut lines) = (Vec::new(), Vec::new());
+        loop {
+            match splitter.next(&mut bytes, &mut pos, true) {
+                Split::Record(line) => {
+                    splitter.check(&header, line, columns)?;
+                    splitter.text(&bytes, &header, line)?;
+                    let base = splitter.start;
+                    fields.extend(splitter.fields.iter().map(|&(start, end)| (base + start, base + end)));
+                    lines.push(line);
+                }
+                Split::End => break,
+                Split::Unterminated(line) | Split::NeedMore(line) => return Err(unterminated(path, line)),
             }
         }
-        Ok(Self { path: path.to_owned(), header, rows: records })
+        let text = String::from_utf8(bytes).map_err(|e| AscendError::file(path, 0, format!("not UTF-8: {e}")))?;
+        Ok(Self { header, text, fields, lines })
     }
 
     /// The file this table came from.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.header.path
     }
 
     /// The header's column names, trimmed.
     pub fn header(&self) -> &[String] {
+        &self.header.names
+    }
+
+    /// The header with its column lookups.
+    pub fn columns(&self) -> &Header {
         &self.header
     }
 
     /// The index of the first of `names` that the header has.
     pub fn column(&self, names: &[&str]) -> Option<usize> {
-        names.iter().find_map(|name| self.header.iter().position(|h| h == name))
+        self.header.column(names)
     }
 
     /// Like [`CsvTable::column`], but a missing column is an error naming the file and column.
     pub fn require(&self, names: &[&str]) -> Result<usize, AscendError> {
-        self.column(names)
-            .ok_or_else(|| AscendError::file(&self.path, 1, format!("no column {} in the header", names.join(" / "))))
+        self.header.require(names)
     }
 
     /// The data rows in file order.
     pub fn rows(&self) -> impl Iterator<Item = Row<'_>> {
-        self.rows.iter().map(move |(line, fields)| Row { table: self, line: *line, fields })
+        let columns = self.header.names.len();
+        self.lines.iter().enumerate().map(move |(i, &line)| {
+            let fields = &self.fields[i * columns..(i + 1) * columns];
+            Row { header: &self.header, line, text: &self.text, fields }
+        })
     }
 
     /// Number of data rows.
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.lines.len()
     }
 
     /// True when the file has a header and no data rows.
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.lines.is_empty()
+    }
+}
+
+/// A CSV file read row by row through a fixed-size buffer.
+pub struct CsvReader {
+    header: Header,
+    file: std::fs::File,
+    buf: Vec<u8>,
+    pos: usize,
+    len: usize,
+    eof: bool,
+    consumed: u64,
+    splitter: Splitter,
+}
+
+const BUFFER: usize = 4 << 20;
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+impl CsvReader {
+    /// Opens the file at `path` and reads its header.
+    pub fn open(path: &Path) -> Result<Self, AscendError> {
+        Self::open_with_buffer(path, BUFFER)
+    }
+
+    /// [`CsvReader::open`] with a buffer of `capacity` bytes to start with (tests use tiny
+    /// ones, so that records straddle refills).
+    fn open_with_buffer(path: &Path, capacity: usize) -> Result<Self, AscendError> {
+        let file = std::fs::File::open(path).map_err(|e| AscendError::file(path, 0, format!("cannot read: {e}")))?;
+        let header = Header { path: path.to_owned(), names: Vec::new() };
+        let mut reader = Self {
+            header,
+            file,
+            // Room for at least the byte order mark, which the first fill must see whole.
+            buf: vec![0; capacity.max(BOM.len())],
+            pos: 0,
+            len: 0,
+            eof: false,
+            consumed: 0,
+            splitter: Splitter::default(),
+        };
+        reader.fill()?;
+        if reader.buf[..reader.len].starts_with(BOM) {
+            reader.pos = BOM.len();
+        }
+        match reader.split()? {
+            Some(_) => reader.header = reader.splitter.header(&reader.buf, path)?,
+            None => return Err(AscendError::file(path, 0, "empty file: no header line")),
+        }
+        Ok(reader)
+    }
+
+    /// The header with its column lookups.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Bytes of the file consumed so far (header included): with the file's size, an estimate
+    /// of the rows still to come.
+    pub fn consumed(&self) -> u64 {
+        self.consumed + self.pos as u64
+    }
+
+    /// The next data row, `None` at the end of the file.
+    pub fn next_row(&mut self) -> Result<Option<Row<'_>>, AscendError> {
+        let Some(line) = self.split()? else { return Ok(None) };
+        let columns = self.header.names.len();
+        self.splitter.check(&self.header, line, columns)?;
+        let text = self.splitter.text(&self.buf, &self.header, line)?;
+        Ok(Some(Row { header: &self.header, line, text, fields: &self.splitter.fields }))
+    }
+
+    /// Splits the next record into the splitter, refilling the buffer as needed.
+    fn split(&mut self) -> Result<Option<usize>, AscendError> {
+        loop {
+            match self.splitter.next(&mut self.buf[..self.len], &mut self.pos, self.eof) {
+                Split::Record(line) => return Ok(Some(line)),
+                Split::End => return Ok(None),
+                Split::Unterminated(line) => return Err(unterminated(&self.header.path, line)),
+                Split::NeedMore(_) => self.fill()?,
+            }
+        }
+    }
+
+    /// Moves the unread bytes to the front and reads more after them (a record longer than
+    /// the buffer grows it).
+    fn fill(&mut self) -> Result<(), AscendError> {
+        self.buf.copy_within(self.pos..self.len, 0);
+        self.consumed += self.pos as u64;
+        self.len -= self.pos;
+        self.pos = 0;
+        if self.len == self.buf.len() {
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        while self.len < self.buf.len() {
+            match self.file.read(&mut self.buf[self.len..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => self.len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(AscendError::file(&self.header.path, 0, format!("cannot read: {e}"))),
+            }
+        }
+        Ok(())
     }
 }
 
@@ -103,10 +267,16 @@ impl<'a> Row<'a> {
         self.line
     }
 
+    /// The raw (unescaped, untrimmed) text of field `col`.
+    fn field(&self, col: usize) -> Option<&'a str> {
+        let &(start, end) = self.fields.get(col)?;
+        self.text.get(start..end)
+    }
+
     /// The cleaned value of column `col`: trimmed of spaces and tabs; `None` when the column
     /// is absent (`col` is `None`) or the value is empty or `N/A`.
     pub fn get(&self, col: Option<usize>) -> Option<&'a str> {
-        let value = self.fields.get(col?)?.trim_matches(|c: char| c == ' ' || c == '\t');
+        let value = trim_blanks(self.field(col?)?);
         (!value.is_empty() && value != "N/A").then_some(value)
     }
 
@@ -139,54 +309,250 @@ impl<'a> Row<'a> {
 
     /// An error about column `col` of this row.
     pub fn error(&self, col: usize, what: &str) -> AscendError {
-        let name = self.table.header.get(col).map_or("?", String::as_str);
-        AscendError::file(&self.table.path, self.line, format!("column {name} {what}"))
+        let name = self.header.names.get(col).map_or("?", String::as_str);
+        AscendError::file(&self.header.path, self.line, format!("column {name} {what}"))
     }
 }
 
-/// Splits CSV text into records of fields, each with the line it starts on. `Err(line)` for a
-/// quote left open at the end of the text.
-fn records(text: &str) -> Result<Vec<(usize, Vec<String>)>, usize> {
-    let mut out = Vec::new();
-    let mut fields = Vec::new();
-    let mut field = String::new();
-    let mut in_quotes = false;
-    let mut line = 1;
-    let mut start_line = 1;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if in_quotes && chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
+/// `text` without leading and trailing spaces and tabs (msprof's tab-padded timestamps).
+fn trim_blanks(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = bytes.iter().position(|b| !blank(b)).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|b| !blank(b)).map_or(start, |i| i + 1);
+    &text[start..end]
+}
+
+fn unterminated(path: &Path, line: usize) -> AscendError {
+    AscendError::file(path, line, "unterminated quoted field")
+}
+
+/// What [`Splitter::next`] found.
+enum Split {
+    /// A record starting on this line, now in the splitter.
+    Record(usize),
+    /// No more records.
+    End,
+    /// The input ended inside the record starting on this line; more input may finish it.
+    NeedMore(usize),
+    /// The input ended inside a quoted field of the record starting on this line.
+    Unterminated(usize),
+}
+
+/// Splits CSV bytes into records. The current record is `input[start..end]` after the split,
+/// its fields `fields` (offsets from `start`); quoted fields are unescaped in place (`""` to
+/// `"`, the enclosing quotes dropped, the bytes freed padded with spaces), so no field is
+/// copied or allocated.
+#[derive(Default)]
+struct Splitter {
+    start: usize,
+    end: usize,
+    fields: Vec<(usize, usize)>,
+    /// Which fields hold a quote (to unescape once the record is complete).
+    quoted: Vec<usize>,
+    /// Lines finished before the current position (the next record starts on `lines + 1`).
+    lines: usize,
+}
+
+impl Splitter {
+    /// Splits the record at `input[*pos..]`, advancing `*pos` past it. Blank lines are
+    /// skipped. `eof` says whether `input` is all there is; when it is not and the record
+    /// runs off its end, `*pos` is left at the record's start for a retry with more input.
+    fn next(&mut self, input: &mut [u8], pos: &mut usize, eof: bool) -> Split {
+        loop {
+            let (start, lines) = (*pos, self.lines);
+            if start == input.len() && eof {
+                return Split::End;
             }
-            '"' => in_quotes = !in_quotes,
-            ',' if !in_quotes => fields.push(std::mem::take(&mut field)),
-            '\r' if !in_quotes && chars.peek() == Some(&'\n') => {}
-            '\n' if !in_quotes => {
-                fields.push(std::mem::take(&mut field));
-                if !(fields.len() == 1 && fields[0].is_empty()) {
-                    out.push((start_line, std::mem::take(&mut fields)));
+            let line = lines + 1;
+            match self.record(input, start, eof) {
+                Ok(next) => {
+                    *pos = next;
+                    self.unescape(input);
+                    if self.fields.len() == 1 && self.fields[0].0 == self.fields[0].1 {
+                        continue;
+                    }
+                    return Split::Record(line);
                 }
-                fields.clear();
-                line += 1;
-                start_line = line;
+                Err(in_quotes) => {
+                    self.lines = lines;
+                    return if !eof {
+                        Split::NeedMore(line)
+                    } else if in_quotes {
+                        Split::Unterminated(line)
+                    } else {
+                        Split::End
+                    };
+                }
             }
-            '\n' => {
-                line += 1;
-                field.push(c);
-            }
-            _ => field.push(c),
         }
     }
-    if in_quotes {
-        return Err(start_line);
+
+    /// Finds the fields of the record starting at `start`; the offset after it, or
+    /// `Err(inside quotes)` when the input ends first (at the end of the input, a record without
+    /// a line end ends there unless a quote is open).
+    fn record(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
+        self.fields.clear();
+        self.quoted.clear();
+        self.start = start;
+        let bytes = &input[start..];
+        let mut field_start = 0;
+        let mut in_quotes = false;
+        let mut has_quote = false;
+        let mut hits = Specials::new(bytes);
+        while let Some(i) = hits.next() {
+            match (bytes[i], in_quotes) {
+                (b'"', true) => {
+                    if i + 1 == bytes.len() && !eof {
+                        return Err(true);
+                    }
+                    if bytes.get(i + 1) == Some(&b'"') {
+                        hits.next();
+                    } else {
+                        in_quotes = false;
+                    }
+                }
+                (b'"', false) => {
+                    in_quotes = true;
+                    has_quote = true;
+                }
+                (b'\n', true) => self.lines += 1,
+                (b',', true) => {}
+                (b',', false) => {
+                    self.push_field(field_start, i, has_quote);
+                    field_start = i + 1;
+                    has_quote = false;
+                }
+                _ => {
+                    let end = if i > field_start && bytes[i - 1] == b'\r' { i - 1 } else { i };
+                    self.push_field(field_start, end, has_quote);
+                    self.lines += 1;
+                    self.end = start + i;
+                    return Ok(start + i + 1);
+                }
+            }
+        }
+        if in_quotes || !eof || (field_start == bytes.len() && self.fields.is_empty()) {
+            return Err(in_quotes);
+        }
+        self.push_field(field_start, bytes.len(), has_quote);
+        self.lines += 1;
+        self.end = input.len();
+        Ok(input.len())
     }
-    if !field.is_empty() || !fields.is_empty() {
-        fields.push(field);
-        out.push((start_line, fields));
+
+    fn push_field(&mut self, start: usize, end: usize, has_quote: bool) {
+        if has_quote {
+            self.quoted.push(self.fields.len());
+        }
+        self.fields.push((start, end));
     }
-    Ok(out)
+
+    /// Unescapes the record's quoted fields in place.
+    fn unescape(&mut self, input: &mut [u8]) {
+        for &index in &self.quoted {
+            let (start, end) = self.fields[index];
+            let field = &mut input[self.start + start..self.start + end];
+            let (mut read, mut write, mut in_quotes) = (0, 0, false);
+            while read < field.len() {
+                let byte = field[read];
+                read += 1;
+                if byte == b'"' {
+                    if in_quotes && field.get(read) == Some(&b'"') {
+                        read += 1;
+                    } else {
+                        in_quotes = !in_quotes;
+                        continue;
+                    }
+                }
+                field[write] = byte;
+                write += 1;
+            }
+            field[write..].fill(b' ');
+            self.fields[index].1 = start + write;
+        }
+    }
+
+    /// The current record's text, which must be UTF-8.
+    fn text<'a>(&self, input: &'a [u8], header: &Header, line: usize) -> Result<&'a str, AscendError> {
+        std::str::from_utf8(&input[self.start..self.end])
+            .map_err(|e| AscendError::file(&header.path, line, format!("not UTF-8: {e}")))
+    }
+
+    /// The current record as a header.
+    fn header(&self, input: &[u8], path: &Path) -> Result<Header, AscendError> {
+        let header = Header { path: path.to_owned(), names: Vec::new() };
+        let text = self.text(input, &header, 1)?;
+        let names = self.fields.iter().map(|&(start, end)| text[start..end].trim().to_owned()).collect();
+        Ok(Header { names, ..header })
+    }
+
+    /// An error unless the current record has `columns` fields.
+    fn check(&self, header: &Header, line: usize, columns: usize) -> Result<(), AscendError> {
+        if self.fields.len() == columns {
+            return Ok(());
+        }
+        Err(AscendError::file(
+            &header.path,
+            line,
+            format!("{} fields where the header has {columns} (truncated or malformed row)", self.fields.len()),
+        ))
+    }
+}
+
+/// The offsets of the bytes that matter to the splitter (`,`, `"`, line feed) in order,
+/// found eight bytes at a time (SWAR): most bytes of a row are none of them.
+struct Specials<'a> {
+    bytes: &'a [u8],
+    /// Offset of the word `mask` came from.
+    base: usize,
+    /// One high bit per special byte of that word not yet returned.
+    mask: u64,
+}
+
+const LOW_BITS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+impl<'a> Specials<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        let mut specials = Self { bytes, base: 0, mask: 0 };
+        specials.mask = specials.word_mask(0);
+        specials
+    }
+
+    /// The high bit of each byte of the word at `at` that is special (exact, no false hits).
+    fn word_mask(&self, at: usize) -> u64 {
+        let word = match self.bytes.get(at..at + 8) {
+            Some(full) => u64::from_le_bytes([full[0], full[1], full[2], full[3], full[4], full[5], full[6], full[7]]),
+            None => {
+                let mut tail = [0u8; 8];
+                let rest = self.bytes.get(at..).unwrap_or_default();
+                tail[..rest.len()].copy_from_slice(rest);
+                u64::from_le_bytes(tail)
+            }
+        };
+        let zero_bytes = |x: u64| !(((x & LOW_BITS) + LOW_BITS) | x | LOW_BITS);
+        zero_bytes(word ^ (ONES * u64::from(b',')))
+            | zero_bytes(word ^ (ONES * u64::from(b'"')))
+            | zero_bytes(word ^ (ONES * u64::from(b'\n')))
+    }
+}
+
+impl Iterator for Specials<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            self.base += 8;
+            if self.base >= self.bytes.len() {
+                return None;
+            }
+            self.mask = self.word_mask(self.base);
+        }
+        let offset = self.base + (self.mask.trailing_zeros() / 8) as usize;
+        self.mask &= self.mask - 1;
+        Some(offset)
+    }
 }
 
 #[cfg(test)]

@@ -48,3 +48,74 @@ fn empty_file_is_an_error_and_header_only_is_empty() {
     assert!(parse("\u{feff}").is_err());
     assert!(parse("Name,Type\n").unwrap().is_empty());
 }
+
+/// Every row of `reader` as (line, fields).
+fn streamed(path: &Path, capacity: usize) -> Result<Vec<(usize, Vec<String>)>, AscendError> {
+    let mut reader = CsvReader::open_with_buffer(path, capacity)?;
+    let columns = reader.header().names().len();
+    let mut rows = Vec::new();
+    while let Some(row) = reader.next_row()? {
+        rows.push((row.line(), (0..columns).map(|c| row.field(c).unwrap_or("?").to_owned()).collect()));
+    }
+    Ok(rows)
+}
+
+fn in_memory(table: &CsvTable) -> Vec<(usize, Vec<String>)> {
+    let columns = table.header().len();
+    table
+        .rows()
+        .map(|row| (row.line(), (0..columns).map(|c| row.field(c).unwrap_or("?").to_owned()).collect()))
+        .collect()
+}
+
+fn scratch_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("prof-csv-table-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn streaming_reads_the_real_file_like_the_in_memory_table_whatever_the_buffer() {
+    let real =
+        std::fs::read_to_string(crate::test_fixtures::fixture_path(crate::test_fixtures::KERNEL_DETAILS)).unwrap();
+    // The real file, its Windows form, and one with a quoted line break and a doubled quote.
+    let header_end = real.find('\n').unwrap() + 1;
+    let quoted =
+        format!("{}{}", &real[..header_end], real[header_end..].replacen("ZerosLike46", "\"Zeros\nLike\"\"46\"", 1));
+    let windows = format!("\u{feff}{}", real.replace('\n', "\r\n"));
+    for (name, text) in [("real.csv", &real), ("quoted.csv", &quoted), ("windows.csv", &windows)] {
+        let path = scratch_file(name, text.as_bytes());
+        let expected = in_memory(&CsvTable::read(&path).unwrap());
+        assert_eq!(expected.len(), 591, "{name}");
+        for capacity in [1, 2, 7, 64, 1000, 1 << 20] {
+            assert_eq!(streamed(&path, capacity).unwrap(), expected, "{name} with a {capacity}-byte buffer");
+        }
+    }
+    let path = scratch_file("quoted.csv", quoted.as_bytes());
+    let rows = streamed(&path, 7).unwrap();
+    // Row 1 of the real file is `1,4294967295,1259,16,ZerosLike46,...` on line 2; the next row starts a line later.
+    assert_eq!(rows[0].1[4], "Zeros\nLike\"46");
+    assert_eq!((rows[0].0, rows[1].0), (2, 4));
+}
+
+#[test]
+fn streaming_errors_name_the_file_and_line() {
+    let path = scratch_file("latin1.csv", b"Name,Type\nA,B\nCaf\xE9,D\n");
+    let err = streamed(&path, 4).unwrap_err().to_string();
+    assert!(err.contains("latin1.csv:3") && err.contains("not UTF-8"), "{err}");
+    let path = scratch_file("short.csv", b"Name,Type\nA,B\nC\n");
+    let err = streamed(&path, 4).unwrap_err().to_string();
+    assert!(err.contains("short.csv:3") && err.contains("1 fields where the header has 2"), "{err}");
+    let path = scratch_file("open-quote.csv", b"Name,Type\nA,\"B\nC,D\n");
+    let err = streamed(&path, 4).unwrap_err().to_string();
+    assert!(err.contains("open-quote.csv:2") && err.contains("unterminated"), "{err}");
+    let path = scratch_file("empty.csv", b"");
+    assert!(streamed(&path, 4).unwrap_err().to_string().contains("empty file"));
+    let path = scratch_file("header-only.csv", b"\xEF\xBB\xBFName,Type\r\n");
+    assert_eq!(streamed(&path, 2).unwrap(), vec![]);
+    assert_eq!(CsvReader::open_with_buffer(&path, 1).unwrap().header().names(), ["Name", "Type"]);
+    let path = scratch_file("no-final-newline.csv", b"Name,Type\n\nA,\"B\"");
+    assert_eq!(streamed(&path, 3).unwrap(), vec![(3, vec!["A".to_owned(), "B".to_owned()])]);
+}

@@ -17,7 +17,7 @@
 //! columns. A value of `N/A` is absent: an HCCL row's `Stream ID` is `N/A`, so the op gets
 //! [`UNKNOWN_STREAM`]; a file without a device column puts every op on device 0.
 
-use crate::csv_table::{CsvTable, Row};
+use crate::csv_table::{CsvReader, CsvTable, Header, Row};
 use crate::error::AscendError;
 use crate::task_type;
 use prof_core::{DeviceOp, Timeline};
@@ -60,7 +60,7 @@ struct Layout {
 }
 
 impl Layout {
-    fn of(table: &CsvTable) -> Result<Self, AscendError> {
+    fn of(table: &Header) -> Result<Self, AscendError> {
         Ok(Self {
             name: table.require(columns::NAME)?,
             start: table.require(columns::START)?,
@@ -83,7 +83,7 @@ pub fn is_op_table_header(header: &[String]) -> bool {
 
 /// Appends one device op per row of `table` to `timeline`.
 pub fn append_ops(table: &CsvTable, timeline: &mut Timeline) -> Result<(), AscendError> {
-    let layout = Layout::of(table)?;
+    let layout = Layout::of(table.columns())?;
     timeline.ops.reserve(table.len());
     for row in table.rows() {
         let op = row_op(&row, &layout, timeline)?;
@@ -92,13 +92,27 @@ pub fn append_ops(table: &CsvTable, timeline: &mut Timeline) -> Result<(), Ascen
     Ok(())
 }
 
-/// Loads the op table at `path` into a new timeline.
+/// Loads the op table at `path` into a new timeline, streaming it row by row (a
+/// 10-million-row `kernel_details.csv` is 2 GB of text but only its ops stay in memory).
 pub fn load(path: &std::path::Path) -> Result<Timeline, AscendError> {
-    let table = CsvTable::read(path)?;
+    let mut reader = CsvReader::open(path)?;
+    let layout = Layout::of(reader.header())?;
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let mut timeline = Timeline::new(path.display().to_string());
-    append_ops(&table, &mut timeline)?;
+    while let Some(row) = reader.next_row()? {
+        let op = row_op(&row, &layout, &mut timeline)?;
+        timeline.push_op(op);
+        if timeline.ops.len() == RESERVE_AFTER {
+            let expected = size as f64 / reader.consumed().max(1) as f64 * RESERVE_AFTER as f64;
+            timeline.ops.reserve(((expected * 1.01) as usize).saturating_sub(RESERVE_AFTER));
+        }
+    }
     Ok(timeline)
 }
+
+/// Rows read before the op vector is sized from the bytes they took (so a large file's ops
+/// are allocated once, not doubled and copied).
+const RESERVE_AFTER: usize = 4096;
 
 fn row_op(row: &Row<'_>, layout: &Layout, timeline: &mut Timeline) -> Result<DeviceOp, AscendError> {
     let name = row.text(layout.name)?;

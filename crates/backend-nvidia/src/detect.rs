@@ -1,7 +1,9 @@
 //! NVIDIA detection: nvidia-smi (CSV query, XML as fallback), NVML, nsys, ncu and CUPTI.
 //!
-//! The slow parts (nvidia-smi, NVML, each `--version`) run in parallel, each bounded by a
-//! time limit; whatever fails becomes a line in [`Detection::problems`] and the rest goes on.
+//! The slow parts (nvidia-smi, NVML, each `--version`, the CUPTI search) run in parallel, each
+//! bounded by a time limit; whatever fails becomes a line in [`Detection::problems`] and the
+//! rest goes on. With `PROF_DETECT_TIMES=1` in the environment each probe's wall time is
+//! printed on stderr, to tell which one sets the total (`scripts/bench/detect_time.sh`).
 
 use crate::error::NvidiaError;
 use crate::nvml_detect::{self, NvmlFindings};
@@ -12,7 +14,7 @@ use prof_core::tools::{find_library, find_program, library_version, run_tool};
 use prof_core::{Detection, ToolKind, ToolStatus};
 use std::path::{Path, PathBuf};
 use std::thread::ScopedJoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long one nvidia-smi query may take (it can be slow while the driver wakes a GPU).
 pub const SMI_TIMEOUT: Duration = Duration::from_secs(10);
@@ -20,28 +22,55 @@ pub const SMI_TIMEOUT: Duration = Duration::from_secs(10);
 /// Detects everything NVIDIA on this machine; never fails as a whole.
 pub fn detect(vendor: &'static str, vendor_name: &'static str) -> Detection {
     let mut detection = Detection::new(vendor, vendor_name);
+    let started = Instant::now();
     let smi_path = find_program(name::SMI, &[]);
     let nsys_path = find_program(name::NSYS, &tools::nsys_dirs());
     let ncu_path = find_program(name::NCU, &tools::ncu_dirs());
-    let (smi, nvml, nsys_version, ncu_version) = std::thread::scope(|scope| {
-        let smi = scope.spawn(|| smi_path.as_deref().map(read_smi));
-        let nsys = scope.spawn(|| nsys_path.as_deref().map(|p| tools::query_version(name::NSYS, p, VERSION_TIMEOUT)));
-        let ncu = scope.spawn(|| ncu_path.as_deref().map(|p| tools::query_version(name::NCU, p, VERSION_TIMEOUT)));
-        let nvml = nvml_detect::probe();
-        (joined(smi, name::SMI), nvml, joined(nsys, name::NSYS), joined(ncu, name::NCU))
+    report_time("program search", started);
+    let (smi, nvml, nsys_version, ncu_version, cupti) = std::thread::scope(|scope| {
+        let nsys = scope.spawn(|| {
+            timed("nsys --version", || {
+                nsys_path.as_deref().map(|p| tools::query_version(name::NSYS, p, VERSION_TIMEOUT))
+            })
+        });
+        let ncu = scope.spawn(|| {
+            timed("ncu --version", || ncu_path.as_deref().map(|p| tools::query_version(name::NCU, p, VERSION_TIMEOUT)))
+        });
+        let cupti = scope.spawn(|| timed(name::CUPTI, cupti_status));
+        let nvml = timed(name::NVML, nvml_detect::probe);
+        let smi = (!nvml_answers_for_smi(&nvml))
+            .then(|| scope.spawn(|| timed(name::SMI, || smi_path.as_deref().map(read_smi))));
+        let smi = smi.map(|handle| joined(handle, name::SMI));
+        let cupti = cupti.join().unwrap_or_else(|_| {
+            ToolStatus::absent(name::CUPTI, ToolKind::Library, purpose::CUPTI, install::CUPTI)
+                .with_note("the search panicked; this is a prof bug")
+        });
+        (smi, nvml, joined(nsys, name::NSYS), joined(ncu, name::NCU), cupti)
     });
     let mut problems = Vec::new();
 
-    let smi = smi.unwrap_or_else(|problem| Some(SmiFindings { devices: None, problems: vec![problem] }));
     let smi_status = ToolStatus::absent(name::SMI, ToolKind::Program, purpose::SMI, install::DRIVER);
     let smi_devices = match (smi_path, smi) {
-        (Some(path), Some(found)) => {
-            problems.extend(found.problems);
-            let version = found.devices.as_ref().and_then(|d| d.driver_version.clone());
-            detection.tools.push(smi_status.found(path, version));
-            found.devices
+        // Not run: NVML told everything its query would (the driver version is the one it reports).
+        (Some(path), None) => {
+            detection.tools.push(smi_status.found(path, nvml.driver_version.clone()));
+            None
         }
-        _ => {
+        (Some(path), Some(ran)) => {
+            match ran.unwrap_or_else(|problem| Some(SmiFindings { devices: None, problems: vec![problem] })) {
+                Some(found) => {
+                    problems.extend(found.problems);
+                    let version = found.devices.as_ref().and_then(|d| d.driver_version.clone());
+                    detection.tools.push(smi_status.found(path, version));
+                    found.devices
+                }
+                None => {
+                    detection.tools.push(smi_status);
+                    None
+                }
+            }
+        }
+        (None, _) => {
             detection.tools.push(smi_status);
             None
         }
@@ -68,9 +97,43 @@ pub fn detect(vendor: &'static str, vendor_name: &'static str) -> Detection {
     };
     detection.tools.push(nsys);
     detection.tools.push(program_status(name::NCU, purpose::NCU, install::NCU, ncu_path, ncu_version, &mut problems));
-    detection.tools.push(cupti_status());
+    detection.tools.push(cupti);
     detection.problems = problems;
+    report_time("NVIDIA detection", started);
     detection
+}
+
+/// Environment variable that turns on the per-probe timing lines on stderr.
+pub const TIMES_ENV: &str = "PROF_DETECT_TIMES";
+
+/// Runs `probe`, reporting its wall time under `label` when [`TIMES_ENV`] is set.
+fn timed<T>(label: &str, probe: impl FnOnce() -> T) -> T {
+    let started = Instant::now();
+    let out = probe();
+    report_time(label, started);
+    out
+}
+
+fn report_time(label: &str, started: Instant) {
+    if std::env::var_os(TIMES_ENV).is_some_and(|v| !v.is_empty() && v != "0") {
+        eprintln!("prof detect: {label}: {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    }
+}
+
+/// True when NVML answered everything nvidia-smi's detection query asks (driver version; each
+/// device's name, UUID, bus id, memory and compute capability; no problem), so that query, the
+/// slowest probe (it initialises NVML itself), is not run. nvidia-smi is built on NVML: its
+/// `--query-gpu` fields are these NVML values (the H200's 143,771 MiB is what both report, in
+/// tests/fixtures/nvidia/h200-detect/query-detect.csv and h200-run/util-snapshot.txt).
+fn nvml_answers_for_smi(nvml: &NvmlFindings) -> bool {
+    let complete = |d: &prof_core::DeviceInfo| {
+        d.uuid.is_some() && d.bus_id.is_some() && d.memory_total_mib.is_some() && d.architecture.is_some()
+    };
+    nvml.loaded
+        && nvml.problems.is_empty()
+        && nvml.driver_version.is_some()
+        && !nvml.devices.is_empty()
+        && nvml.devices.iter().all(complete)
 }
 
 /// What nvidia-smi told us: devices when one of its outputs could be read, and problems.
@@ -175,5 +238,49 @@ fn cupti_status() -> ToolStatus {
     match find_library("libcupti.so", &tools::cupti_dirs(cuda_home.as_deref())) {
         Some((path, resolved)) => status.found(path, library_version(&resolved)),
         None => status,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prof_core::DeviceInfo;
+
+    /// NVML findings with the H200's device as tests/fixtures/nvidia/h200-detect/query-detect.csv
+    /// lists it (index, name, uuid, bus id, driver, memory, compute capability).
+    fn h200() -> NvmlFindings {
+        NvmlFindings {
+            library: "libnvidia-ml.so.1".into(),
+            loaded: true,
+            nvml_version: Some("13.580.159.04".into()),
+            driver_version: Some("580.159.04".into()),
+            devices: vec![DeviceInfo {
+                index: 0,
+                name: "NVIDIA H200".into(),
+                uuid: Some("GPU-b760cc64-42ae-7d9d-86af-076d5fbe517c".into()),
+                bus_id: Some("00000000:00:06.0".into()),
+                memory_total_mib: Some(143_771),
+                architecture: Some("9.0".into()),
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn nvidia_smi_is_skipped_only_when_nvml_told_everything() {
+        assert!(nvml_answers_for_smi(&h200()));
+        let mut missing = h200();
+        missing.devices[0].bus_id = None;
+        assert!(!nvml_answers_for_smi(&missing));
+        let mut troubled = h200();
+        troubled.problems.push("NVML: device 1 could not be opened".into());
+        assert!(!nvml_answers_for_smi(&troubled));
+        let mut no_driver = h200();
+        no_driver.driver_version = None;
+        assert!(!nvml_answers_for_smi(&no_driver));
+        let mut no_devices = h200();
+        no_devices.devices.clear();
+        assert!(!nvml_answers_for_smi(&no_devices));
+        assert!(!nvml_answers_for_smi(&NvmlFindings::default()));
     }
 }

@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Finds `name` on `PATH`, then in each of `extra_dirs` (install locations that are
 /// often off PATH, such as `/usr/local/cuda/bin`). Returns the first executable file.
@@ -157,17 +157,19 @@ where
         let _ = stderr.read_to_end(&mut buf);
         buf
     });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                crate::supervisor::kill_group(pgid, libc::SIGKILL);
-                let _ = child.wait();
-                return Err(Error::TimedOut { program: display, limit: timeout, log: PathBuf::from("(captured)") });
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            Err(source) => return Err(Error::Spawn { program: display, source }),
+    // A blocking wait on its own thread answers the moment the tool exits (a polling loop
+    // would add up to its sleep to every query, and `prof detect` makes several).
+    let (exited, exit) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let _ = exited.send(child.wait());
+    });
+    let status = match exit.recv_timeout(timeout) {
+        Ok(Ok(status)) => status,
+        Ok(Err(source)) => return Err(Error::Spawn { program: display, source }),
+        Err(_) => {
+            crate::supervisor::kill_group(pgid, libc::SIGKILL);
+            let _ = waiter.join();
+            return Err(Error::TimedOut { program: display, limit: timeout, log: PathBuf::from("(captured)") });
         }
     };
     // Reap anything the tool left in its group so our readers see EOF.
@@ -197,6 +199,7 @@ mod tests {
 
     #[test]
     fn run_tool_captures_and_times_out() {
+        use std::time::Instant;
         let out = run_tool(Path::new("/bin/echo"), ["hello"], Duration::from_secs(5)).unwrap();
         assert!(out.success());
         assert_eq!(out.stdout, "hello\n");

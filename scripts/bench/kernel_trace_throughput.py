@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Throughput and peak memory of `prof analyze` on 10-million-kernel traces, against a peer.
+
+  rocprofv3: a kernel_trace.csv built by repeating the rows of the real
+             tests/fixtures/amd/rocprofv3/sdk1.0_kernel_trace.csv (ROCprofiler-SDK 1.0), each copy's
+             Start/End_Timestamp shifted by the copy's index x (the fixture's span + 1 us) and its
+             Dispatch_Id / Correlation_Id by the index x 1,000,000, so rows stay in time order.
+             Peer: pandas read_csv + groupby('Kernel_Name') of End - Start (count, sum).
+  nsys:      a copy of the real nsys 2024.6.2 SQLite export
+             tests/fixtures/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite
+             with its one CUPTI_ACTIVITY_KIND_KERNEL row inserted again and again (python sqlite3),
+             start/end shifted by the index x 3 ms (the kernel takes 2.52 ms) and correlationId by
+             the index. Peer: python sqlite3 `SELECT demangledName, count(*), sum(end - start)
+             ... GROUP BY demangledName` joined to StringIds.
+Each run prints wall time, MB/s, M rows/s and peak RSS (/usr/bin/time) of prof and of the
+peer, and checks that both give the same kernel count and total time (exits non-zero if not).
+Usage: kernel_trace_throughput.py PROF_BINARY rocprofv3|nsys [KERNELS] [--keep] [--prof-only]
+The big file lives under /tmp/prof-bench and is deleted at the end unless --keep.
+"""
+import csv
+import json
+import os
+import shutil
+import sqlite3
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure  # noqa: E402
+from measure import repeat_file, run_measured  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROCPROF = os.path.join(ROOT, "tests/fixtures/amd/rocprofv3/sdk1.0_kernel_trace.csv")
+NSYS = os.path.join(ROOT, "tests/fixtures/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite")
+NSYS_SHIFT_NS = 3_000_000
+
+PANDAS = """
+import json, resource, sys, time
+t0 = time.monotonic()
+import pandas as pd
+df = pd.read_csv(sys.argv[1])
+dur = df['End_Timestamp'] - df['Start_Timestamp']
+by_name = dur.groupby(df['Kernel_Name']).agg(['count', 'sum'])
+out = {"wall_s": time.monotonic() - t0, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+       "kernels": int(by_name['count'].sum()), "total_ns": int(by_name['sum'].sum()), "names": len(by_name)}
+print(json.dumps(out))
+"""
+
+SQLITE = """
+import json, sqlite3, sys
+c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
+rows = c.execute("SELECT s.value, count(*), sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                 "JOIN StringIds s ON s.id = k.demangledName GROUP BY k.demangledName").fetchall()
+print(json.dumps({"kernels": sum(r[1] for r in rows), "total_ns": sum(r[2] for r in rows), "names": len(rows)}))
+"""
+
+
+def build_rocprof(kernels, path):
+    with open(ROCPROF, newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    col = {name: i for i, name in enumerate(header)}
+    start, end = col["Start_Timestamp"], col["End_Timestamp"]
+    span = max(int(r[end]) for r in body) - min(int(r[start]) for r in body) + 1000
+    body.sort(key=lambda r: int(r[start]))
+    copies = -(-kernels // len(body))
+    if os.path.exists(path):
+        return copies * len(body)
+    shifted = {start: span, end: span, col["Dispatch_Id"]: 1_000_000, col["Correlation_Id"]: 1_000_000}
+    # rocprofv3 quotes text fields and leaves numbers bare, as the fixture shows.
+    templates = []
+    for r in body:
+        parts = ["{%d}" % i if i in shifted else (v if v.isdigit() else '"' + v + '"') for i, v in enumerate(r)]
+        templates.append((",".join(parts) + "\n", {i: int(r[i]) for i in shifted}))
+
+    def block(i):
+        out = []
+        for template, base in templates:
+            values = {str(k): v + i * shifted[k] for k, v in base.items()}
+            out.append(template.format(*[values.get(str(j), "") for j in range(len(header))]))
+        return out
+
+    repeat_file(path, [",".join('"' + h + '"' for h in header) + "\n"], copies, block)
+    return copies * len(body)
+
+
+def build_nsys(kernels, path):
+    if os.path.exists(path):
+        return kernels
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    shutil.copyfile(NSYS, path + ".tmp")
+    c = sqlite3.connect(path + ".tmp")
+    names = [r[1] for r in c.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")]
+    (row,) = c.execute("SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    i_start, i_end, i_corr = names.index("start"), names.index("end"), names.index("correlationId")
+    c.execute("PRAGMA journal_mode=OFF")
+    c.execute("PRAGMA synchronous=OFF")
+
+    def rows():
+        for i in range(1, kernels):
+            r = list(row)
+            r[i_start] += i * NSYS_SHIFT_NS
+            r[i_end] += i * NSYS_SHIFT_NS
+            r[i_corr] += i
+            yield r
+
+    marks = ",".join("?" * len(names))
+    c.executemany(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ({marks})", rows())
+    c.commit()
+    c.close()
+    os.rename(path + ".tmp", path)
+    return kernels
+
+
+def main():
+    prof, kind = sys.argv[1], sys.argv[2]
+    kernels = int(sys.argv[3]) if len(sys.argv) > 3 and not sys.argv[3].startswith("--") else 10_000_000
+    if kind == "rocprofv3":
+        path = f"/tmp/prof-bench/rocprofv3-{kernels}/kernel_trace.csv"
+        rows = build_rocprof(kernels, path)
+        peer_name, peer = f"pandas {__import__('pandas').__version__} read_csv+groupby(Kernel_Name)", PANDAS
+    elif kind == "nsys":
+        path = f"/tmp/prof-bench/nsys-{kernels}/report.sqlite"
+        rows = build_nsys(kernels, path)
+        peer_name, peer = f"python sqlite3 {sqlite3.sqlite_version} GROUP BY demangledName", SQLITE
+    else:
+        sys.exit("kind must be rocprofv3 or nsys")
+    size = os.path.getsize(path) / 1e6
+    print(f"file: {path} ({size:.0f} MB, {rows} kernels)")
+    try:
+        wall, rss, out = run_measured([prof, "analyze", "--json", path])
+        cpu = measure.last_cpu_s
+        doc = json.loads(out)
+        kernels_prof = sum(k["calls"] for k in doc["summary"]["kernels"] if k["kind"] in ("kernel", "communication"))
+        total_prof = sum(k["total_ns"] for k in doc["summary"]["kernels"] if k["kind"] in ("kernel", "communication"))
+        print(f"prof analyze --json: {wall:.2f} s, {size / wall:.0f} MB/s, {rows / wall / 1e6:.2f} M rows/s, "
+              f"CPU {cpu:.2f} s, peak RSS {rss:.0f} MB; {kernels_prof} kernels, {total_prof / 1e9:.3f} s kernel time")
+        if "--prof-only" in sys.argv:
+            return
+        wall_peer, rss_peer, out = run_measured([sys.executable, "-c", peer, path])
+        cpu_pd = measure.last_cpu_s
+        peer_doc = json.loads(out.strip().splitlines()[-1])
+        print(f"{peer_name}: {wall_peer:.2f} s, {size / wall_peer:.1f} MB/s, {rows / wall_peer / 1e6:.3f} M rows/s, "
+              f"CPU {cpu_pd:.2f} s, peak RSS {rss_peer:.0f} MB; {peer_doc['kernels']} kernels, {peer_doc['total_ns'] / 1e9:.3f} s")
+    finally:
+        if "--keep" not in sys.argv:
+            shutil.rmtree(os.path.dirname(path))
+    if (kernels_prof, total_prof) != (peer_doc["kernels"], peer_doc["total_ns"]):
+        sys.exit(f"MISMATCH: prof {kernels_prof} kernels / {total_prof} ns, peer {peer_doc['kernels']} / {peer_doc['total_ns']}")
+    print(f"agree: kernel count and total kernel time. prof is {wall_peer / wall:.1f}x the peer's speed "
+          f"({cpu_pd / cpu:.1f}x in CPU time) and uses "
+          f"{rss / rss_peer:.2f}x its peak memory")
+
+
+main()
