@@ -142,3 +142,42 @@ fn missing_msprof_prints_the_cann_install_line() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("msprof is not installed: install the CANN toolkit: ./Ascend-cann-toolkit_"), "{err}");
 }
+
+#[test]
+fn util_reads_cpu_and_memory_bandwidth_rates_from_t_usages_where_it_answers() {
+    let env = [("FAKE_NPU_SMI_INFO", "910a"), ("FAKE_NPU_SMI_USAGES", "telegraf")];
+    let doc = json(&prof(&format!("{FAKES}:/usr/bin:/bin"), &env, &["util", "--vendor", "ascend", "--json"]));
+    let source = doc["source"].as_str().unwrap();
+    assert!(source.starts_with("npu-smi info, -t common and -t usages ("), "{source}");
+    let devices = doc["devices"].as_array().unwrap();
+    assert_eq!(devices.len(), 8);
+    // telegraf's -t usages -i 0 sample (`grep -n 'Rate\|Utilization' FILE`): HBM Usage Rate 5,
+    // Aicpu 0, Ctrlcpu 6, HBM Bandwidth 0 (the memory-busy share), Aivector / Aicube / NPU
+    // Utilization / DDR Usage / DDR Bandwidth 0. The 910A table's NPU 0: AICore 0 %.
+    let npu0 = &devices[0];
+    assert_eq!(npu0["mem_util_mean_pct"], 0.0);
+    assert_eq!(npu0["gpu_util_peak_pct"], 0.0);
+    let activity: Vec<(&str, f64)> = npu0["activity"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["name"].as_str().unwrap(), a["mean"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(&activity[..3], [("hbm_usage_pct", 5.0), ("aicpu_usage_pct", 0.0), ("ctrlcpu_usage_pct", 6.0)]);
+    assert_eq!(activity.len(), 8, "{activity:?}");
+    // Only NPU 0 answers -t usages: the others have no memory-busy share, unknown rather than 0.
+    assert!(devices[2]["mem_util_mean_pct"].is_null());
+    assert!(devices[2]["activity"].as_array().is_none_or(|a| a.is_empty()), "{}", devices[2]["activity"]);
+}
+
+#[test]
+fn util_without_t_usages_answers_keeps_the_usages_fields_absent() {
+    let doc = json(&prof(
+        &format!("{FAKES}:/usr/bin:/bin"),
+        &[],
+        &["util", "--vendor", "ascend", "--json", "--", "sleep", "0.3"],
+    ));
+    assert!(doc["source"].as_str().unwrap().starts_with("npu-smi info ("), "{}", doc["source"]);
+    let devices = doc["devices"].as_array().unwrap();
+    assert!(devices.iter().all(|d| d["mem_util_mean_pct"].is_null()), "{devices:?}");
+}

@@ -106,7 +106,7 @@ impl Vendor for AscendVendor {
         importers::all()
     }
 
-    /// `npu-smi info` (and `-t common` where it works) per sample ([`npu_smi_probe::NpuSmiProbe`]).
+    /// `npu-smi info` (and `-t common` / `-t usages` where they work) per sample ([`npu_smi_probe::NpuSmiProbe`]).
     fn utilization_probe(&self) -> Option<prof_core::Result<Box<dyn prof_core::UtilizationProbe>>> {
         Some(npu_smi_probe::NpuSmiProbe::open(&self.paths).map(|p| Box::new(p) as Box<dyn prof_core::UtilizationProbe>))
     }

@@ -8,6 +8,9 @@
 //! differ in spacing (`30711/ 32768` next to `3405 / 65536`). npu-smi's `MB` are MiB
 //! (the 910B2's 64 GiB of HBM prints as `65536`).
 
+/// `npu-smi info -t usages -i N`: per-chip AI Core, AI CPU, control CPU and memory rates.
+pub mod usages;
+
 use crate::error::{quote, AscendError};
 use crate::table::{cell_values, classify, CellValue, TableLine};
 

@@ -1,15 +1,16 @@
 //! The utilization probe over `npu-smi`: one `npu-smi info` per sample for every NPU (AI Core
-//! %, HBM used/total, power, temperature, processes), plus `npu-smi info -t common -i N` for
-//! each NPU where that query works (the AI Core clock, current and rated, and the HBM usage
-//! rate). Both parsers are tested on real recordings ([`crate::npu_smi`],
-//! [`crate::common_info`]). A value npu-smi does not print stays absent, never 0; npu-smi
-//! prints no throttle information, so `throttle_reasons` is absent too.
+//! %, HBM used/total, power, temperature, processes), plus `npu-smi info -t common -i N` (the AI
+//! Core clock, current and rated, and the HBM usage rate) and `npu-smi info -t usages -i N` (AI
+//! Core, AI CPU, control CPU, HBM/DDR occupancy and bandwidth rates) for each NPU where that
+//! query works. All parsers are tested on public samples ([`crate::npu_smi`],
+//! [`crate::common_info`], [`crate::npu_smi::usages`]). A value npu-smi does not print stays
+//! absent, never 0; npu-smi prints no throttle information, so `throttle_reasons` is absent too.
 //!
-//! `npu-smi info -t usages` (AI CPU, control CPU and bandwidth rates) is not read yet: real
-//! samples exist in public text (a MindCluster FaultDiag guide, telegraf's npu_smi plugin
-//! tests) but none is recorded in this project's fixtures, so its parser is left for later.
+//! From `-t usages`: `HBM Bandwidth Usage Rate(%)` is the memory-busy share (`mem_util_pct`);
+//! AI CPU, control CPU and the other rates go to `activity` under `*_usage_pct` names.
 
 use crate::common_info::{common_args, parse_common, CommonInfo};
+use crate::npu_smi::usages::{parse_usages, usages_args, UsagesChip, UsagesInfo, USAGES_TOOL};
 use crate::npu_smi::{parse_info, NpuChip, NpuSmiInfo, INFO_TOOL};
 use crate::tools::{SearchPaths, DRIVER_INSTALL, NPU_SMI};
 use prof_core::tools::{find_program, run_tool};
@@ -28,11 +29,13 @@ pub struct NpuSmiProbe {
     devices: Vec<DeviceInfo>,
     /// NPU ids whose `-t common` query ran and parsed when the probe opened.
     common: Vec<u32>,
+    /// NPU ids whose `-t usages` query ran and parsed when the probe opened.
+    usages: Vec<u32>,
 }
 
 impl NpuSmiProbe {
     /// Finds `npu-smi` (on `PATH`, then the driver's directories), reads `npu-smi info` once
-    /// for the device list and tries `-t common -i N` per NPU. Fails with the driver's install
+    /// for the device list and tries `-t common -i N` and `-t usages -i N` per NPU. Fails with the driver's install
     /// line when npu-smi is missing, or with the parse error naming the line.
     pub fn open(paths: &SearchPaths) -> Result<Self> {
         let program = find_program(NPU_SMI, &paths.npu_smi_dirs)
@@ -44,13 +47,19 @@ impl NpuSmiProbe {
         let devices = info.chips.iter().map(device_info).collect();
         let mut npus: Vec<u32> = info.chips.iter().map(|c| c.npu).collect();
         npus.dedup();
-        let common = npus.into_iter().filter(|&npu| read_common(&program, npu).is_ok()).collect();
-        Ok(Self { program, devices, common })
+        let common = npus.iter().copied().filter(|&npu| read_common(&program, npu).is_ok()).collect();
+        let usages = npus.into_iter().filter(|&npu| read_usages(&program, npu).is_ok()).collect();
+        Ok(Self { program, devices, common, usages })
     }
 
     /// The NPUs whose `-t common` report is read on every sample.
     pub fn common_npus(&self) -> &[u32] {
         &self.common
+    }
+
+    /// The NPUs whose `-t usages` report is read on every sample.
+    pub fn usages_npus(&self) -> &[u32] {
+        &self.usages
     }
 }
 
@@ -92,8 +101,21 @@ fn read_common(program: &Path, npu: u32) -> Result<CommonInfo> {
     Ok(info)
 }
 
-/// One sample per NPU chip of `info`, with the `-t common` reports of `common` merged in.
-pub fn samples(info: &NpuSmiInfo, common: &[CommonInfo]) -> Vec<DeviceSample> {
+fn read_usages(program: &Path, npu: u32) -> Result<UsagesInfo> {
+    let info = parse_usages(&run(program, &usages_args(npu), USAGES_TOOL)?)?;
+    if info.npu != npu {
+        return Err(Error::tool_output(
+            USAGES_TOOL,
+            1,
+            format!("asked for NPU {npu}, the report is for NPU {}", info.npu),
+        ));
+    }
+    Ok(info)
+}
+
+/// One sample per NPU chip of `info`, with the `-t common` reports of `common` and the
+/// `-t usages` reports of `usages` merged in.
+pub fn samples(info: &NpuSmiInfo, common: &[CommonInfo], usages: &[UsagesInfo]) -> Vec<DeviceSample> {
     info.chips
         .iter()
         .map(|chip| {
@@ -133,9 +155,38 @@ pub fn samples(info: &NpuSmiInfo, common: &[CommonInfo]) -> Vec<DeviceSample> {
                     sample.activity.push(("hbm_usage_pct".to_owned(), rate));
                 }
             }
+            let rates =
+                usages.iter().filter(|u| u.npu == chip.npu).flat_map(|u| &u.chips).find(|c| c.chip == chip.chip);
+            if let Some(rates) = rates {
+                merge_usages(&mut sample, rates);
+            }
             sample
         })
         .collect()
+}
+
+/// Fills the sample from one chip's `-t usages` rates, keeping what `npu-smi info` and
+/// `-t common` already gave (the table's AI Core %, the `-t common` HBM rate).
+fn merge_usages(sample: &mut DeviceSample, rates: &UsagesChip) {
+    sample.gpu_util_pct = sample.gpu_util_pct.or(rates.aicore_usage_pct);
+    sample.mem_util_pct = sample.mem_util_pct.or(rates.hbm_bandwidth_usage_pct);
+    let extra = [
+        ("hbm_usage_pct", rates.hbm_usage_pct),
+        ("aicpu_usage_pct", rates.aicpu_usage_pct),
+        ("ctrlcpu_usage_pct", rates.ctrlcpu_usage_pct),
+        ("aivector_usage_pct", rates.aivector_usage_pct),
+        ("aicube_usage_pct", rates.aicube_usage_pct),
+        ("npu_utilization_pct", rates.npu_utilization_pct),
+        ("ddr_usage_pct", rates.ddr_usage_pct),
+        ("ddr_bandwidth_usage_pct", rates.ddr_bandwidth_usage_pct),
+    ];
+    for (name, value) in extra {
+        if let Some(value) = value {
+            if !sample.activity.iter().any(|(known, _)| known == name) {
+                sample.activity.push((name.to_owned(), value));
+            }
+        }
+    }
 }
 
 fn mhz(value: f64) -> Option<u32> {
@@ -144,8 +195,13 @@ fn mhz(value: f64) -> Option<u32> {
 
 impl UtilizationProbe for NpuSmiProbe {
     fn source(&self) -> String {
-        let common = if self.common.is_empty() { "" } else { " and -t common" };
-        format!("npu-smi info{common} ({})", self.program.display())
+        let extra = match (self.common.is_empty(), self.usages.is_empty()) {
+            (true, true) => "",
+            (false, true) => " and -t common",
+            (true, false) => " and -t usages",
+            (false, false) => ", -t common and -t usages",
+        };
+        format!("npu-smi info{extra} ({})", self.program.display())
     }
 
     fn devices(&self) -> Result<Vec<DeviceInfo>> {
@@ -155,7 +211,8 @@ impl UtilizationProbe for NpuSmiProbe {
     fn sample(&mut self) -> Result<Vec<DeviceSample>> {
         let info = read_info(&self.program)?;
         let common = self.common.iter().map(|&npu| read_common(&self.program, npu)).collect::<Result<Vec<_>>>()?;
-        Ok(samples(&info, &common))
+        let usages = self.usages.iter().map(|&npu| read_usages(&self.program, npu)).collect::<Result<Vec<_>>>()?;
+        Ok(samples(&info, &common, &usages))
     }
 }
 

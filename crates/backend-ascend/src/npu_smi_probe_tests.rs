@@ -2,12 +2,18 @@
 //! `python3 -c "print(30711*2**20, 32768*2**20, 30784*2**20)"`.
 
 use super::*;
-use crate::test_fixtures::{fixture, COMMON_910B, INFO_23_0_RC1, INFO_25_5_6};
+use crate::npu_smi::usages::parse_usages;
+use crate::test_fixtures::{fixture, COMMON_910B, INFO_23_0_RC1, INFO_24_1_0, INFO_25_5_6};
+
+/// The MindCluster guide's `-t usages -i 0` example (see tests/fixtures/ascend/SOURCES.md).
+const USAGES_MIND_CLUSTER: &str = "npu-smi/mind-cluster_npu-smi-23.0.5_t-usages-i0.txt";
+/// telegraf's npu_smi `-t usages -i 0` test data (npu-smi 25.5.1, 910B).
+const USAGES_TELEGRAF: &str = "npu-smi/yunionio-telegraf_npu-smi-25.5.1_910B_t-usages-i0.txt";
 
 #[test]
 fn info_alone_gives_hbm_power_temperature_and_processes() {
     let info = parse_info(&fixture(INFO_23_0_RC1)).unwrap();
-    let [sample] = samples(&info, &[]).try_into().unwrap();
+    let [sample] = samples(&info, &[], &[]).try_into().unwrap();
     assert_eq!(sample.device, 0);
     assert_eq!((sample.power_w, sample.temperature_c, sample.gpu_util_pct), (Some(78.4), Some(33.0), Some(0.0)));
     // HBM-Usage(MB) `30711/ 32768` (the board's Memory-Usage `1198 / 15137` is not device memory).
@@ -26,7 +32,7 @@ fn info_alone_gives_hbm_power_temperature_and_processes() {
 #[test]
 fn four_910b2_idle_with_no_processes() {
     let info = parse_info(&fixture(INFO_25_5_6)).unwrap();
-    let samples = samples(&info, &[]);
+    let samples = samples(&info, &[], &[]);
     let devices: Vec<u32> = samples.iter().map(|s| s.device).collect();
     assert_eq!(devices, [4, 5, 6, 7]);
     let powers: Vec<Option<f64>> = samples.iter().map(|s| s.power_w).collect();
@@ -42,8 +48,67 @@ fn common_adds_the_ai_core_clock_and_hbm_rate() {
     let info = parse_info(&fixture(INFO_23_0_RC1)).unwrap();
     let mut common = parse_common(&fixture(COMMON_910B)).unwrap();
     common.npu = 0;
-    let [sample] = samples(&info, &[common]).try_into().unwrap();
+    let [sample] = samples(&info, &[common], &[]).try_into().unwrap();
     assert_eq!((sample.sm_clock_mhz, sample.sm_clock_max_mhz), (Some(1800), Some(1800)));
     assert_eq!(sample.activity, [("hbm_usage_pct".to_owned(), 91.0)]);
     assert_eq!(sample.power_w, Some(78.4), "the table's power is kept");
+}
+
+#[test]
+fn usages_add_memory_bandwidth_and_cpu_rates() {
+    // The -t usages sample is NPU 0 of a 910B host (telegraf's test data); the 910A table's
+    // NPU 0 is another host: only the merge is under test. Sample values, read with
+    // `grep -n 'Rate\|Utilization' FILE`: HBM Usage 5, Aicore 0, Aivector 0, Aicpu 0, Ctrlcpu 6,
+    // DDR Usage 0, DDR Bandwidth 0, HBM Bandwidth 0, NPU Utilization 0, Aicube 0.
+    let info = parse_info(&fixture(INFO_24_1_0)).unwrap();
+    let usages = parse_usages(&fixture(USAGES_TELEGRAF)).unwrap();
+    let samples = samples(&info, &[], &[usages]);
+    let npu0 = &samples[0];
+    assert_eq!(npu0.device, 0);
+    assert_eq!(npu0.mem_util_pct, Some(0.0), "HBM Bandwidth Usage Rate(%) : 0");
+    let activity: Vec<(&str, f64)> = npu0.activity.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    assert_eq!(
+        activity,
+        [
+            ("hbm_usage_pct", 5.0),
+            ("aicpu_usage_pct", 0.0),
+            ("ctrlcpu_usage_pct", 6.0),
+            ("aivector_usage_pct", 0.0),
+            ("aicube_usage_pct", 0.0),
+            ("npu_utilization_pct", 0.0),
+            ("ddr_usage_pct", 0.0),
+            ("ddr_bandwidth_usage_pct", 0.0),
+        ]
+    );
+    assert!(samples[1..].iter().all(|s| s.activity.is_empty() && s.mem_util_pct.is_none()), "only NPU 0 answered");
+}
+
+#[test]
+fn usages_keep_the_table_and_common_values_and_leave_unprinted_rates_out() {
+    // MindCluster example: DDR Usage 6, everything else 0, no Aivector/Aicube/NPU Utilization lines.
+    let info = parse_info(&fixture(INFO_23_0_RC1)).unwrap();
+    let mut common = parse_common(&fixture(COMMON_910B)).unwrap();
+    common.npu = 0;
+    let usages = parse_usages(&fixture(USAGES_MIND_CLUSTER)).unwrap();
+    let [sample] = samples(&info, &[common], &[usages]).try_into().unwrap();
+    assert_eq!(sample.gpu_util_pct, Some(0.0), "the table's AICore(%)");
+    let names: Vec<&str> = sample.activity.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["hbm_usage_pct", "aicpu_usage_pct", "ctrlcpu_usage_pct", "ddr_usage_pct", "ddr_bandwidth_usage_pct"]
+    );
+    assert_eq!(sample.activity[0].1, 91.0, "-t common's HBM rate is not replaced");
+    assert_eq!(sample.activity[3].1, 6.0);
+    assert_eq!(sample.mem_util_pct, Some(0.0));
+}
+
+#[test]
+fn a_usages_rate_that_is_not_a_number_stays_absent() {
+    let text =
+        fixture(USAGES_TELEGRAF).replace("HBM Bandwidth Usage Rate(%)    : 0", "HBM Bandwidth Usage Rate(%)    : NA");
+    let usages = parse_usages(&text).unwrap();
+    assert_eq!(usages.notes.len(), 1);
+    let info = parse_info(&fixture(INFO_24_1_0)).unwrap();
+    let samples = samples(&info, &[], &[usages]);
+    assert_eq!(samples[0].mem_util_pct, None, "NA is unknown, not 0");
 }
