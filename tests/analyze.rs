@@ -2,23 +2,14 @@
 //! README's main job), a prof CUPTI trace recorded on the H200, the ncu pages of a
 //! `prof deep-dive` run there, an nsys stats CSV, and bad input.
 
-use std::process::{Command, Output};
+#[path = "support/mod.rs"]
+mod support;
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
-
-fn prof(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prof")).args(args).output().unwrap()
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = prof(args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use support::{fixture_arg, fixtures, prof, prof_json, scratch_dir};
 
 #[test]
 fn embedded_default_is_the_h200_torch_trace() {
-    let doc = json(&["analyze", "--json"]);
+    let doc = prof_json(&["analyze", "--json"]);
     assert_eq!(doc["schema"], "prof.breakdown.v1");
     assert_eq!(doc["source"], "embedded:h200-probe/torch-trace.json");
     // torch-trace.json: the 5 launches of the 4096² GEMM are the top kernel (python json sum: 870.7 µs).
@@ -36,8 +27,8 @@ fn embedded_default_is_the_h200_torch_trace() {
 
 #[test]
 fn cupti_trace_recorded_on_the_h200() {
-    let path = format!("{FIXTURES}/nvidia/h200-cupti/prof-cupti-682-launch.pcupti");
-    let doc = json(&["analyze", "--json", &path]);
+    let path = fixture_arg("nvidia/h200-cupti/prof-cupti-682-launch.pcupti");
+    let doc = prof_json(&["analyze", "--json", &path]);
     // 93 kernels + 5 memsets in this 2 ms window (counted with a separate Python reader, SOURCES.md).
     let ops: u64 = doc["summary"]["kernels"].as_array().unwrap().iter().map(|k| k["calls"].as_u64().unwrap()).sum();
     assert_eq!(ops, 98);
@@ -45,8 +36,8 @@ fn cupti_trace_recorded_on_the_h200() {
 
 #[test]
 fn ncu_pages_of_a_deep_dive_on_the_h200() {
-    let details = format!("{FIXTURES}/nvidia/h200-verify/deep-dive-ncu-details.csv");
-    let doc = json(&["analyze", "--json", &details]);
+    let details = fixture_arg("nvidia/h200-verify/deep-dive-ncu-details.csv");
+    let doc = prof_json(&["analyze", "--json", &details]);
     assert_eq!(doc["schema"], "prof.deep-dive.v1");
     let kernel = &doc["kernels"][0];
     // From the CSV: "Duration","us","173.34"; "Compute (SM) Throughput","%","90.32";
@@ -62,8 +53,8 @@ fn ncu_pages_of_a_deep_dive_on_the_h200() {
 
 #[test]
 fn nsys_stats_csv_is_ranked_without_a_timeline() {
-    let path = format!("{FIXTURES}/nvidia/nsys/gpuperf_sm103_cuda_gpu_kern_sum.csv");
-    let doc = json(&["analyze", "--json", &path]);
+    let path = fixture_arg("nvidia/nsys/gpuperf_sm103_cuda_gpu_kern_sum.csv");
+    let doc = prof_json(&["analyze", "--json", &path]);
     assert_eq!(doc["summary"]["kernels"].as_array().unwrap().len(), 27);
 }
 
@@ -72,17 +63,16 @@ fn bad_input_names_the_file() {
     let missing = prof(&["analyze", "/nonexistent/trace.json"]);
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/trace.json: no such file"));
-    let dir = std::env::temp_dir().join(format!("prof-analyze-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("analyze-bad");
     let text = dir.join("notes.txt");
     std::fs::write(&text, "hello\n").unwrap();
     let out = prof(&["analyze", text.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("not a format prof reads") && err.contains("torch-trace"), "{err}");
-    let source = std::fs::read(format!("{FIXTURES}/nvidia/h200-probe/torch-trace.json")).unwrap();
+    let source = std::fs::read(fixtures().join("nvidia/h200-probe/torch-trace.json")).unwrap();
     let cut = dir.join("cut.json");
     std::fs::write(&cut, &source[..source.len() / 2]).unwrap();
-    let doc = json(&["analyze", "--json", cut.to_str().unwrap()]);
+    let doc = prof_json(&["analyze", "--json", cut.to_str().unwrap()]);
     assert!(doc["source"].as_str().unwrap().ends_with("cut.json"), "{}", doc["source"]);
     assert!(doc["partial"].as_str().unwrap().contains("complete events before it"), "{}", doc["partial"]);
     let text = String::from_utf8(prof(&["analyze", cut.to_str().unwrap()]).stdout).unwrap();

@@ -4,20 +4,16 @@
 //! json modules from the fixture (durations as decimal µs → ns, ROUND_HALF_UP), not copied
 //! from prof's output. None of this ran on Ascend hardware: it is proven on recordings only.
 
-use std::process::{Command, Output};
+#[path = "support/mod.rs"]
+mod support;
 
-const ASCEND: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/ascend");
+use support::{fixture_arg, fixtures, prof, prof_json, Scratch};
+
 const CANN8_PROF: &str = "vllm-ascend_msprof_cann8/PROF_GROUP_20260823_165254/PROF_PipeUtilization/PROF_000001_20260823165326062_00625538CIGQAHCJ";
 
-fn prof(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prof")).args(args).output().unwrap()
-}
-
+/// `prof analyze --json` on `tests/fixtures/ascend/<path>`, expected to succeed.
 fn analyze(path: &str) -> serde_json::Value {
-    let full = format!("{ASCEND}/{path}");
-    let out = prof(&["analyze", "--json", &full]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+    prof_json(&["analyze", "--json", &fixture_arg(&format!("ascend/{path}"))])
 }
 
 fn calls(doc: &serde_json::Value) -> u64 {
@@ -88,22 +84,23 @@ fn old_msprof_directory_reports_missing_op_table() {
 
 #[test]
 fn bad_ascend_input_is_a_clear_error() {
-    let group = format!("{ASCEND}/vllm-ascend_msprof_cann8/PROF_GROUP_20260823_165254");
+    let group = fixture_arg("ascend/vllm-ascend_msprof_cann8/PROF_GROUP_20260823_165254");
     let out = prof(&["analyze", "--json", &group]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("several profiles"), "{err}");
 
-    let dir = std::env::temp_dir().join(format!("prof-analyze-ascend-{}", std::process::id()));
+    let scratch = Scratch::new("analyze-ascend-bad");
+    let dir = scratch.path();
     let prof_dir = dir.join("PROF_000001_empty");
     std::fs::create_dir_all(&prof_dir).unwrap();
     let truncated = dir.join("kernel_details.csv");
     let text =
-        std::fs::read_to_string(format!("{ASCEND}/msprof-analyze_advisor_kernel_details/kernel_details.csv")).unwrap();
+        std::fs::read_to_string(fixtures().join("ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv"))
+            .unwrap();
     std::fs::write(&truncated, &text[..text.len() - 40]).unwrap();
     let empty = prof(&["analyze", "--json", prof_dir.to_str().unwrap()]);
     let cut = prof(&["analyze", "--json", truncated.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert!(!empty.status.success());
     assert!(String::from_utf8_lossy(&empty.stderr).contains("no Ascend profile files"));
     assert!(!cut.status.success());

@@ -6,9 +6,12 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::Output;
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
+#[path = "support/mod.rs"]
+mod support;
+
+use support::{fixtures, Scratch};
 
 /// What a case may end as.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,20 +24,17 @@ enum Expect {
     Any,
 }
 
-/// A scratch directory removed when dropped.
-struct Scratch(PathBuf);
+/// The bad files of one format, each case in its own sub-directory of a scratch directory.
+struct Cases(Scratch);
 
-impl Scratch {
+impl Cases {
     fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("prof-bad-input-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
+        Self(Scratch::new(&format!("bad-input-{name}")))
     }
 
     /// Writes `bytes` as `<case>/<file_name>` and returns its path.
     fn write(&self, case: &str, file_name: &str, bytes: &[u8]) -> PathBuf {
-        let dir = self.0.join(case);
+        let dir = self.0.path().join(case);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(file_name);
         std::fs::write(&path, bytes).unwrap();
@@ -43,26 +43,25 @@ impl Scratch {
 
     /// Makes a directory named `<case>/<file_name>`.
     fn dir(&self, case: &str, file_name: &str) -> PathBuf {
-        let path = self.0.join(case).join(file_name);
+        let path = self.0.path().join(case).join(file_name);
         std::fs::create_dir_all(&path).unwrap();
         path
     }
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+fn fixture(rel: &str) -> Vec<u8> {
+    std::fs::read(fixtures().join(rel)).unwrap()
 }
 
-fn fixture(rel: &str) -> Vec<u8> {
-    std::fs::read(format!("{FIXTURES}/{rel}")).unwrap()
+/// `prof analyze --json path`.
+fn analyze_json(path: &Path) -> Output {
+    support::prof(&["analyze", "--json", path.to_str().expect("scratch paths are UTF-8")])
 }
 
 /// Runs `prof analyze --json path`, checks the outcome against `expect`, and returns the JSON
 /// document when it succeeded.
 fn check(case: &str, path: &Path, expect: Expect) -> Option<Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_prof")).args(["analyze", "--json"]).arg(path).output().unwrap();
+    let out = analyze_json(path);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{case}: panicked: {stderr}");
     if !out.status.success() {
@@ -88,7 +87,7 @@ fn summary_line(doc: &Value) -> String {
 
 /// A failure must also say where: a line (`file:N:`) or a byte offset.
 fn check_located(case: &str, path: &Path) {
-    let out = Command::new(env!("CARGO_BIN_EXE_prof")).args(["analyze", "--json"]).arg(path).output().unwrap();
+    let out = analyze_json(path);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if out.status.success() {
         return;
@@ -162,7 +161,7 @@ fn replace_first(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 
 /// The cases every format gets: truncations, a BOM, empty, 0 bytes, a directory. A
 /// truncated file may also load fully when the cut leaves whole records: `truncated` says.
-fn common_cases(s: &Scratch, file_name: &str, base: &[u8], base_doc: &Value, truncated: Expect) {
+fn common_cases(s: &Cases, file_name: &str, base: &[u8], base_doc: &Value, truncated: Expect) {
     for (i, cut) in
         [base.len() / 7, base.len() / 3, base.len() / 2, base.len() * 9 / 10, base.len() - 1].into_iter().enumerate()
     {
@@ -262,7 +261,7 @@ fn torch_ops(doc: &Value) -> Vec<(u64, u64, u64)> {
 
 #[test]
 fn torch_trace_json() {
-    let s = Scratch::new("torch");
+    let s = Cases::new("torch");
     let name = "trace.json";
     let base = fixture("nvidia/h200-probe/torch-trace.json");
     let trace: Value = serde_json::from_slice(&base).unwrap();
@@ -307,7 +306,7 @@ fn torch_trace_json() {
 }
 
 /// The CSV cases: `;` for `,`, a missing column, a Latin-1 and a GBK name, bad numbers.
-fn csv_cases(s: &Scratch, name: &str, text: &str, base_doc: &Value, number_column: &str, row: usize) {
+fn csv_cases(s: &Cases, name: &str, text: &str, base_doc: &Value, number_column: &str, row: usize) {
     check("semicolons", &s.write("semicolons", name, text.replace(',', ";").as_bytes()), Expect::Error);
     let missing = s.write("missing", name, drop_column(text, number_column).as_bytes());
     check("missing-column", &missing, Expect::Error);
@@ -334,7 +333,7 @@ fn csv_cases(s: &Scratch, name: &str, text: &str, base_doc: &Value, number_colum
 
 #[test]
 fn nsys_stats_csv() {
-    let s = Scratch::new("nsys");
+    let s = Cases::new("nsys");
     let name = "gpuperf_sm103_cuda_gpu_kern_sum.csv";
     let base = fixture(&format!("nvidia/nsys/{name}"));
     let text = String::from_utf8(base.clone()).unwrap();
@@ -349,7 +348,7 @@ fn nsys_stats_csv() {
 
 #[test]
 fn ncu_details_csv() {
-    let s = Scratch::new("ncu");
+    let s = Cases::new("ncu");
     let name = "deep-dive-ncu-details.csv";
     let base = fixture(&format!("nvidia/h200-verify/{name}"));
     let text = String::from_utf8(base.clone()).unwrap();
@@ -376,7 +375,7 @@ fn rocprof_ops(text: &str) -> Vec<(u64, u64, u64)> {
 
 #[test]
 fn rocprofv3_kernel_trace_csv() {
-    let s = Scratch::new("rocprofv3");
+    let s = Cases::new("rocprofv3");
     let name = "sdk0.5_kernel_trace.csv";
     let base = fixture(&format!("amd/rocprofv3/{name}"));
     let text = String::from_utf8(base.clone()).unwrap();
@@ -404,7 +403,7 @@ fn rocprofv3_kernel_trace_csv() {
 
 #[test]
 fn cupti_trace_pcupti() {
-    let s = Scratch::new("cupti");
+    let s = Cases::new("cupti");
     let name = "prof-cupti-682-launch.pcupti";
     let base = fixture(&format!("nvidia/h200-cupti/{name}"));
     let base_doc = check("base", &s.write("base", name, &base), Expect::Any).unwrap();

@@ -4,43 +4,16 @@
 //! involved: this proves planning, supervision, loading and reporting on recordings only.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-const FAKES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fakes/amd");
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/amd");
+#[path = "support/mod.rs"]
+mod support;
 
-/// A scratch directory, removed on drop.
-struct Scratch(PathBuf);
+use support::{fixture_arg, path_with, prof_on_path, success_json, Scratch};
 
-impl Scratch {
-    fn new(label: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("prof-breakdown-amd-{label}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
+/// `prof args` hermetically with the AMD fakes on `PATH` and `env` on top.
 fn prof(env: &[(&str, &str)], args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prof"))
-        .args(args)
-        .env("PATH", format!("{FAKES}:/usr/bin:/bin"))
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
-        .envs(env.iter().copied())
-        .output()
-        .unwrap()
-}
-
-fn json(output: &Output) -> Value {
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout).unwrap()
+    support::prof_with_fakes("amd", env, args)
 }
 
 /// The first row of kind `kernel` in a `prof.breakdown.v1` document.
@@ -50,9 +23,9 @@ fn top_kernel(doc: &Value) -> &Value {
 
 #[test]
 fn rocprofv3_breakdown_captures_and_reports_the_top_kernel() {
-    let scratch = Scratch::new("capture");
-    let out = scratch.0.join("out");
-    let marker = scratch.0.join("ran");
+    let scratch = Scratch::new("breakdown-amd-capture");
+    let out = scratch.path().join("out");
+    let marker = scratch.path().join("ran");
     let script = format!("echo run >> {}", marker.display());
     let args = ["breakdown", "--tool", "rocprofv3", "--out", out.to_str().unwrap(), "--", "sh", "-c", &script];
     let o = prof(&[], &args);
@@ -70,7 +43,7 @@ fn rocprofv3_breakdown_captures_and_reports_the_top_kernel() {
 
     let mut json_args = args.to_vec();
     json_args.splice(1..1, ["--json", "--warmup", "0"]);
-    let doc = json(&prof(&[], &json_args));
+    let doc = success_json(&prof(&[], &json_args));
     // sdk1.0_kernel_trace.csv (python csv module): 9 kernels, 96,160 ns; top kernel
     // `void addition_kernel<float>`, 3 calls, 34,040 ns; busy 96,160 of a 144,400 ns window.
     let top = &doc["summary"]["kernels"][0];
@@ -82,7 +55,7 @@ fn rocprofv3_breakdown_captures_and_reports_the_top_kernel() {
     assert!(findings.iter().all(|f| f["kind"] != "host_bound"), "66.6 % busy: {findings:?}");
     assert!(doc["artifacts"][0].as_str().unwrap().ends_with("rocprofv3"));
 
-    let with_copies = json(&prof(&[("FAKE_ROCPROFV3", "copies")], &json_args));
+    let with_copies = success_json(&prof(&[("FAKE_ROCPROFV3", "copies")], &json_args));
     // + sdk1.0_memory_copy_trace.csv: 4 copies, 329,162 ns (python); the top row is now a copy.
     assert_eq!(with_copies["summary"]["ops"], 13);
     assert_eq!(with_copies["summary"]["kernels"][0]["name"], "MEMORY_COPY_DEVICE_TO_HOST");
@@ -93,8 +66,8 @@ fn rocprofv3_breakdown_captures_and_reports_the_top_kernel() {
 
 #[test]
 fn rocprofv3_without_output_explains_with_the_log() {
-    let scratch = Scratch::new("nothing");
-    let out = scratch.0.join("out");
+    let scratch = Scratch::new("breakdown-amd-nothing");
+    let out = scratch.path().join("out");
     let o = prof(
         &[("FAKE_ROCPROFV3", "nothing")],
         &["breakdown", "--tool", "rocprofv3", "--warmup", "0", "--out", out.to_str().unwrap(), "--", "true"],
@@ -106,13 +79,8 @@ fn rocprofv3_without_output_explains_with_the_log() {
 
 #[test]
 fn rocprofv3_missing_names_the_install_line() {
-    let scratch = Scratch::new("missing");
-    let o = Command::new(env!("CARGO_BIN_EXE_prof"))
-        .args(["breakdown", "--tool", "rocprofv3", "--", "true"])
-        .env("PATH", format!("{}:/usr/bin:/bin", scratch.0.display()))
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
-        .output()
-        .unwrap();
+    let scratch = Scratch::new("breakdown-amd-missing");
+    let o = prof_on_path(path_with(scratch.path()), &[], &["breakdown", "--tool", "rocprofv3", "--", "true"]);
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("rocprofv3") && err.contains("rocprofiler-sdk"), "{err}");
@@ -120,29 +88,29 @@ fn rocprofv3_missing_names_the_install_line() {
 
 #[test]
 fn analyze_reads_rocprofv3_traces_legacy_tables_and_kernel_stats() {
-    let file = Path::new(FIXTURES).join("rocprofv3/sdk0.5_kernel_trace.csv");
-    let doc = json(&prof(&[], &["analyze", "--json", file.to_str().unwrap()]));
+    let file = fixture_arg("amd/rocprofv3/sdk0.5_kernel_trace.csv");
+    let doc = success_json(&prof(&[], &["analyze", "--json", &file]));
     // python: 7 dispatches, 795,453 ns; addition_kernel 4 calls, 413,506 ns.
     assert_eq!((doc["summary"]["ops"].as_u64(), doc["summary"]["device_ns"].as_u64()), (Some(7), Some(795_453)));
     assert_eq!(top_kernel(&doc)["total_ns"], 413_506);
 
-    let dir = Path::new(FIXTURES).join("rocprofv3");
-    let doc = json(&prof(&[], &["analyze", "--json", dir.to_str().unwrap()]));
+    let dir = fixture_arg("amd/rocprofv3");
+    let doc = success_json(&prof(&[], &["analyze", "--json", &dir]));
     // The fixture directory holds two processes' traces (sdk1.0_*: 9 kernels + 4 copies;
     // sdk0.5_*: 7 kernels): 20 ops, kernel time 96,160 + 795,453 and copies 329,162 ns.
     assert_eq!(doc["summary"]["ops"], 20);
     assert_eq!(doc["summary"]["device_ns"], 96_160 + 795_453 + 329_162);
 
-    let results = Path::new(FIXTURES).join("rocprof-v1/hpctrain-laplacian_results.csv");
-    let doc = json(&prof(&[], &["analyze", "--json", results.to_str().unwrap()]));
+    let results = fixture_arg("amd/rocprof-v1/hpctrain-laplacian_results.csv");
+    let doc = success_json(&prof(&[], &["analyze", "--json", &results]));
     // python: 1004 dispatches, 2,610,787,312 ns.
     assert_eq!(
         (doc["summary"]["ops"].as_u64(), doc["summary"]["device_ns"].as_u64()),
         (Some(1004), Some(2_610_787_312))
     );
 
-    let stats = Path::new(FIXTURES).join("rocprofv3/hpctrain-jacobi_kernel_stats.csv");
-    let o = prof(&[], &["analyze", stats.to_str().unwrap()]);
+    let stats = fixture_arg("amd/rocprofv3/hpctrain-jacobi_kernel_stats.csv");
+    let o = prof(&[], &["analyze", &stats]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("JacobiIterationKernel"));
 }

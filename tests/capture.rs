@@ -3,30 +3,19 @@
 //! so the durable algorithm (check, plan, warm-up, capture, verify, load, report) runs for real.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn fakes() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes/nvidia")
-}
+#[path = "support/mod.rs"]
+mod support;
 
+/// A `--out` directory that does not exist yet, in a fresh scratch directory.
 fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("prof-capture-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    support::scratch_dir(&format!("capture-{name}")).join("out")
 }
 
+/// `prof args` hermetically with the NVIDIA fakes on `PATH` and `env` on top.
 fn prof(env: &[(&str, &str)], args: &[&str]) -> Output {
-    let empty = out_dir("cuda-home");
-    std::fs::create_dir_all(&empty).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_prof"))
-        .args(args)
-        .env("PATH", format!("{}:/usr/bin:/bin", fakes().display()))
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
-        .env("CUDA_HOME", &empty)
-        .env("LD_LIBRARY_PATH", &empty)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap()
+    support::prof_with_fakes("nvidia", env, args)
 }
 
 #[test]

@@ -1,19 +1,14 @@
 //! `prof detect` on a machine with no accelerator tools at all: it says so plainly,
 //! lists every vendor as not found, and exits 0 (both as a table and as JSON).
 
-use std::process::Command;
+#[path = "support/mod.rs"]
+mod support;
 
+use support::{fixtures, prof_on_path, prof_with_fakes, NOWHERE};
+
+/// `prof args` with nothing on `PATH` and no vendor library to be found.
 fn prof_with_empty_path(args: &[&str]) -> std::process::Output {
-    let empty = std::env::temp_dir().join(format!("prof-empty-path-{}", std::process::id()));
-    std::fs::create_dir_all(&empty).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_prof"))
-        .args(args)
-        .env("PATH", &empty)
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
-        .env("LD_LIBRARY_PATH", &empty)
-        .env("CUDA_HOME", &empty)
-        .output()
-        .unwrap()
+    prof_on_path(NOWHERE, &[], args)
 }
 
 #[test]
@@ -72,15 +67,9 @@ fn schema_keys_match_the_document_recorded_on_the_h200() {
             _ => {}
         }
     }
-    let recorded_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/nvidia/h200-run/detect.json");
+    let recorded_path = fixtures().join("nvidia/h200-run/detect.json");
     let recorded: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(recorded_path).unwrap()).unwrap();
-    let fakes = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fakes/nvidia");
-    let out = Command::new(env!("CARGO_BIN_EXE_prof"))
-        .args(["detect", "--json"])
-        .env("PATH", format!("{fakes}:/usr/bin:/bin"))
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
-        .output()
-        .unwrap();
+    let out = prof_with_fakes("nvidia", &[], &["detect", "--json"]);
     let fresh: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let (mut old, mut new) = (Default::default(), Default::default());
     keys(&recorded, "", &mut old);

@@ -3,55 +3,35 @@
 //! No AMD hardware is involved: these prove parsing and reporting on recordings only.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
+use std::process::Output;
 
-const FAKES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fakes/amd");
+#[path = "support/mod.rs"]
+mod support;
+
+use support::{fakes, path_with, prof_on_path, success_json, Scratch};
+
 const INSTALL_ROCM_SMI: &str = "sudo apt-get install -y rocm-smi-lib (from AMD's ROCm apt repository)";
 const INSTALL_AMD_SMI: &str = "sudo apt-get install -y amd-smi-lib (from AMD's ROCm apt repository)";
 const INSTALL_ROCPROFV3: &str = "sudo apt-get install -y rocprofiler-sdk (from AMD's ROCm apt repository)";
 
-/// A scratch directory holding links to some of the fakes, removed on drop.
-struct FakeDir(PathBuf);
-
-impl FakeDir {
-    fn with(label: &str, fakes: &[&str]) -> Self {
-        let dir = std::env::temp_dir().join(format!("prof-detect-amd-{label}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        for fake in fakes {
-            std::os::unix::fs::symlink(Path::new(FAKES).join(fake), dir.join(fake)).unwrap();
-        }
-        Self(dir)
+/// A scratch directory holding links to some of the AMD fakes.
+fn fake_dir(label: &str, names: &[&str]) -> Scratch {
+    let dir = Scratch::new(&format!("detect-amd-{label}"));
+    for name in names {
+        std::os::unix::fs::symlink(fakes("amd").join(name), dir.path().join(name)).unwrap();
     }
+    dir
 }
 
-impl Drop for FakeDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
+/// `prof args` with `fake_dir` first on `PATH` and the fake rocm-smi in `mode`.
 fn prof(fake_dir: &Path, mode: &str, args: &[&str]) -> Output {
-    static RUNS: AtomicUsize = AtomicUsize::new(0);
-    let empty = FakeDir::with(&format!("empty-{}", RUNS.fetch_add(1, Ordering::Relaxed)), &[]);
-    Command::new(env!("CARGO_BIN_EXE_prof"))
-        .args(args)
-        .env("PATH", format!("{}:/usr/bin:/bin", fake_dir.display()))
-        .env("FAKE_ROCM_SMI_MODE", mode)
-        .env("LD_LIBRARY_PATH", &empty.0)
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
-        .env("CUDA_HOME", &empty.0)
-        .output()
-        .unwrap()
+    prof_on_path(path_with(fake_dir), &[("FAKE_ROCM_SMI_MODE", mode)], args)
 }
 
 /// Runs `prof detect --json` and returns the whole document and its `amd` entry.
 fn detect_json(fake_dir: &Path, mode: &str) -> (Value, Value) {
-    let out = prof(fake_dir, mode, &["detect", "--json"]);
-    assert!(out.status.success(), "{out:?}");
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = success_json(&prof(fake_dir, mode, &["detect", "--json"]));
     assert_eq!(doc["schema"], "prof.detect.v1");
     let amd = doc["vendors"].as_array().unwrap().iter().find(|v| v["vendor"] == "amd").cloned().unwrap();
     (doc, amd)
@@ -67,7 +47,7 @@ fn strings(values: &Value, key: &str) -> Vec<String> {
 
 #[test]
 fn six_mi100_from_the_recorded_rocm_smi_json() {
-    let (doc, amd) = detect_json(Path::new(FAKES), "replay");
+    let (doc, amd) = detect_json(&fakes("amd"), "replay");
     assert_eq!(doc["any_present"], true);
     assert_eq!(amd["present"], true);
     assert_eq!(amd["driver_version"], "6.2.4");
@@ -99,7 +79,7 @@ fn six_mi100_from_the_recorded_rocm_smi_json() {
 
 #[test]
 fn concise_table_when_the_json_call_fails() {
-    let (_, amd) = detect_json(Path::new(FAKES), "no-json");
+    let (_, amd) = detect_json(&fakes("amd"), "no-json");
     assert_eq!(amd["present"], true);
     assert_eq!(amd["driver_version"], Value::Null);
     assert_eq!(strings(&amd["devices"], "name"), vec!["AMD GPU (device id 0x74a0)"; 4]);
@@ -110,8 +90,8 @@ fn concise_table_when_the_json_call_fails() {
 
 #[test]
 fn amd_smi_alone_lists_eight_gpus() {
-    let dir = FakeDir::with("amd-smi-only", &["amd-smi"]);
-    let (_, amd) = detect_json(&dir.0, "replay");
+    let dir = fake_dir("amd-smi-only", &["amd-smi"]);
+    let (_, amd) = detect_json(dir.path(), "replay");
     assert_eq!(amd["present"], true);
     assert_eq!(tool(&amd, "rocm-smi")["present"], false);
     assert_eq!(tool(&amd, "rocm-smi")["install"], INSTALL_ROCM_SMI);
@@ -123,8 +103,8 @@ fn amd_smi_alone_lists_eight_gpus() {
 
 #[test]
 fn garbage_from_rocm_smi_is_a_problem_not_a_failure() {
-    let dir = FakeDir::with("garbage", &["rocm-smi"]);
-    let (doc, amd) = detect_json(&dir.0, "garbage");
+    let dir = fake_dir("garbage", &["rocm-smi"]);
+    let (doc, amd) = detect_json(dir.path(), "garbage");
     let ids: Vec<&str> = doc["vendors"].as_array().unwrap().iter().map(|v| v["vendor"].as_str().unwrap()).collect();
     assert_eq!(ids, ["nvidia", "amd", "ascend"]);
     assert_eq!(amd["present"], true, "rocm-smi is installed even if its output is unreadable");
@@ -138,7 +118,7 @@ fn garbage_from_rocm_smi_is_a_problem_not_a_failure() {
          found `*** stack smashing detected ***: terminated`"
     );
 
-    let out = prof(&dir.0, "garbage", &["detect"]);
+    let out = prof(dir.path(), "garbage", &["detect"]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("AMD: found"), "{text}");

@@ -2,32 +2,15 @@
 //! real npu-smi 25.5.6 recording (4× 910B2), and one that prints garbage.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn fakes(sub: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fakes/ascend")).join(sub)
-}
+#[path = "support/mod.rs"]
+mod support;
 
-fn prof_with_fake(fake_dir: &Path, args: &[&str]) -> Output {
-    let empty = std::env::temp_dir().join(format!("prof-ascend-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&empty).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_prof"))
-        .args(args)
-        .env("PATH", format!("{}:/usr/bin:/bin", fake_dir.display()))
-        .env("LD_LIBRARY_PATH", &empty)
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
-        .env("CUDA_HOME", &empty)
-        .env_remove("ASCEND_TOOLKIT_HOME")
-        .env_remove("ASCEND_HOME_PATH")
-        .output()
-        .unwrap()
-}
+use support::{prof_with_fakes, success_json};
 
-fn detect_json(fake_dir: &Path) -> Value {
-    let out = prof_with_fake(fake_dir, &["detect", "--json"]);
-    assert!(out.status.success(), "{out:?}");
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+/// `prof detect --json` with the fake npu-smi of `tests/fakes/<fakes>` on `PATH`.
+fn detect_json(fakes: &str) -> Value {
+    let doc = success_json(&prof_with_fakes(fakes, &[], &["detect", "--json"]));
     assert_eq!(doc["schema"], "prof.detect.v1");
     doc
 }
@@ -42,7 +25,7 @@ fn tool<'a>(vendor: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn four_910b2_from_the_recorded_npu_smi() {
-    let doc = detect_json(&fakes(""));
+    let doc = detect_json("ascend");
     assert_eq!(doc["any_present"], true);
     let ascend = vendor(&doc, "ascend");
     assert_eq!(ascend["present"], true);
@@ -77,7 +60,7 @@ fn four_910b2_from_the_recorded_npu_smi() {
 
 #[test]
 fn the_table_names_the_npus() {
-    let out = prof_with_fake(&fakes(""), &["detect"]);
+    let out = prof_with_fakes("ascend", &[], &["detect"]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Ascend: found"), "{text}");
@@ -86,7 +69,7 @@ fn the_table_names_the_npus() {
 
 #[test]
 fn garbage_from_npu_smi_is_a_problem_not_a_failure() {
-    let doc = detect_json(&fakes("garbage"));
+    let doc = detect_json("ascend/garbage");
     let ids: Vec<&str> = doc["vendors"].as_array().unwrap().iter().map(|v| v["vendor"].as_str().unwrap()).collect();
     assert_eq!(ids, ["nvidia", "amd", "ascend"]);
     let ascend = vendor(&doc, "ascend");

@@ -4,75 +4,62 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-const FAKES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fakes/nvidia");
+#[path = "support/mod.rs"]
+mod support;
+
+use support::{fakes, hermetic, path_with, success_json, Scratch};
+
 const DRIVER_INSTALL: &str =
     "sudo apt-get install -y nvidia-driver-580 (or your distribution's NVIDIA driver package; NVML ships with the driver)";
 const NSYS_INSTALL: &str = "sudo apt-get install -y nsight-systems-cli (from NVIDIA's CUDA apt repository)";
 const NCU_INSTALL: &str = "sudo apt-get install -y cuda-nsight-compute-13-0 (from NVIDIA's CUDA apt repository)";
 const CUPTI_INSTALL: &str = "sudo apt-get install -y cuda-cupti-13-0  (or: pip install nvidia-cuda-cupti)";
 
-/// A temp directory with `cuda/lib64/libcupti.so -> libcupti.so.2025.3.1` and an empty dir.
+/// A scratch directory with `cuda/lib64/libcupti.so -> libcupti.so.2025.3.1` and an empty dir.
 struct Sandbox {
-    root: PathBuf,
+    root: Scratch,
 }
 
 impl Sandbox {
     fn new(name: &str) -> Self {
-        let root = std::env::temp_dir().join(format!("prof-detect-nvidia-{name}-{}", std::process::id()));
-        let lib = root.join("cuda/lib64");
+        let root = Scratch::new(&format!("detect-nvidia-{name}"));
+        let lib = root.path().join("cuda/lib64");
         std::fs::create_dir_all(&lib).unwrap();
-        std::fs::create_dir_all(root.join("empty")).unwrap();
+        std::fs::create_dir_all(root.path().join("empty")).unwrap();
         std::fs::write(lib.join("libcupti.so.2025.3.1"), b"").unwrap();
-        let link = lib.join("libcupti.so");
-        if !link.exists() {
-            std::os::unix::fs::symlink("libcupti.so.2025.3.1", &link).unwrap();
-        }
+        std::os::unix::fs::symlink("libcupti.so.2025.3.1", lib.join("libcupti.so")).unwrap();
         Self { root }
     }
 
     fn cuda_home(&self) -> PathBuf {
-        self.root.join("cuda")
+        self.root.path().join("cuda")
     }
 
     fn empty(&self) -> PathBuf {
-        self.root.join("empty")
+        self.root.path().join("empty")
     }
 
     /// Runs `prof detect --json` with `path` as PATH and `env` on top; returns the NVIDIA
     /// entry and the whole document.
     fn detect(&self, path: &str, env: &[(&str, &str)]) -> (Value, Value) {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_prof"));
-        command
+        let out = hermetic(path)
             .args(["detect", "--json"])
-            .env("PATH", path)
-            .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
             .env("CUDA_HOME", self.cuda_home())
             .env("LD_LIBRARY_PATH", self.empty())
-            .env_remove("FAKE_NVIDIA_SMI")
-            .env_remove("FAKE_NCU");
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        let out = command.output().unwrap();
-        assert!(out.status.success(), "prof detect failed: {out:?}");
-        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        let doc = success_json(&out);
         assert_eq!(doc["schema"], "prof.detect.v1");
         let nvidia = doc["vendors"].as_array().unwrap().iter().find(|v| v["vendor"] == "nvidia").unwrap().clone();
         (nvidia, doc)
     }
 }
 
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
-
 fn fake_path() -> String {
-    format!("{FAKES}:/usr/bin:/bin")
+    path_with(&fakes("nvidia"))
 }
 
 fn tool<'a>(nvidia: &'a Value, name: &str) -> &'a Value {
@@ -84,7 +71,7 @@ fn problems(nvidia: &Value) -> Vec<String> {
 }
 
 fn fake(name: &str) -> String {
-    Path::new(FAKES).join(name).to_string_lossy().into_owned()
+    fakes("nvidia").join(name).to_string_lossy().into_owned()
 }
 
 #[test]

@@ -2,33 +2,27 @@
 //! `nvidia-smi` replays the `-q -x` reports recorded on the H200 (idle, and under load with
 //! the SW power cap active at ~653 W; tests/fixtures/nvidia/SOURCES.md).
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn fakes() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes/nvidia")
-}
+#[path = "support/mod.rs"]
+mod support;
 
+use support::{fakes, hermetic, path_with, prof_on_path, scratch_dir, success_json, NOWHERE};
+
+/// `prof util args` hermetically with the NVIDIA fakes on `PATH` and the fake nvidia-smi in `mode`.
 fn prof_util(mode: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prof"))
+    hermetic(path_with(&fakes("nvidia")))
         .arg("util")
         .args(args)
-        .env("PATH", format!("{}:/usr/bin:/bin", fakes().display()))
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
         .env("FAKE_NVIDIA_SMI", mode)
         .current_dir(std::env::temp_dir())
         .output()
         .unwrap()
 }
 
-fn json(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 #[test]
 fn busy_workload_is_busy_and_clock_limited_by_the_power_cap() {
-    let doc = json(&prof_util("busy", &["--interval", "50ms", "--json", "--", "sleep", "1"]));
+    let doc = success_json(&prof_util("busy", &["--interval", "50ms", "--json", "--", "sleep", "1"]));
     assert_eq!(doc["schema"], "prof.util.v1");
     assert_eq!(doc["mode"], "command");
     assert!(doc["source"].as_str().unwrap().starts_with("nvidia-smi -q -x"), "{}", doc["source"]);
@@ -51,7 +45,7 @@ fn busy_workload_is_busy_and_clock_limited_by_the_power_cap() {
 
 #[test]
 fn idle_device_while_a_command_runs_is_host_bound() {
-    let doc = json(&prof_util("", &["--interval", "50ms", "--json", "--", "sleep", "0.5"]));
+    let doc = success_json(&prof_util("", &["--interval", "50ms", "--json", "--", "sleep", "0.5"]));
     assert_eq!(doc["devices"][0]["gpu_util_peak_pct"], 0.0);
     assert_eq!(doc["verdict"]["kind"], "host_bound");
     assert!(
@@ -72,7 +66,7 @@ fn snapshot_without_a_command_and_the_table_output() {
 
 #[test]
 fn csv_has_a_row_per_sample() {
-    let csv = std::env::temp_dir().join(format!("prof-util-{}.csv", std::process::id()));
+    let csv = scratch_dir("util-csv").join("samples.csv");
     let out = prof_util("busy", &["--interval", "50ms", "--csv", csv.to_str().unwrap(), "--duration", "2s"]);
     assert!(out.status.success(), "{out:?}");
     let text = std::fs::read_to_string(&csv).unwrap();
@@ -92,14 +86,7 @@ fn failing_workload_is_reported_and_its_status_returned() {
 
 #[test]
 fn no_probe_at_all_names_the_install_line() {
-    let empty = std::env::temp_dir().join(format!("prof-util-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&empty).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_prof"))
-        .args(["util", "--vendor", "nvidia"])
-        .env("PATH", &empty)
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
-        .output()
-        .unwrap();
+    let out = prof_on_path(NOWHERE, &[], &["util", "--vendor", "nvidia"]);
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("no utilization probe could be opened"), "{err}");

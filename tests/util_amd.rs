@@ -5,37 +5,20 @@
 //! `amd-smi monitor -ptumv`). No AMD hardware is involved: this proves sampling, summary and
 //! verdict on recordings only.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
-const FAKES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fakes/amd");
+#[path = "support/mod.rs"]
+mod support;
 
-/// A scratch directory, removed on drop.
-struct Scratch(PathBuf);
+use support::{fakes, hermetic, path_with, success_json, Scratch};
 
-impl Scratch {
-    fn new(label: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("prof-util-amd-{label}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
+/// `prof util --vendor amd args` hermetically with `path` as `PATH`, `sysfs` as the amdgpu sysfs
+/// root and the fake rocm-smi in `mode`.
 fn prof_util(sysfs: &Path, path: &str, mode: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prof"))
+    hermetic(path)
         .args(["util", "--vendor", "amd"])
         .args(args)
-        .env("PATH", path)
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
-        .env("PROF_ROCM_SMI_LIBRARY", "/nonexistent/librocm_smi64.so")
         .env("PROF_AMD_SYSFS_ROOT", sysfs)
         .env("FAKE_ROCM_SMI_MODE", mode)
         .current_dir(std::env::temp_dir())
@@ -43,19 +26,15 @@ fn prof_util(sysfs: &Path, path: &str, mode: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// [`prof_util`] with the AMD fakes on `PATH`.
 fn with_fakes(sysfs: &Path, mode: &str, args: &[&str]) -> Output {
-    prof_util(sysfs, &format!("{FAKES}:/usr/bin:/bin"), mode, args)
-}
-
-fn json(out: &Output) -> Value {
-    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+    prof_util(sysfs, &path_with(&fakes("amd")), mode, args)
 }
 
 #[test]
 fn idle_mi100s_while_a_command_runs_are_host_bound() {
-    let sysfs = Scratch::new("empty-sysfs");
-    let doc = json(&with_fakes(&sysfs.0, "replay", &["--json", "--", "sleep", "0.5"]));
+    let sysfs = Scratch::new("util-amd-empty-sysfs");
+    let doc = success_json(&with_fakes(sysfs.path(), "replay", &["--json", "--", "sleep", "0.5"]));
     assert_eq!(doc["schema"], "prof.util.v1");
     assert_eq!(doc["mode"], "command");
     assert!(doc["source"].as_str().unwrap().starts_with("rocm-smi --json ("), "{}", doc["source"]);
@@ -84,8 +63,8 @@ fn idle_mi100s_while_a_command_runs_are_host_bound() {
 
 #[test]
 fn snapshot_prints_the_table_and_says_all_six_are_idle() {
-    let sysfs = Scratch::new("snapshot");
-    let out = with_fakes(&sysfs.0, "replay", &[]);
+    let sysfs = Scratch::new("util-amd-snapshot");
+    let out = with_fakes(sysfs.path(), "replay", &[]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("source: rocm-smi --json"), "{text}");
@@ -96,10 +75,13 @@ fn snapshot_prints_the_table_and_says_all_six_are_idle() {
 
 #[test]
 fn csv_has_a_row_per_sample_and_device_with_the_recorded_power() {
-    let sysfs = Scratch::new("csv");
-    let csv = sysfs.0.join("samples.csv");
-    let out =
-        with_fakes(&sysfs.0, "replay", &["--interval", "100ms", "--csv", csv.to_str().unwrap(), "--duration", "400ms"]);
+    let sysfs = Scratch::new("util-amd-csv");
+    let csv = sysfs.path().join("samples.csv");
+    let out = with_fakes(
+        sysfs.path(),
+        "replay",
+        &["--interval", "100ms", "--csv", csv.to_str().unwrap(), "--duration", "400ms"],
+    );
     assert!(out.status.success(), "{out:?}");
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
@@ -118,8 +100,8 @@ fn csv_has_a_row_per_sample_and_device_with_the_recorded_power() {
 
 #[test]
 fn amd_smi_monitor_is_used_when_rocm_smi_json_fails() {
-    let sysfs = Scratch::new("no-json");
-    let doc = json(&with_fakes(&sysfs.0, "no-json", &["--json", "--", "sleep", "0.3"]));
+    let sysfs = Scratch::new("util-amd-no-json");
+    let doc = success_json(&with_fakes(sysfs.path(), "no-json", &["--json", "--", "sleep", "0.3"]));
     assert!(doc["source"].as_str().unwrap().starts_with("amd-smi monitor -ptumv ("), "{}", doc["source"]);
     let devices = doc["devices"].as_array().unwrap();
     assert_eq!(devices.len(), 8);
@@ -132,11 +114,11 @@ fn amd_smi_monitor_is_used_when_rocm_smi_json_fails() {
 #[test]
 fn sysfs_comes_first_when_a_card_has_gpu_busy_percent() {
     // A hand-typed tree in the documented amdgpu formats, not a recording of a real card.
-    let sysfs = Scratch::new("sysfs-busy");
-    let device = sysfs.0.join("card0/device");
+    let sysfs = Scratch::new("util-amd-sysfs-busy");
+    let device = sysfs.path().join("card0/device");
     std::fs::create_dir_all(&device).unwrap();
     std::fs::write(device.join("gpu_busy_percent"), "100\n").unwrap();
-    let doc = json(&with_fakes(&sysfs.0, "replay", &["--json", "--", "sleep", "0.5"]));
+    let doc = success_json(&with_fakes(sysfs.path(), "replay", &["--json", "--", "sleep", "0.5"]));
     assert!(doc["source"].as_str().unwrap().starts_with("amdgpu sysfs ("), "{}", doc["source"]);
     assert_eq!(doc["devices"].as_array().unwrap().len(), 1);
     assert_eq!(doc["devices"][0]["gpu_util_mean_pct"], 100.0);
@@ -147,8 +129,8 @@ fn sysfs_comes_first_when_a_card_has_gpu_busy_percent() {
 
 #[test]
 fn no_probe_at_all_names_the_install_line() {
-    let sysfs = Scratch::new("nothing");
-    let out = prof_util(&sysfs.0, sysfs.0.to_str().unwrap(), "replay", &[]);
+    let sysfs = Scratch::new("util-amd-nothing");
+    let out = prof_util(sysfs.path(), sysfs.path().to_str().unwrap(), "replay", &[]);
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("no utilization probe could be opened"), "{err}");

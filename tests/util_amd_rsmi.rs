@@ -12,10 +12,9 @@ use std::sync::Mutex;
 
 #[path = "support/mod.rs"]
 mod support;
-use support::scratch_dir;
+use support::{fakes, fixtures, hermetic, path_with, scratch_dir};
 
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-const FIXTURE: &str = "tests/fixtures/amd/smi/telegraf_mi100_rocm571.json";
+const FIXTURE: &str = "amd/smi/telegraf_mi100_rocm571.json";
 
 /// Compiles the fake with `defines` once per set of defines; returns the library's path.
 fn fake_library(defines: &[&str]) -> PathBuf {
@@ -26,14 +25,13 @@ fn fake_library(defines: &[&str]) -> PathBuf {
         return path.clone();
     }
     let variant = if defines.is_empty() { "recorded".to_owned() } else { defines.join("-").to_lowercase() };
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fake-rsmi-{variant}"));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir(&format!("fake-rsmi-{variant}"));
     let library = dir.join("librocm_smi64.so.7");
     let out = Command::new("cc")
         .args(["-shared", "-fPIC", "-Wall", "-o"])
         .arg(&library)
         .args(defines.iter().map(|d| format!("-D{d}")))
-        .arg(Path::new(ROOT).join("tests/fakes/rsmi/fake_rocm_smi.c"))
+        .arg(fakes("rsmi").join("fake_rocm_smi.c"))
         .output()
         .expect("a C compiler (`cc`) is needed to build the fake ROCm SMI library");
     assert!(out.status.success(), "cc failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -41,24 +39,18 @@ fn fake_library(defines: &[&str]) -> PathBuf {
     library
 }
 
-/// Runs `prof args` with `library` as the ROCm SMI library, `sysfs` as the amdgpu sysfs root and
-/// `path` as `PATH`, plus `env`.
+/// Runs `prof args` hermetically with `library` as the ROCm SMI library, `sysfs` as the amdgpu
+/// sysfs root and `path` as `PATH`, plus `env`.
 fn prof(library: &Path, sysfs: &Path, path: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_prof"));
-    command
+    hermetic(path)
         .args(args)
-        .env("PATH", path)
         .env("PROF_ROCM_SMI_LIBRARY", library)
-        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
         .env("PROF_AMD_SYSFS_ROOT", sysfs)
         .env("LD_LIBRARY_PATH", sysfs)
-        .env_remove("FAKE_RSMI_INIT_STATUS")
-        .env_remove("FAKE_RSMI_UNSUPPORTED")
-        .current_dir(std::env::temp_dir());
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command.output().unwrap()
+        .envs(env.iter().copied())
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap()
 }
 
 fn util_json(library: &Path, sysfs: &Path, path: &str, env: &[(&str, &str)]) -> Value {
@@ -81,7 +73,7 @@ struct Recorded {
 }
 
 fn recorded() -> Vec<Recorded> {
-    let text = std::fs::read_to_string(Path::new(ROOT).join(FIXTURE)).unwrap();
+    let text = std::fs::read_to_string(fixtures().join(FIXTURE)).unwrap();
     let doc: Value = serde_json::from_str(&text).unwrap();
     let number = |card: &Value, key: &str| -> f64 { card[key].as_str().unwrap().trim().parse().unwrap() };
     let mhz =
@@ -176,8 +168,7 @@ fn a_not_supported_answer_is_absent_not_zero() {
 fn a_missing_symbol_falls_back_to_rocm_smi_with_a_note() {
     let library = fake_library(&["FAKE_OMIT_BUSY"]);
     let sysfs = scratch_dir("rsmi-no-symbol");
-    let fakes = format!("{ROOT}/tests/fakes/amd:/usr/bin:/bin");
-    let doc = util_json(&library, &sysfs, &fakes, &[("FAKE_ROCM_SMI_MODE", "replay")]);
+    let doc = util_json(&library, &sysfs, &path_with(&fakes("amd")), &[("FAKE_ROCM_SMI_MODE", "replay")]);
     let source = doc["source"].as_str().unwrap();
     assert!(source.starts_with("rocm-smi --json ("), "{source}");
     let note = format!(

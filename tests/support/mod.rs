@@ -1,13 +1,66 @@
-//! Helpers shared by the end-to-end tests: run the `prof` binary, parse its JSON, make a
-//! fresh scratch directory. Include with `#[path = "support/mod.rs"] mod support;`.
+//! Helpers shared by the end-to-end tests: run the `prof` binary (plainly, or hermetically with
+//! the fake vendor tools on `PATH`), parse its JSON, make a fresh scratch directory. Include with
+//! `#[path = "support/mod.rs"] mod support;`.
 #![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+/// A path that does not exist: as `PATH`, `CUDA_HOME` or `LD_LIBRARY_PATH` nothing is found there.
+pub const NOWHERE: &str = "/nonexistent";
 
 /// The repository's tests/fixtures directory.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+/// `tests/fixtures/<rel>` as a command-line argument for `prof`.
+pub fn fixture_arg(rel: &str) -> String {
+    fixtures().join(rel).display().to_string()
+}
+
+/// The fake vendor tools of `tests/fakes/<vendor>` (`nvidia`, `amd`, `ascend`, `ascend/garbage`),
+/// scripts that replay outputs recorded on real machines.
+pub fn fakes(vendor: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes").join(vendor)
+}
+
+/// A `PATH` on which the programs in `dir` come first and the system's (`sh`, `sleep`) still resolve.
+pub fn path_with(dir: &Path) -> String {
+    format!("{}:/usr/bin:/bin", dir.display())
+}
+
+/// A `prof` command that sees only what the test gives it: `PATH` is `path`; NVML, the ROCm SMI
+/// library and CUDA point where nothing exists; no Ascend toolkit variable and no `FAKE_*` mode of
+/// the caller's environment leaks in. Tests add their arguments and environment on top.
+pub fn hermetic(path: impl AsRef<OsStr>) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_prof"));
+    command
+        .env("PATH", path)
+        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
+        .env("PROF_ROCM_SMI_LIBRARY", "/nonexistent/librocm_smi64.so")
+        .env("CUDA_HOME", NOWHERE)
+        .env("LD_LIBRARY_PATH", NOWHERE)
+        .env_remove("ASCEND_TOOLKIT_HOME")
+        .env_remove("ASCEND_HOME_PATH");
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("FAKE_") {
+            command.env_remove(key);
+        }
+    }
+    command
+}
+
+/// Runs `prof args` hermetically (see [`hermetic`]) with `path` as `PATH` and `env` on top.
+pub fn prof_on_path(path: impl AsRef<OsStr>, env: &[(&str, &str)], args: &[&str]) -> Output {
+    hermetic(path).args(args).envs(env.iter().copied()).output().expect("run prof")
+}
+
+/// Runs `prof args` hermetically with the fakes of `tests/fakes/<vendor>` first on `PATH` and
+/// `env` (a fake's mode, say) on top.
+pub fn prof_with_fakes(vendor: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
+    prof_on_path(path_with(&fakes(vendor)), env, args)
 }
 
 /// Runs `prof` with `args` and no extra environment.
@@ -15,17 +68,49 @@ pub fn prof(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_prof")).args(args).output().expect("run prof")
 }
 
-/// Runs `prof` with `args`, expects success, and parses its stdout as JSON.
-pub fn prof_json(args: &[&str]) -> serde_json::Value {
-    let out = prof(args);
-    assert!(out.status.success(), "prof {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+/// Expects `out` to be a success and parses its stdout as JSON.
+pub fn success_json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "prof failed ({}): {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("prof printed JSON")
 }
 
-/// An empty directory for one test, under cargo's per-target temporary directory.
+/// Runs `prof` with `args`, expects success, and parses its stdout as JSON.
+pub fn prof_json(args: &[&str]) -> serde_json::Value {
+    success_json(&prof(args))
+}
+
+/// An empty directory for one test, under cargo's per-target temporary directory. Its name
+/// carries the process id: test binaries run at the same time share that directory.
 pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
+}
+
+/// A [`scratch_dir`] that is removed again when the test is done with it.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// Makes the empty directory `name` (plus the process id).
+    pub fn new(name: &str) -> Self {
+        Self(scratch_dir(name))
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

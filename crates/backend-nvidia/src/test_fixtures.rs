@@ -15,3 +15,33 @@ pub fn bundle_section(title: &str) -> String {
     let body_start = start + lines[start..].iter().position(|l| l.starts_with("####")).expect("section rule") + 1;
     lines[body_start..].iter().take_while(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect()
 }
+
+/// A fresh directory for one test under the system's temp directory, removed on drop. Its name
+/// carries the process id and a per-process count, so tests running at the same time (in this
+/// binary or another) never share one.
+pub struct Scratch(pub std::path::PathBuf);
+
+impl Scratch {
+    /// Makes the empty directory; `name` only makes it recognizable.
+    pub fn new(name: &str) -> Self {
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let count = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("prof-nvidia-test-{name}-{}-{count}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        Self(dir)
+    }
+
+    /// Writes `bytes` as the file `name` in the directory and returns its path.
+    pub fn file(&self, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,4 +1,5 @@
 use super::*;
+use crate::test_fixtures::Scratch;
 use prof_core::{summarize_kernels, Families, HostCategory, OpKind};
 use std::path::PathBuf;
 
@@ -7,33 +8,11 @@ const REPORT1: &str = concat!(
     "/../../tests/fixtures/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite"
 );
 
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("prof-nsys-sqlite-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-
-    /// A writable copy of report1 changed by `sql`: bad input derived from the real export.
-    fn altered(&self, name: &str, sql: &str) -> PathBuf {
-        let path = self.file(name, &std::fs::read(REPORT1).unwrap());
-        rusqlite::Connection::open(&path).unwrap().execute_batch(sql).unwrap();
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A writable copy of report1 in `scratch` changed by `sql`: bad input derived from the real export.
+fn altered(scratch: &Scratch, name: &str, sql: &str) -> PathBuf {
+    let path = scratch.file(name, &std::fs::read(REPORT1).unwrap());
+    rusqlite::Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+    path
 }
 
 fn reason(result: Result<Timeline>) -> String {
@@ -107,7 +86,7 @@ fn export_metadata_and_recognition() {
     assert_eq!(info.product_version.as_deref(), Some("2024.6.2.225"));
     assert_eq!((info.schema_version.as_str(), info.schema_major), ("3.16.1", 3));
     assert!(is_nsys_export(Path::new(REPORT1)));
-    let scratch = Scratch::new("recognize");
+    let scratch = Scratch::new("nsys-sqlite-recognize");
     assert!(!is_nsys_export(&scratch.file("notes.sqlite", b"kernel,time\n")));
     let other = scratch.file("other.db", b"");
     rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE rocpd_kernel (id INTEGER);").unwrap();
@@ -118,8 +97,9 @@ fn export_metadata_and_recognition() {
 fn memsets_and_nccl_kernels() {
     // report1 has neither, so they are added to a copy: the MEMSET table with the columns of the
     // nsys export schema, and a kernel row copied from the real one under an NCCL kernel name.
-    let scratch = Scratch::new("memset");
-    let path = scratch.altered(
+    let scratch = Scratch::new("nsys-sqlite-memset");
+    let path = altered(
+        &scratch,
         "with-memset.sqlite",
         "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, \
            deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, \
@@ -144,7 +124,7 @@ fn memsets_and_nccl_kernels() {
 
 #[test]
 fn files_that_are_not_an_export_say_what_they_are() {
-    let scratch = Scratch::new("bad");
+    let scratch = Scratch::new("nsys-sqlite-bad");
     let empty = scratch.file("empty.sqlite", b"");
     assert!(reason(load(&empty)).ends_with("empty.sqlite:0: is empty (0 bytes), not an nsys SQLite export"));
 
@@ -186,8 +166,9 @@ fn files_that_are_not_an_export_say_what_they_are() {
 
 #[test]
 fn schema_version_and_tables_are_checked() {
-    let scratch = Scratch::new("schema");
-    let newer = scratch.altered(
+    let scratch = Scratch::new("nsys-sqlite-schema");
+    let newer = altered(
+        &scratch,
         "v4.sqlite",
         "UPDATE META_DATA_EXPORT SET value = '4.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION';
          UPDATE META_DATA_EXPORT SET value = '4' WHERE name = 'EXPORT_SCHEMA_VERSION_MAJOR';",
@@ -198,15 +179,16 @@ fn schema_version_and_tables_are_checked() {
         "{err}"
     );
 
-    let no_strings = scratch.altered("no-strings.sqlite", "DROP TABLE StringIds;");
+    let no_strings = altered(&scratch, "no-strings.sqlite", "DROP TABLE StringIds;");
     let err = reason(load(&no_strings));
     assert!(err.contains("without the table(s) StringIds that every nsys export has"), "{err}");
 
     let no_version =
-        scratch.altered("no-version.sqlite", "DELETE FROM META_DATA_EXPORT WHERE name LIKE 'EXPORT_SCHEMA%';");
+        altered(&scratch, "no-version.sqlite", "DELETE FROM META_DATA_EXPORT WHERE name LIKE 'EXPORT_SCHEMA%';");
     assert!(reason(load(&no_version)).contains("META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION"));
 
-    let idle = scratch.altered(
+    let idle = altered(
+        &scratch,
         "idle.sqlite",
         "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY; \
          DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME;",
@@ -217,15 +199,17 @@ fn schema_version_and_tables_are_checked() {
 
 #[test]
 fn bad_rows_name_the_table_row_and_column() {
-    let scratch = Scratch::new("rows");
-    let backwards = scratch.altered(
+    let scratch = Scratch::new("nsys-sqlite-rows");
+    let backwards = altered(
+        &scratch,
         "backwards.sqlite",
         "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start - 1 WHERE correlationId = 122;",
     );
     let err = reason(load(&backwards));
     assert!(err.contains("backwards.sqlite:2: CUPTI_ACTIVITY_KIND_MEMCPY row 2: ends at"), "{err}");
 
-    let dangling = scratch.altered(
+    let dangling = altered(
+        &scratch,
         "dangling.sqlite",
         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = 999999, shortName = 999999;",
     );
@@ -233,7 +217,7 @@ fn bad_rows_name_the_table_row_and_column() {
     assert!(err.contains("CUPTI_ACTIVITY_KIND_KERNEL row 1: refers to StringIds id 999999"), "{err}");
 
     let renamed =
-        scratch.altered("renamed.sqlite", "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME COLUMN gridX TO gx;");
+        altered(&scratch, "renamed.sqlite", "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME COLUMN gridX TO gx;");
     let err = reason(load(&renamed));
     assert!(err.contains("reading CUPTI_ACTIVITY_KIND_KERNEL (export schema 3.16.1") && err.contains("gridX"), "{err}");
 }
