@@ -22,12 +22,14 @@ fn prof_util(mode: &str, args: &[&str]) -> Output {
 
 #[test]
 fn busy_workload_is_busy_and_clock_limited_by_the_power_cap() {
-    let doc = success_json(&prof_util("busy", &["--interval", "50ms", "--json", "--", "sleep", "1"]));
+    // Each sample spawns the fake nvidia-smi, which takes hundreds of ms on a loaded machine:
+    // two seconds of workload leave room for at least two samples however busy the host is.
+    let doc = success_json(&prof_util("busy", &["--interval", "50ms", "--json", "--", "sleep", "2"]));
     assert_eq!(doc["schema"], "prof.util.v1");
     assert_eq!(doc["mode"], "command");
     assert!(doc["source"].as_str().unwrap().starts_with("nvidia-smi -q -x"), "{}", doc["source"]);
     assert_eq!(doc["exit_code"], 0);
-    assert!(doc["samples"].as_u64().unwrap() >= 3, "{doc}");
+    assert!(doc["samples"].as_u64().unwrap() >= 2, "{doc}");
     let device = &doc["devices"][0];
     // nvidia-smi-q-busy.xml: <gpu_util>100 %</gpu_util>, <power_draw>653.20 W</power_draw>,
     // <current_power_limit>700.00 W</current_power_limit>, clocks_event_reason_sw_power_cap Active.
@@ -39,7 +41,7 @@ fn busy_workload_is_busy_and_clock_limited_by_the_power_cap() {
     assert_eq!(cap["share_pct"], 100.0);
     let verdict = &doc["verdict"];
     assert_eq!(verdict["kind"], "busy");
-    assert_eq!(verdict["next_step"], "prof breakdown -- sleep 1");
+    assert_eq!(verdict["next_step"], "prof breakdown -- sleep 2");
     assert_eq!(verdict["findings"][0]["kind"], "clock_limited");
 }
 
