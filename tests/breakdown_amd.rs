@@ -33,7 +33,10 @@ fn rocprofv3_breakdown_captures_and_reports_the_top_kernel() {
     let plan = String::from_utf8_lossy(&o.stderr);
     assert!(plan.contains("1. warm-up") && plan.contains("2. capture"), "{plan}");
     assert!(
-        plan.contains("--kernel-trace --memory-copy-trace --hip-runtime-trace --stats --output-format csv -d"),
+        plan.contains(
+            "--kernel-trace --memory-copy-trace --hip-runtime-trace --stats --collection-period 0:10:1 \
+             --output-format csv -d"
+        ),
         "{plan}"
     );
     assert_eq!(std::fs::read_to_string(&marker).unwrap().lines().count(), 2, "warm-up and capture both ran");
@@ -113,4 +116,33 @@ fn analyze_reads_rocprofv3_traces_legacy_tables_and_kernel_stats() {
     let o = prof(&[], &["analyze", &stats]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("JacobiIterationKernel"));
+}
+
+#[test]
+fn rocprofv3_breakdown_turns_skip_and_window_into_the_collection_period() {
+    let scratch = Scratch::new("breakdown-amd-period");
+    let out = scratch.path().join("out");
+    let args = [
+        "breakdown",
+        "--tool",
+        "rocprofv3",
+        "--skip",
+        "2s",
+        "--window",
+        "5s",
+        "--warmup",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+        "true",
+    ];
+    let o = prof(&[], &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plan = String::from_utf8_lossy(&o.stderr);
+    // 2 s start delay, 5 s collection time, collected once (rocprofv3 -P START:TIME:REPEAT, seconds).
+    assert!(plan.contains("--stats --collection-period 2:5:1 --output-format csv"), "{plan}");
+    // The fake lives outside a ROCm install, so its release is unknown: the plan says what the option needs.
+    assert!(plan.contains("note: the ROCm release of") && plan.contains("ROCm 6.4 or later"), "{plan}");
+    assert!(out.join("rocprofv3/prof_kernel_trace.csv").is_file(), "the fake took the flag and replayed its files");
 }

@@ -156,10 +156,14 @@ def run_hta(trace_dir, like_for_like, delays, limits=Limits()):
     return wall, max(rss, doc["maxrss_kb"] / 1024), doc, None
 
 
+HTA_DIRS = set()  # the one-file directories made for HTA, removed at the end
+
+
 def hta_dir_for(path):
     """HTA reads every trace in a directory: give it one holding only this file (a symlink)."""
     name = os.path.basename(path)
     directory = f"/tmp/prof-bench/hta-one-{name.split('.')[0]}"
+    HTA_DIRS.add(directory)
     os.makedirs(directory, exist_ok=True)
     for old in os.listdir(directory):
         os.remove(os.path.join(directory, old))
@@ -592,6 +596,12 @@ def main():
             path = f"/tmp/prof-bench/analyses-{int(size)}mb/rank-0.json"
             if os.path.exists(path):
                 os.remove(path)
+            if os.path.isdir(os.path.dirname(path)) and not os.listdir(os.path.dirname(path)):
+                os.rmdir(os.path.dirname(path))
+    for directory in HTA_DIRS:
+        for old in os.listdir(directory):
+            os.remove(os.path.join(directory, old))
+        os.rmdir(directory)
     print(f"\nlike-for-like disagreements: {checker.failures}")
     sys.exit(1 if checker.failures else 0)
 

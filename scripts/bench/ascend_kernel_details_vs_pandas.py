@@ -5,12 +5,18 @@ Builds a file of ROWS data rows (default 10 million) by repeating the rows of th
 torch_npu export tests/fixtures/ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv
 (header once; each copy's `Start Time(us)` shifted by the copy's index x 520,000 us, more than
 the fixture's 516,886 us span, so the rows stay in time order), then times on the same file:
-  prof:   `prof analyze --json FILE` (kernel summary, families, diagnosis, analysis sections)
-  pandas: read_csv(FILE) + groupby(['Type'])['Duration(us)'].agg(['count','sum']) + shares
-and prints wall time, MB/s, rows/s and peak RSS (/usr/bin/time) of each, and the ratios.
-Both must agree: the op count and total duration, and per op type where prof's JSON has a
-per-type table (`analyses`); the script exits non-zero when they differ.
-Usage: ascend_kernel_details_vs_pandas.py PROF_BINARY [ROWS] [--keep] [--prof-only]
+  prof full:    `prof analyze --json FILE` (kernel summary, families, diagnosis, every analysis section)
+  prof summary: `prof analyze --summary-only --json FILE` (kernel, family and per-op-type tables,
+                aggregated while the file streams, no timeline)
+  pandas:       read_csv(FILE) + groupby(['Type'])['Duration(us)'].agg(['count','sum']) + shares
+and prints wall time, MB/s, rows/s, CPU time and peak RSS (/usr/bin/time) of each, and the
+ratios. pandas' wall time is the one its script measures around that work; after it, the
+script sums the durations again as integer nanoseconds (round(us x 1000) per row, as prof
+reads them) so the check below is exact. Every prof run must agree with pandas on the op
+count and total duration, and the summary run on every op type's count and total (its
+`analyses.op_types`); the script exits non-zero when they differ.
+Usage: ascend_kernel_details_vs_pandas.py PROF_BINARY [ROWS] [--keep] [--prof-only] [--summary-only]
+(--summary-only: skip the full `prof analyze` run)
 The file lives under /tmp/prof-bench and is deleted at the end unless --keep.
 """
 import json
@@ -35,8 +41,13 @@ by_type = df.groupby(['Type'])['Duration(us)'].agg(['count', 'sum'])
 by_type['share'] = by_type['sum'] / by_type['sum'].sum()
 wall = time.monotonic() - t0
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# Outside the timed part: the same sums in integer ns, for an exact comparison.
+ns = (df['Duration(us)'] * 1000).round().astype('int64')
+ns_by_type = ns.groupby(df['Type']).sum()
 out = {"wall_s": wall, "maxrss_kb": rss, "rows": int(len(df)), "total_us": float(df['Duration(us)'].sum()),
-       "types": {str(k): [int(r['count']), float(r['sum']), float(r['share'])] for k, r in by_type.iterrows()}}
+       "total_ns": int(ns.sum()),
+       "types": {str(k): [int(r['count']), float(r['sum']), float(r['share']), int(ns_by_type[k])]
+                 for k, r in by_type.iterrows()}}
 print(json.dumps(out))
 """
 
@@ -103,18 +114,26 @@ def main():
     rows = build(rows_wanted, path)
     size = os.path.getsize(path) / 1e6
     print(f"file: {path} ({size:.0f} MB, {rows} rows)")
+    runs = []
     try:
-        wall, rss, out = run_measured([prof, "analyze", "--json", path])
-        cpu = measure.last_cpu_s
-        doc = json.loads(out)
-        ops, device_ns = doc["summary"]["ops"], doc["summary"]["device_ns"]
-        print(f"prof analyze --json: {wall:.2f} s, {size / wall:.0f} MB/s, {rows / wall / 1e6:.2f} M rows/s, "
-              f"CPU {cpu:.2f} s, peak RSS {rss:.0f} MB; {ops} ops, {device_ns / 1e9:.3f} s device time")
+        commands = [("prof analyze --json", [prof, "analyze", "--json", path]),
+                    ("prof analyze --summary-only --json", [prof, "analyze", "--summary-only", "--json", path])]
+        if "--summary-only" in sys.argv:
+            commands = commands[1:]
+        for label, argv in commands:
+            wall, rss, out = run_measured(argv)
+            cpu = measure.last_cpu_s
+            doc = json.loads(out)
+            ops, device_ns = doc["summary"]["ops"], doc["summary"]["device_ns"]
+            print(f"{label}: {wall:.2f} s, {size / wall:.0f} MB/s, {rows / wall / 1e6:.2f} M rows/s, "
+                  f"CPU {cpu:.2f} s, peak RSS {rss:.0f} MB; {ops} ops, {device_ns / 1e9:.3f} s device time")
+            runs.append((label, wall, cpu, rss, ops, device_ns, prof_tables(doc)))
         if "--prof-only" in sys.argv:
             return
-        wall_pd, rss_pd, out = run_measured([sys.executable, "-c", PANDAS, path])
+        _, rss_pd, out = run_measured([sys.executable, "-c", PANDAS, path])
         cpu_pd = measure.last_cpu_s
         pd_doc = json.loads(out.strip().splitlines()[-1])
+        wall_pd = pd_doc["wall_s"]
         print(f"pandas {__import__('pandas').__version__} read_csv+groupby(Type): {wall_pd:.2f} s, "
               f"{size / wall_pd:.1f} MB/s, {rows / wall_pd / 1e6:.3f} M rows/s, CPU {cpu_pd:.2f} s, peak RSS {rss_pd:.0f} MB; "
               f"{pd_doc['rows']} rows, {pd_doc['total_us'] / 1e6:.3f} s total, {len(pd_doc['types'])} op types")
@@ -122,25 +141,29 @@ def main():
         if "--keep" not in sys.argv:
             os.unlink(path)
             os.rmdir(os.path.dirname(path))
-    check(ops, device_ns, pd_doc, prof_tables(doc))
-    print(f"prof is {wall_pd / wall:.1f}x faster than pandas in wall time ({cpu_pd / cpu:.1f}x in CPU time) and uses {rss / rss_pd:.3f} of its peak memory "
-          f"(1/{rss_pd / rss:.1f})")
+    for label, wall, cpu, rss, ops, device_ns, tables in runs:
+        check(label, ops, device_ns, pd_doc, tables, required="--summary-only" in label)
+        print(f"{label} is {wall_pd / wall:.1f}x faster than pandas in wall time ({cpu_pd / cpu:.1f}x in CPU time) "
+              f"and uses {rss / rss_pd:.3f} of its peak memory (1/{rss_pd / rss:.1f})")
 
 
-def check(ops, device_ns, pd_doc, tables):
+def check(label, ops, device_ns, pd_doc, tables, required):
     if ops != pd_doc["rows"]:
-        sys.exit(f"MISMATCH: prof counted {ops} ops, pandas {pd_doc['rows']} rows")
-    if abs(device_ns / 1e3 - pd_doc["total_us"]) > 1e-9 * pd_doc["total_us"] + 1:
-        sys.exit(f"MISMATCH: prof device time {device_ns / 1e3} us, pandas {pd_doc['total_us']} us")
+        sys.exit(f"MISMATCH ({label}): prof counted {ops} ops, pandas {pd_doc['rows']} rows")
+    if device_ns != pd_doc["total_ns"]:
+        sys.exit(f"MISMATCH ({label}): prof device time {device_ns} ns, pandas {pd_doc['total_ns']} ns")
     per_type = next((t for t in tables if set(t) == set(pd_doc["types"])), None)
     if per_type:
-        for name, (count, total_us, _share) in pd_doc["types"].items():
+        for name, (count, _total_us, _share, total_ns) in pd_doc["types"].items():
             got = per_type.get(name)
-            if got is None or got[0] != count or abs(got[1] / 1e3 - total_us) > 1e-9 * total_us + 1:
-                sys.exit(f"MISMATCH on op type {name}: prof {got}, pandas {count} ops, {total_us} us")
-        print(f"agree: op count, total device time and all {len(pd_doc['types'])} per-type totals")
+            if got is None or got[0] != count or got[1] != total_ns:
+                sys.exit(f"MISMATCH ({label}) on op type {name}: prof {got}, pandas {count} ops, {total_ns} ns")
+        print(f"{label} agrees exactly: op count, total device time and all {len(pd_doc['types'])} per-type "
+              "counts and totals (ns)")
+    elif required:
+        sys.exit(f"MISMATCH ({label}): no per-type table with pandas' {len(pd_doc['types'])} op types")
     else:
-        print("agree: op count and total device time (prof's JSON has no per-type table to compare)")
+        print(f"{label} agrees exactly: op count and total device time (its JSON has no per-type table)")
 
 
 main()

@@ -33,11 +33,15 @@ pub fn path_with(dir: &Path) -> String {
 
 /// A `prof` command that sees only what the test gives it: `PATH` is `path`; NVML, the ROCm SMI
 /// library and CUDA point where nothing exists; no Ascend toolkit variable and no `FAKE_*` mode of
-/// the caller's environment leaks in. Tests add their arguments and environment on top.
+/// the caller's environment leaks in; its tool-version cache (`XDG_CACHE_HOME`) is a fresh empty
+/// directory, so no answer of an earlier run is reused. Tests add their arguments and environment on top.
 pub fn hermetic(path: impl AsRef<OsStr>) -> Command {
+    static CACHES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let cache = scratch_dir(&format!("xdg-cache-{}", CACHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     let mut command = Command::new(env!("CARGO_BIN_EXE_prof"));
     command
         .env("PATH", path)
+        .env("XDG_CACHE_HOME", cache)
         .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
         .env("PROF_ROCM_SMI_LIBRARY", "/nonexistent/librocm_smi64.so")
         .env("CUDA_HOME", NOWHERE)

@@ -228,6 +228,7 @@ impl DeepDive for Rocprofv3CounterTool {
                 "prof reads {}/rocprofv3-pmc-*/**/{OUTPUT_PREFIX}{COUNTER_FILE_SUFFIX} ({TOOL}, one row per dispatch and counter)",
                 out.display()
             ),
+            ..CapturePlan::default()
         })
     }
 

@@ -19,19 +19,21 @@
 //! `out_kernel_stats.csv`). The loader searches the directory for either layout.
 //!
 //! With `-o prof`, every profiled process of a multi-process workload writes the same names;
-//! the loader reads whatever is there. The capture window of the request is not applied:
-//! rocprofv3 traces the whole run (its `--collection-period` is not used here), so the step's
-//! time limit is what bounds a capture. None of this has run on AMD hardware: the plan follows
-//! the documentation and the loader is tested on recorded files only.
+//! the loader reads whatever is there. The request's skip and window become
+//! `--collection-period <skip>:<window>:1` (see [`collection_period_args`]) where the ROCm
+//! release has it (6.4 and later); on an older release the whole run is traced and the plan
+//! says so. None of this has run on AMD hardware: the plan follows the documentation and
+//! the loader is tested on recorded files only.
 
 use crate::rocprofv3_trace::{self, no_trace, TraceFiles};
-use crate::tools::{SearchPaths, INSTALL_ROCPROFV3, ROCPROFV3};
+use crate::tools::{rocm_install_version, SearchPaths, INSTALL_ROCPROFV3, ROCPROFV3};
 use prof_core::supervisor::log_tail;
 use prof_core::tools::find_program;
 use prof_core::{BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Result, RunPlan, Timeline};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Sub-directory of the capture's output directory that rocprofv3 writes into.
 pub const OUTPUT_DIR: &str = "rocprofv3";
@@ -45,6 +47,49 @@ pub const TRACE_FLAGS: &[&str] = &["--kernel-trace", "--memory-copy-trace", "--h
 pub const MIN_OUTPUT_BYTES: u64 = 100;
 /// How deep below a directory the loader looks for rocprofv3 CSV files (`<dir>/<host>/<pid>_…`).
 const MAX_DEPTH: usize = 3;
+
+/// The first ROCm release whose rocprofv3 has `--collection-period` and
+/// `--collection-period-unit`: rocprofiler-sdk 0.6.0 "for ROCm release 6.4" (its CHANGELOG.md,
+/// "Added": "`--collection-period` feature in `rocprofv3` to enable filtering using time").
+pub const COLLECTION_PERIOD_SINCE: (u32, u32) = (6, 4);
+
+/// The rocprofv3 arguments that delay collection by `skip` and bound it to `window`, once:
+/// `--collection-period <start delay>:<collection time>:1`, in whole seconds, or with
+/// `--collection-period-unit msec` when either is not a whole number of seconds.
+///
+/// The option as rocprofv3 defines it (ROCm/rocprofiler-sdk @
+/// 01c4d37aab05eba11531b3478fdc3e289d0d1dd2, `source/bin/rocprofv3.py`, `parse_arguments`,
+/// "Filtering options" group): `-P`/`--collection-period`, `nargs="+"`, metavar
+/// `(START_DELAY_TIME):(COLLECTION_TIME):(REPEAT)`; "The times are specified in seconds by
+/// default, but the unit can be changed using the `--collection-period-unit` option", "Start
+/// Delay Time is the time in seconds before the collection begins, Collection Time is the
+/// duration in seconds for which data is collected, and Rate is the number of times the cycle
+/// is repeated. A repeat of 0 indicates that the cycle will repeat indefinitely";
+/// `--collection-period-unit` takes one of `hour min sec msec usec nsec` (default `sec`). The
+/// long name is used: ROCm 6.4's short form was `-p`, 7.0 moved it to `-P` (CHANGELOG.md,
+/// rocprofiler-sdk 1.0.0 for ROCm 7.0, "Changed"). A zero window still collects one unit.
+pub fn collection_period_args(skip: Duration, window: Duration) -> Vec<OsString> {
+    let whole = |d: Duration| d.subsec_nanos() == 0;
+    let (delay, time, unit) = if whole(skip) && whole(window) {
+        (skip.as_secs(), window.as_secs(), None)
+    } else {
+        (skip.as_millis() as u64, window.as_millis() as u64, Some("msec"))
+    };
+    let mut args = vec![OsString::from("--collection-period"), OsString::from(format!("{delay}:{}:1", time.max(1)))];
+    if let Some(unit) = unit {
+        args.extend([OsString::from("--collection-period-unit"), OsString::from(unit)]);
+    }
+    args
+}
+
+/// Whether the rocprofv3 of ROCm `version` (as detection reads it: `6.3.1`) has
+/// `--collection-period`; `None` when the version is unknown.
+pub fn has_collection_period(version: Option<&str>) -> Option<bool> {
+    let mut parts = version?.split('.').map(|p| p.parse::<u32>().ok());
+    let major = parts.next().flatten()?;
+    let minor = parts.next().flatten().unwrap_or(0);
+    Some((major, minor) >= COLLECTION_PERIOD_SINCE)
+}
 
 /// File name endings of the traces a group holds.
 const KERNEL_SUFFIX: &str = "kernel_trace.csv";
@@ -177,12 +222,32 @@ impl BreakdownTool for Rocprofv3Tool {
         if request.command.is_empty() {
             return Err(Error::Unsupported("no command to profile".to_owned()));
         }
-        let program = OsString::from(self.program()?);
+        let program_path = self.program()?;
+        let version = rocm_install_version(&program_path);
         let out = &request.out_dir;
         let mut steps = request.warmup_steps();
         let output = Self::output_dir(out);
-        let mut argv = vec![program];
+        let mut argv = vec![OsString::from(&program_path)];
         argv.extend(TRACE_FLAGS.iter().map(OsString::from));
+        let (since_major, since_minor) = COLLECTION_PERIOD_SINCE;
+        let mut notes = Vec::new();
+        match has_collection_period(version.as_deref()) {
+            Some(false) => notes.push(format!(
+                "rocprofv3 of ROCm {} has no --collection-period (added in ROCm {since_major}.{since_minor}): it \
+                 traces the whole run, so --skip and --window are not applied; the step's time limit bounds it",
+                version.as_deref().unwrap_or("?")
+            )),
+            known => {
+                if known.is_none() {
+                    notes.push(format!(
+                        "the ROCm release of {} is unknown; --collection-period needs ROCm {since_major}.{since_minor} \
+                         or later, and an older rocprofv3 rejects it",
+                        program_path.display()
+                    ));
+                }
+                argv.extend(collection_period_args(request.skip, request.window));
+            }
+        }
         argv.extend(["--output-format".into(), "csv".into(), "-d".into(), output.clone().into_os_string()]);
         argv.extend(["-o".into(), OUTPUT_PREFIX.into(), "--".into()]);
         argv.extend(request.command.iter().cloned());
@@ -198,6 +263,8 @@ impl BreakdownTool for Rocprofv3Tool {
                 output.display(),
                 output.display()
             ),
+            cleanup: Vec::new(),
+            notes,
         })
     }
 

@@ -37,6 +37,8 @@ fn plan_runs_warm_ups_then_rocprofv3_with_csv_output() {
         "--memory-copy-trace",
         "--hip-runtime-trace",
         "--stats",
+        "--collection-period",
+        "0:10:1",
         "--output-format",
         "csv",
         "-d",
@@ -125,4 +127,82 @@ fn failure_without_output_shows_the_log() {
     assert!(tool.load(&[empty_dir]).unwrap_err().to_string().contains("holds no rocprofv3"));
     capture_dir(&tmp, "out/rocprofv3", "prof_");
     assert!(tool.explain_failure(&tmp.path().join("out")).is_none(), "files were written");
+}
+
+fn capture_argv(plan: &CapturePlan) -> Vec<String> {
+    let capture = plan.steps.iter().find(|s| s.label == "capture").expect("a capture step");
+    capture.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+}
+
+/// The arguments after `--stats` and before `--output-format`: where the period goes.
+fn period_args(plan: &CapturePlan) -> Vec<String> {
+    let argv = capture_argv(plan);
+    let from = argv.iter().position(|a| a == "--stats").unwrap() + 1;
+    let to = argv.iter().position(|a| a == "--output-format").unwrap();
+    argv[from..to].to_vec()
+}
+
+#[test]
+fn skip_and_window_become_the_collection_period() {
+    let tmp = TempDir::new("period");
+    let tool = tool(&tmp);
+    let mut req = request(&tmp.path().join("out"), 0);
+    req.skip = Duration::from_secs(2);
+    req.window = Duration::from_secs(5);
+    let plan = tool.plan(&req).unwrap();
+    assert_eq!(period_args(&plan), ["--collection-period", "2:5:1"]);
+    assert!(plan.notes.is_empty(), "ROCm 7.0.0 has the option: {:?}", plan.notes);
+    assert!(plan.cleanup.is_empty());
+
+    req.skip = Duration::from_millis(1500);
+    req.window = Duration::from_millis(250);
+    let plan = tool.plan(&req).unwrap();
+    assert_eq!(period_args(&plan), ["--collection-period", "1500:250:1", "--collection-period-unit", "msec"]);
+
+    req.skip = Duration::ZERO;
+    req.window = Duration::ZERO;
+    assert_eq!(period_args(&tool.plan(&req).unwrap()), ["--collection-period", "0:1:1"], "never a zero window");
+}
+
+#[test]
+fn an_older_rocm_traces_the_whole_run_and_the_plan_says_so() {
+    let tmp = TempDir::new("old-rocm");
+    let program = tmp.program("rocm-6.3.1/bin/rocprofv3", "#!/bin/sh\n");
+    let tool =
+        Rocprofv3Tool::with_paths(SearchPaths { program_dirs: vec![], library_dirs: vec![] }).with_program(program);
+    let mut req = request(&tmp.path().join("out"), 0);
+    req.skip = Duration::from_secs(2);
+    req.window = Duration::from_secs(5);
+    let plan = tool.plan(&req).unwrap();
+    assert!(period_args(&plan).is_empty(), "{:?}", capture_argv(&plan));
+    assert!(!capture_argv(&plan).iter().any(|a| a.starts_with("--collection-period")));
+    assert_eq!(plan.notes.len(), 1);
+    assert!(plan.notes[0].contains("ROCm 6.3.1") && plan.notes[0].contains("6.4"), "{:?}", plan.notes);
+
+    let first = tmp.program("rocm-6.4.0/bin/rocprofv3", "#!/bin/sh\n");
+    let tool =
+        Rocprofv3Tool::with_paths(SearchPaths { program_dirs: vec![], library_dirs: vec![] }).with_program(first);
+    assert_eq!(period_args(&tool.plan(&req).unwrap()), ["--collection-period", "2:5:1"], "6.4 is the first");
+}
+
+#[test]
+fn an_unknown_release_gets_the_option_and_a_note() {
+    let tmp = TempDir::new("unknown-rocm");
+    let program = tmp.program("tools/rocprofv3", "#!/bin/sh\n");
+    let tool =
+        Rocprofv3Tool::with_paths(SearchPaths { program_dirs: vec![], library_dirs: vec![] }).with_program(program);
+    let plan = tool.plan(&request(&tmp.path().join("out"), 0)).unwrap();
+    assert_eq!(period_args(&plan), ["--collection-period", "0:10:1"]);
+    assert!(plan.notes.len() == 1 && plan.notes[0].contains("unknown"), "{:?}", plan.notes);
+}
+
+#[test]
+fn release_numbers_compare_as_numbers() {
+    assert_eq!(has_collection_period(Some("6.4.0")), Some(true));
+    assert_eq!(has_collection_period(Some("6.10")), Some(true));
+    assert_eq!(has_collection_period(Some("7")), Some(true));
+    assert_eq!(has_collection_period(Some("6.3.4")), Some(false));
+    assert_eq!(has_collection_period(Some("5.7.1")), Some(false));
+    assert_eq!(has_collection_period(Some("rocm")), None);
+    assert_eq!(has_collection_period(None), None);
 }

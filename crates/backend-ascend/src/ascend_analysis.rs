@@ -13,6 +13,8 @@ use crate::error::AscendError;
 use crate::op_table::columns;
 use crate::pipe_bound::{sides, Bound, PipeMeans, PIPES};
 use crate::profile_dir::ProfileFiles;
+use prof_core::intern::FxHashMap;
+use prof_core::{Interner, NameId};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -129,25 +131,28 @@ pub fn read_table(path: &Path) -> Result<AscendReport, AscendError> {
     let state = header.column(OP_STATE);
     let cube_util = header.column(CUBE_UTILIZATION);
     let pipe_cols: Vec<PipeColumns> = PIPES.iter().map(|pipe| PipeColumns::of(&header, pipe)).collect();
-    let mut groups: HashMap<(String, String), Group> = HashMap::new();
-    let mut states: HashMap<String, (u64, u64, std::collections::HashSet<String>)> = HashMap::new();
+    // Op types, task types and states are few: intern them, so a row allocates nothing.
+    let mut strings = Interner::new();
+    let mut by_ids: FxHashMap<(NameId, NameId), Group> = FxHashMap::default();
+    let mut by_state: FxHashMap<NameId, (u64, u64, FxHashMap<NameId, ()>)> = FxHashMap::default();
     while let Some(row) = reader.next_row()? {
         let dur = row.micros_ns(Some(duration))?.ok_or_else(|| row.error(duration, "is empty or N/A"))?;
-        let op = row.get(op_type).map_or_else(|| row.text(name).map(str::to_owned), |t| Ok(t.to_owned()))?;
-        let task = row.get(core).unwrap_or("").to_owned();
+        let op = match row.get(op_type) {
+            Some(t) => strings.intern(t),
+            None => strings.intern(row.text(name)?),
+        };
+        let task = strings.intern(row.get(core).unwrap_or(""));
         let mut ratios = [None; PIPES.len()];
         for (slot, cols) in pipe_cols.iter().enumerate() {
             ratios[slot] = cols.read(&row)?;
         }
         if state.is_some() {
-            let entry = states.entry(row.get(state).unwrap_or("N/A").to_owned()).or_default();
+            let entry = by_state.entry(strings.intern(row.get(state).unwrap_or("N/A"))).or_default();
             entry.0 += 1;
             entry.1 += dur;
-            if !entry.2.contains(&op) {
-                entry.2.insert(op.clone());
-            }
+            entry.2.insert(op, ());
         }
-        let group = groups.entry((op, task)).or_default();
+        let group = by_ids.entry((op, task)).or_default();
         group.calls += 1;
         group.total_ns += dur;
         group.means.add(&ratios, dur);
@@ -156,6 +161,11 @@ pub fn read_table(path: &Path) -> Result<AscendReport, AscendError> {
             group.cube_util.1 += dur.max(1) as f64;
         }
     }
+    let text = |id: NameId| strings.resolve(id).to_owned();
+    let groups: HashMap<(String, String), Group> =
+        by_ids.into_iter().map(|((op, task), group)| ((text(op), text(task)), group)).collect();
+    let states: HashMap<String, (u64, u64, usize)> =
+        by_state.into_iter().map(|(state, (tasks, ns, types))| (text(state), (tasks, ns, types.len()))).collect();
     let mut notes = Vec::new();
     let pipe_columns: Vec<String> = pipe_cols.iter().flat_map(|c| c.names(&header)).collect();
     if pipe_columns.is_empty() {
@@ -214,10 +224,10 @@ fn bound_report(groups: HashMap<(String, String), Group>, pipe_columns: Vec<Stri
     BoundReport { pipe_columns, total_ns, by_verdict, top: rows }
 }
 
-fn state_shares(states: HashMap<String, (u64, u64, std::collections::HashSet<String>)>) -> Vec<StateShare> {
+fn state_shares(states: HashMap<String, (u64, u64, usize)>) -> Vec<StateShare> {
     let mut shares: Vec<StateShare> = states
         .into_iter()
-        .map(|(state, (tasks, total_ns, types))| StateShare { state, tasks, total_ns, op_types: types.len() })
+        .map(|(state, (tasks, total_ns, op_types))| StateShare { state, tasks, total_ns, op_types })
         .collect();
     shares.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.state.cmp(&b.state)));
     shares

@@ -52,13 +52,13 @@ const PAYLOAD_TRANSPORTS: [&str; 3] = ["RDMA", "HCCS", "PCIE"];
 impl CommOp {
     /// Bytes over RDMA, HCCS and PCIE; `None` when the op reports no transfer.
     pub fn bytes(&self) -> Option<u64> {
-        let payload = self.payload().map(|t| t.bytes).sum::<u64>();
+        let payload = self.payload().fold(0u64, |sum, t| sum.saturating_add(t.bytes));
         (payload > 0).then_some(payload)
     }
 
     /// The op as a bandwidth sample, its transit on RDMA/HCCS/PCIE as the link measurement.
     pub fn sample(&self) -> CommSample {
-        let transit_ns = self.payload().map(|t| t.transit_ns).sum::<u64>();
+        let transit_ns = self.payload().fold(0u64, |sum, t| sum.saturating_add(t.transit_ns));
         CommSample {
             op_type: collective_type(&self.name),
             bytes: self.bytes(),
@@ -126,6 +126,7 @@ pub fn parse(text: &[u8], path: &Path) -> Result<Vec<CommOp>, AscendError> {
             }
         }
     }
+    check_totals(&ops, path)?;
     ops.sort_by(|a, b| a.start_ns.cmp(&b.start_ns).then_with(|| a.name.cmp(&b.name)));
     Ok(ops)
 }
@@ -157,9 +158,42 @@ pub(crate) fn number(value: &Value, field: &str, op: &str, path: &Path) -> Resul
     }
 }
 
-/// Milliseconds to nanoseconds; megabytes (10⁶ bytes) to bytes.
-pub(crate) fn scaled(value: f64, factor: f64) -> u64 {
-    (value * factor).round() as u64
+/// Milliseconds to nanoseconds; megabytes (10⁶ bytes) to bytes; `None` past `u64::MAX`.
+pub(crate) fn scaled(value: f64, factor: f64) -> Option<u64> {
+    let scaled = (value * factor).round();
+    // 2⁶⁴ is exact in an f64; every smaller non-negative whole f64 converts exactly.
+    (scaled < 18_446_744_073_709_551_616.0).then_some(scaled as u64)
+}
+
+/// A non-negative number field of `value` times `factor` as an integer (ms → ns, MB → bytes), or
+/// an error naming the field and op when it is missing, negative or past `u64::MAX`.
+pub(crate) fn scaled_number(
+    value: &Value,
+    field: &str,
+    factor: f64,
+    op: &str,
+    path: &Path,
+) -> Result<u64, AscendError> {
+    let n = number(value, field, op, path)?;
+    scaled(n, factor)
+        .ok_or_else(|| AscendError::file(path, 0, format!("{op}: {field} is {n}, too large to count in 64 bits")))
+}
+
+/// Errors when a file-wide total overflows 64 bits: every sum made from the file's ops
+/// ([`CommOp::bytes`], [`CommOp::sample`], [`transport_totals`], per-collective sums of the
+/// samples) is at most one of these totals, so none of them can overflow afterwards.
+fn check_totals(ops: &[CommOp], path: &Path) -> Result<(), AscendError> {
+    let too_large = |what: &str| AscendError::file(path, 0, format!("the ops' {what} add up past 64 bits"));
+    checked_sum(ops.iter().map(|op| op.elapse_ns)).ok_or_else(|| too_large("Elapse Time(ms)"))?;
+    checked_sum(ops.iter().map(|op| op.wait_ns)).ok_or_else(|| too_large("Wait Time(ms)"))?;
+    let transports = || ops.iter().flat_map(|op| &op.transports);
+    checked_sum(transports().map(|t| t.bytes)).ok_or_else(|| too_large("Transit Size(MB)"))?;
+    checked_sum(transports().map(|t| t.transit_ns)).ok_or_else(|| too_large("Transit Time(ms)"))?;
+    Ok(())
+}
+
+fn checked_sum(mut values: impl Iterator<Item = u64>) -> Option<u64> {
+    values.try_fold(0u64, u64::checked_add)
 }
 
 fn op(step: &str, group: &str, name: &str, entry: &Value, path: &Path) -> Result<CommOp, AscendError> {
@@ -180,14 +214,14 @@ fn op(step: &str, group: &str, name: &str, entry: &Value, path: &Path) -> Result
     let mut transports = Vec::new();
     if let Some(bandwidth) = entry.get("Communication Bandwidth Info") {
         for (transport, info) in object(bandwidth, path, name)? {
-            let bytes = scaled(number(info, "Transit Size(MB)", name, path)?, 1e6);
+            let bytes = scaled_number(info, "Transit Size(MB)", 1e6, name, path)?;
             if bytes == 0 {
                 continue;
             }
             transports.push(TransportUse {
                 transport: transport.clone(),
                 bytes,
-                transit_ns: scaled(number(info, "Transit Time(ms)", name, path)?, 1e6),
+                transit_ns: scaled_number(info, "Transit Time(ms)", 1e6, name, path)?,
                 stated_gbps: info.get("Bandwidth(GB/s)").and_then(Value::as_f64),
             });
         }
@@ -197,8 +231,8 @@ fn op(step: &str, group: &str, name: &str, entry: &Value, path: &Path) -> Result
         group: group.to_owned(),
         name: name.to_owned(),
         start_ns,
-        elapse_ns: scaled(number(time, "Elapse Time(ms)", name, path)?, 1e6),
-        wait_ns: scaled(number(time, "Wait Time(ms)", name, path)?, 1e6),
+        elapse_ns: scaled_number(time, "Elapse Time(ms)", 1e6, name, path)?,
+        wait_ns: scaled_number(time, "Wait Time(ms)", 1e6, name, path)?,
         transports,
     })
 }
@@ -229,8 +263,9 @@ pub fn transport_totals(ops: &[CommOp]) -> Vec<TransportTotal> {
         };
         let total = &mut totals[at];
         total.ops += 1;
-        total.bytes += used.bytes;
-        total.transit_ns += used.transit_ns;
+        // Saturating only matters for ops not from `parse`, which rejects totals past 64 bits.
+        total.bytes = total.bytes.saturating_add(used.bytes);
+        total.transit_ns = total.transit_ns.saturating_add(used.transit_ns);
     }
     totals.sort_by(|a, b| a.transport.cmp(&b.transport));
     totals

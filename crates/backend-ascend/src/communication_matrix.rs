@@ -4,7 +4,7 @@
 //! and transit time ms. [`load`] sums the ops into one matrix per link; the group's own
 //! "Total Op Info" is skipped, as in [`communication`](crate::communication).
 
-use crate::communication::{number, object, scaled, steps};
+use crate::communication::{object, scaled_number, steps};
 use crate::error::AscendError;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -38,6 +38,7 @@ pub fn parse(text: &[u8], path: &Path) -> Result<Vec<MatrixLink>, AscendError> {
     let root: serde_json::Value = serde_json::from_slice(text)
         .map_err(|e| AscendError::file(path, e.line(), format!("not valid communication matrix JSON: {e}")))?;
     let mut links: BTreeMap<(u32, u32, String), MatrixLink> = BTreeMap::new();
+    let (mut total_bytes, mut total_ns) = (0u64, 0u64);
     for (step, groups) in steps(&root, path)? {
         for (group, entries) in object(groups, path, &step)? {
             for (op, pairs) in object(entries, path, group)? {
@@ -51,8 +52,12 @@ pub fn parse(text: &[u8], path: &Path) -> Result<Vec<MatrixLink>, AscendError> {
                         .get("Transport Type")
                         .and_then(serde_json::Value::as_str)
                         .ok_or_else(|| AscendError::file(path, 0, format!("{op} {pair}: no \"Transport Type\"")))?;
-                    let bytes = scaled(number(info, "Transit Size(MB)", op, path)?, 1e6);
-                    let transit_ns = scaled(number(info, "Transit Time(ms)", op, path)?, 1e6);
+                    let bytes = scaled_number(info, "Transit Size(MB)", 1e6, op, path)?;
+                    let transit_ns = scaled_number(info, "Transit Time(ms)", 1e6, op, path)?;
+                    // File-wide totals bound every link's (and any sum of links') figures.
+                    let too_large = |what: &str| AscendError::file(path, 0, format!("{what} add up past 64 bits"));
+                    total_bytes = total_bytes.checked_add(bytes).ok_or_else(|| too_large("transit sizes"))?;
+                    total_ns = total_ns.checked_add(transit_ns).ok_or_else(|| too_large("transit times"))?;
                     let link = links.entry((src, dst, transport.to_owned())).or_insert_with(|| MatrixLink {
                         src,
                         dst,
@@ -98,5 +103,31 @@ mod tests {
         assert_eq!(to_1, 319_832_292);
         let error = parse(&std::fs::read(&path).unwrap()[..1000], &path).unwrap_err().to_string();
         assert!(error.contains("communication_matrix.json:1:"), "{error}");
+    }
+
+    /// Regression (a hand-made input through fuzz/'s `ascend_communication_matrix`, overflow
+    /// checks on): a link's summed transit size used to overflow; now sums past 64 bits are an
+    /// error naming the file.
+    #[test]
+    fn transit_sizes_past_64_bits_are_an_error_not_an_overflow() {
+        let path = fixture_path(&format!("{MSINSIGHT_RANK0}/ASCEND_PROFILER_OUTPUT/communication_matrix.json"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let with_mb = |mb: &str| {
+            let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+            for group in doc["step2"].as_object_mut().unwrap().values_mut() {
+                for pairs in group.as_object_mut().unwrap().values_mut() {
+                    for info in pairs.as_object_mut().unwrap().values_mut() {
+                        info["Transit Size(MB)"] = serde_json::from_str(mb).unwrap();
+                    }
+                }
+            }
+            serde_json::to_vec(&doc).unwrap()
+        };
+        // 10¹³ MB = 10¹⁹ bytes fits in a u64, but the links' sum of them does not.
+        let error = parse(&with_mb("1e13"), &path).unwrap_err().to_string();
+        assert!(error.contains("communication_matrix.json") && error.contains("add up past 64 bits"), "{error}");
+        let error = parse(&with_mb("1e300"), &path).unwrap_err().to_string();
+        assert!(error.contains("too large to count in 64 bits"), "{error}");
+        assert_eq!(parse(&with_mb("1"), &path).unwrap().len(), 10);
     }
 }

@@ -67,3 +67,37 @@ fn a_truncated_file_is_an_error_naming_it() {
     let error = parse(br#"{"step1": {"collective": {"hcom_allReduce_1": {}}}}"#, &path).unwrap_err().to_string();
     assert!(error.contains("hcom_allReduce_1: no \"Communication Time Info\""), "{error}");
 }
+
+/// The recording with `Transit Size(MB)` of every transport that moved data set to `mb`.
+fn rank0_with_transit_mb(mb: f64) -> Vec<u8> {
+    let path = fixture_path(&format!("{MSINSIGHT_RANK0}/ASCEND_PROFILER_OUTPUT/communication.json"));
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    for group in doc["step2"].as_object_mut().unwrap().values_mut() {
+        for op in group.as_object_mut().unwrap().values_mut() {
+            let Some(bandwidth) = op.get_mut("Communication Bandwidth Info").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            for info in bandwidth.values_mut() {
+                if info["Transit Size(MB)"].as_f64().unwrap() > 0.0 {
+                    info["Transit Size(MB)"] = mb.into();
+                }
+            }
+        }
+    }
+    serde_json::to_vec(&doc).unwrap()
+}
+
+/// Regression (a hand-made input through fuzz/'s `ascend_communication`, built with overflow
+/// checks): sizes past 64 bits of bytes used to saturate silently, and their sums
+/// (`CommOp::bytes`, `transport_totals`) to overflow; now they are errors naming the file.
+#[test]
+fn transit_sizes_past_64_bits_are_an_error_not_an_overflow() {
+    let path = Path::new("communication.json");
+    // 10¹³ MB = 10¹⁹ bytes fits in a u64 (< 1.8·10¹⁹), but the ops' sum of them does not.
+    let error = parse(&rank0_with_transit_mb(1e13), path).unwrap_err().to_string();
+    assert!(error.contains("communication.json") && error.contains("Transit Size(MB) add up past 64 bits"), "{error}");
+    let error = parse(&rank0_with_transit_mb(1e300), path).unwrap_err().to_string();
+    assert!(error.contains("communication.json") && error.contains("too large to count in 64 bits"), "{error}");
+    // The same document with its own sizes still parses: the rewrite alone is not the error.
+    assert_eq!(parse(&rank0_with_transit_mb(1.0), path).unwrap().len(), 28);
+}

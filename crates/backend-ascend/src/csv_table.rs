@@ -165,6 +165,8 @@ pub struct CsvReader {
     len: usize,
     eof: bool,
     consumed: u64,
+    /// Bytes the file may still give (a reader of a byte range stops at its end).
+    remaining: u64,
     splitter: Splitter,
 }
 
@@ -179,7 +181,7 @@ impl CsvReader {
 
     /// [`CsvReader::open`] with a buffer of `capacity` bytes to start with (tests use tiny
     /// ones, so that records straddle refills).
-    fn open_with_buffer(path: &Path, capacity: usize) -> Result<Self, AscendError> {
+    pub(crate) fn open_with_buffer(path: &Path, capacity: usize) -> Result<Self, AscendError> {
         let file = std::fs::File::open(path).map_err(|e| AscendError::file(path, 0, format!("cannot read: {e}")))?;
         let header = Header { path: path.to_owned(), names: Vec::new() };
         let mut reader = Self {
@@ -191,6 +193,7 @@ impl CsvReader {
             len: 0,
             eof: false,
             consumed: 0,
+            remaining: u64::MAX,
             splitter: Splitter::default(),
         };
         reader.fill()?;
@@ -204,6 +207,41 @@ impl CsvReader {
         Ok(reader)
     }
 
+    /// A reader of the records in bytes `start..end` of the file whose `header` was read
+    /// already (a part of a large file, for parsing parts in parallel): `start` must be where
+    /// a record begins. Line numbers count from the range's start.
+    pub fn open_range(header: &Header, start: u64, end: u64) -> Result<Self, AscendError> {
+        use std::io::{Seek, SeekFrom};
+        let path = header.path();
+        let cannot = |e: std::io::Error| AscendError::file(path, 0, format!("cannot read: {e}"));
+        let mut file = std::fs::File::open(path).map_err(cannot)?;
+        file.seek(SeekFrom::Start(start)).map_err(cannot)?;
+        let mut reader = Self {
+            header: header.clone(),
+            file,
+            buf: vec![0; BUFFER],
+            pos: 0,
+            len: 0,
+            eof: false,
+            consumed: start,
+            remaining: end.saturating_sub(start),
+            splitter: Splitter::default(),
+        };
+        reader.fill()?;
+        Ok(reader)
+    }
+
+    /// Stops reading at byte `end` of the file; false (and nothing changed) when the reader
+    /// has read past it already.
+    pub fn stop_at(&mut self, end: u64) -> bool {
+        let read = self.consumed + self.len as u64;
+        if read > end {
+            return false;
+        }
+        self.remaining = end - read;
+        true
+    }
+
     /// The header with its column lookups.
     pub fn header(&self) -> &Header {
         &self.header
@@ -213,6 +251,14 @@ impl CsvReader {
     /// of the rows still to come.
     pub fn consumed(&self) -> u64 {
         self.consumed + self.pos as u64
+    }
+
+    /// From now on split only the fields `0..=last` of each row: the rest are counted (a row
+    /// with the wrong field count is still an error) and the whole row is still checked to be
+    /// UTF-8, but a column after `last` reads as absent. For readers that need a few leading
+    /// columns of a wide table.
+    pub fn split_only_up_to(&mut self, last: usize) {
+        self.splitter.last = Some(last);
     }
 
     /// The next data row, `None` at the end of the file.
@@ -247,12 +293,16 @@ impl CsvReader {
             self.buf.resize(self.buf.len() * 2, 0);
         }
         while self.len < self.buf.len() {
-            match self.file.read(&mut self.buf[self.len..]) {
+            let want = (self.buf.len() - self.len).min(usize::try_from(self.remaining).unwrap_or(usize::MAX));
+            match self.file.read(&mut self.buf[self.len..self.len + want]) {
                 Ok(0) => {
                     self.eof = true;
                     break;
                 }
-                Ok(n) => self.len += n,
+                Ok(n) => {
+                    self.len += n;
+                    self.remaining -= n as u64;
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(AscendError::file(&self.header.path, 0, format!("cannot read: {e}"))),
             }
@@ -352,6 +402,10 @@ struct Splitter {
     quoted: Vec<usize>,
     /// Lines finished before the current position (the next record starts on `lines + 1`).
     lines: usize,
+    /// Split only fields `0..=last` (the rest is only counted, in `tail_fields`).
+    last: Option<usize>,
+    /// Fields of the current record after `last`, counted not split.
+    tail_fields: usize,
 }
 
 impl Splitter {
@@ -369,7 +423,7 @@ impl Splitter {
                 Ok(next) => {
                     *pos = next;
                     self.unescape(input);
-                    if self.fields.len() == 1 && self.fields[0].0 == self.fields[0].1 {
+                    if self.fields.len() == 1 && self.tail_fields == 0 && self.fields[0].0 == self.fields[0].1 {
                         continue;
                     }
                     return Split::Record(line);
@@ -394,6 +448,7 @@ impl Splitter {
     fn record(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
         self.fields.clear();
         self.quoted.clear();
+        self.tail_fields = 0;
         self.start = start;
         let bytes = &input[start..];
         let mut field_start = 0;
@@ -422,6 +477,9 @@ impl Splitter {
                     self.push_field(field_start, i, has_quote);
                     field_start = i + 1;
                     has_quote = false;
+                    if self.last.is_some_and(|last| self.fields.len() > last) {
+                        return self.count_tail(input, start, field_start, eof);
+                    }
                 }
                 _ => {
                     let end = if i > field_start && bytes[i - 1] == b'\r' { i - 1 } else { i };
@@ -437,6 +495,50 @@ impl Splitter {
         }
         self.push_field(field_start, bytes.len(), has_quote);
         self.lines += 1;
+        self.end = input.len();
+        Ok(input.len())
+    }
+
+    /// Counts the fields of the record starting at `start` from `at` (just after a comma,
+    /// outside quotes) to its end, eight bytes at a time: a byte is inside quotes when an odd
+    /// number of quotes precede it in the field (`""` toggles twice), as [`Splitter::record`]
+    /// reads them. The offset after the record, or `Err(inside quotes)` as `record` gives it.
+    fn count_tail(&mut self, input: &[u8], start: usize, at: usize, eof: bool) -> Result<usize, bool> {
+        let bytes = &input[start..];
+        let (mut at, mut in_quotes, mut commas, mut lines) = (at, false, 0usize, 0usize);
+        while at < bytes.len() {
+            let word = word_at(bytes, at);
+            let quotes = byte_mask(word, b'"');
+            // Parity of the quotes up to and including each byte, then the state carried in.
+            let mut parity = quotes;
+            parity ^= parity << 8;
+            parity ^= parity << 16;
+            parity ^= parity << 32;
+            let inside = if in_quotes { !parity & HIGH_BITS } else { parity };
+            let outside = !inside & HIGH_BITS;
+            let line_ends = byte_mask(word, b'\n');
+            let ends_here = line_ends & outside;
+            if ends_here != 0 {
+                let below = (1u64 << ends_here.trailing_zeros()) - 1;
+                let end = at + (ends_here.trailing_zeros() / 8) as usize;
+                self.tail_fields = commas + count_high(byte_mask(word, b',') & outside & below) + 1;
+                self.lines += lines + count_high(line_ends & inside & below) + 1;
+                self.end = start + end;
+                return Ok(start + end + 1);
+            }
+            commas += count_high(byte_mask(word, b',') & outside);
+            if line_ends != 0 {
+                lines += count_high(line_ends & inside);
+            }
+            // The last byte's parity is the word's.
+            in_quotes ^= parity >> 63 == 1;
+            at += 8;
+        }
+        if in_quotes || !eof {
+            return Err(in_quotes);
+        }
+        self.tail_fields = commas + 1;
+        self.lines += lines + 1;
         self.end = input.len();
         Ok(input.len())
     }
@@ -489,13 +591,14 @@ impl Splitter {
 
     /// An error unless the current record has `columns` fields.
     fn check(&self, header: &Header, line: usize, columns: usize) -> Result<(), AscendError> {
-        if self.fields.len() == columns {
+        let fields = self.fields.len() + self.tail_fields;
+        if fields == columns {
             return Ok(());
         }
         Err(AscendError::file(
             &header.path,
             line,
-            format!("{} fields where the header has {columns} (truncated or malformed row)", self.fields.len()),
+            format!("{fields} fields where the header has {columns} (truncated or malformed row)"),
         ))
     }
 }
@@ -511,6 +614,32 @@ struct Specials<'a> {
 }
 
 const LOW_BITS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// The eight bytes at `at` as a little-endian word, zero-padded past the end.
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..at + 8) {
+        Some(full) => u64::from_le_bytes([full[0], full[1], full[2], full[3], full[4], full[5], full[6], full[7]]),
+        None => {
+            let mut tail = [0u8; 8];
+            let rest = bytes.get(at..).unwrap_or_default();
+            tail[..rest.len()].copy_from_slice(rest);
+            u64::from_le_bytes(tail)
+        }
+    }
+}
+
+/// How many bytes of a mask with only high bits set have theirs set (a multiply, not a
+/// software popcount on targets without one).
+fn count_high(mask: u64) -> usize {
+    ((mask >> 7).wrapping_mul(ONES) >> 56) as usize
+}
+
+/// The high bit of each byte of `word` equal to `byte` (exact, no false hits).
+fn byte_mask(word: u64, byte: u8) -> u64 {
+    let x = word ^ (ONES * u64::from(byte));
+    !(((x & LOW_BITS) + LOW_BITS) | x | LOW_BITS)
+}
 const ONES: u64 = 0x0101_0101_0101_0101;
 
 impl<'a> Specials<'a> {

@@ -119,3 +119,44 @@ fn streaming_errors_name_the_file_and_line() {
     let path = scratch_file("no-final-newline.csv", b"Name,Type\n\nA,\"B\"");
     assert_eq!(streamed(&path, 3).unwrap(), vec![(3, vec!["A".to_owned(), "B".to_owned()])]);
 }
+
+fn streamed_up_to(path: &Path, capacity: usize, last: usize) -> Result<Vec<(usize, Vec<String>)>, AscendError> {
+    let mut reader = CsvReader::open_with_buffer(path, capacity)?;
+    reader.split_only_up_to(last);
+    let mut rows = Vec::new();
+    while let Some(row) = reader.next_row()? {
+        rows.push((row.line(), (0..=last).map(|c| row.field(c).unwrap_or("?").to_owned()).collect()));
+    }
+    Ok(rows)
+}
+
+#[test]
+fn splitting_only_the_leading_columns_counts_the_rest_the_same_way() {
+    let real =
+        std::fs::read_to_string(crate::test_fixtures::fixture_path(crate::test_fixtures::KERNEL_DETAILS)).unwrap();
+    let header_end = real.find('\n').unwrap() + 1;
+    // Quoted line breaks, doubled quotes and commas in a late column (`Input Data Types`, 14th).
+    let tail_quoted =
+        format!("{}{}", &real[..header_end], real[header_end..].replacen(",FLOAT16,", ",\"FLO\nAT\"\",16\",", 3));
+    let windows = format!("\u{feff}{}", real.replace('\n', "\r\n"));
+    for (name, text) in [("real-up-to.csv", &real), ("tail-quoted.csv", &tail_quoted), ("windows-up-to.csv", &windows)]
+    {
+        let path = scratch_file(name, text.as_bytes());
+        let whole = in_memory(&CsvTable::read(&path).unwrap());
+        for last in [0, 4, 8, 13, 20] {
+            let expected: Vec<(usize, Vec<String>)> =
+                whole.iter().map(|(line, fields)| (*line, fields[..=last].to_vec())).collect();
+            for capacity in [1, 7, 64, 1 << 20] {
+                assert_eq!(streamed_up_to(&path, capacity, last).unwrap(), expected, "{name}, last {last}, {capacity}");
+            }
+        }
+    }
+    let path = scratch_file("short-up-to.csv", b"Name,Type,Core\nA,B,C\nC,D\nE,F,\"G\n");
+    let err = streamed_up_to(&path, 4, 0).unwrap_err().to_string();
+    assert!(err.contains("short-up-to.csv:3") && err.contains("2 fields where the header has 3"), "{err}");
+    let path = scratch_file("open-quote-up-to.csv", b"Name,Type,Core\nA,B,C\nE,F,\"G\n");
+    let err = streamed_up_to(&path, 4, 0).unwrap_err().to_string();
+    assert!(err.contains("open-quote-up-to.csv:3") && err.contains("unterminated"), "{err}");
+    let path = scratch_file("no-final-newline-up-to.csv", b"Name,Type\n\nA,\"B\"");
+    assert_eq!(streamed_up_to(&path, 3, 0).unwrap(), vec![(3, vec!["A".to_owned()])]);
+}

@@ -48,6 +48,7 @@ pub mod npu_smi;
 pub mod npu_smi_probe;
 pub mod op_statistic;
 pub mod op_table;
+pub mod op_table_summary;
 pub mod pipe_bound;
 pub mod profile_dir;
 pub mod step_trace;

@@ -199,6 +199,7 @@ impl BreakdownTool for MsprofTool {
                 output.display(),
                 output.display()
             ),
+            ..CapturePlan::default()
         })
     }
 

@@ -34,7 +34,8 @@ pub struct StepTime {
 impl StepTime {
     /// The step's wall: compute + exposed communication + free, ns.
     pub fn wall_ns(&self) -> u64 {
-        self.computing_ns + self.communication_ns + self.free_ns
+        // Saturating only matters for rows not from `parse`, which rejects sums past 64 bits.
+        self.computing_ns.saturating_add(self.communication_ns).saturating_add(self.free_ns)
     }
 }
 
@@ -66,23 +67,32 @@ fn parse_table(table: &CsvTable) -> Result<Vec<StepTime>, AscendError> {
     let overlapped = table.require(&["Overlapped"])?;
     let free = table.require(&["Free"])?;
     let mut rows = Vec::new();
+    let mut total_ns = 0u64;
     for row in table.rows() {
         let rank = match (row.get(kind), index) {
             (Some("rank"), Some(col)) => {
-                Some(row.integer(Some(col))?.ok_or_else(|| row.error(col, "is empty"))? as u32)
+                let index = row.integer(Some(col))?.ok_or_else(|| row.error(col, "is empty"))?;
+                Some(u32::try_from(index).map_err(|_| row.error(col, &format!("{index} is not a rank number")))?)
             }
             (Some(_), _) => continue,
             (None, _) => None,
         };
         let micros = |col: usize| row.micros_ns(Some(col))?.ok_or_else(|| row.error(col, "is empty or N/A"));
-        rows.push(StepTime {
+        let step_time = StepTime {
             step: row.get(step).map(str::to_owned),
             rank,
             computing_ns: micros(computing)?,
             communication_ns: micros(communication)?,
             overlapped_ns: micros(overlapped)?,
             free_ns: micros(free)?,
-        });
+        };
+        // The four columns summed over the file bound every wall and every per-rank sum made
+        // from these rows, so past this check none of them can overflow.
+        total_ns = [step_time.computing_ns, step_time.communication_ns, step_time.overlapped_ns, step_time.free_ns]
+            .into_iter()
+            .try_fold(total_ns, u64::checked_add)
+            .ok_or_else(|| AscendError::file(table.path(), row.line(), "the step times add up past 64 bits of ns"))?;
+        rows.push(step_time);
     }
     if rows.is_empty() {
         return Err(AscendError::file(table.path(), 0, "no step rows"));
@@ -93,11 +103,11 @@ fn parse_table(table: &CsvTable) -> Result<Vec<StepTime>, AscendError> {
 /// The split of `steps` (one rank's rows), summed over steps.
 pub fn rank_split<'a>(steps: impl IntoIterator<Item = &'a StepTime>) -> RankSplit {
     steps.into_iter().fold(RankSplit::default(), |acc, s| RankSplit {
-        wall_ns: acc.wall_ns + s.wall_ns(),
-        compute_ns: acc.compute_ns + s.computing_ns,
-        communication_ns: acc.communication_ns + s.communication_ns,
+        wall_ns: acc.wall_ns.saturating_add(s.wall_ns()),
+        compute_ns: acc.compute_ns.saturating_add(s.computing_ns),
+        communication_ns: acc.communication_ns.saturating_add(s.communication_ns),
         other_ns: 0,
-        idle_ns: acc.idle_ns + s.free_ns,
+        idle_ns: acc.idle_ns.saturating_add(s.free_ns),
     })
 }
 
@@ -142,5 +152,29 @@ mod tests {
         assert!(error.contains("step_trace_time.csv:2: the file ends mid-line"), "{error}");
         let error = parse("Step,Computing,Communication(Not Overlapped),Overlapped,Free\n", path).unwrap_err();
         assert!(error.to_string().contains("no step rows"));
+    }
+
+    /// Regression (a hand-made input through fuzz/'s `ascend_step_trace`, overflow checks on):
+    /// a step's wall and the per-rank sums used to overflow, and an `Index` past `u32::MAX`
+    /// wrapped to another rank.
+    #[test]
+    fn times_and_ranks_past_their_width_are_errors_not_wraps() {
+        let own = fixture_path(&format!("{MSINSIGHT_RANK0}/ASCEND_PROFILER_OUTPUT/step_trace_time.csv"));
+        let text = std::fs::read_to_string(&own).unwrap();
+        // 1.8·10¹⁶ µs = 1.8·10¹⁹ ns fits in a u64 (< 1.84·10¹⁹), two of them in one row do not.
+        let huge =
+            text.replace("75174.57464453117", "18000000000000000").replace("69909.50350390615", "18000000000000000");
+        let error = parse(&huge, &own).unwrap_err().to_string();
+        assert!(error.contains("step_trace_time.csv:2: the step times add up past 64 bits"), "{error}");
+        let cluster =
+            fixture_path("msinsight_gpt3_16rank_torch_npu/cluster_analysis_output/cluster_step_trace_time.csv");
+        let text = std::fs::read_to_string(&cluster).unwrap();
+        let wrapped = text.replacen("2,rank,1,", "2,rank,4294967297,", 1);
+        assert_ne!(wrapped, text);
+        let error = parse(&wrapped, &cluster).unwrap_err().to_string();
+        assert!(
+            error.contains("cluster_step_trace_time.csv:3: column Index 4294967297 is not a rank number"),
+            "{error}"
+        );
     }
 }

@@ -153,6 +153,7 @@ impl BreakdownTool for CuptiTool {
                  prof loads them for the breakdown (there is no GUI viewer)",
                 traces.display()
             ),
+            ..CapturePlan::default()
         })
     }
 

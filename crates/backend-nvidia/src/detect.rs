@@ -2,8 +2,10 @@
 //!
 //! The slow parts (nvidia-smi, NVML, each `--version`, the CUPTI search) run in parallel, each
 //! bounded by a time limit; whatever fails becomes a line in [`Detection::problems`] and the
-//! rest goes on. With `PROF_DETECT_TIMES=1` in the environment each probe's wall time is
-//! printed on stderr, to tell which one sets the total (`scripts/bench/detect_time.sh`).
+//! rest goes on. A `--version` answer is cached per installed file (`prof_core::tool_cache`),
+//! so only the first run after an install or upgrade spawns nsys and ncu. With
+//! `PROF_DETECT_TIMES=1` in the environment each probe's wall time is printed on stderr, to tell
+//! which one sets the total (`scripts/bench/detect_time.sh`).
 
 use crate::error::NvidiaError;
 use crate::nvml_detect::{self, NvmlFindings};

@@ -225,6 +225,7 @@ impl DeepDive for NcuTool {
                 details.display(),
                 raw.display()
             ),
+            ..CapturePlan::default()
         })
     }
 

@@ -21,6 +21,19 @@
 //! that case apart after the capture step and points to `--tool cupti`. That nsys also
 //! starts an `nsys --start-agent` process whose parent is init and whose process group is its
 //! own (seen with `ps` 40 s into a capture), so stopping the capture's group does not stop it.
+//! The plan therefore names the session, `--session-new=prof-<pid of prof>`, and its clean-up
+//! step, which the supervisor runs after the steps on every exit path (success, failure, time
+//! limit, Ctrl-C), is `nsys shutdown --session=<that name>`. The help of that nsys (2025.3.1,
+//! recorded on the H200, see tests/fixtures/nvidia/SOURCES.md): `nsys --help` lists `shutdown`
+//! as "Disconnect launched processes from the profiler and shutdown the profiler"; `nsys
+//! shutdown --help`: `--session=` "Shutdown the given session. The option argument must
+//! represent a valid session name or ID as reported by 'nsys sessions list'", and `--kill=`
+//! defaults to `sigterm` to the target application's process group (ours, already stopped);
+//! `nsys profile --help`: `--session-new=` "Start the collection in a new named session", the
+//! name starting with a letter. Only that named session is shut down, never a process found by
+//! name. After a capture that ran to its end the session is already gone: `nsys shutdown` then
+//! prints "There are no active sessions." and exits 1 (recorded on the H200), a harmless
+//! clean-up note.
 //! Writing the stream is slow there: a run stopped 75 s after it started (a 2 s delay and a
 //! 4 s window) was still "Generating" and left no stream at all, so give the capture step a
 //! time limit of minutes.
@@ -49,6 +62,24 @@ pub const MIN_EXPORT_BYTES: u64 = 64 * 1024;
 pub const PROFILE_LOG: &str = "nsys-profile.log";
 /// Log of the `nsys export` step.
 pub const EXPORT_LOG: &str = "nsys-export.log";
+/// Log of the `nsys shutdown` clean-up step.
+pub const SHUTDOWN_LOG: &str = "nsys-shutdown.log";
+/// Time limit of the `nsys shutdown` clean-up step.
+pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The name of the nsys session a capture by this prof process runs in: `prof-<pid>`, so
+/// the clean-up shuts down this capture's session and no one else's.
+pub fn session_name() -> String {
+    format!("prof-{}", std::process::id())
+}
+
+/// The clean-up step that shuts down nsys session `session` (and the agent it started).
+pub fn shutdown_step(nsys: &OsString, session: &str, out_dir: &Path) -> RunPlan {
+    let argv = vec![nsys.clone(), "shutdown".into(), flag(format!("--session={session}"))];
+    let mut step = RunPlan::new("nsys shutdown", argv, out_dir.join(SHUTDOWN_LOG));
+    step.timeout = Some(SHUTDOWN_TIMEOUT);
+    step
+}
 
 /// The Nsight Systems breakdown tool.
 #[derive(Debug, Clone, Default)]
@@ -206,7 +237,9 @@ impl BreakdownTool for NsysTool {
         let nsys = OsString::from(self.program()?);
         let out = &request.out_dir;
         let mut steps = request.warmup_steps();
-        let mut profile = vec![nsys.clone(), "profile".into(), flag(format!("--trace={TRACE}"))];
+        let session = session_name();
+        let mut profile = vec![nsys.clone(), "profile".into(), flag(format!("--session-new={session}"))];
+        profile.push(flag(format!("--trace={TRACE}")));
         profile.extend(["--sample=none".into(), "--cpuctxsw=none".into()]);
         let delay = self.delay.max(request.skip);
         if !delay.is_zero() {
@@ -222,7 +255,7 @@ impl BreakdownTool for NsysTool {
         let report = Self::report_path(out);
         let export = Self::export_path(out);
         let argv = vec![
-            nsys,
+            nsys.clone(),
             "export".into(),
             "--type".into(),
             "sqlite".into(),
@@ -241,6 +274,8 @@ impl BreakdownTool for NsysTool {
                 report.display(),
                 export.display()
             ),
+            cleanup: vec![shutdown_step(&nsys, &session, out)],
+            notes: Vec::new(),
         })
     }
 

@@ -1,10 +1,12 @@
 //! The NVIDIA tool table: what prof looks for, where, what each is for, and the exact
 //! line that installs it. Install lines live here and nowhere else.
 
-use prof_core::tools::{expand_versioned_dir, first_version, run_tool};
-use prof_core::Error;
+use prof_core::tools::expand_versioned_dir;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
+
+/// The version query (cached per installed file) and one-line messages, shared by all backends.
+pub use prof_core::tools::{first_line, query_version};
 
 /// The exact install line for each tool.
 pub mod install {
@@ -91,29 +93,6 @@ pub fn nsys_note(path: &Path) -> Option<&'static str> {
     (inside(path) || inside(&canonical)).then_some(NSYS_INSIDE_NCU_NOTE)
 }
 
-/// Runs `program --version` within `timeout` and returns the first dotted version it prints.
-/// The error is a one-line problem naming the tool (`ncu --version did not answer within 3s`).
-pub fn query_version(tool: &str, program: &Path, timeout: Duration) -> Result<String, String> {
-    let output = run_tool(program, ["--version"], timeout).map_err(|e| match e {
-        Error::TimedOut { limit, .. } => format!("{tool} --version did not answer within {limit:?}; version unknown"),
-        other => format!("{tool} --version: {other}"),
-    })?;
-    let text = format!("{}{}", output.stdout, output.stderr);
-    if !output.success() {
-        let status = output.code.map(|c| format!("status {c}")).unwrap_or_else(|| "a signal".to_owned());
-        return Err(format!("{tool} --version exited with {status}: {}", first_line(&text)));
-    }
-    first_version(&output.stdout).ok_or_else(|| {
-        Error::tool_output(format!("{tool} --version"), 1, format!("no version number in `{}`", first_line(&text)))
-            .to_string()
-    })
-}
-
-/// The first non-empty line of `text`, trimmed, for one-line messages.
-pub fn first_line(text: &str) -> &str {
-    text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("(no output)")
-}
-
 fn newest_first(pattern: &str) -> Vec<PathBuf> {
     let mut dirs = expand_versioned_dir(pattern);
     dirs.reverse();
@@ -139,31 +118,5 @@ mod tests {
         let bundled = Path::new("/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys");
         assert_eq!(nsys_note(bundled), Some(NSYS_INSIDE_NCU_NOTE));
         assert_eq!(nsys_note(Path::new("/opt/nvidia/nsight-systems/2025.3.1/bin/nsys")), None);
-    }
-
-    #[test]
-    fn version_queries() {
-        let dir = std::env::temp_dir().join(format!("prof-nvidia-tools-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let script = |name: &str, body: &str| {
-            let path = dir.join(name);
-            std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-            path
-        };
-        let recorded = script("nsys", "echo 'NVIDIA Nsight Systems version 2025.3.1.0'");
-        assert_eq!(query_version("nsys", &recorded, VERSION_TIMEOUT).as_deref(), Ok("2025.3.1.0"));
-        let silent = script("noversion", "echo 'no version here'");
-        let err = query_version("noversion", &silent, VERSION_TIMEOUT).unwrap_err();
-        assert_eq!(err, "noversion --version: unexpected output at line 1: no version number in `no version here`");
-        let failing = script("failing", "echo 'unknown option' >&2; exit 3");
-        let err = query_version("failing", &failing, VERSION_TIMEOUT).unwrap_err();
-        assert_eq!(err, "failing --version exited with status 3: unknown option");
-        let hanging = script("hanging", "sleep 30");
-        let err = query_version("hanging", &hanging, Duration::from_millis(300)).unwrap_err();
-        assert_eq!(err, "hanging --version did not answer within 300ms; version unknown");
-        std::fs::remove_dir_all(&dir).unwrap();
-        let err = query_version("missing", Path::new("/nonexistent/ncu"), VERSION_TIMEOUT).unwrap_err();
-        assert!(err.starts_with("missing --version: could not start /nonexistent/ncu"), "{err}");
     }
 }

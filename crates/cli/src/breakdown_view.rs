@@ -118,6 +118,26 @@ pub fn render_text(summary: &KernelSummary, diagnosis: &DiagnosisReport, top: us
         ));
     }
     out.push('\n');
+    if summary.kernels.is_empty() {
+        out.push_str("no device ops: a utilization recording (counters only), so no kernel or family table\n");
+    } else {
+        kernel_tables(summary, top, &mut out);
+    }
+    out.push_str("\ndiagnosis:\n");
+    if diagnosis.findings.is_empty() {
+        out.push_str("  no rule fired\n");
+    }
+    for finding in &diagnosis.findings {
+        out.push_str(&format!("  - {}\n", finding.headline));
+        for line in &finding.evidence {
+            out.push_str(&format!("      {line}\n"));
+        }
+    }
+    out
+}
+
+/// The ranked kernel table and the family totals.
+fn kernel_tables(summary: &KernelSummary, top: usize, out: &mut String) {
     let mut rows = vec![["#", "kernel", "family", "calls", "total", "mean", "share"].map(str::to_owned).to_vec()];
     for (rank, k) in summary.top(top).iter().enumerate() {
         rows.push(vec![
@@ -149,15 +169,4 @@ pub fn render_text(summary: &KernelSummary, diagnosis: &DiagnosisReport, top: us
         })
         .collect();
     out.push_str(&table(&families));
-    out.push_str("\ndiagnosis:\n");
-    if diagnosis.findings.is_empty() {
-        out.push_str("  no rule fired\n");
-    }
-    for finding in &diagnosis.findings {
-        out.push_str(&format!("  - {}\n", finding.headline));
-        for line in &finding.evidence {
-            out.push_str(&format!("      {line}\n"));
-        }
-    }
-    out
 }

@@ -5,7 +5,7 @@
 //! is left out rather than printed empty.
 
 mod ascend;
-mod comm;
+pub(crate) mod comm;
 mod counters;
 mod gaps;
 mod launch;

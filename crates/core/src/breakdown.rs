@@ -57,7 +57,7 @@ pub struct ExpectedArtifact {
 }
 
 /// A capture expressed as data: the steps to run in order and what they must produce.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct CapturePlan {
     /// Steps, run in order by the supervisor (warm-up, capture, export).
     pub steps: Vec<RunPlan>,
@@ -65,6 +65,13 @@ pub struct CapturePlan {
     pub artifacts: Vec<ExpectedArtifact>,
     /// How a person opens the artifact (`nsys-ui report.nsys-rep`).
     pub how_to_open: String,
+    /// Clean-up steps, run after the steps whatever happened (success, a failed step, a time
+    /// limit, Ctrl-C): for what a tool starts outside the step's process group, which the
+    /// group kill cannot reach (the `nsys` agent of a named session). Each must stop only
+    /// what this capture started. Most tools leave it empty.
+    pub cleanup: Vec<RunPlan>,
+    /// What the user should know about this plan (a flag left out for an older tool version).
+    pub notes: Vec<String>,
 }
 
 /// A kernel-breakdown tool (nsys, the built-in CUPTI tracer, rocprofv3, msprof).

@@ -1,10 +1,11 @@
 //! Runs a [`CapturePlan`] the durable way: every step under the supervisor in order, a
-//! failed step stops the capture with its log's last lines, then every expected artifact is
-//! verified (exists, non-trivial size) before anything is reported as captured.
+//! failed step stops the capture with its log's last lines, the plan's clean-up steps run
+//! whatever happened, then every expected artifact is verified (exists, non-trivial size)
+//! before anything is reported as captured.
 
 use crate::breakdown::CapturePlan;
 use crate::error::{Error, Result};
-use crate::supervisor::{self, log_tail, RunOutcome};
+use crate::supervisor::{self, log_tail, RunOutcome, RunPlan};
 use std::path::PathBuf;
 
 /// What a finished capture left behind.
@@ -14,6 +15,9 @@ pub struct CaptureResult {
     pub steps: Vec<RunOutcome>,
     /// The verified artifacts with their sizes in bytes.
     pub artifacts: Vec<(PathBuf, u64)>,
+    /// What went wrong in the plan's clean-up steps (empty when each exited 0); a clean-up
+    /// problem does not fail a capture whose artifacts are good.
+    pub cleanup_problems: Vec<String>,
 }
 
 /// The plan as a person reads it: one numbered line per step, then the artifacts.
@@ -23,14 +27,43 @@ pub fn describe_plan(plan: &CapturePlan) -> String {
         let limit = step.timeout.map(|t| format!(" (limit {:.0} s)", t.as_secs_f64())).unwrap_or_default();
         out.push_str(&format!("  {}. {}{limit}: {}\n", index + 1, step.label, step.display_command()));
     }
+    for step in &plan.cleanup {
+        out.push_str(&format!("  always at the end, {}: {}\n", step.label, step.display_command()));
+    }
     for artifact in &plan.artifacts {
         out.push_str(&format!("  artifact: {}\n", artifact.path.display()));
+    }
+    for note in &plan.notes {
+        out.push_str(&format!("  note: {note}\n"));
     }
     out
 }
 
 /// Runs every step of `plan`; a step that exits non-zero fails the capture with its log tail.
+/// The clean-up steps run afterwards on every path (success, failure, time limit, Ctrl-C);
+/// when the capture failed, what they said is printed to stderr and the capture's error is
+/// returned unchanged.
 pub fn run_capture(plan: &CapturePlan) -> Result<CaptureResult> {
+    let steps = run_steps(plan);
+    let cleanup_problems = run_cleanup(&plan.cleanup);
+    let steps = match steps {
+        Ok(steps) => steps,
+        Err(error) => {
+            for problem in &cleanup_problems {
+                eprintln!("prof: clean-up after the failed capture: {problem}");
+            }
+            return Err(error);
+        }
+    };
+    let artifacts = plan
+        .artifacts
+        .iter()
+        .map(|artifact| supervisor::verify_artifact(artifact).map(|size| (artifact.path.clone(), size)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(CaptureResult { steps, artifacts, cleanup_problems })
+}
+
+fn run_steps(plan: &CapturePlan) -> Result<Vec<RunOutcome>> {
     let mut steps = Vec::new();
     for step in &plan.steps {
         let outcome = supervisor::run(step)?;
@@ -46,19 +79,38 @@ pub fn run_capture(plan: &CapturePlan) -> Result<CaptureResult> {
         }
         steps.push(outcome);
     }
-    let artifacts = plan
-        .artifacts
-        .iter()
-        .map(|artifact| supervisor::verify_artifact(artifact).map(|size| (artifact.path.clone(), size)))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(CaptureResult { steps, artifacts })
+    Ok(steps)
+}
+
+/// Runs every clean-up step of `steps` under the supervisor, each whatever the one before it
+/// did, and returns what went wrong (empty when each exited 0). [`run_capture`] runs a plan's
+/// `cleanup` with it; `prof serve` runs its own after the server stopped.
+pub fn run_cleanup(steps: &[RunPlan]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for step in steps {
+        match supervisor::run(step) {
+            Ok(outcome) if outcome.success() => {}
+            Ok(outcome) => {
+                let said = log_tail(&outcome.log, 1);
+                let said = if said.trim().is_empty() { String::new() } else { format!(": {}", said.trim()) };
+                problems.push(format!(
+                    "`{}` exited {}{said} (see {})",
+                    step.display_command(),
+                    outcome.describe(),
+                    outcome.log.display()
+                ))
+            }
+            Err(error) => problems.push(format!("`{}`: {error}", step.display_command())),
+        }
+    }
+    problems
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::breakdown::ExpectedArtifact;
-    use crate::supervisor::RunPlan;
+    use std::path::Path;
 
     fn dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("prof-capture-{name}-{}", std::process::id()));
@@ -79,6 +131,7 @@ mod tests {
             ],
             artifacts: vec![ExpectedArtifact { path: artifact.clone(), min_bytes: 10 }],
             how_to_open: String::new(),
+            ..CapturePlan::default()
         };
         let text = describe_plan(&plan);
         assert!(text.contains("1. warm-up: true") && text.contains("2. capture: sh -c"), "{text}");
@@ -105,6 +158,7 @@ mod tests {
             ],
             artifacts: vec![],
             how_to_open: String::new(),
+            ..CapturePlan::default()
         };
         let error = run_capture(&plan).unwrap_err().to_string();
         assert!(error.contains("step `capture`") && error.contains("CUDA out of memory"), "{error}");
@@ -118,7 +172,65 @@ mod tests {
             steps: vec![RunPlan::new("capture", vec!["true".into()], d.join("c.log"))],
             artifacts: vec![ExpectedArtifact { path: d.join("none"), min_bytes: 1 }],
             how_to_open: String::new(),
+            ..CapturePlan::default()
         };
         assert!(run_capture(&plan).unwrap_err().to_string().contains("was not written"));
+    }
+
+    fn marker_step(dir: &Path, name: &str) -> RunPlan {
+        let marker = dir.join(name);
+        RunPlan::new("clean-up", vec!["touch".into(), marker.into()], dir.join(format!("{name}.log")))
+    }
+
+    #[test]
+    fn cleanup_runs_after_a_successful_capture() {
+        let d = dir("cleanup-ok");
+        let plan = CapturePlan {
+            steps: vec![RunPlan::new("capture", vec!["true".into()], d.join("c.log"))],
+            cleanup: vec![marker_step(&d, "cleaned")],
+            ..CapturePlan::default()
+        };
+        assert!(describe_plan(&plan).contains("always at the end, clean-up: touch"));
+        let result = run_capture(&plan).unwrap();
+        assert!(d.join("cleaned").exists());
+        assert!(result.cleanup_problems.is_empty(), "{:?}", result.cleanup_problems);
+    }
+
+    #[test]
+    fn cleanup_runs_after_a_failed_step_and_keeps_the_step_error() {
+        let d = dir("cleanup-fail");
+        let failing = RunPlan::new("capture", vec!["false".into()], d.join("c.log"));
+        let plan = CapturePlan {
+            steps: vec![failing, marker_step(&d, "never")],
+            cleanup: vec![marker_step(&d, "cleaned"), RunPlan::new("broken", vec!["false".into()], d.join("b.log"))],
+            ..CapturePlan::default()
+        };
+        let error = run_capture(&plan).unwrap_err().to_string();
+        assert!(error.contains("step `capture`"), "{error}");
+        assert!(d.join("cleaned").exists() && !d.join("never").exists());
+    }
+
+    #[test]
+    fn cleanup_runs_after_a_timed_out_step() {
+        let d = dir("cleanup-timeout");
+        let mut slow = RunPlan::new("capture", vec!["sleep".into(), "30".into()], d.join("c.log"));
+        slow.timeout = Some(std::time::Duration::from_millis(200));
+        let plan =
+            CapturePlan { steps: vec![slow], cleanup: vec![marker_step(&d, "cleaned")], ..CapturePlan::default() };
+        assert!(matches!(run_capture(&plan), Err(Error::TimedOut { .. })));
+        assert!(d.join("cleaned").exists());
+    }
+
+    #[test]
+    fn a_failing_cleanup_is_reported_but_does_not_fail_a_good_capture() {
+        let d = dir("cleanup-broken");
+        let plan = CapturePlan {
+            steps: vec![RunPlan::new("capture", vec!["true".into()], d.join("c.log"))],
+            cleanup: vec![RunPlan::new("broken", vec!["false".into()], d.join("b.log"))],
+            ..CapturePlan::default()
+        };
+        let result = run_capture(&plan).unwrap();
+        assert_eq!(result.cleanup_problems.len(), 1);
+        assert!(result.cleanup_problems[0].contains("`false` exited with status 1"), "{:?}", result.cleanup_problems);
     }
 }

@@ -29,8 +29,17 @@
 //! - **host-bound** (warning): the busiest device was busy (union of op intervals) less than
 //!   [`HOST_BOUND_BUSY_PCT`] of its wall time (first op start to last op end; host time
 //!   outside that window is not counted, so this never overstates the idle share).
+//! - **throttled** (warning): a frequency-like counter of a device (an SM clock, Ascend's
+//!   `AI Core Freq`; see [`crate::analysis::counters`]) is below its nominal value (its
+//!   maximum, less the drop tolerance) for at least [`THROTTLED_MIN_SHARE_PCT`] of the device's
+//!   busy span: its ops' first start to last end; without ops (a `prof util` recording) the
+//!   first to last sample of its utilization series at or above the busy threshold; else the
+//!   series' own span. Idle down-clocking before and after the work is outside that span and
+//!   not counted. The evidence gives the drops in the span, the time below nominal, the lowest
+//!   clock against nominal and the throttle reasons active meanwhile, where the data has them.
 
 pub mod steps;
+mod throttled;
 
 use crate::deepdive::Severity;
 use crate::families::Family;
@@ -69,6 +78,10 @@ pub const REPREFILL_MIN_COMPUTE_SHARE_PCT: f64 = 30.0;
 pub const REPREFILL_GROWTH_RATIO: f64 = 1.05;
 /// Busy share of wall time, percent, below which the device is host-bound.
 pub const HOST_BOUND_BUSY_PCT: f64 = 50.0;
+/// Least share of a device's busy span, percent, that a clock must spend below nominal for
+/// the run to count as throttled (a short dip at a load change is not).
+pub const THROTTLED_MIN_SHARE_PCT: f64 = 10.0;
+pub use throttled::UTILIZATION_SERIES;
 
 /// Which rule a finding comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -88,6 +101,8 @@ pub enum DiagnosisKind {
     RePrefill,
     /// The device waits for the host.
     HostBound,
+    /// A device clock held below its nominal value while busy (power cap, thermal limit).
+    Throttled,
 }
 
 /// One finding with its evidence.
@@ -179,6 +194,7 @@ pub fn diagnose(timeline: &Timeline, summary: &KernelSummary) -> DiagnosisReport
         unfused_norm(&mix),
         steps.as_ref().and_then(|s| re_prefill(&mix, timeline, summary, s)),
         host_bound(summary),
+        throttled::throttled(timeline),
     ];
     let steps = steps.map(|s| StepInfo { source: s.source, count: s.count });
     DiagnosisReport { findings: findings.into_iter().flatten().collect(), steps }

@@ -8,6 +8,7 @@
 //! [`NameId`]; families are looked up once per distinct name, using the name and, if it
 //! matches no rule, the framework op type of the first op of that name.
 
+use crate::analysis::intervals::SortedUnion;
 use crate::families::{Families, Family};
 use crate::intern::{FxHashMap, NameId};
 use crate::timeline::{OpKind, Timeline};
@@ -176,7 +177,9 @@ pub fn summary_from_totals(source: String, mut kernels: Vec<KernelRow>) -> Kerne
 /// Summarises `timeline` with `families`.
 pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSummary {
     let mut by_name: FxHashMap<NameId, Acc> = FxHashMap::default();
-    let mut intervals: FxHashMap<u32, Vec<(u64, u64)>> = FxHashMap::default();
+    // Per device: ops, op time, first start, last end and the busy time merged on the fly
+    // while starts come in order (the intervals are gathered only when they do not).
+    let mut on_the_fly: FxHashMap<u32, (u64, u64, u64, u64, SortedUnion)> = FxHashMap::default();
     let mut device_ns = 0u64;
     for op in &timeline.ops {
         let acc = by_name.entry(op.name).or_insert_with(|| Acc {
@@ -192,7 +195,12 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
         acc.min = acc.min.min(op.dur_ns);
         acc.max = acc.max.max(op.dur_ns);
         device_ns = device_ns.saturating_add(op.dur_ns);
-        intervals.entry(op.device).or_default().push((op.start_ns, op.end_ns()));
+        let device = on_the_fly.entry(op.device).or_insert((0, 0, u64::MAX, 0, SortedUnion::default()));
+        device.0 += 1;
+        device.1 = device.1.saturating_add(op.end_ns() - op.start_ns);
+        device.2 = device.2.min(op.start_ns);
+        device.3 = device.3.max(op.end_ns());
+        device.4.add(op.start_ns, op.end_ns());
     }
     let share = |ns: u64| if device_ns == 0 { 0.0 } else { ns as f64 * 100.0 / device_ns as f64 };
     let mut kernels: Vec<KernelRow> = by_name
@@ -233,8 +241,32 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
         row.share_pct = share(row.total_ns);
     }
     families_out.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
-    let mut devices: Vec<DeviceTime> =
-        intervals.into_iter().map(|(device, spans)| device_time(device, spans)).collect();
+    let mut devices: Vec<DeviceTime> = if on_the_fly.values().all(|d| d.4.total_ns().is_some()) {
+        on_the_fly
+            .into_iter()
+            .map(|(device, (ops, op_ns, first_start, last_end, union))| {
+                let busy = union.total_ns().unwrap_or(0);
+                let wall = last_end.saturating_sub(first_start);
+                let busy_pct = if wall == 0 { 100.0 } else { busy as f64 * 100.0 / wall as f64 };
+                DeviceTime {
+                    device,
+                    ops,
+                    op_ns,
+                    busy_ns: busy,
+                    first_start_ns: first_start,
+                    last_end_ns: last_end,
+                    wall_ns: wall,
+                    busy_pct,
+                }
+            })
+            .collect()
+    } else {
+        let mut intervals: FxHashMap<u32, Vec<(u64, u64)>> = FxHashMap::default();
+        for op in &timeline.ops {
+            intervals.entry(op.device).or_default().push((op.start_ns, op.end_ns()));
+        }
+        intervals.into_iter().map(|(device, spans)| device_time(device, spans)).collect()
+    };
     devices.sort_by_key(|d| d.device);
     let span_ns = timeline.span_ns().map_or(0, |(lo, hi)| hi - lo);
     KernelSummary {

@@ -1,8 +1,10 @@
 //! Finding and querying vendor tools: programs on PATH or in known install
 //! directories, shared libraries in the loader's search path, and short
 //! synchronous runs (`nvidia-smi --query-gpu`, `ncu --version`) bounded by a timeout.
+//! Version queries answer from the [`crate::tool_cache`] when the same file answered before.
 
 use crate::error::{Error, Result};
+use crate::tool_cache::{ToolCache, ToolIdentity};
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
@@ -183,6 +185,60 @@ where
     })
 }
 
+/// The arguments of a version query.
+const VERSION_QUERY: &str = "--version";
+
+/// Runs `program --version` within `timeout` and returns the first dotted version it prints,
+/// answering from the user's [`ToolCache`] when this very file answered before.
+/// The error is a one-line problem naming the tool (`ncu --version did not answer within 3s`).
+pub fn query_version(tool: &str, program: &Path, timeout: Duration) -> std::result::Result<String, String> {
+    query_version_with(&ToolCache::from_env(), tool, program, timeout)
+}
+
+/// [`query_version`] with an explicit `cache`. Only a query that gave a version is cached (its
+/// stdout, parsed again on each hit); failures and time-outs run again next time. The answer is
+/// stored only when the file is unchanged across the run, so one replaced mid-query is not.
+pub fn query_version_with(
+    cache: &ToolCache,
+    tool: &str,
+    program: &Path,
+    timeout: Duration,
+) -> std::result::Result<String, String> {
+    let identity = ToolIdentity::of(program);
+    let cached = identity.as_ref().and_then(|id| cache.lookup(id, VERSION_QUERY));
+    if let Some(version) = cached.as_deref().and_then(first_version) {
+        return Ok(version);
+    }
+    let output = run_tool(program, [VERSION_QUERY], timeout).map_err(|e| match e {
+        Error::TimedOut { limit, .. } => {
+            format!("{tool} {VERSION_QUERY} did not answer within {limit:?}; version unknown")
+        }
+        other => format!("{tool} {VERSION_QUERY}: {other}"),
+    })?;
+    let text = format!("{}{}", output.stdout, output.stderr);
+    if !output.success() {
+        let status = output.code.map(|c| format!("status {c}")).unwrap_or_else(|| "a signal".to_owned());
+        return Err(format!("{tool} {VERSION_QUERY} exited with {status}: {}", first_line(&text)));
+    }
+    let version = first_version(&output.stdout).ok_or_else(|| {
+        Error::tool_output(
+            format!("{tool} {VERSION_QUERY}"),
+            1,
+            format!("no version number in `{}`", first_line(&text)),
+        )
+        .to_string()
+    })?;
+    if let Some(id) = identity.filter(|id| ToolIdentity::of(program).as_ref() == Some(id)) {
+        let _ = cache.store(&id, VERSION_QUERY, &output.stdout);
+    }
+    Ok(version)
+}
+
+/// The first non-empty line of `text`, trimmed, for one-line messages.
+pub fn first_line(text: &str) -> &str {
+    text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("(no output)")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +263,68 @@ mod tests {
         let err = run_tool(Path::new("/bin/sleep"), ["30"], Duration::from_millis(200)).unwrap_err();
         assert!(matches!(err, Error::TimedOut { .. }), "{err}");
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    /// A fresh directory with a helper that writes executable `#!/bin/sh` scripts into it.
+    fn script_dir(label: &str) -> (PathBuf, impl Fn(&str, &str) -> PathBuf) {
+        let dir = std::env::temp_dir().join(format!("prof-core-tools-{label}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let at = dir.clone();
+        let script = move |name: &str, body: &str| {
+            let path = at.join(name);
+            std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        };
+        (dir, script)
+    }
+
+    #[test]
+    fn version_queries() {
+        let (dir, script) = script_dir("versions");
+        let query = |tool: &str, path: &Path, timeout| query_version_with(&ToolCache::disabled(), tool, path, timeout);
+        let timeout = Duration::from_secs(3);
+        // The H200's `nsys --version` (tests/fixtures/nvidia/h200-detect/nsys-version.txt).
+        let recorded = script("nsys", "echo 'NVIDIA Nsight Systems version 2025.3.1.0'");
+        assert_eq!(query("nsys", &recorded, timeout).as_deref(), Ok("2025.3.1.0"));
+        let silent = script("noversion", "echo 'no version here'");
+        let err = query("noversion", &silent, timeout).unwrap_err();
+        assert_eq!(err, "noversion --version: unexpected output at line 1: no version number in `no version here`");
+        let failing = script("failing", "echo 'unknown option' >&2; exit 3");
+        let err = query("failing", &failing, timeout).unwrap_err();
+        assert_eq!(err, "failing --version exited with status 3: unknown option");
+        let hanging = script("hanging", "sleep 30");
+        let err = query("hanging", &hanging, Duration::from_millis(300)).unwrap_err();
+        assert_eq!(err, "hanging --version did not answer within 300ms; version unknown");
+        std::fs::remove_dir_all(&dir).unwrap();
+        let err = query("missing", Path::new("/nonexistent/ncu"), timeout).unwrap_err();
+        assert!(err.starts_with("missing --version: could not start /nonexistent/ncu"), "{err}");
+    }
+
+    #[test]
+    fn cached_version_query_runs_the_tool_once_per_file() {
+        let (dir, script) = script_dir("cached");
+        let cache = ToolCache::at(dir.join("cache/prof/tool-versions.json"));
+        let runs = dir.join("runs");
+        let counting =
+            |version: &str| format!("echo run >> '{}'; echo 'NVIDIA Nsight Systems version {version}'", runs.display());
+        let count = || std::fs::read_to_string(&runs).map(|t| t.lines().count()).unwrap_or(0);
+        let nsys = script("nsys", &counting("2025.3.1.0"));
+        let timeout = Duration::from_secs(3);
+        assert_eq!(query_version_with(&cache, "nsys", &nsys, timeout).as_deref(), Ok("2025.3.1.0"));
+        assert_eq!(query_version_with(&cache, "nsys", &nsys, timeout).as_deref(), Ok("2025.3.1.0"));
+        assert_eq!(count(), 1, "the second query is answered from the cache");
+        // An upgrade in place (same path and inode, another size): the new file is queried again.
+        let nsys = script("nsys", &counting("2025.10.1.0"));
+        assert_eq!(query_version_with(&cache, "nsys", &nsys, timeout).as_deref(), Ok("2025.10.1.0"));
+        assert_eq!(count(), 2);
+        // A failure is never cached: a failing tool runs every time.
+        let failing = script("failing", &format!("echo run >> '{}'; exit 3", runs.display()));
+        assert!(query_version_with(&cache, "failing", &failing, timeout).is_err());
+        assert!(query_version_with(&cache, "failing", &failing, timeout).is_err());
+        assert_eq!(count(), 4);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

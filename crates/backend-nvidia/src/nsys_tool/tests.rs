@@ -34,6 +34,7 @@ fn plan_without_warm_up_profiles_then_exports() {
     let scratch = Scratch::new("plan");
     let (tool, nsys) = fake_nsys(&scratch);
     let nsys = nsys.as_str();
+    let session = format!("--session-new=prof-{}", std::process::id());
     let plan = tool.plan(&request(0)).unwrap();
     let labels: Vec<&str> = plan.steps.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(labels, ["capture", "export"]);
@@ -42,6 +43,7 @@ fn plan_without_warm_up_profiles_then_exports() {
         [
             nsys,
             "profile",
+            &session,
             "--trace=cuda,nvtx,osrt",
             "--sample=none",
             "--cpuctxsw=none",
@@ -91,13 +93,13 @@ fn plan_with_warm_up_runs_the_command_unprofiled_and_delays_collection() {
     assert_eq!(argv(&plan.steps[0]), ["python3", "work.py", "3"]);
     assert_eq!(plan.steps[1].log, Path::new("/tmp/prof-out/warmup-1.log"));
     let capture = argv(&plan.steps[2]);
-    assert_eq!(capture[5..8], ["--delay=2", "--duration=3", "--output=/tmp/prof-out/prof-nsys"]);
+    assert_eq!(capture[6..9], ["--delay=2", "--duration=3", "--output=/tmp/prof-out/prof-nsys"]);
     assert_eq!(capture.last().map(String::as_str), Some("3"));
 
     let mut tiny = request(0);
     tiny.window = Duration::from_millis(1);
     let (plain, _) = fake_nsys(&scratch);
-    assert_eq!(argv(&plain.plan(&tiny).unwrap().steps[0])[5], "--duration=1");
+    assert_eq!(argv(&plain.plan(&tiny).unwrap().steps[0])[6], "--duration=1");
     let mut empty = request(0);
     empty.command.clear();
     assert!(plain.plan(&empty).is_err());
@@ -211,4 +213,21 @@ fn the_requests_skip_becomes_the_collection_delay() {
     let plan = NsysTool::new().with_program("/bin/true").plan(&request).unwrap();
     let argv: Vec<String> = plan.steps[0].argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     assert!(argv.iter().any(|a| a.starts_with("--delay=")), "{argv:?}");
+}
+
+#[test]
+fn plan_names_the_session_and_shuts_exactly_it_down_at_the_end() {
+    let scratch = Scratch::new("session");
+    let (tool, nsys) = fake_nsys(&scratch);
+    let plan = tool.plan(&request(1)).unwrap();
+    let session = format!("prof-{}", std::process::id());
+    assert_eq!(session_name(), session);
+    let capture = argv(&plan.steps[1]);
+    assert_eq!(capture[1..3], ["profile".to_owned(), format!("--session-new={session}")]);
+    assert_eq!(plan.cleanup.len(), 1, "one clean-up step");
+    let shutdown = &plan.cleanup[0];
+    assert_eq!(argv(shutdown), [nsys, "shutdown".to_owned(), format!("--session={session}")]);
+    assert_eq!(shutdown.log, Path::new("/tmp/prof-out/nsys-shutdown.log"));
+    assert_eq!(shutdown.timeout, Some(SHUTDOWN_TIMEOUT));
+    assert!(plan.steps.iter().all(|s| !argv(s).contains(&"shutdown".to_owned())), "shutdown is not a step");
 }

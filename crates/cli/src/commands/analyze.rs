@@ -27,7 +27,8 @@ pub const EMBEDDED_NAME: &str = "embedded:h200-probe/torch-trace.json";
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// The artifact: a PyTorch profiler trace (.json/.json.gz), a prof CUPTI trace (file or
-    /// directory), an nsys SQLite export or stats CSV, an ncu CSV page or console report.
+    /// directory), an nsys SQLite export or stats CSV, an ncu CSV page or console report, a
+    /// `prof util --csv` recording (its clocks and throttle reasons).
     /// Omitted: the embedded H200 profile.
     path: Option<PathBuf>,
     /// Kernels to list.
@@ -39,6 +40,11 @@ pub struct AnalyzeArgs {
     /// Print the `prof.breakdown.v1` JSON document instead of tables.
     #[arg(long)]
     json: bool,
+    /// Only the kernel and family tables (and an Ascend op table's per-op-type totals): no
+    /// diagnosis, no timeline analyses; an Ascend op table is aggregated while it streams,
+    /// without building the timeline, for very large exports.
+    #[arg(long)]
+    summary_only: bool,
     /// Output files.
     #[command(flatten)]
     outputs: OutputArgs,
@@ -59,7 +65,10 @@ pub fn load_any(registry: &Registry, path: &Path, families: &Families) -> Result
     if !path.exists() {
         return Err(format!("{}: no such file or directory", path.display()));
     }
-    let mut known = Vec::new();
+    if prof_core::util_csv::is_util_csv(path) {
+        return prof_core::util_csv::load_util_csv(path).map(Loaded::Timeline).map_err(|e| e.to_string());
+    }
+    let mut known = vec!["prof util CSV (prof)".to_owned()];
     for vendor in registry.vendors() {
         for tool in vendor.breakdown_tools() {
             if tool.recognizes(path) {
@@ -108,6 +117,12 @@ pub fn families(path: Option<&Path>) -> Result<Families, String> {
 /// Runs `prof analyze`.
 pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> {
     let families = families(args.families.as_deref())?;
+    if args.summary_only {
+        return match &args.path {
+            Some(path) => super::analyze_summary::run(registry, path, &families, args.json, args.top),
+            None => super::analyze_summary::run_timeline(&load_embedded()?, &families, args.json, args.top),
+        };
+    }
     if let Some(path) = &args.path {
         if let Some(outcome) = super::analyze_ranks::try_run(registry, path, &families, args.json) {
             return outcome;

@@ -29,7 +29,7 @@ pub struct BreakdownArgs {
     /// Unprofiled warm-up runs of the command before the capture.
     #[arg(long, default_value_t = 1)]
     warmup: u32,
-    /// Skip this much of the profiled run before recording (in-process warm-up; cupti, nsys).
+    /// Skip this much of the profiled run before recording (in-process warm-up; cupti, nsys, rocprofv3, msprof).
     #[arg(long, default_value = "0s", value_parser = parse_duration)]
     skip: Duration,
     /// Capture window once the workload runs.

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod analyze_ranks;
+pub mod analyze_summary;
 pub mod breakdown;
 pub mod deep_dive;
 pub mod detect;

@@ -228,6 +228,9 @@ pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, String> {
     let runtime = supervisor::runtime().map_err(|e| e.to_string())?;
     let outcome = runtime.block_on(session::run(&plan, input));
     drop(runtime);
+    for problem in prof_core::capture::run_cleanup(&plan.cleanup) {
+        eprintln!("prof serve: clean-up: {problem}");
+    }
     let session = match outcome {
         Ok(session) => session,
         Err(failure) => {

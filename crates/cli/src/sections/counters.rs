@@ -1,9 +1,10 @@
 //! "Clocks": each counter series summarised, and the drops of frequency-like ones below their
-//! nominal (maximum) value (core's [`counter_drops`]).
+//! nominal (maximum) value with the throttle reasons active in each (core's [`counter_drops`]).
+//! A throttle-reason series (0/1) is shown as the share of its samples where it was active.
 
 use super::{Section, SectionContext};
 use crate::render::{human_ns, table};
-use prof_core::analysis::counters::counter_drops;
+use prof_core::analysis::counters::{counter_drops, throttle_reason};
 use prof_core::Timeline;
 
 /// The counter section, when the timeline has counter series.
@@ -18,6 +19,13 @@ pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Section
     for s in &series {
         let unit = s.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default();
         let value = |v: f64| format!("{v:.0}{unit}");
+        if throttle_reason(&s.name).is_some() {
+            let device = s.device.map_or_else(|| "-".to_owned(), |d| d.to_string());
+            let active = format!("active in {:.1} % of samples", s.mean * 100.0);
+            let dash = || "-".to_owned();
+            rows.push(vec![s.name.clone(), device, s.points.to_string(), dash(), dash(), active, dash(), dash()]);
+            continue;
+        }
         let below = if s.frequency {
             format!("{} ({:.1} %)", human_ns(s.below_nominal_ns as f64), s.below_nominal_pct)
         } else {
@@ -46,16 +54,31 @@ pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Section
             continue;
         }
         text.push_str(&format!("{}: longest drops below the nominal {:.0}\n", s.name, s.max));
-        let mut drop_rows = vec![["  at", "length", "lowest", "depth"].map(String::from).to_vec()];
+        let mut drop_rows = vec![["  at", "length", "lowest", "depth", "throttle reasons"].map(String::from).to_vec()];
         for d in &s.drops {
             drop_rows.push(vec![
                 format!("  +{}", human_ns(d.offset_ns as f64)),
                 human_ns(d.duration_ns as f64),
                 format!("{:.0}", d.min_value),
                 format!("{:.1} %", d.depth_pct),
+                if d.reasons.is_empty() { "-".to_owned() } else { d.reasons.join(", ") },
             ]);
         }
         text.push_str(&table(&drop_rows));
+        if !s.reasons_below_nominal.is_empty() {
+            let listed: Vec<String> = s
+                .reasons_below_nominal
+                .iter()
+                .map(|r| format!("{} {}", r.reason, human_ns(r.active_ns as f64)))
+                .collect();
+            text.push_str(&format!(
+                "{}: {} drops, {} below nominal in all; throttle reasons meanwhile: {}\n",
+                s.name,
+                s.drop_count,
+                human_ns(s.below_nominal_ns as f64),
+                listed.join(", ")
+            ));
+        }
     }
     let json = serde_json::to_value(&series).ok()?;
     Some(Section { key: "counters", title: "counters and clock drops (nominal = the series' maximum)", text, json })

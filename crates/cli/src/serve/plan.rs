@@ -71,6 +71,9 @@ pub struct ServePlan {
     pub window: WindowControl,
     /// Steps run after the server stopped (exports).
     pub after: Vec<RunPlan>,
+    /// Clean-up steps run once the server stopped, whatever happened (the nsys session's
+    /// `nsys shutdown`, which the group kill cannot reach); empty for most tools.
+    pub cleanup: Vec<RunPlan>,
     /// What the capture must leave behind.
     pub artifacts: Vec<ExpectedArtifact>,
     /// How a person opens the artifact.
@@ -143,6 +146,7 @@ pub fn without_tool(request: &PlanRequest, utilization: bool) -> ServePlan {
         bench: bench(request),
         window,
         after: Vec::new(),
+        cleanup: Vec::new(),
         artifacts,
         how_to_open,
         notes: Vec::new(),
@@ -169,6 +173,7 @@ pub fn with_tool(request: &PlanRequest, tool: &dyn BreakdownTool) -> Result<Serv
     let capture = &plan.steps[index];
     let after: Vec<RunPlan> = plan.steps[index + 1..].to_vec();
     let mut notes = Vec::new();
+    let mut cleanup = plan.cleanup;
     let (server, window) = match tool.name() {
         "cupti" => {
             let mut server = base_server(request, capture.argv.clone());
@@ -181,7 +186,11 @@ pub fn with_tool(request: &PlanRequest, tool: &dyn BreakdownTool) -> Result<Serv
             );
             (server, WindowControl::CuptiSignal)
         }
-        "nsys" => nsys(request, capture)?,
+        "nsys" => {
+            let (server, window, shutdown) = nsys(request, capture)?;
+            cleanup = vec![shutdown];
+            (server, window)
+        }
         other => {
             let mut server = base_server(request, capture.argv.clone());
             server.env.extend(capture.env.iter().cloned());
@@ -197,6 +206,7 @@ pub fn with_tool(request: &PlanRequest, tool: &dyn BreakdownTool) -> Result<Serv
         bench: bench(request),
         window,
         after,
+        cleanup,
         artifacts: plan.artifacts,
         how_to_open: Some(plan.how_to_open),
         notes,
@@ -204,8 +214,10 @@ pub fn with_tool(request: &PlanRequest, tool: &dyn BreakdownTool) -> Result<Serv
 }
 
 /// `nsys launch` with the trace flags of nsys's own `profile` plan; `nsys start` with its
-/// output; `nsys stop`. The session is named after prof's pid, so it is ours alone.
-fn nsys(request: &PlanRequest, capture: &RunPlan) -> Result<(RunPlan, WindowControl), String> {
+/// output; `nsys stop`; and the clean-up `nsys shutdown` of the session
+/// ([`prof_core::capture::run_cleanup`] runs it). The session is named after prof's pid, so
+/// it is ours alone.
+fn nsys(request: &PlanRequest, capture: &RunPlan) -> Result<(RunPlan, WindowControl, RunPlan), String> {
     let nsys = capture.argv.first().cloned().ok_or("nsys's capture step is empty")?;
     let flags_end = capture.argv.len().saturating_sub(request.server.len());
     let flags = &capture.argv[..flags_end];
@@ -216,7 +228,8 @@ fn nsys(request: &PlanRequest, capture: &RunPlan) -> Result<(RunPlan, WindowCont
     launch.extend(request.server.iter().cloned());
     let mut start = vec![nsys.clone(), "start".into(), format!("--session={session}").into()];
     start.extend(wanted("--output=").chain(wanted("--force-overwrite")));
-    let stop = vec![nsys, "stop".into(), format!("--session={session}").into()];
+    let stop = vec![nsys.clone(), "stop".into(), format!("--session={session}").into()];
+    let shutdown = vec![nsys, "shutdown".into(), format!("--session={session}").into()];
     let step = |label: &str, argv: Vec<OsString>, log: &str| {
         let mut step = RunPlan::new(label, argv, request.out_dir.join(log));
         step.timeout = Some(Duration::from_secs(120));
@@ -226,7 +239,7 @@ fn nsys(request: &PlanRequest, capture: &RunPlan) -> Result<(RunPlan, WindowCont
         start: Box::new(step("window start", start, "nsys-start.log")),
         stop: Box::new(step("window stop", stop, "nsys-stop.log")),
     };
-    Ok((base_server(request, launch), window))
+    Ok((base_server(request, launch), window, step("nsys shutdown", shutdown, "nsys-shutdown.log")))
 }
 
 impl ServePlan {
@@ -269,6 +282,9 @@ impl ServePlan {
         out.push_str("  then: the server's process group is stopped (SIGINT, then SIGKILL)\n");
         for step in &self.after {
             out.push_str(&format!("  after: {}: {}\n", step.label, step.display_command()));
+        }
+        for step in &self.cleanup {
+            out.push_str(&format!("  always at the end, {}: {}\n", step.label, step.display_command()));
         }
         for artifact in &self.artifacts {
             out.push_str(&format!("  artifact: {}\n", artifact.path.display()));
@@ -353,6 +369,8 @@ mod tests {
         assert_eq!(words(stop)[1..], ["stop".to_owned(), format!("--session={session}")]);
         assert_eq!(plan.after.len(), 1, "the sqlite export runs after the server stopped");
         assert_eq!(words(&plan.after[0])[1], "export");
+        assert_eq!(plan.cleanup.len(), 1, "only the serve session's shutdown, not breakdown's");
+        assert_eq!(words(&plan.cleanup[0])[1..], ["shutdown".to_owned(), format!("--session={session}")]);
     }
 
     #[test]

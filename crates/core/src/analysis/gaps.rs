@@ -237,19 +237,33 @@ impl Context<'_> {
     fn stats(&self, mut by_start: Vec<usize>) -> GapStats {
         let ops = &self.timeline.ops;
         let busy = IntervalSet::from_unsorted(by_start.iter().map(|&i| (ops[i].start_ns, ops[i].end_ns())).collect());
-        by_start.sort_by_key(|&i| ops[i].start_ns);
+        if !by_start.is_sorted_by_key(|&i| ops[i].start_ns) {
+            by_start.sort_by_key(|&i| ops[i].start_ns);
+        }
         let mut by_end = by_start.clone();
-        by_end.sort_by_key(|&i| ops[i].end_ns());
+        if !by_end.is_sorted_by_key(|&i| ops[i].end_ns()) {
+            by_end.sort_by_key(|&i| ops[i].end_ns());
+        }
         let (first, last) = busy.bounds().unwrap_or((0, 0));
         let mut buckets: Vec<GapBucket> =
             BUCKET_LABELS.iter().map(|&label| GapBucket { label, count: 0, total_ns: 0 }).collect();
         let mut causes: Vec<CauseTotal> =
             CAUSES.iter().map(|&cause| CauseTotal { cause, count: 0, total_ns: 0 }).collect();
-        let mut all: Vec<Found> = Vec::new();
+        // The longest gaps so far, longest first (ties: earliest), at most TOP_GAPS.
+        let mut all: Vec<Found> = Vec::with_capacity(TOP_GAPS + 1);
+        // Gaps come in time order, so the first op starting at or after a gap's end and the
+        // first op ending at or after its start only move forward.
+        let (mut next_start, mut next_end) = (0usize, 0usize);
         for (start, end) in busy.gaps() {
             let length = end - start;
-            let after = by_start[by_start.partition_point(|&i| ops[i].start_ns < end).min(by_start.len() - 1)];
-            let before = by_end[by_end.partition_point(|&i| ops[i].end_ns() < start).min(by_end.len() - 1)];
+            while next_start < by_start.len() && ops[by_start[next_start]].start_ns < end {
+                next_start += 1;
+            }
+            while next_end < by_end.len() && ops[by_end[next_end]].end_ns() < start {
+                next_end += 1;
+            }
+            let after = by_start[next_start.min(by_start.len() - 1)];
+            let before = by_end[next_end.min(by_end.len() - 1)];
             let launch = ops[after].correlation.and_then(|c| self.launches.get(&c)).map(|s| s.start_ns);
             let launch = launch.filter(|&l| l <= end && end - l <= MAX_PLAUSIBLE_DELAY_NS);
             let cause = match launch {
@@ -264,11 +278,15 @@ impl Context<'_> {
             let slot = &mut causes[CAUSES.iter().position(|&c| c == cause).unwrap_or(3)];
             slot.count += 1;
             slot.total_ns += length;
+            if all.len() == TOP_GAPS && all.last().is_some_and(|shortest| shortest.length >= length) {
+                // Not longer than the shortest kept (and later: a tie loses to it).
+                continue;
+            }
             let offset = launch.and_then(|l| i64::try_from(i128::from(l) - i128::from(start)).ok());
-            all.push(Found { start, length, before, after, cause, launch_offset_ns: offset });
+            let at = all.partition_point(|kept| kept.length >= length);
+            all.insert(at, Found { start, length, before, after, cause, launch_offset_ns: offset });
+            all.truncate(TOP_GAPS);
         }
-        all.sort_by(|a, b| b.length.cmp(&a.length).then(a.start.cmp(&b.start)));
-        all.truncate(TOP_GAPS);
         let largest = all
             .into_iter()
             .map(|f| Gap {

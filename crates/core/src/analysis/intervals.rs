@@ -8,18 +8,42 @@ pub struct IntervalSet {
 }
 
 impl IntervalSet {
-    /// The union of `spans` (any order, overlaps allowed; empty spans dropped).
+    /// The union of `spans` (any order, overlaps allowed; empty spans dropped). Spans already
+    /// in order (as most sources write them) are merged in place without sorting.
     pub fn from_unsorted(mut spans: Vec<(u64, u64)>) -> Self {
         spans.retain(|&(start, end)| end > start);
-        spans.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(spans.len());
-        for (start, end) in spans {
+        if !spans.is_sorted() {
+            spans.sort_unstable();
+        }
+        let mut kept = 0;
+        for read in 0..spans.len() {
+            let (start, end) = spans[read];
+            if kept > 0 && start <= spans[kept - 1].1 {
+                spans[kept - 1].1 = spans[kept - 1].1.max(end);
+            } else {
+                spans[kept] = (start, end);
+                kept += 1;
+            }
+        }
+        spans.truncate(kept);
+        spans.shrink_to_fit();
+        Self { spans }
+    }
+
+    /// The union of sets, in one merge pass over their (sorted) intervals.
+    pub fn union_all(sets: &[&IntervalSet]) -> IntervalSet {
+        let mut cursors = vec![0usize; sets.len()];
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(sets.iter().map(|s| s.spans.len()).max().unwrap_or(0));
+        loop {
+            let next = (0..sets.len()).filter_map(|k| sets[k].spans.get(cursors[k]).map(|span| (*span, k))).min();
+            let Some(((start, end), k)) = next else { break };
+            cursors[k] += 1;
             match merged.last_mut() {
                 Some(last) if start <= last.1 => last.1 = last.1.max(end),
                 _ => merged.push((start, end)),
             }
         }
-        Self { spans: merged }
+        IntervalSet { spans: merged }
     }
 
     /// The merged intervals, in time order.
@@ -44,10 +68,7 @@ impl IntervalSet {
 
     /// The union of two sets.
     pub fn union(&self, other: &IntervalSet) -> IntervalSet {
-        let mut all = Vec::with_capacity(self.spans.len() + other.spans.len());
-        all.extend_from_slice(&self.spans);
-        all.extend_from_slice(&other.spans);
-        IntervalSet::from_unsorted(all)
+        IntervalSet::union_all(&[self, other])
     }
 
     /// Time covered by both sets, ns.
@@ -74,6 +95,42 @@ impl IntervalSet {
     }
 }
 
+/// The covered time of spans that arrive in start order, merged as they come, without
+/// keeping them: for the common case of a source that writes ops in time order.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SortedUnion {
+    current: Option<(u64, u64)>,
+    closed_ns: u64,
+    out_of_order: bool,
+}
+
+impl SortedUnion {
+    /// Adds `[start, end)` (an empty span is ignored, as [`IntervalSet::from_unsorted`] does).
+    pub fn add(&mut self, start: u64, end: u64) {
+        if end <= start {
+            return;
+        }
+        self.current = match self.current {
+            Some((lo, _)) if start < lo => {
+                self.out_of_order = true;
+                self.current
+            }
+            Some((lo, hi)) if start <= hi => Some((lo, hi.max(end))),
+            Some((lo, hi)) => {
+                self.closed_ns += hi - lo;
+                Some((start, end))
+            }
+            None => Some((start, end)),
+        };
+    }
+
+    /// The covered time, ns, the same as [`IntervalSet::total_ns`] of the spans; `None` when a
+    /// span started before an earlier one (the caller then needs an [`IntervalSet`]).
+    pub fn total_ns(&self) -> Option<u64> {
+        (!self.out_of_order).then(|| self.closed_ns + self.current.map_or(0, |(lo, hi)| hi - lo))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,6 +146,16 @@ mod tests {
         // [3,5) + [10,12) + [35,40)
         assert_eq!(a.intersection_ns(&b), 2 + 2 + 5);
         assert_eq!(a.union(&b).spans(), &[(0, 60)]);
+        let c = IntervalSet::from_unsorted(vec![(100, 110), (45, 47)]);
+        assert_eq!(IntervalSet::union_all(&[&a, &b, &c]).spans(), &[(0, 60), (100, 110)]);
+        assert_eq!(IntervalSet::union_all(&[]), IntervalSet::default());
+        let mut sorted = SortedUnion::default();
+        for (start, end) in [(0, 5), (10, 20), (10, 12), (15, 30), (30, 40), (50, 50)] {
+            sorted.add(start, end);
+        }
+        assert_eq!(sorted.total_ns(), Some(35));
+        sorted.add(1, 2);
+        assert_eq!(sorted.total_ns(), None);
         assert!(IntervalSet::default().is_empty());
         assert_eq!(IntervalSet::default().bounds(), None);
     }

@@ -13,7 +13,7 @@
 //!   time is communication, else **memory** when at least that share is copies/sets, else a
 //!   **side stream**.
 
-use super::intervals::IntervalSet;
+use super::intervals::{IntervalSet, SortedUnion};
 use super::temporal::{activity_of, Activity};
 use crate::families::Families;
 use crate::intern::FxHashMap;
@@ -86,42 +86,54 @@ impl DeviceStreams {
     }
 }
 
-/// The op intervals and the streams of one device, while they are gathered.
-type DeviceGather = (Vec<(u64, u64)>, Vec<StreamStats>);
-
 #[derive(Default)]
 struct Gather {
-    spans: Vec<(u64, u64)>,
+    ops: u64,
+    busy: SortedUnion,
     time: [u64; 4],
 }
 
 /// The stream roles of every device of `timeline`, by device index.
 pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStreams> {
     let activity = activity_of(timeline, families);
+    let slot_of = |index: usize| match activity(index) {
+        Activity::Compute => 0,
+        Activity::Communication => 1,
+        Activity::Memory => 2,
+        Activity::Other => 3,
+    };
+    // Ops in start order (as most sources write them) have their busy times merged on the fly.
     let mut by_stream: FxHashMap<(u32, u64), Gather> = FxHashMap::default();
+    let mut device_union: FxHashMap<u32, SortedUnion> = FxHashMap::default();
+    // Ops of one stream mostly come in runs: look the stream up only when it changes.
+    let mut current: Option<((u32, u64), Gather)> = None;
     for (index, op) in timeline.ops.iter().enumerate() {
-        let slot = match activity(index) {
-            Activity::Compute => 0,
-            Activity::Communication => 1,
-            Activity::Memory => 2,
-            Activity::Other => 3,
-        };
-        let gather = by_stream.entry((op.device, op.stream)).or_default();
-        gather.spans.push((op.start_ns, op.end_ns()));
-        gather.time[slot] += op.dur_ns;
+        let key = (op.device, op.stream);
+        if current.as_ref().is_none_or(|(k, _)| *k != key) {
+            if let Some((k, gather)) = current.take() {
+                by_stream.insert(k, gather);
+            }
+            current = Some((key, by_stream.remove(&key).unwrap_or_default()));
+        }
+        if let Some((_, gather)) = &mut current {
+            gather.ops += 1;
+            gather.busy.add(op.start_ns, op.end_ns());
+            gather.time[slot_of(index)] += op.dur_ns;
+        }
+        device_union.entry(op.device).or_default().add(op.start_ns, op.end_ns());
     }
-    let mut by_device: FxHashMap<u32, DeviceGather> = FxHashMap::default();
+    if let Some((k, gather)) = current {
+        by_stream.insert(k, gather);
+    }
+    let (stream_busy, device_busy) = busy_times(timeline, &by_stream, &device_union);
+    let mut by_device: FxHashMap<u32, Vec<StreamStats>> = FxHashMap::default();
     for ((device, stream), gather) in by_stream {
-        let ops = gather.spans.len() as u64;
-        let entry = by_device.entry(device).or_default();
-        entry.0.extend_from_slice(&gather.spans);
-        let busy_ns = IntervalSet::from_unsorted(gather.spans).total_ns();
         let [compute_ns, communication_ns, memory_ns, other_ns] = gather.time;
-        entry.1.push(StreamStats {
+        by_device.entry(device).or_default().push(StreamStats {
             stream,
             role: StreamRole::Side,
-            ops,
-            busy_ns,
+            ops: gather.ops,
+            busy_ns: stream_busy.get(&(device, stream)).copied().unwrap_or(0),
             share_of_device_busy_pct: 0.0,
             dominant: dominant(gather.time),
             compute_ns,
@@ -132,8 +144,8 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
     }
     let mut devices: Vec<DeviceStreams> = by_device
         .into_iter()
-        .map(|(device, (spans, mut streams))| {
-            let busy_ns = IntervalSet::from_unsorted(spans).total_ns();
+        .map(|(device, mut streams)| {
+            let busy_ns = device_busy.get(&device).copied().unwrap_or(0);
             for s in &mut streams {
                 s.share_of_device_busy_pct = pct(s.busy_ns, busy_ns);
                 s.role = side_role(s);
@@ -150,6 +162,38 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
         .collect();
     devices.sort_by_key(|d| d.device);
     devices
+}
+
+/// Busy time per stream and per device, ns: from the on-the-fly unions when every op came in
+/// start order, else from each stream's gathered intervals.
+fn busy_times(
+    timeline: &Timeline,
+    by_stream: &FxHashMap<(u32, u64), Gather>,
+    device_union: &FxHashMap<u32, SortedUnion>,
+) -> (FxHashMap<(u32, u64), u64>, FxHashMap<u32, u64>) {
+    let streams: Option<FxHashMap<(u32, u64), u64>> =
+        by_stream.iter().map(|(key, gather)| Some((*key, gather.busy.total_ns()?))).collect();
+    let devices: Option<FxHashMap<u32, u64>> =
+        device_union.iter().map(|(device, union)| Some((*device, union.total_ns()?))).collect();
+    if let (Some(streams), Some(devices)) = (streams, devices) {
+        return (streams, devices);
+    }
+    let mut spans: FxHashMap<(u32, u64), Vec<(u64, u64)>> = FxHashMap::default();
+    for op in &timeline.ops {
+        spans.entry((op.device, op.stream)).or_default().push((op.start_ns, op.end_ns()));
+    }
+    let mut stream_busy = FxHashMap::default();
+    let mut sets: FxHashMap<u32, Vec<IntervalSet>> = FxHashMap::default();
+    for ((device, stream), spans) in spans {
+        let set = IntervalSet::from_unsorted(spans);
+        stream_busy.insert((device, stream), set.total_ns());
+        sets.entry(device).or_default().push(set);
+    }
+    let device_busy = sets
+        .into_iter()
+        .map(|(device, sets)| (device, IntervalSet::union_all(&sets.iter().collect::<Vec<_>>()).total_ns()))
+        .collect();
+    (stream_busy, device_busy)
 }
 
 fn dominant(time: [u64; 4]) -> Activity {

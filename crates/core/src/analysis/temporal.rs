@@ -4,9 +4,9 @@
 //! compute wins over communication, which wins over memory traffic, which wins over other
 //! device work; what remains is idle. Overlap itself is [`overlap`](super::overlap)'s job.
 
-use super::intervals::IntervalSet;
+use super::intervals::{IntervalSet, SortedUnion};
 use crate::families::{Families, Family};
-use crate::intern::{FxHashMap, NameId};
+use crate::intern::FxHashMap;
 use crate::timeline::{OpKind, Timeline};
 use serde::Serialize;
 
@@ -26,24 +26,29 @@ pub enum Activity {
 
 /// The activity of every op name, decided once per name with the family table.
 pub fn activity_of(timeline: &Timeline, families: &Families) -> impl Fn(usize) -> Activity {
-    let mut by_name: FxHashMap<(NameId, OpKind), Activity> = FxHashMap::default();
+    // Only kernels depend on their name (and the first op's type): one slot per name id.
+    let mut kernels: Vec<Option<Activity>> = Vec::new();
     let per_op: Vec<Activity> = timeline
         .ops
         .iter()
-        .map(|op| {
-            *by_name.entry((op.name, op.kind)).or_insert_with(|| match op.kind {
-                OpKind::Memcpy | OpKind::Memset => Activity::Memory,
-                OpKind::Communication => Activity::Communication,
-                OpKind::Other => Activity::Other,
-                OpKind::Kernel => {
+        .map(|op| match op.kind {
+            OpKind::Memcpy | OpKind::Memset => Activity::Memory,
+            OpKind::Communication => Activity::Communication,
+            OpKind::Other => Activity::Other,
+            OpKind::Kernel => {
+                let slot = op.name.0 as usize;
+                if slot >= kernels.len() {
+                    kernels.resize(slot + 1, None);
+                }
+                *kernels[slot].get_or_insert_with(|| {
                     let op_type = op.details.as_ref().and_then(|d| d.op_type).map(|t| timeline.name(t));
                     match families.classify_op(op.kind, timeline.name(op.name), op_type) {
                         Family::Collective => Activity::Communication,
                         Family::Memcpy | Family::Memset => Activity::Memory,
                         _ => Activity::Compute,
                     }
-                }
-            })
+                })
+            }
         })
         .collect();
     move |index| per_op[index]
@@ -84,17 +89,73 @@ impl DeviceTemporal {
 /// The temporal breakdown of every device of `timeline`, by device index.
 pub fn temporal_breakdown(timeline: &Timeline, families: &Families) -> Vec<DeviceTemporal> {
     let activity = activity_of(timeline, families);
+    let slot_of = |index: usize| match activity(index) {
+        Activity::Compute => 0,
+        Activity::Communication => 1,
+        Activity::Memory => 2,
+        Activity::Other => 3,
+    };
+    // Ops in start order (as most sources write them): per device the unions of compute, of
+    // compute + communication, of those + memory and of all, merged on the fly.
+    let mut on_the_fly: FxHashMap<u32, OnTheFly> = FxHashMap::default();
+    for (index, op) in timeline.ops.iter().enumerate() {
+        let device = on_the_fly.entry(op.device).or_default();
+        let (start, end) = (op.start_ns, op.end_ns());
+        device.ops += 1;
+        if end > start {
+            device.bounds = Some(device.bounds.map_or((start, end), |(lo, hi)| (lo.min(start), hi.max(end))));
+        }
+        for union in &mut device.unions[slot_of(index)..] {
+            union.add(start, end);
+        }
+    }
+    let in_order: Option<Vec<DeviceTemporal>> = on_the_fly
+        .iter()
+        .map(|(&device, d)| {
+            let [compute, with_comm, with_memory, all] = [0, 1, 2, 3].map(|k| d.unions[k].total_ns());
+            Some(split(device, d.bounds, [compute?, with_comm?, with_memory?, all?], d.ops))
+        })
+        .collect();
+    let mut devices = match in_order {
+        Some(devices) => devices,
+        None => gathered(timeline, &slot_of),
+    };
+    devices.sort_by_key(|d| d.device);
+    devices
+}
+
+/// One device's unions while the ops stream past.
+#[derive(Default)]
+struct OnTheFly {
+    ops: u64,
+    bounds: Option<(u64, u64)>,
+    unions: [SortedUnion; 4],
+}
+
+/// The split of one device from its nested unions' totals (compute, + communication,
+/// + memory, + other) and the bounds of its non-empty ops.
+fn split(device: u32, bounds: Option<(u64, u64)>, totals: [u64; 4], ops: u64) -> DeviceTemporal {
+    let [compute, with_comm, with_memory, all] = totals;
+    let wall_ns = bounds.map_or(0, |(start, end)| end - start);
+    DeviceTemporal {
+        device,
+        wall_ns,
+        compute_ns: compute,
+        communication_ns: with_comm - compute,
+        memory_ns: with_memory - with_comm,
+        other_ns: all - with_memory,
+        idle_ns: wall_ns - all,
+        ops,
+    }
+}
+
+/// The breakdown from every op interval gathered per device and activity (ops out of order).
+fn gathered(timeline: &Timeline, slot_of: &dyn Fn(usize) -> usize) -> Vec<DeviceTemporal> {
     let mut spans: FxHashMap<u32, [Vec<(u64, u64)>; 4]> = FxHashMap::default();
     for (index, op) in timeline.ops.iter().enumerate() {
-        let slot = match activity(index) {
-            Activity::Compute => 0,
-            Activity::Communication => 1,
-            Activity::Memory => 2,
-            Activity::Other => 3,
-        };
-        spans.entry(op.device).or_default()[slot].push((op.start_ns, op.end_ns()));
+        spans.entry(op.device).or_default()[slot_of(index)].push((op.start_ns, op.end_ns()));
     }
-    let mut devices: Vec<DeviceTemporal> = spans
+    spans
         .into_iter()
         .map(|(device, [compute, comm, memory, other])| {
             let ops = (compute.len() + comm.len() + memory.len() + other.len()) as u64;
@@ -102,21 +163,10 @@ pub fn temporal_breakdown(timeline: &Timeline, families: &Families) -> Vec<Devic
             let with_comm = compute.union(&IntervalSet::from_unsorted(comm));
             let with_memory = with_comm.union(&IntervalSet::from_unsorted(memory));
             let all = with_memory.union(&IntervalSet::from_unsorted(other));
-            let wall_ns = all.bounds().map_or(0, |(start, end)| end - start);
-            DeviceTemporal {
-                device,
-                wall_ns,
-                compute_ns: compute.total_ns(),
-                communication_ns: with_comm.total_ns() - compute.total_ns(),
-                memory_ns: with_memory.total_ns() - with_comm.total_ns(),
-                other_ns: all.total_ns() - with_memory.total_ns(),
-                idle_ns: wall_ns - all.total_ns(),
-                ops,
-            }
+            let totals = [compute.total_ns(), with_comm.total_ns(), with_memory.total_ns(), all.total_ns()];
+            split(device, all.bounds(), totals, ops)
         })
-        .collect();
-    devices.sort_by_key(|d| d.device);
-    devices
+        .collect()
 }
 
 #[cfg(test)]
@@ -144,5 +194,12 @@ mod tests {
         assert_eq!(d0.ops, 4);
         assert_eq!((split[1].device, split[1].wall_ns, split[1].idle_ns), (1, 10, 0));
         assert_eq!(d0.share_pct(d0.idle_ns), 10.0);
+        // The same ops out of start order take the gathering path, with the same numbers.
+        let mut reversed = Timeline::new("test");
+        for op in t.ops.iter().rev() {
+            let name = reversed.intern(t.name(op.name));
+            reversed.push_op(DeviceOp::new(op.kind, name, op.device, op.stream, op.start_ns, op.dur_ns));
+        }
+        assert_eq!(temporal_breakdown(&reversed, &Families::builtin()), split);
     }
 }

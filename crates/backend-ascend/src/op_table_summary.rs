@@ -1,0 +1,452 @@
+//! `prof analyze --summary-only` for an op table (`kernel_details.csv`, `op_summary_*.csv`):
+//! the ranked kernel summary and per-op-type totals aggregated while the file streams past,
+//! without building a [`prof_core::Timeline`]. A 10-million-row export costs one pass over
+//! its text and memory for its distinct names only.
+//!
+//! The numbers are those of [`prof_core::summarize_kernels`] over [`crate::op_table::load`]:
+//! per name the first row's op kind and op type pick the family; per device the busy time is
+//! the union of the op intervals, merged as they come while the rows are in start order (as
+//! the exporters write them); a file out of order is loaded whole instead. Only the leading
+//! columns it needs are split ([`CsvReader::split_only_up_to`]), and a large file is read in
+//! parts on all cores; every sum is an integer, so the parts merge to the same numbers.
+
+use crate::csv_table::CsvReader;
+use crate::error::AscendError;
+use crate::op_table::columns;
+use crate::task_type;
+use prof_core::intern::FxHashMap;
+use prof_core::{DeviceTime, Families, Family, FamilyRow, Interner, KernelRow, KernelSummary, NameId, OpKind};
+use serde::Serialize;
+use std::path::Path;
+
+/// Tasks and time of one op type (`Type` / `OP Type`; rows without one count as `N/A`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OpTypeTotal {
+    /// The op type.
+    #[serde(rename = "type")]
+    pub op_type: String,
+    /// Rows of that type.
+    pub calls: u64,
+    /// Their summed duration, ns.
+    pub total_ns: u64,
+    /// Share of all rows' duration, percent.
+    pub share_pct: f64,
+}
+
+/// What one streaming pass over an op table yields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpTableSummary {
+    /// The ranked kernel summary (the same as over the loaded timeline).
+    pub summary: KernelSummary,
+    /// Per op type, longest total first (ties by type).
+    pub op_types: Vec<OpTypeTotal>,
+}
+
+#[derive(Clone, Copy)]
+struct NameAcc {
+    kind: OpKind,
+    op_type: Option<NameId>,
+    calls: u64,
+    total: u64,
+    min: u64,
+    max: u64,
+}
+
+/// Busy time of one device, merged on the fly while its starts come in order.
+#[derive(Default)]
+struct DeviceAcc {
+    ops: u64,
+    op_ns: u64,
+    first_start: u64,
+    last_end: u64,
+    busy: u64,
+    current: Option<(u64, u64)>,
+    /// The merged intervals closed so far, kept by a later part of a file read in parts (the
+    /// part before it may still reach into them).
+    closed: Option<Vec<(u64, u64)>>,
+    /// A start came before the one of the span being merged: the busy time is unknown.
+    out_of_order: bool,
+}
+
+impl DeviceAcc {
+    fn new(keep_closed: bool) -> Self {
+        Self { closed: keep_closed.then(Vec::new), ..Self::default() }
+    }
+
+    fn add(&mut self, start: u64, end: u64) {
+        if self.ops == 0 {
+            self.first_start = start;
+        }
+        self.ops += 1;
+        self.op_ns = self.op_ns.saturating_add(end - start);
+        self.last_end = self.last_end.max(end);
+        self.merge(start, end);
+    }
+
+    fn merge(&mut self, start: u64, end: u64) {
+        self.current = match self.current {
+            Some((lo, _)) if start < lo => {
+                self.out_of_order = true;
+                self.current
+            }
+            Some((lo, hi)) if start <= hi => Some((lo, hi.max(end))),
+            Some((lo, hi)) => {
+                self.busy += hi - lo;
+                if let Some(closed) = &mut self.closed {
+                    closed.push((lo, hi));
+                }
+                Some((start, end))
+            }
+            None => Some((start, end)),
+        };
+    }
+
+    /// Adds the ops of the same device from the part of the file right after this one.
+    fn absorb(&mut self, later: DeviceAcc) {
+        if later.ops == 0 {
+            return;
+        }
+        if self.ops == 0 {
+            *self = later;
+            return;
+        }
+        self.ops += later.ops;
+        self.op_ns = self.op_ns.saturating_add(later.op_ns);
+        self.last_end = self.last_end.max(later.last_end);
+        self.out_of_order |= later.out_of_order;
+        for (lo, hi) in later.closed.unwrap_or_default().into_iter().chain(later.current) {
+            self.merge(lo, hi);
+        }
+    }
+
+    fn finish(self, device: u32) -> DeviceTime {
+        let busy = self.busy + self.current.map_or(0, |(lo, hi)| hi - lo);
+        let wall = self.last_end.saturating_sub(self.first_start);
+        DeviceTime {
+            device,
+            ops: self.ops,
+            op_ns: self.op_ns,
+            busy_ns: busy,
+            first_start_ns: self.first_start,
+            last_end_ns: self.last_end,
+            wall_ns: wall,
+            busy_pct: if wall == 0 { 100.0 } else { busy as f64 * 100.0 / wall as f64 },
+        }
+    }
+}
+
+/// The columns read.
+struct Layout {
+    name: usize,
+    start: usize,
+    duration: usize,
+    op_type: Option<usize>,
+    core: Option<usize>,
+    device: Option<usize>,
+}
+
+/// The totals of the rows of one part of the file (or all of it).
+#[derive(Default)]
+struct Partial {
+    names: Interner,
+    by_name: Vec<NameAcc>,
+    /// Op types, by id: rows and summed duration.
+    types: Interner,
+    by_type: Vec<(u64, u64)>,
+    devices: FxHashMap<u32, DeviceAcc>,
+    ops: u64,
+    device_ns: u64,
+    span: Option<(u64, u64)>,
+}
+
+impl Partial {
+    /// Adds the totals of the part of the file right after this one.
+    fn absorb(&mut self, later: Partial) {
+        let type_ids: Vec<NameId> =
+            (0..later.types.len()).map(|i| self.types.intern(later.types.resolve(NameId(i as u32)))).collect();
+        for (id, acc) in later.by_name.into_iter().enumerate() {
+            let name_id = self.names.intern(later.names.resolve(NameId(id as u32)));
+            match self.by_name.get_mut(name_id.0 as usize) {
+                Some(mine) => {
+                    mine.calls += acc.calls;
+                    mine.total = mine.total.saturating_add(acc.total);
+                    mine.min = mine.min.min(acc.min);
+                    mine.max = mine.max.max(acc.max);
+                }
+                None => self.by_name.push(NameAcc { op_type: acc.op_type.map(|t| type_ids[t.0 as usize]), ..acc }),
+            }
+        }
+        self.by_type.resize(self.types.len().max(self.by_type.len()), (0, 0));
+        for (id, (calls, total)) in later.by_type.into_iter().enumerate() {
+            let slot = &mut self.by_type[type_ids[id].0 as usize];
+            slot.0 += calls;
+            slot.1 = slot.1.saturating_add(total);
+        }
+        for (device, acc) in later.devices {
+            self.devices.entry(device).or_default().absorb(acc);
+        }
+        self.ops += later.ops;
+        self.device_ns = self.device_ns.saturating_add(later.device_ns);
+        self.span = match (self.span, later.span) {
+            (Some((lo, hi)), Some((l, h))) => Some((lo.min(l), hi.max(h))),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// Files smaller than this are read by one thread.
+const PARALLEL_MIN_BYTES: u64 = 64 << 20;
+/// Most threads a file is read with.
+const MAX_THREADS: usize = 8;
+
+/// Streams the op table at `path` into its kernel summary and per-op-type totals. A large
+/// file is read in parts, one thread each, split at line ends; when a part cannot be read
+/// (a split inside a quoted field, a bad row) the file is read again by one thread, so an
+/// error names the right line.
+pub fn summarize(path: &Path, families: &Families) -> Result<OpTableSummary, AscendError> {
+    let reader = CsvReader::open(path)?;
+    let header = reader.header();
+    let layout = Layout {
+        name: header.require(columns::NAME)?,
+        start: header.require(columns::START)?,
+        duration: header.require(columns::DURATION)?,
+        op_type: header.column(columns::OP_TYPE),
+        core: header.column(columns::CORE),
+        device: header.column(columns::DEVICE),
+    };
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
+    let partial = if threads > 1 && size >= PARALLEL_MIN_BYTES {
+        match in_parts(reader, &layout, size, threads) {
+            Some(partial) => partial,
+            None => scan(CsvReader::open(path)?, &layout, false)?,
+        }
+    } else {
+        scan(reader, &layout, false)?
+    };
+    finish(partial, path, families)
+}
+
+/// Reads the file in `threads` parts at once; `None` when a part failed.
+fn in_parts(mut first: CsvReader, layout: &Layout, size: u64, threads: usize) -> Option<Partial> {
+    let header = first.header().clone();
+    let mut bounds = split_points(header.path(), size, threads)?;
+    bounds.push(size);
+    if !first.stop_at(bounds[0]) {
+        return None;
+    }
+    std::thread::scope(|scope| {
+        let later: Vec<_> = bounds
+            .windows(2)
+            .map(|range| {
+                let header = &header;
+                scope.spawn(move || scan(CsvReader::open_range(header, range[0], range[1]).ok()?, layout, true).ok())
+            })
+            .collect();
+        let mut total = scan(first, layout, false).ok();
+        for part in later {
+            let part = part.join().ok().flatten();
+            total = total.zip(part).map(|(mut total, part)| {
+                total.absorb(part);
+                total
+            });
+        }
+        total
+    })
+}
+
+/// Where parts 1.. of the file start: just after the first line end at or after each k/n of
+/// the size. A part boundary inside a quoted field makes the part before it fail (it ends
+/// inside quotes), so a wrong guess costs a re-read, never a wrong number.
+fn split_points(path: &Path, size: u64, threads: usize) -> Option<Vec<u64>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut points: Vec<u64> = Vec::with_capacity(threads);
+    let mut window = vec![0u8; 1 << 20];
+    for k in 1..threads as u64 {
+        let target = size / threads as u64 * k;
+        file.seek(SeekFrom::Start(target)).ok()?;
+        let n = file.read(&mut window).ok()?;
+        let newline = window[..n].iter().position(|&b| b == b'\n')?;
+        let point = target + newline as u64 + 1;
+        if point >= size || points.last().is_some_and(|&p| p >= point) {
+            return None;
+        }
+        points.push(point);
+    }
+    Some(points)
+}
+
+/// Aggregates every row `reader` gives.
+fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Partial, AscendError> {
+    let columns =
+        [Some(layout.name), Some(layout.start), Some(layout.duration), layout.op_type, layout.core, layout.device];
+    reader.split_only_up_to(columns.into_iter().flatten().max().unwrap_or(0));
+    let mut p = Partial::default();
+    while let Some(row) = reader.next_row()? {
+        let name = row.text(layout.name)?;
+        let start = row.micros_ns(Some(layout.start))?.ok_or_else(|| row.error(layout.start, "is empty or N/A"))?;
+        let dur = row.micros_ns(Some(layout.duration))?.ok_or_else(|| row.error(layout.duration, "is empty or N/A"))?;
+        let device = match row.integer(layout.device)? {
+            Some(d) => u32::try_from(d).map_err(|_| row.error(layout.device.unwrap_or(0), "is out of range"))?,
+            None => 0,
+        };
+        let op_type = row.get(layout.op_type);
+        let end = start.saturating_add(dur);
+        let name_id = p.names.intern(name);
+        if name_id.0 as usize == p.by_name.len() {
+            let kind = task_type::op_kind(row.get(layout.core).unwrap_or(""), name);
+            let op_type = op_type.map(|t| p.types.intern(t));
+            p.by_name.push(NameAcc { kind, op_type, calls: 0, total: 0, min: u64::MAX, max: 0 });
+        }
+        let acc = &mut p.by_name[name_id.0 as usize];
+        acc.calls += 1;
+        acc.total = acc.total.saturating_add(dur);
+        acc.min = acc.min.min(dur);
+        acc.max = acc.max.max(dur);
+        let type_id = p.types.intern(op_type.unwrap_or("N/A")).0 as usize;
+        if type_id >= p.by_type.len() {
+            p.by_type.resize(type_id + 1, (0, 0));
+        }
+        p.by_type[type_id].0 += 1;
+        p.by_type[type_id].1 = p.by_type[type_id].1.saturating_add(dur);
+        p.ops += 1;
+        p.device_ns = p.device_ns.saturating_add(dur);
+        p.span = Some(p.span.map_or((start, end), |(lo, hi)| (lo.min(start), hi.max(end))));
+        p.devices.entry(device).or_insert_with(|| DeviceAcc::new(later_part)).add(start, end);
+    }
+    Ok(p)
+}
+
+fn finish(p: Partial, path: &Path, families: &Families) -> Result<OpTableSummary, AscendError> {
+    let device_ns = p.device_ns;
+    let share = |ns: u64| if device_ns == 0 { 0.0 } else { ns as f64 * 100.0 / device_ns as f64 };
+    let kernels = kernel_rows(&p.names, &p.types, p.by_name, families, &share);
+    let mut op_types: Vec<OpTypeTotal> = p
+        .by_type
+        .iter()
+        .enumerate()
+        .filter(|(_, (calls, _))| *calls > 0)
+        .map(|(id, &(calls, total_ns))| OpTypeTotal {
+            op_type: p.types.resolve(NameId(id as u32)).to_owned(),
+            calls,
+            total_ns,
+            share_pct: share(total_ns),
+        })
+        .collect();
+    op_types.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.op_type.cmp(&b.op_type)));
+    if p.devices.values().any(|d| d.out_of_order) {
+        // Rows out of start order (not what the exporters write): the busy time needs every
+        // interval, so take the summary of the loaded timeline.
+        let timeline = crate::op_table::load(path)?;
+        return Ok(OpTableSummary { summary: prof_core::summarize_kernels(&timeline, families), op_types });
+    }
+    let mut devices: Vec<DeviceTime> = p.devices.into_iter().map(|(device, acc)| acc.finish(device)).collect();
+    devices.sort_by_key(|d| d.device);
+    let families_out = family_rows(&kernels, &share);
+    let summary = KernelSummary {
+        source: path.display().to_string(),
+        ops: p.ops,
+        device_ns,
+        span_ns: p.span.map_or(0, |(lo, hi)| hi - lo),
+        kernels,
+        families: families_out,
+        devices,
+        partial: None,
+    };
+    Ok(OpTableSummary { summary, op_types })
+}
+
+fn kernel_rows(
+    names: &Interner,
+    types: &Interner,
+    by_name: Vec<NameAcc>,
+    families: &Families,
+    share: &dyn Fn(u64) -> f64,
+) -> Vec<KernelRow> {
+    let mut kernels: Vec<KernelRow> = by_name
+        .into_iter()
+        .enumerate()
+        .map(|(id, acc)| {
+            let name_id = NameId(id as u32);
+            let name = names.resolve(name_id);
+            KernelRow {
+                name: name.to_owned(),
+                name_id,
+                kind: acc.kind,
+                family: families.classify_op(acc.kind, name, acc.op_type.map(|t| types.resolve(t))),
+                calls: acc.calls,
+                total_ns: acc.total,
+                mean_ns: acc.total as f64 / acc.calls as f64,
+                min_ns: acc.min,
+                max_ns: acc.max,
+                share_pct: share(acc.total),
+            }
+        })
+        .collect();
+    kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
+    kernels
+}
+
+fn family_rows(kernels: &[KernelRow], share: &dyn Fn(u64) -> f64) -> Vec<FamilyRow> {
+    let mut rows: FxHashMap<Family, FamilyRow> = FxHashMap::default();
+    for k in kernels {
+        let row = rows.entry(k.family).or_insert(FamilyRow {
+            family: k.family,
+            kernels: 0,
+            calls: 0,
+            total_ns: 0,
+            share_pct: 0.0,
+        });
+        row.kernels += 1;
+        row.calls += k.calls;
+        row.total_ns = row.total_ns.saturating_add(k.total_ns);
+    }
+    let mut rows: Vec<FamilyRow> = rows.into_values().collect();
+    for row in &mut rows {
+        row.share_pct = share(row.total_ns);
+    }
+    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixtures::fixture_path;
+
+    #[test]
+    fn streaming_summary_equals_the_timeline_summary() {
+        // The reference is the summary of the fully loaded timeline (op_table::load +
+        // summarize_kernels), itself checked against python in the op_table and e2e tests.
+        let path = fixture_path("msprof-analyze_advisor_kernel_details/kernel_details.csv");
+        let families = Families::builtin();
+        let streamed = summarize(&path, &families).expect("fixture summarises");
+        let timeline = crate::op_table::load(&path).expect("fixture loads");
+        let mut loaded = prof_core::summarize_kernels(&timeline, &families);
+        let mut got = streamed.summary.clone();
+        for k in got.kernels.iter_mut().chain(loaded.kernels.iter_mut()) {
+            k.name_id = NameId(0);
+        }
+        assert_eq!(got, loaded);
+        // python3: csv.DictReader over the fixture, Counter of `Type` → 43 types, 591 rows.
+        assert_eq!(streamed.op_types.len(), 43);
+        assert_eq!(streamed.op_types.iter().map(|t| t.calls).sum::<u64>(), 591);
+        assert_eq!(streamed.op_types.iter().map(|t| t.total_ns).sum::<u64>(), streamed.summary.device_ns);
+    }
+
+    #[test]
+    fn reading_in_parts_gives_the_same_numbers() {
+        // A small first buffer, so that the fixture (128 kB) splits into parts like a large file.
+        let path = fixture_path("msprof-analyze_advisor_kernel_details/kernel_details.csv");
+        let families = Families::builtin();
+        let whole = summarize(&path, &families).expect("fixture summarises");
+        let size = std::fs::metadata(&path).expect("fixture exists").len();
+        for threads in [2, 3, 7] {
+            let first = CsvReader::open_with_buffer(&path, 4096).expect("fixture opens");
+            let layout = Layout { name: 4, start: 7, duration: 8, op_type: Some(5), core: Some(6), device: None };
+            let partial = in_parts(first, &layout, size, threads).expect("splits at line ends");
+            assert_eq!(finish(partial, &path, &families).expect("finishes"), whole, "{threads} parts");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! `prof analyze --summary-only PATH`: only the ranked kernel and family tables (and, for an
+//! Ascend op table, the per-op-type totals), for very large inputs where the timeline
+//! analyses are not wanted. An Ascend `kernel_details.csv` / `op_summary_*.csv` is aggregated
+//! while it streams, without building the timeline; other formats are loaded as usual and
+//! summarised, skipping the diagnosis and the analysis sections.
+
+use super::analyze::{load_any, Loaded};
+use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
+use crate::render::{human_ns, print_json, table};
+use prof_core::diagnosis::DiagnosisReport;
+use prof_core::families::Families;
+use prof_core::kernel_summary::{summarize_kernels, KernelSummary};
+use prof_core::{Registry, Timeline};
+use serde::Serialize;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Tasks and time of one op type, as `--summary-only` lists them.
+#[derive(Debug, Clone, Serialize)]
+struct TypeRow {
+    #[serde(rename = "type")]
+    op_type: String,
+    calls: u64,
+    total_ns: u64,
+    share_pct: f64,
+}
+
+/// Runs `prof analyze --summary-only` on `path`.
+pub fn run(registry: &Registry, path: &Path, families: &Families, json: bool, top: usize) -> Result<ExitCode, String> {
+    let (summary, op_types) = {
+        let _loading = crate::progress::loading(path);
+        load(registry, path, families)?
+    };
+    print(&summary, op_types.as_deref(), vec![path.display().to_string()], json, top)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--summary-only` over an already loaded timeline (the embedded default).
+pub fn run_timeline(timeline: &Timeline, families: &Families, json: bool, top: usize) -> Result<ExitCode, String> {
+    print(&summarize_kernels(timeline, families), None, Vec::new(), json, top)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn load(
+    registry: &Registry,
+    path: &Path,
+    families: &Families,
+) -> Result<(KernelSummary, Option<Vec<TypeRow>>), String> {
+    #[cfg(feature = "ascend")]
+    {
+        use prof_backend_ascend::importers::OpTableImporter;
+        use prof_core::Importer;
+        if OpTableImporter.recognizes(path) {
+            let streamed = prof_backend_ascend::op_table_summary::summarize(path, families)
+                .map_err(|e| prof_core::Error::from(e).to_string())?;
+            let types = streamed
+                .op_types
+                .into_iter()
+                .map(|t| TypeRow { op_type: t.op_type, calls: t.calls, total_ns: t.total_ns, share_pct: t.share_pct })
+                .collect();
+            return Ok((streamed.summary, Some(types)));
+        }
+    }
+    match load_any(registry, path, families)? {
+        Loaded::Timeline(timeline) => Ok((summarize_kernels(&timeline, families), None)),
+        Loaded::Summary(summary) => Ok((summary, None)),
+        Loaded::Kernels(_) => Err(format!(
+            "{}: holds single-kernel deep-dive reports, not a kernel summary; run prof analyze without --summary-only",
+            path.display()
+        )),
+    }
+}
+
+fn print(
+    summary: &KernelSummary,
+    op_types: Option<&[TypeRow]>,
+    artifacts: Vec<String>,
+    json: bool,
+    top: usize,
+) -> Result<(), String> {
+    let diagnosis = DiagnosisReport { findings: Vec::new(), steps: None };
+    if json {
+        let mut report = BreakdownReport::new(summary, &diagnosis, artifacts, None, deep_dive_suggestion(summary, &[]));
+        report.analyses = op_types.map(|types| serde_json::json!({ "op_types": types }));
+        return print_json(&report);
+    }
+    let text = render_text(summary, &diagnosis, top);
+    // The diagnosis did not run: say so rather than "no rule fired".
+    match text.split_once("\ndiagnosis:\n") {
+        Some((tables, _)) => print!("{tables}\ndiagnosis: not run (--summary-only)\n"),
+        None => print!("{text}"),
+    }
+    if let Some(types) = op_types {
+        println!("\nop types ({}), longest total first:", types.len());
+        let mut rows = vec![["op type", "calls", "total", "share"].map(String::from).to_vec()];
+        for t in types.iter().take(top) {
+            rows.push(vec![
+                t.op_type.clone(),
+                t.calls.to_string(),
+                human_ns(t.total_ns as f64),
+                format!("{:.1} %", t.share_pct),
+            ]);
+        }
+        print!("{}", table(&rows));
+    }
+    Ok(())
+}

@@ -1,0 +1,42 @@
+//! `prof analyze --summary-only` end to end on the recorded torch_npu `kernel_details.csv`:
+//! the streamed kernel summary equals the one of the full analysis, and the per-op-type table
+//! holds the numbers python computes from the file. Expected numbers: python3 csv.DictReader
+//! over the fixture, durations as decimal µs → ns (ROUND_HALF_UP), grouped by `Type`; busy
+//! time: the union of [start, start + duration) intervals, sorted and merged.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use support::{fixture_arg, prof, prof_json};
+
+const KERNEL_DETAILS: &str = "ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv";
+
+#[test]
+fn summary_only_streams_the_same_summary_and_per_type_totals() {
+    let path = fixture_arg(KERNEL_DETAILS);
+    let fast = prof_json(&["analyze", "--summary-only", "--json", &path]);
+    let full = prof_json(&["analyze", "--json", &path]);
+    assert_eq!(fast["summary"], full["summary"]);
+    assert_eq!(fast["summary"]["ops"], 591);
+    assert_eq!(fast["summary"]["device_ns"], 396_807_040);
+    assert_eq!(fast["summary"]["span_ns"], 516_885_540);
+    assert_eq!(fast["summary"]["devices"][0]["busy_ns"], 394_576_980);
+    assert!(fast["diagnosis"]["findings"].as_array().is_some_and(|f| f.is_empty()));
+    let types = fast["analyses"]["op_types"].as_array().expect("per-type table");
+    assert_eq!(types.len(), 43);
+    let row = |i: usize| (types[i]["type"].as_str(), types[i]["calls"].as_u64(), types[i]["total_ns"].as_u64());
+    assert_eq!(row(0), (Some("hcom_broadcast_"), Some(2), Some(308_989_620)));
+    assert_eq!(row(1), (Some("hcom_allReduce_"), Some(14), Some(27_867_580)));
+    assert_eq!(row(2), (Some("MatMul"), Some(9), Some(14_070_560)));
+    assert_eq!(types.iter().map(|t| t["calls"].as_u64().unwrap()).sum::<u64>(), 591);
+}
+
+#[test]
+fn summary_only_text_lists_op_types_and_says_the_diagnosis_did_not_run() {
+    let out = prof(&["analyze", "--summary-only", &fixture_arg(KERNEL_DETAILS)]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("op types (43), longest total first:"), "{text}");
+    assert!(text.contains("diagnosis: not run (--summary-only)"), "{text}");
+    assert!(!text.contains("no rule fired"), "{text}");
+}
