@@ -292,3 +292,25 @@ fn text_report_shows_the_new_sections() {
     }
     assert!(text.contains("communication under compute"), "{text}");
 }
+
+/// NCCL's one-rank path on the H200 (tests/fixtures/nvidia/h200-nccl): `oneRankReduce` kernels on
+/// stream 16 run under the GEMMs of stream 7. Expected numbers from a stand-alone Python walk of
+/// the trace (decimal µs → integer ns; union of the `oneRankReduce` kernels = communication,
+/// union of the other kernels = compute, their intersection = hidden):
+/// comm 965637, compute 4395246, hidden 750050.
+#[test]
+fn h200_nccl_collectives_hide_under_compute() {
+    let a = analyses("nvidia/h200-nccl/nccl-one-rank.json");
+    let pair = &a["overlap"][0]["compute_communication"];
+    assert_eq!(u(&pair["covered_ns"]), 965_637);
+    assert_eq!(u(&pair["cover_ns"]), 4_395_246);
+    assert_eq!(u(&pair["overlap_ns"]), 750_050);
+    let temporal = &a["temporal"][0];
+    // Exclusive communication = comm − hidden.
+    assert_eq!(u(&temporal["communication_ns"]), 965_637 - 750_050);
+    assert_eq!(u(&temporal["compute_ns"]), 4_395_246);
+    let roles = streams(&a);
+    assert_eq!(roles[0].0, 7);
+    assert_eq!(roles[0].1, "main");
+    assert_eq!(roles.len(), 2);
+}

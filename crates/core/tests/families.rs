@@ -128,6 +128,11 @@ fn names_the_design_lists_without_a_recorded_sample() {
         ("cutlass3x_sm100_bstensorop_blockscaled_gemm", Family::GroupedMatmul),
         ("dynamic_per_token_scaled_fp8_quant_kernel", Family::Quantize),
         ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", Family::Collective),
+        // NCCL's one-rank kernel as the H200 trace names it (tests/fixtures/nvidia/h200-nccl).
+        (
+            "__nv_static_32__b4148644_10_onerank_cu_fdf47990__ZN43_GLOBAL__N__b4148644_10_onerank_cu_fdf4799013oneRankReduceI13FuncPreMulSumIfEEEvPvS3_mmb",
+            Family::Collective,
+        ),
         ("Add", Family::Elementwise),
         ("Cast", Family::Elementwise),
         ("TransData", Family::Elementwise),

@@ -6,6 +6,9 @@ use super::Family;
 pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Collective, "nccl"),
     (Family::Collective, "rccl"),
+    // NCCL's single-rank path (src/enqueue.cc → onerank.cu) launches `oneRankReduce<FuncPreMulSum…>`
+    // with no "nccl" in its mangled name (seen on the H200: tests/fixtures/nvidia/h200-nccl).
+    (Family::Collective, "onerankreduce"),
     (Family::Collective, "hccl"),
     (Family::Collective, "~hcom_"),
     (Family::Collective, "allreduce"),
