@@ -36,6 +36,33 @@ seed npu_smi_info ascend/npu-smi/llm-action_npu-smi-23.0.rc1_910ProB_info.txt \
     ascend/npu-smi/vllm-ascend-910a_npu-smi-24.1.0_910A-x8_info.txt \
     ascend/npu-smi/ascend-msprof-skill_npu-smi-25.5.6_910B2-x4_npu_smi_info.stdout.txt
 seed npu_smi_common ascend/npu-smi/llm-action_npu-smi_910B_t-common-i1.txt
+seed npu_smi_usages ascend/npu-smi/mind-cluster_npu-smi-23.0.5_t-usages-i0.txt \
+    ascend/npu-smi/yunionio-telegraf_npu-smi-25.5.1_910B_t-usages-i0.txt
+gpt3=ascend/msinsight_gpt3_16rank_torch_npu
+seed ascend_communication $gpt3/test_rank_0/ASCEND_PROFILER_OUTPUT/communication.json
+seed ascend_communication_matrix $gpt3/test_rank_0/ASCEND_PROFILER_OUTPUT/communication_matrix.json
+seed ascend_step_trace $gpt3/test_rank_0/ASCEND_PROFILER_OUTPUT/step_trace_time.csv \
+    $gpt3/cluster_analysis_output/cluster_step_trace_time.csv
+# rsmi_frequencies_t has no file of its own: its seeds are the MI100 clocks of the recorded
+# rocm-smi --json sample (card0: sclk at level 0 = 300 MHz, levels 1..15 under keys "1".."15";
+# mclk one level, 1200 MHz), written in both header layouts (legacy: u32 count, u32 current,
+# u64 Hz[32]; deep-sleep: bool, pad, u32 count, u32 current, pad, u64 Hz[33]), little-endian.
+mkdir -p "$here/corpus/rsmi_frequencies"
+python3 - "$fx/amd/smi/telegraf_mi100_rocm571.json" "$here/corpus/rsmi_frequencies" <<'PY'
+import json, re, struct, sys
+card = json.load(open(sys.argv[1]))["card0"]
+mhz = lambda text: int(re.search(r"(\d+)Mhz", text).group(1))
+clocks = {
+    "sclk": [mhz(card["sclk clock speed:"])] + [mhz(card[str(k)]) for k in range(1, 16)],
+    "mclk": [mhz(card["mclk clock speed:"])],
+}
+for name, levels in clocks.items():
+    hz = [f * 1_000_000 for f in levels]
+    legacy = struct.pack("<II", len(hz), 0) + struct.pack("<32Q", *(hz + [0] * (32 - len(hz))))
+    deep = struct.pack("<?3xII4x", False, len(hz), 0) + struct.pack("<33Q", *(hz + [0] * (33 - len(hz))))
+    open(f"{sys.argv[2]}/mi100_{name}.legacy.bin", "wb").write(legacy)
+    open(f"{sys.argv[2]}/mi100_{name}.deep_sleep.bin", "wb").write(deep)
+PY
 # Large fixtures: only their head (the header and the first rows), so each seed stays small.
 mkdir -p "$here/corpus/rocprof_legacy" "$here/corpus/torch_trace"
 head -n 40 "$fx/amd/rocprof-v1/hpctrain-laplacian_results.csv" >"$here/corpus/rocprof_legacy/hpctrain-laplacian_results.head.csv"
@@ -47,4 +74,49 @@ doc = json.load(gzip.open(sys.argv[1]))
 doc["traceEvents"] = doc["traceEvents"][:40]
 json.dump(doc, open(sys.argv[2], "w"), indent=1)
 PY
+# The Ascend traces: the CANN 8 msprof export whole (25 KB); of the two larger ones every "M"
+# (process/thread name) event and the first 40 "X" and 10 "s" + 10 "f" (flow) events, in file order.
+mkdir -p "$here/corpus/ascend_trace_json"
+cp "$fx/ascend/vllm-ascend_msprof_cann8/PROF_GROUP_20260823_165254/PROF_PipeUtilization/PROF_000001_20260823165326062_00625538CIGQAHCJ/mindstudio_profiler_output/msprof_20260823165334.json" \
+    "$here/corpus/ascend_trace_json/vllm-ascend_msprof_cann8.json"
+chmod u+w "$here/corpus/ascend_trace_json/vllm-ascend_msprof_cann8.json"
+python3 - "$here/corpus/ascend_trace_json" \
+    "$fx/ascend/msprof-analyze_advisor_trace_view/trace_view.json" \
+    "$fx/ascend/mindinsight_msprof_2dev/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/timeline/msprof_0_2_1.json" <<'PY'
+import json, os, sys
+for source in sys.argv[2:]:
+    events, kept, limits = json.load(open(source)), {}, {"X": 40, "s": 10, "f": 10}
+    cut = []
+    for event in events:
+        ph = event.get("ph")
+        if ph == "M" or kept.get(ph, 0) < limits.get(ph, 0):
+            kept[ph] = kept.get(ph, 0) + 1
+            cut.append(event)
+    name = os.path.basename(os.path.dirname(os.path.dirname(source))) + "_" + os.path.basename(source)
+    json.dump(cut, open(os.path.join(sys.argv[1], name.replace(".json", ".cut.json")), "w"), indent=1)
+PY
+# A `prof util --csv` recording is prof's own output: made by the built prof (PROF, default
+# target/debug/prof) with the fake nvidia-smi of tests/fakes/nvidia replaying the H200 -q -x
+# reports (busy: SM clock 1935 MHz; idle: 345 MHz), as tests/util.rs does; plus the busy rows
+# followed by the idle ones (t_ms moved past the last busy row), so the seed has a clock drop.
+prof=${PROF:-$here/../target/debug/prof}
+if [ -x "$prof" ]; then
+    mkdir -p "$here/corpus/util_csv_clocks"
+    for mode in busy idle; do
+        PATH="$here/../tests/fakes/nvidia:/usr/bin:/bin" PROF_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 \
+            FAKE_NVIDIA_SMI=$mode "$prof" util --interval 100ms --duration 1s \
+            --csv "$here/corpus/util_csv_clocks/h200_$mode.csv" >/dev/null
+    done
+    python3 - "$here/corpus/util_csv_clocks" <<'PY'
+import os, sys
+d = sys.argv[1]
+busy = open(os.path.join(d, "h200_busy.csv")).read().splitlines()
+idle = open(os.path.join(d, "h200_idle.csv")).read().splitlines()[1:]
+last = float(busy[-1].split(",")[0])
+shifted = [f"{last + float(row.split(',')[0]) + 100:.3f}," + row.split(",", 1)[1] for row in idle]
+open(os.path.join(d, "h200_busy_then_idle.csv"), "w").write("\n".join(busy + shifted) + "\n")
+PY
+else
+    echo "no prof binary at $prof (cargo build -p prof-cli first): corpus/util_csv_clocks not seeded" >&2
+fi
 echo "seeded $(find "$here/corpus" -type f | wc -l) files into $here/corpus"

@@ -155,7 +155,19 @@ fn series_drops(
 ) -> SeriesDrops {
     let name = timeline.name(series.name).to_owned();
     let unit = series.unit.map(|u| timeline.name(u).to_owned());
-    let points = &series.points;
+    // Series are documented to be in time order; a source that breaks that (found by fuzzing)
+    // is sorted here rather than trusted, so offsets never run backwards.
+    let sorted: Vec<(u64, f64)>;
+    let points = if series.points.windows(2).all(|w| w[0].0 <= w[1].0) {
+        &series.points
+    } else {
+        sorted = {
+            let mut copy = series.points.clone();
+            copy.sort_by_key(|p| p.0);
+            copy
+        };
+        &sorted
+    };
     let first = points.first().map_or(0, |p| p.0);
     let last = points.last().map_or(0, |p| p.0);
     let min = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
@@ -182,7 +194,7 @@ fn series_drops(
                 .collect();
             active.sort();
             ClockDrop {
-                offset_ns: d.start_ns - first,
+                offset_ns: d.start_ns.saturating_sub(first),
                 duration_ns: d.end_ns.saturating_sub(d.start_ns),
                 min_value: d.min_value,
                 depth_pct: (max - d.min_value) * 100.0 / max,
@@ -280,5 +292,17 @@ mod tests {
         assert_eq!((all[0].drop_count, all[0].below_nominal_ns, all[0].min, all[0].max), (0, 0, 1800.0, 1800.0));
         assert!(is_frequency("gpu", Some("MHz")));
         assert!(!is_frequency("HBM bandwidth", Some("GB/s")));
+    }
+
+    #[test]
+    fn unsorted_points_are_sorted_not_subtracted_past_zero() {
+        // Minimised from the fuzz crash: a clock series whose time runs backwards.
+        let mut t = Timeline::new("test");
+        let name = t.intern("sm_clock_mhz");
+        t.counters.push(CounterSeries { name, device: Some(0), unit: None, points: vec![(4_000_000, 10.0), (0, 5.0)] });
+        let drops = counter_drops(&t);
+        assert_eq!(drops.len(), 1);
+        assert_eq!(drops[0].drops.len(), 1);
+        assert_eq!(drops[0].drops[0].offset_ns, 0);
     }
 }
