@@ -15,7 +15,8 @@ use crate::error::AscendError;
 use crate::op_table::columns;
 use crate::task_type;
 use prof_core::intern::FxHashMap;
-use prof_core::{DeviceTime, Families, Family, FamilyRow, Interner, KernelRow, KernelSummary, NameId, OpKind};
+use prof_core::kernel_summary::family_rows;
+use prof_core::{DeviceTime, Families, Interner, KernelRow, KernelSummary, NameId, OpKind};
 use serde::Serialize;
 use std::path::Path;
 
@@ -386,28 +387,6 @@ fn kernel_rows(
         .collect();
     kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
     kernels
-}
-
-fn family_rows(kernels: &[KernelRow], share: &dyn Fn(u64) -> f64) -> Vec<FamilyRow> {
-    let mut rows: FxHashMap<Family, FamilyRow> = FxHashMap::default();
-    for k in kernels {
-        let row = rows.entry(k.family).or_insert(FamilyRow {
-            family: k.family,
-            kernels: 0,
-            calls: 0,
-            total_ns: 0,
-            share_pct: 0.0,
-        });
-        row.kernels += 1;
-        row.calls += k.calls;
-        row.total_ns = row.total_ns.saturating_add(k.total_ns);
-    }
-    let mut rows: Vec<FamilyRow> = rows.into_values().collect();
-    for row in &mut rows {
-        row.share_pct = share(row.total_ns);
-    }
-    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
-    rows
 }
 
 #[cfg(test)]

@@ -174,6 +174,30 @@ pub fn summary_from_totals(source: String, mut kernels: Vec<KernelRow>) -> Kerne
     }
 }
 
+/// Family totals of ranked kernel rows (longest first, ties by family), each family's share
+/// given by `share` of its total ns: one definition for every summary path.
+pub fn family_rows(kernels: &[KernelRow], share: &dyn Fn(u64) -> f64) -> Vec<FamilyRow> {
+    let mut rows: FxHashMap<Family, FamilyRow> = FxHashMap::default();
+    for k in kernels {
+        let row = rows.entry(k.family).or_insert(FamilyRow {
+            family: k.family,
+            kernels: 0,
+            calls: 0,
+            total_ns: 0,
+            share_pct: 0.0,
+        });
+        row.kernels += 1;
+        row.calls += k.calls;
+        row.total_ns = row.total_ns.saturating_add(k.total_ns);
+    }
+    let mut rows: Vec<FamilyRow> = rows.into_values().collect();
+    for row in &mut rows {
+        row.share_pct = share(row.total_ns);
+    }
+    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
+    rows
+}
+
 /// Summarises `timeline` with `families`.
 pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSummary {
     let mut by_name: FxHashMap<NameId, Acc> = FxHashMap::default();
@@ -223,24 +247,7 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
         })
         .collect();
     kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
-    let mut family_rows: FxHashMap<Family, FamilyRow> = FxHashMap::default();
-    for k in &kernels {
-        let row = family_rows.entry(k.family).or_insert(FamilyRow {
-            family: k.family,
-            kernels: 0,
-            calls: 0,
-            total_ns: 0,
-            share_pct: 0.0,
-        });
-        row.kernels += 1;
-        row.calls += k.calls;
-        row.total_ns = row.total_ns.saturating_add(k.total_ns);
-    }
-    let mut families_out: Vec<FamilyRow> = family_rows.into_values().collect();
-    for row in &mut families_out {
-        row.share_pct = share(row.total_ns);
-    }
-    families_out.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
+    let families_out = family_rows(&kernels, &share);
     let mut devices: Vec<DeviceTime> = if on_the_fly.values().all(|d| d.4.total_ns().is_some()) {
         on_the_fly
             .into_iter()
