@@ -313,4 +313,11 @@ fn h200_nccl_collectives_hide_under_compute() {
     assert_eq!(roles[0].0, 7);
     assert_eq!(roles[0].1, "main");
     assert_eq!(roles.len(), 2);
+    // Bytes from the kernels' own `In msg nelems` × dtype size (Python over the kernel events
+    // carrying "Collective name": 4 kernels, sum(nelems × 4 for Float) = 1073741824).
+    let collectives = a["comm"]["collectives"].as_array().expect("collectives");
+    let bytes: u64 = collectives.iter().map(|c| u(&c["bytes"])).sum();
+    let total: u64 = collectives.iter().map(|c| u(&c["total_ns"])).sum();
+    assert_eq!(bytes, 1_073_741_824);
+    assert_eq!(total, 965_637);
 }

@@ -12,7 +12,9 @@
 //!   `gpu_memcpy` → [`OpKind::Memcpy`], `gpu_memset` → [`OpKind::Memset`]; device from
 //!   `args.device` (else `pid`), stream from `args.stream` (else `tid`), correlation from
 //!   `args.correlation`, grid/block/registers/shared memory from `args.grid`, `args.block`,
-//!   `args."registers per thread"`, `args."shared memory"`, bytes from `args.bytes`;
+//!   `args."registers per thread"`, `args."shared memory"`, bytes from `args.bytes` (for NCCL
+//!   kernels, `args."In msg nelems"` × the size of `args.dtype`; a kernel with
+//!   `args."Collective name"` is a communication op whatever its name);
 //! - `cuda_runtime` / `cuda_driver` → host [`HostCategory::Runtime`] / [`HostCategory::Driver`]
 //!   (with `args.correlation`), `cpu_op` → [`HostCategory::Framework`], `user_annotation` →
 //!   [`HostCategory::Annotation`]. A negative `tid` (Kineto prints some thread ids as

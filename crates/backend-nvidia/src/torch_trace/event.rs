@@ -34,6 +34,11 @@ struct Args<'a> {
     registers: Option<Scalar<'a>>,
     shared_memory: Option<Scalar<'a>>,
     bytes: Option<Scalar<'a>>,
+    /// NCCL kernels: `"In msg nelems"` and `"dtype"` (PyTorch ≥ 2.1 copies the collective's
+    /// `record_param_comms` metadata onto its kernel), and whether `"Collective name"` is there.
+    in_msg_nelems: Option<Scalar<'a>>,
+    dtype: Option<Str<'a>>,
+    collective: bool,
     grid: Option<[u32; 3]>,
     block: Option<[u32; 3]>,
 }
@@ -115,6 +120,8 @@ fn parse_args(b: &[u8], i: usize) -> Lex<Args<'_>> {
             b"registers per thread" => Some(&mut args.registers),
             b"shared memory" => Some(&mut args.shared_memory),
             b"bytes" => Some(&mut args.bytes),
+            // Optional metadata: only a plain number is taken; anything else is skipped.
+            b"In msg nelems" if peek(b, j)?.is_ascii_digit() => Some(&mut args.in_msg_nelems),
             _ => None,
         };
         j = match (slot, key.raw) {
@@ -122,6 +129,15 @@ fn parse_args(b: &[u8], i: usize) -> Lex<Args<'_>> {
                 let (value, next) = scalar(b, j)?;
                 *slot = value;
                 next
+            }
+            (None, b"dtype") if peek(b, j)? == b'"' => {
+                let (value, next) = string(b, j)?;
+                args.dtype = Some(value);
+                next
+            }
+            (None, b"Collective name") => {
+                args.collective = true;
+                skip(b, j)?
             }
             (None, b"grid" | b"block") => {
                 let (value, next) = triple(b, j)?;
@@ -158,9 +174,9 @@ impl Importer {
         let name = timeline.intern(&decode(name)?);
         match role {
             Role::Device(kind) => {
-                let kind =
-                    if kind == OpKind::Kernel && self.is_nccl(name, timeline) { OpKind::Communication } else { kind };
                 let args = &event.args;
+                let collective = args.collective || self.is_nccl(name, timeline);
+                let kind = if kind == OpKind::Kernel && collective { OpKind::Communication } else { kind };
                 let device = uint(args.device.or(event.pid), "args.device")?.ok_or("device op without a device")?;
                 let stream = uint(args.stream.or(event.tid), "args.stream")?.ok_or("device op without a stream")?;
                 let device = u32::try_from(device).map_err(|_| "args.device out of range")?;
@@ -168,7 +184,10 @@ impl Importer {
                 op.correlation = uint(args.correlation, "args.correlation")?;
                 let registers = uint(args.registers, "args.registers per thread")?;
                 let shared = uint(args.shared_memory, "args.shared memory")?;
-                let bytes = uint(args.bytes, "args.bytes")?;
+                let bytes = match uint(args.bytes, "args.bytes")? {
+                    Some(bytes) => Some(bytes),
+                    None => message_bytes(uint(args.in_msg_nelems, "args.In msg nelems")?, args.dtype),
+                };
                 if args.grid.is_some()
                     || args.block.is_some()
                     || registers.is_some()
@@ -230,6 +249,20 @@ fn thread_id(value: Option<Scalar<'_>>) -> Result<Option<u64>, String> {
 }
 
 /// The text of a JSON string, unescaped; invalid UTF-8 becomes U+FFFD.
+/// Bytes of a collective's input message: element count × the size of PyTorch's scalar type
+/// (c10 `ScalarType` names as the trace prints them); absent for a type not listed.
+fn message_bytes(nelems: Option<u64>, dtype: Option<Str<'_>>) -> Option<u64> {
+    let size: u64 = match dtype?.raw {
+        b"Double" | b"Long" | b"ComplexFloat" => 8,
+        b"Float" | b"Int" => 4,
+        b"Half" | b"BFloat16" | b"Short" => 2,
+        b"Byte" | b"Char" | b"Bool" | b"Float8_e4m3fn" | b"Float8_e5m2" | b"Float8_e4m3fnuz" | b"Float8_e5m2fnuz" => 1,
+        b"ComplexDouble" => 16,
+        _ => return None,
+    };
+    nelems?.checked_mul(size)
+}
+
 fn decode(s: Str<'_>) -> Result<Cow<'_, str>, String> {
     if !s.escaped {
         return Ok(std::str::from_utf8(s.raw).map_or_else(|_| String::from_utf8_lossy(s.raw), Cow::Borrowed));

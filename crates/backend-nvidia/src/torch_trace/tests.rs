@@ -269,3 +269,25 @@ fn lane_newline_count_matches_a_plain_count() {
         assert_eq!(newlines(&bytes[..len]), bytes[..len].iter().filter(|&&b| b == b'\n').count(), "{len}");
     }
 }
+
+#[test]
+fn collective_metadata_on_a_kernel_gives_its_bytes_and_kind() {
+    // The args PyTorch 2.11 puts on NCCL's one-rank kernel (tests/fixtures/nvidia/h200-nccl),
+    // then an unknown dtype and a non-numeric count, which leave the bytes absent.
+    let kernel = |args: &str| {
+        format!(
+            "{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"oneRankReduce\", \"ts\": 1, \"dur\": 2, \"args\": {{\"device\": 0, \"stream\": 16, {args}}}}}"
+        )
+    };
+    let text = format!(
+        "{{\"traceEvents\": [\n{},\n{},\n{}]}}",
+        kernel(r#""Collective name": "allreduce", "In msg nelems": 67108864, "dtype": "Float""#),
+        kernel(r#""In msg nelems": 10, "dtype": "Quux""#),
+        kernel(r#""In msg nelems": "many", "dtype": "Half""#),
+    );
+    let t = parse(text.as_bytes()).unwrap();
+    let bytes: Vec<Option<u64>> = t.ops.iter().map(|op| op.details.as_ref().and_then(|d| d.bytes)).collect();
+    assert_eq!(bytes, [Some(67_108_864 * 4), None, None]);
+    let kinds: Vec<OpKind> = t.ops.iter().map(|op| op.kind).collect();
+    assert_eq!(kinds, [OpKind::Communication, OpKind::Kernel, OpKind::Kernel]);
+}
