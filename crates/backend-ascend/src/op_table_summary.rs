@@ -15,8 +15,8 @@ use crate::error::AscendError;
 use crate::op_table::columns;
 use crate::task_type;
 use prof_core::intern::FxHashMap;
-use prof_core::kernel_summary::family_rows;
-use prof_core::{DeviceTime, Families, Interner, KernelRow, KernelSummary, NameId, OpKind};
+use prof_core::kernel_summary::{family_rows, rank_kernels, KernelAcc};
+use prof_core::{DeviceTime, Families, Interner, KernelRow, KernelSummary, NameId};
 use serde::Serialize;
 use std::path::Path;
 
@@ -41,16 +41,6 @@ pub struct OpTableSummary {
     pub summary: KernelSummary,
     /// Per op type, longest total first (ties by type).
     pub op_types: Vec<OpTypeTotal>,
-}
-
-#[derive(Clone, Copy)]
-struct NameAcc {
-    kind: OpKind,
-    op_type: Option<NameId>,
-    calls: u64,
-    total: u64,
-    min: u64,
-    max: u64,
 }
 
 /// Busy time of one device, merged on the fly while its starts come in order.
@@ -150,7 +140,7 @@ struct Layout {
 #[derive(Default)]
 struct Partial {
     names: Interner,
-    by_name: Vec<NameAcc>,
+    by_name: Vec<KernelAcc>,
     /// Op types, by id: rows and summed duration.
     types: Interner,
     by_type: Vec<(u64, u64)>,
@@ -168,13 +158,8 @@ impl Partial {
         for (id, acc) in later.by_name.into_iter().enumerate() {
             let name_id = self.names.intern(later.names.resolve(NameId(id as u32)));
             match self.by_name.get_mut(name_id.0 as usize) {
-                Some(mine) => {
-                    mine.calls += acc.calls;
-                    mine.total = mine.total.saturating_add(acc.total);
-                    mine.min = mine.min.min(acc.min);
-                    mine.max = mine.max.max(acc.max);
-                }
-                None => self.by_name.push(NameAcc { op_type: acc.op_type.map(|t| type_ids[t.0 as usize]), ..acc }),
+                Some(mine) => mine.merge(&acc),
+                None => self.by_name.push(KernelAcc { op_type: acc.op_type.map(|t| type_ids[t.0 as usize]), ..acc }),
             }
         }
         self.by_type.resize(self.types.len().max(self.by_type.len()), (0, 0));
@@ -298,13 +283,9 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
         if name_id.0 as usize == p.by_name.len() {
             let kind = task_type::op_kind(row.get(layout.core).unwrap_or(""), name);
             let op_type = op_type.map(|t| p.types.intern(t));
-            p.by_name.push(NameAcc { kind, op_type, calls: 0, total: 0, min: u64::MAX, max: 0 });
+            p.by_name.push(KernelAcc::new(kind, op_type));
         }
-        let acc = &mut p.by_name[name_id.0 as usize];
-        acc.calls += 1;
-        acc.total = acc.total.saturating_add(dur);
-        acc.min = acc.min.min(dur);
-        acc.max = acc.max.max(dur);
+        p.by_name[name_id.0 as usize].add(dur);
         let type_id = p.types.intern(op_type.unwrap_or("N/A")).0 as usize;
         if type_id >= p.by_type.len() {
             p.by_type.resize(type_id + 1, (0, 0));
@@ -361,7 +342,7 @@ fn finish(p: Partial, path: &Path, families: &Families) -> Result<OpTableSummary
 fn kernel_rows(
     names: &Interner,
     types: &Interner,
-    by_name: Vec<NameAcc>,
+    by_name: Vec<KernelAcc>,
     families: &Families,
     share: &dyn Fn(u64) -> f64,
 ) -> Vec<KernelRow> {
@@ -371,21 +352,11 @@ fn kernel_rows(
         .map(|(id, acc)| {
             let name_id = NameId(id as u32);
             let name = names.resolve(name_id);
-            KernelRow {
-                name: name.to_owned(),
-                name_id,
-                kind: acc.kind,
-                family: families.classify_op(acc.kind, name, acc.op_type.map(|t| types.resolve(t))),
-                calls: acc.calls,
-                total_ns: acc.total,
-                mean_ns: acc.total as f64 / acc.calls as f64,
-                min_ns: acc.min,
-                max_ns: acc.max,
-                share_pct: share(acc.total),
-            }
+            let family = families.classify_op(acc.kind, name, acc.op_type.map(|t| types.resolve(t)));
+            acc.row(name, name_id, family, share)
         })
         .collect();
-    kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
+    rank_kernels(&mut kernels);
     kernels
 }
 

@@ -124,13 +124,66 @@ impl KernelSummary {
     }
 }
 
-struct Acc {
-    kind: OpKind,
-    op_type: Option<NameId>,
-    calls: u64,
-    total: u64,
-    min: u64,
-    max: u64,
+/// Per-name running totals (calls, total, min, max) while ops stream by: one accumulator for
+/// the timeline summary and for summaries aggregated straight from a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelAcc {
+    /// What the ops under this name do.
+    pub kind: OpKind,
+    /// Their framework op type, where the source has one.
+    pub op_type: Option<NameId>,
+    /// Ops counted.
+    pub calls: u64,
+    /// Summed duration, ns.
+    pub total: u64,
+    /// Shortest duration, ns (`u64::MAX` before the first op).
+    pub min: u64,
+    /// Longest duration, ns.
+    pub max: u64,
+}
+
+impl KernelAcc {
+    /// An empty accumulator for ops of `kind` and `op_type`.
+    pub fn new(kind: OpKind, op_type: Option<NameId>) -> Self {
+        Self { kind, op_type, calls: 0, total: 0, min: u64::MAX, max: 0 }
+    }
+
+    /// Counts one op of `dur_ns`.
+    pub fn add(&mut self, dur_ns: u64) {
+        self.calls += 1;
+        self.total = self.total.saturating_add(dur_ns);
+        self.min = self.min.min(dur_ns);
+        self.max = self.max.max(dur_ns);
+    }
+
+    /// Adds the totals of `other` (the same name counted elsewhere, e.g. another part of a file).
+    pub fn merge(&mut self, other: &KernelAcc) {
+        self.calls += other.calls;
+        self.total = self.total.saturating_add(other.total);
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    /// The ranked-table row of these totals under `name`, its share given by `share`.
+    pub fn row(&self, name: &str, name_id: NameId, family: Family, share: &dyn Fn(u64) -> f64) -> KernelRow {
+        KernelRow {
+            name: name.to_owned(),
+            name_id,
+            kind: self.kind,
+            family,
+            calls: self.calls,
+            total_ns: self.total,
+            mean_ns: self.total as f64 / self.calls as f64,
+            min_ns: self.min,
+            max_ns: self.max,
+            share_pct: share(self.total),
+        }
+    }
+}
+
+/// Orders kernel rows as every summary lists them: longest total first, ties by name.
+pub fn rank_kernels(kernels: &mut [KernelRow]) {
+    kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
 }
 
 /// A summary from per-kernel totals alone (nsys `stats`, rocprof `*_stats.csv`, Ascend
@@ -139,29 +192,11 @@ struct Acc {
 pub fn summary_from_totals(source: String, mut kernels: Vec<KernelRow>) -> KernelSummary {
     let device_ns = kernels.iter().fold(0u64, |sum, k| sum.saturating_add(k.total_ns));
     let share = |ns: u64| if device_ns == 0 { 0.0 } else { ns as f64 * 100.0 / device_ns as f64 };
-    let mut families: Vec<FamilyRow> = Vec::new();
     for k in &mut kernels {
         k.share_pct = share(k.total_ns);
-        match families.iter_mut().find(|f| f.family == k.family) {
-            Some(f) => {
-                f.kernels += 1;
-                f.calls += k.calls;
-                f.total_ns = f.total_ns.saturating_add(k.total_ns);
-            }
-            None => families.push(FamilyRow {
-                family: k.family,
-                kernels: 1,
-                calls: k.calls,
-                total_ns: k.total_ns,
-                share_pct: 0.0,
-            }),
-        }
     }
-    for f in &mut families {
-        f.share_pct = share(f.total_ns);
-    }
-    kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
-    families.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.family.cmp(&b.family)));
+    rank_kernels(&mut kernels);
+    let families = family_rows(&kernels, &share);
     KernelSummary {
         source,
         ops: kernels.iter().map(|k| k.calls).sum(),
@@ -200,24 +235,16 @@ pub fn family_rows(kernels: &[KernelRow], share: &dyn Fn(u64) -> f64) -> Vec<Fam
 
 /// Summarises `timeline` with `families`.
 pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSummary {
-    let mut by_name: FxHashMap<NameId, Acc> = FxHashMap::default();
+    let mut by_name: FxHashMap<NameId, KernelAcc> = FxHashMap::default();
     // Per device: ops, op time, first start, last end and the busy time merged on the fly
     // while starts come in order (the intervals are gathered only when they do not).
     let mut on_the_fly: FxHashMap<u32, (u64, u64, u64, u64, SortedUnion)> = FxHashMap::default();
     let mut device_ns = 0u64;
     for op in &timeline.ops {
-        let acc = by_name.entry(op.name).or_insert_with(|| Acc {
-            kind: op.kind,
-            op_type: op.details.as_ref().and_then(|d| d.op_type),
-            calls: 0,
-            total: 0,
-            min: u64::MAX,
-            max: 0,
-        });
-        acc.calls += 1;
-        acc.total = acc.total.saturating_add(op.dur_ns);
-        acc.min = acc.min.min(op.dur_ns);
-        acc.max = acc.max.max(op.dur_ns);
+        by_name
+            .entry(op.name)
+            .or_insert_with(|| KernelAcc::new(op.kind, op.details.as_ref().and_then(|d| d.op_type)))
+            .add(op.dur_ns);
         device_ns = device_ns.saturating_add(op.dur_ns);
         let device = on_the_fly.entry(op.device).or_insert((0, 0, u64::MAX, 0, SortedUnion::default()));
         device.0 += 1;
@@ -231,22 +258,11 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
         .into_iter()
         .map(|(name_id, acc)| {
             let name = timeline.name(name_id);
-            let op_type = acc.op_type.map(|t| timeline.name(t));
-            KernelRow {
-                name: name.to_owned(),
-                name_id,
-                kind: acc.kind,
-                family: families.classify_op(acc.kind, name, op_type),
-                calls: acc.calls,
-                total_ns: acc.total,
-                mean_ns: acc.total as f64 / acc.calls as f64,
-                min_ns: acc.min,
-                max_ns: acc.max,
-                share_pct: share(acc.total),
-            }
+            let family = families.classify_op(acc.kind, name, acc.op_type.map(|t| timeline.name(t)));
+            acc.row(name, name_id, family, &share)
         })
         .collect();
-    kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
+    rank_kernels(&mut kernels);
     let families_out = family_rows(&kernels, &share);
     let mut devices: Vec<DeviceTime> = if on_the_fly.values().all(|d| d.4.total_ns().is_some()) {
         on_the_fly
