@@ -182,9 +182,7 @@ impl DeepDive for Rocprofv3CounterTool {
 
     fn plan(&self, request: &DeepDiveRequest) -> Result<CapturePlan> {
         let program = self.program()?;
-        if request.command.is_empty() {
-            return Err(Error::Unsupported("no command to profile".to_owned()));
-        }
+        prof_core::breakdown::require_command(&request.command)?;
         if request.kernel_regex.is_empty() {
             return Err(Error::Unsupported(
                 "rocprofv3-counters needs a kernel name regular expression to select the kernel".to_owned(),

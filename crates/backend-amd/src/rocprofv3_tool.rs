@@ -219,9 +219,7 @@ impl BreakdownTool for Rocprofv3Tool {
     }
 
     fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan> {
-        if request.command.is_empty() {
-            return Err(Error::Unsupported("no command to profile".to_owned()));
-        }
+        prof_core::breakdown::require_command(&request.command)?;
         let program_path = self.program()?;
         let version = rocm_install_version(&program_path);
         let out = &request.out_dir;

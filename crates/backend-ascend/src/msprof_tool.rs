@@ -161,9 +161,7 @@ impl BreakdownTool for MsprofTool {
     }
 
     fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan> {
-        if request.command.is_empty() {
-            return Err(Error::Unsupported("no command to profile".to_owned()));
-        }
+        prof_core::breakdown::require_command(&request.command)?;
         let program = OsString::from(self.program()?);
         let output = Self::output_dir(&request.out_dir);
         let output_text = output.to_str().filter(|p| !p.contains(FORBIDDEN_IN_OUTPUT)).ok_or_else(|| {

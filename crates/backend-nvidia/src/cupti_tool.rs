@@ -127,9 +127,7 @@ impl BreakdownTool for CuptiTool {
     fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan> {
         let tracer = self.tracer_path()?;
         let api = resolve_api(self.api, std::env::var_os(env::API))?;
-        if request.command.is_empty() {
-            return Err(Error::Unsupported("no command to profile".to_owned()));
-        }
+        prof_core::breakdown::require_command(&request.command)?;
         let traces = request.out_dir.join(TRACE_DIR);
         let mut steps = request.warmup_steps();
         let mut capture = RunPlan::new("capture", request.command.clone(), request.out_dir.join("capture.log"));

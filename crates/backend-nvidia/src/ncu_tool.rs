@@ -165,9 +165,7 @@ impl DeepDive for NcuTool {
 
     fn plan(&self, request: &DeepDiveRequest) -> Result<CapturePlan> {
         let ncu = self.program()?;
-        if request.command.is_empty() {
-            return Err(Error::Unsupported("no command to profile".to_owned()));
-        }
+        prof_core::breakdown::require_command(&request.command)?;
         if request.kernel_regex.is_empty() {
             return Err(Error::Unsupported(
                 "ncu needs a kernel name regular expression to select the kernel".to_owned(),

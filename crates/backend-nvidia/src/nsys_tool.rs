@@ -231,9 +231,7 @@ impl BreakdownTool for NsysTool {
     }
 
     fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan> {
-        if request.command.is_empty() {
-            return Err(Error::Unsupported("no command to profile".to_owned()));
-        }
+        prof_core::breakdown::require_command(&request.command)?;
         let nsys = OsString::from(self.program()?);
         let out = &request.out_dir;
         let mut steps = request.warmup_steps();

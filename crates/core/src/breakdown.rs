@@ -4,7 +4,7 @@
 //! the tool then *loads* the artifacts into a [`Timeline`]. Loading is a pure function of
 //! the files, tested on recorded real artifacts.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::families::Families;
 use crate::kernel_summary::KernelSummary;
 use crate::supervisor::RunPlan;
@@ -30,6 +30,14 @@ pub struct CaptureRequest {
     pub window: Duration,
     /// Hard limit for each step.
     pub timeout: Duration,
+}
+
+/// Refuses a capture or deep-dive plan with nothing to run: every tool's first check.
+pub fn require_command(command: &[OsString]) -> Result<()> {
+    if command.is_empty() {
+        return Err(Error::Unsupported("no command to profile".to_owned()));
+    }
+    Ok(())
 }
 
 impl CaptureRequest {
