@@ -74,19 +74,25 @@ pub fn ascend_report(path: &Path) -> Option<Result<CommReport, String>> {
     use prof_backend_ascend::communication;
     let file = communication::find_in(path)?;
     Some(communication::load(&file).map_err(|e| e.to_string()).map(|ops| {
-        let transports = communication::transport_totals(&ops)
-            .into_iter()
-            .map(|t| TransportRow {
-                link_gbps: gbps(t.bytes, t.transit_ns),
-                transport: t.transport,
-                ops: t.ops,
-                bytes: t.bytes,
-                transit_ns: t.transit_ns,
-            })
-            .collect();
+        let transports = transport_rows(&ops);
         let samples: Vec<CommSample> = ops.iter().map(communication::CommOp::sample).collect();
         CommReport { source: file.display().to_string(), collectives: summarize_collectives(samples), transports }
     }))
+}
+
+/// Per-transport totals of Ascend communication ops, with the link rate the file measured.
+#[cfg(feature = "ascend")]
+pub fn transport_rows(ops: &[prof_backend_ascend::communication::CommOp]) -> Vec<TransportRow> {
+    prof_backend_ascend::communication::transport_totals(ops)
+        .into_iter()
+        .map(|t| TransportRow {
+            link_gbps: gbps(t.bytes, t.transit_ns),
+            transport: t.transport,
+            ops: t.ops,
+            bytes: t.bytes,
+            transit_ns: t.transit_ns,
+        })
+        .collect()
 }
 
 /// Without the Ascend backend there is no vendor table to read.

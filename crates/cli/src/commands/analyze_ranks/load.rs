@@ -187,16 +187,7 @@ fn vendor_tables(result: &mut RankResult, path: &Path) -> bool {
             Ok(ops) => {
                 result.samples = ops.iter().map(communication::CommOp::sample).collect();
                 result.collectives = summarize_collectives(result.samples.clone());
-                result.transports = communication::transport_totals(&ops)
-                    .into_iter()
-                    .map(|t| TransportRow {
-                        link_gbps: gbps(t.bytes, t.transit_ns),
-                        transport: t.transport,
-                        ops: t.ops,
-                        bytes: t.bytes,
-                        transit_ns: t.transit_ns,
-                    })
-                    .collect();
+                result.transports = crate::sections::comm::transport_rows(&ops);
             }
             Err(error) => fail(result, error.to_string()),
         }
