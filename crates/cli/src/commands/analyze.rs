@@ -21,6 +21,7 @@ use std::process::ExitCode;
 #[cfg(feature = "nvidia")]
 const EMBEDDED_TRACE: &[u8] = include_bytes!("../../../../tests/fixtures/nvidia/h200-probe/torch-trace.json");
 /// How the embedded default is named in reports.
+#[cfg(feature = "nvidia")]
 pub const EMBEDDED_NAME: &str = "embedded:h200-probe/torch-trace.json";
 
 /// Arguments of `prof analyze`.

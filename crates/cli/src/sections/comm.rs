@@ -6,7 +6,9 @@
 
 use super::{Section, SectionContext};
 use crate::render::{human_ns, table};
-use prof_core::analysis::comm::{gbps, summarize_collectives, timeline_comm_samples, CollectiveStats, CommSample};
+#[cfg(feature = "ascend")]
+use prof_core::analysis::comm::{gbps, CommSample};
+use prof_core::analysis::comm::{summarize_collectives, timeline_comm_samples, CollectiveStats};
 use prof_core::Timeline;
 use serde::Serialize;
 use std::path::Path;

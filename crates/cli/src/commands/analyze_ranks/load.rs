@@ -5,7 +5,9 @@
 
 use super::super::analyze::{load_any, Loaded};
 use crate::sections::comm::TransportRow;
-use prof_core::analysis::comm::{gbps, summarize_collectives, timeline_comm_samples, CollectiveStats, CommSample};
+#[cfg(feature = "ascend")]
+use prof_core::analysis::comm::gbps;
+use prof_core::analysis::comm::{summarize_collectives, timeline_comm_samples, CollectiveStats, CommSample};
 use prof_core::analysis::ranks::RankSplit;
 use prof_core::analysis::temporal::temporal_breakdown;
 use prof_core::families::Families;
