@@ -105,6 +105,17 @@ mod tests {
         assert!(error.contains("communication_matrix.json:1:"), "{error}");
     }
 
+    #[test]
+    fn a_bad_link_name_or_a_missing_transport_is_an_error_naming_it() {
+        let path = Path::new("communication_matrix.json");
+        let bad_pair = br#"{"step1": {"collective": {"allreduce@1": {"0+1": {"Transport Type": "HCCS"}}}}}"#;
+        let error = parse(bad_pair, path).unwrap_err().to_string();
+        assert!(error.contains("communication_matrix.json") && error.contains("\"0+1\" is not <src>-<dst>"), "{error}");
+        let no_transport = br#"{"step1": {"collective": {"allreduce@1": {"0-1": {"Transit Size(MB)": 1}}}}}"#;
+        let error = parse(no_transport, path).unwrap_err().to_string();
+        assert!(error.contains("allreduce@1 0-1: no \"Transport Type\""), "{error}");
+    }
+
     /// Regression (a hand-made input through fuzz/'s `ascend_communication_matrix`, overflow
     /// checks on): a link's summed transit size used to overflow; now sums past 64 bits are an
     /// error naming the file.
