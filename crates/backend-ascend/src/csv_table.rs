@@ -14,6 +14,7 @@
 //! through a fixed buffer, so a 10-million-row `kernel_details.csv` costs no more memory than
 //! the ops it becomes.
 
+use crate::csv_blocks;
 use crate::error::{quote, AscendError};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -318,6 +319,7 @@ impl<'a> Row<'a> {
     }
 
     /// The raw (unescaped, untrimmed) text of field `col`.
+    #[inline]
     fn field(&self, col: usize) -> Option<&'a str> {
         let &(start, end) = self.fields.get(col)?;
         self.text.get(start..end)
@@ -325,18 +327,21 @@ impl<'a> Row<'a> {
 
     /// The cleaned value of column `col`: trimmed of spaces and tabs; `None` when the column
     /// is absent (`col` is `None`) or the value is empty or `N/A`.
+    #[inline]
     pub fn get(&self, col: Option<usize>) -> Option<&'a str> {
         let value = trim_blanks(self.field(col?)?);
         (!value.is_empty() && value != "N/A").then_some(value)
     }
 
     /// The value of a required column, or an error naming the file, line and column.
+    #[inline]
     pub fn text(&self, col: usize) -> Result<&'a str, AscendError> {
         self.get(Some(col)).ok_or_else(|| self.error(col, "is empty or N/A"))
     }
 
     /// A decimal microsecond value in nanoseconds (`None` when absent or `N/A`); anything
     /// else that is not a plain decimal is an error.
+    #[inline]
     pub fn micros_ns(&self, col: Option<usize>) -> Result<Option<u64>, AscendError> {
         match (col, self.get(col)) {
             (Some(col), Some(text)) => crate::micros::micros_to_ns(text)
@@ -347,6 +352,7 @@ impl<'a> Row<'a> {
     }
 
     /// An unsigned integer (`None` when absent or `N/A`); anything else is an error.
+    #[inline]
     pub fn integer(&self, col: Option<usize>) -> Result<Option<u64>, AscendError> {
         match (col, self.get(col)) {
             (Some(col), Some(text)) => text
@@ -365,9 +371,13 @@ impl<'a> Row<'a> {
 }
 
 /// `text` without leading and trailing spaces and tabs (msprof's tab-padded timestamps).
+#[inline]
 fn trim_blanks(text: &str) -> &str {
     let bytes = text.as_bytes();
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    if !bytes.first().is_some_and(blank) && !bytes.last().is_some_and(blank) {
+        return text;
+    }
     let start = bytes.iter().position(|b| !blank(b)).unwrap_or(bytes.len());
     let end = bytes.iter().rposition(|b| !blank(b)).map_or(start, |i| i + 1);
     &text[start..end]
@@ -392,7 +402,9 @@ enum Split {
 /// Splits CSV bytes into records. The current record is `input[start..end]` after the split,
 /// its fields `fields` (offsets from `start`); quoted fields are unescaped in place (`""` to
 /// `"`, the enclosing quotes dropped, the bytes freed padded with spaces), so no field is
-/// copied or allocated.
+/// copied or allocated. It looks at the bytes 64 at a time as bit masks ([`csv_blocks`]): field
+/// and record ends are the set bits of the separators outside quotes, and the fields after the
+/// last one wanted are counted, not split.
 #[derive(Default)]
 struct Splitter {
     start: usize,
@@ -406,6 +418,8 @@ struct Splitter {
     last: Option<usize>,
     /// Fields of the current record after `last`, counted not split.
     tail_fields: usize,
+    /// Every byte of the current record is ASCII (so it is UTF-8 without a check).
+    ascii: bool,
 }
 
 impl Splitter {
@@ -444,102 +458,109 @@ impl Splitter {
 
     /// Finds the fields of the record starting at `start`; the offset after it, or
     /// `Err(inside quotes)` when the input ends first (at the end of the input, a record without
-    /// a line end ends there unless a quote is open).
+    /// a line end ends there unless a quote is open). A byte is inside quotes when an odd
+    /// number of quotes precede it in the record (`""` toggles twice); fields after `last`
+    /// are only counted.
     fn record(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has the popcnt instruction, just checked.
+            return unsafe { self.record_with_popcnt(input, start, eof) };
+        }
+        self.split_record(input, start, eof)
+    }
+
+    /// [`Splitter::record`] compiled to count bits with the popcnt instruction (not in
+    /// x86-64's baseline; without it every count is a dozen instructions).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    fn record_with_popcnt(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
+        self.split_record(input, start, eof)
+    }
+
+    /// The body of [`Splitter::record`].
+    #[inline(always)]
+    fn split_record(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
         self.fields.clear();
         self.quoted.clear();
         self.tail_fields = 0;
         self.start = start;
         let bytes = &input[start..];
-        let mut field_start = 0;
+        let mut field_start: usize = 0;
+        // A quote in the current field, in the blocks before this one.
+        let mut field_quoted = false;
         let mut in_quotes = false;
-        let mut has_quote = false;
-        let mut hits = Specials::new(bytes);
-        while let Some(i) = hits.next() {
-            match (bytes[i], in_quotes) {
-                (b'"', true) => {
-                    if i + 1 == bytes.len() && !eof {
-                        return Err(true);
+        // Once the fields up to `last` are split: the commas counted since.
+        let mut tail_commas: Option<usize> = None;
+        let mut non_ascii = 0u64;
+        let mut at = 0;
+        while at < bytes.len() {
+            let block = csv_blocks::classify(bytes, at);
+            let parity = if block.quote == 0 { 0 } else { csv_blocks::prefix_xor(block.quote) };
+            let inside = if in_quotes { !parity } else { parity };
+            let separators = block.comma & !inside;
+            let line_ends = block.newline & !inside;
+            let quoted_newlines = block.newline & inside;
+            // The first bit of the block the tail count starts from.
+            let mut tail_from = 0;
+            if tail_commas.is_none() {
+                let mut ends = separators | line_ends;
+                while ends != 0 {
+                    let bit = ends.trailing_zeros();
+                    ends &= ends - 1;
+                    let i = at + bit as usize;
+                    let field_bits = csv_blocks::below(bit) & !csv_blocks::below(field_start.saturating_sub(at) as u32);
+                    let has_quote = field_quoted || block.quote & field_bits != 0;
+                    field_quoted = false;
+                    if line_ends >> bit & 1 == 1 {
+                        let end = if i > field_start && bytes[i - 1] == b'\r' { i - 1 } else { i };
+                        self.push_field(field_start, end, has_quote);
+                        self.lines += csv_blocks::ones(quoted_newlines & csv_blocks::below(bit)) + 1;
+                        self.end = start + i;
+                        self.ascii = (non_ascii | (block.non_ascii & csv_blocks::below(bit))) == 0;
+                        return Ok(start + i + 1);
                     }
-                    if bytes.get(i + 1) == Some(&b'"') {
-                        hits.next();
-                    } else {
-                        in_quotes = false;
-                    }
-                }
-                (b'"', false) => {
-                    in_quotes = true;
-                    has_quote = true;
-                }
-                (b'\n', true) => self.lines += 1,
-                (b',', true) => {}
-                (b',', false) => {
                     self.push_field(field_start, i, has_quote);
                     field_start = i + 1;
-                    has_quote = false;
                     if self.last.is_some_and(|last| self.fields.len() > last) {
-                        return self.count_tail(input, start, field_start, eof);
+                        tail_commas = Some(0);
+                        tail_from = bit + 1;
+                        break;
                     }
                 }
-                _ => {
-                    let end = if i > field_start && bytes[i - 1] == b'\r' { i - 1 } else { i };
-                    self.push_field(field_start, end, has_quote);
-                    self.lines += 1;
-                    self.end = start + i;
-                    return Ok(start + i + 1);
-                }
             }
+            match &mut tail_commas {
+                Some(commas) => {
+                    let rest = !csv_blocks::below(tail_from);
+                    let ends = line_ends & rest;
+                    if ends != 0 {
+                        let bit = ends.trailing_zeros();
+                        self.tail_fields =
+                            *commas + (separators & rest & csv_blocks::below(bit)).count_ones() as usize + 1;
+                        self.lines += csv_blocks::ones(quoted_newlines & csv_blocks::below(bit)) + 1;
+                        self.end = start + at + bit as usize;
+                        self.ascii = (non_ascii | (block.non_ascii & csv_blocks::below(bit))) == 0;
+                        return Ok(self.end + 1);
+                    }
+                    *commas += (separators & rest).count_ones() as usize;
+                }
+                None => field_quoted |= block.quote & !csv_blocks::below(field_start.saturating_sub(at) as u32) != 0,
+            }
+            self.lines += csv_blocks::ones(quoted_newlines);
+            non_ascii |= block.non_ascii;
+            in_quotes ^= parity >> 63 == 1;
+            at += 64;
         }
-        if in_quotes || !eof || (field_start == bytes.len() && self.fields.is_empty()) {
+        if in_quotes || !eof || (tail_commas.is_none() && field_start == bytes.len() && self.fields.is_empty()) {
             return Err(in_quotes);
         }
-        self.push_field(field_start, bytes.len(), has_quote);
+        match tail_commas {
+            Some(commas) => self.tail_fields = commas + 1,
+            None => self.push_field(field_start, bytes.len(), field_quoted),
+        }
         self.lines += 1;
         self.end = input.len();
-        Ok(input.len())
-    }
-
-    /// Counts the fields of the record starting at `start` from `at` (just after a comma,
-    /// outside quotes) to its end, eight bytes at a time: a byte is inside quotes when an odd
-    /// number of quotes precede it in the field (`""` toggles twice), as [`Splitter::record`]
-    /// reads them. The offset after the record, or `Err(inside quotes)` as `record` gives it.
-    fn count_tail(&mut self, input: &[u8], start: usize, at: usize, eof: bool) -> Result<usize, bool> {
-        let bytes = &input[start..];
-        let (mut at, mut in_quotes, mut commas, mut lines) = (at, false, 0usize, 0usize);
-        while at < bytes.len() {
-            let word = word_at(bytes, at);
-            let quotes = byte_mask(word, b'"');
-            // Parity of the quotes up to and including each byte, then the state carried in.
-            let mut parity = quotes;
-            parity ^= parity << 8;
-            parity ^= parity << 16;
-            parity ^= parity << 32;
-            let inside = if in_quotes { !parity & HIGH_BITS } else { parity };
-            let outside = !inside & HIGH_BITS;
-            let line_ends = byte_mask(word, b'\n');
-            let ends_here = line_ends & outside;
-            if ends_here != 0 {
-                let below = (1u64 << ends_here.trailing_zeros()) - 1;
-                let end = at + (ends_here.trailing_zeros() / 8) as usize;
-                self.tail_fields = commas + count_high(byte_mask(word, b',') & outside & below) + 1;
-                self.lines += lines + count_high(line_ends & inside & below) + 1;
-                self.end = start + end;
-                return Ok(start + end + 1);
-            }
-            commas += count_high(byte_mask(word, b',') & outside);
-            if line_ends != 0 {
-                lines += count_high(line_ends & inside);
-            }
-            // The last byte's parity is the word's.
-            in_quotes ^= parity >> 63 == 1;
-            at += 8;
-        }
-        if in_quotes || !eof {
-            return Err(in_quotes);
-        }
-        self.tail_fields = commas + 1;
-        self.lines += lines + 1;
-        self.end = input.len();
+        self.ascii = non_ascii == 0;
         Ok(input.len())
     }
 
@@ -577,8 +598,13 @@ impl Splitter {
 
     /// The current record's text, which must be UTF-8.
     fn text<'a>(&self, input: &'a [u8], header: &Header, line: usize) -> Result<&'a str, AscendError> {
-        std::str::from_utf8(&input[self.start..self.end])
-            .map_err(|e| AscendError::file(&header.path, line, format!("not UTF-8: {e}")))
+        let bytes = &input[self.start..self.end];
+        if self.ascii {
+            // SAFETY: `record` found no byte ≥ 0x80 in these bytes, and `unescape` only moves
+            // bytes inside the record and pads with spaces, so they are ASCII, hence UTF-8.
+            return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
+        }
+        std::str::from_utf8(bytes).map_err(|e| AscendError::file(&header.path, line, format!("not UTF-8: {e}")))
     }
 
     /// The current record as a header.
@@ -600,87 +626,6 @@ impl Splitter {
             line,
             format!("{fields} fields where the header has {columns} (truncated or malformed row)"),
         ))
-    }
-}
-
-/// The offsets of the bytes that matter to the splitter (`,`, `"`, line feed) in order,
-/// found eight bytes at a time (SWAR): most bytes of a row are none of them.
-struct Specials<'a> {
-    bytes: &'a [u8],
-    /// Offset of the word `mask` came from.
-    base: usize,
-    /// One high bit per special byte of that word not yet returned.
-    mask: u64,
-}
-
-const LOW_BITS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-
-/// The eight bytes at `at` as a little-endian word, zero-padded past the end.
-fn word_at(bytes: &[u8], at: usize) -> u64 {
-    match bytes.get(at..at + 8) {
-        Some(full) => u64::from_le_bytes([full[0], full[1], full[2], full[3], full[4], full[5], full[6], full[7]]),
-        None => {
-            let mut tail = [0u8; 8];
-            let rest = bytes.get(at..).unwrap_or_default();
-            tail[..rest.len()].copy_from_slice(rest);
-            u64::from_le_bytes(tail)
-        }
-    }
-}
-
-/// How many bytes of a mask with only high bits set have theirs set (a multiply, not a
-/// software popcount on targets without one).
-fn count_high(mask: u64) -> usize {
-    ((mask >> 7).wrapping_mul(ONES) >> 56) as usize
-}
-
-/// The high bit of each byte of `word` equal to `byte` (exact, no false hits).
-fn byte_mask(word: u64, byte: u8) -> u64 {
-    let x = word ^ (ONES * u64::from(byte));
-    !(((x & LOW_BITS) + LOW_BITS) | x | LOW_BITS)
-}
-const ONES: u64 = 0x0101_0101_0101_0101;
-
-impl<'a> Specials<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
-        let mut specials = Self { bytes, base: 0, mask: 0 };
-        specials.mask = specials.word_mask(0);
-        specials
-    }
-
-    /// The high bit of each byte of the word at `at` that is special (exact, no false hits).
-    fn word_mask(&self, at: usize) -> u64 {
-        let word = match self.bytes.get(at..at + 8) {
-            Some(full) => u64::from_le_bytes([full[0], full[1], full[2], full[3], full[4], full[5], full[6], full[7]]),
-            None => {
-                let mut tail = [0u8; 8];
-                let rest = self.bytes.get(at..).unwrap_or_default();
-                tail[..rest.len()].copy_from_slice(rest);
-                u64::from_le_bytes(tail)
-            }
-        };
-        let zero_bytes = |x: u64| !(((x & LOW_BITS) + LOW_BITS) | x | LOW_BITS);
-        zero_bytes(word ^ (ONES * u64::from(b',')))
-            | zero_bytes(word ^ (ONES * u64::from(b'"')))
-            | zero_bytes(word ^ (ONES * u64::from(b'\n')))
-    }
-}
-
-impl Iterator for Specials<'_> {
-    type Item = usize;
-
-    fn next(&mut self) -> Option<usize> {
-        while self.mask == 0 {
-            self.base += 8;
-            if self.base >= self.bytes.len() {
-                return None;
-            }
-            self.mask = self.word_mask(self.base);
-        }
-        let offset = self.base + (self.mask.trailing_zeros() / 8) as usize;
-        self.mask &= self.mask - 1;
-        Some(offset)
     }
 }
 

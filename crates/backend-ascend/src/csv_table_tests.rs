@@ -160,3 +160,109 @@ fn splitting_only_the_leading_columns_counts_the_rest_the_same_way() {
     let path = scratch_file("no-final-newline-up-to.csv", b"Name,Type\n\nA,\"B\"");
     assert_eq!(streamed_up_to(&path, 3, 0).unwrap(), vec![(3, vec!["A".to_owned()])]);
 }
+
+/// The records of `text` read one character at a time, the obvious way (the header first):
+/// the reference the block splitter is checked against.
+fn reference_records(text: &str) -> Vec<(usize, Vec<String>)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let chars: Vec<char> = text.chars().collect();
+    let (mut records, mut fields, mut field) = (Vec::new(), Vec::new(), String::new());
+    let (mut line, mut record_line, mut in_quotes, mut i) = (1, 1, false, 0);
+    let mut finish = |fields: &mut Vec<String>, record_line: usize| {
+        let record = std::mem::take(fields);
+        if record != [""] {
+            records.push((record_line, record));
+        }
+    };
+    while i < chars.len() {
+        match (chars[i], in_quotes) {
+            ('"', true) if chars.get(i + 1) == Some(&'"') => {
+                field.push('"');
+                i += 1;
+            }
+            ('"', _) => in_quotes = !in_quotes,
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            ('\n', false) => {
+                if field.ends_with('\r') {
+                    field.pop();
+                }
+                fields.push(std::mem::take(&mut field));
+                finish(&mut fields, record_line);
+                line += 1;
+                record_line = line;
+            }
+            ('\n', true) => {
+                field.push('\n');
+                line += 1;
+            }
+            (c, _) => field.push(c),
+        }
+        i += 1;
+    }
+    if !fields.is_empty() || !field.is_empty() {
+        fields.push(field);
+        finish(&mut fields, record_line);
+    }
+    records
+}
+
+/// A CSV text of `rows` rows of 4 fields drawn from values that exercise the splitter: quotes,
+/// doubled quotes, quoted commas and line breaks, non-ASCII, fields longer than a 64-byte block,
+/// CRLF and blank lines.
+fn generated_csv(seed: u64, rows: usize) -> String {
+    let long_quoted = format!("\"{}\"", "w,\n\"\"".repeat(40));
+    let long = "y".repeat(70);
+    let values = [
+        "x",
+        "",
+        "N/A",
+        "12.5",
+        "\"q,\"\"x\"\"\"",
+        "\"multi\nline\"",
+        "\"a,b\"",
+        "café",
+        "日本語",
+        "a\"b\"c",
+        " pad ",
+        "\"\"",
+        &long,
+        &long_quoted,
+    ];
+    let mut state = seed | 1;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut text = String::from("A,B,C,D\n");
+    for _ in 0..rows {
+        let row: Vec<&str> = (0..4).map(|_| values[next(values.len())]).collect();
+        text.push_str(&row.join(","));
+        text.push_str(["\n", "\r\n", "\n\n", "\r\n\r\n"][next(4)]);
+    }
+    if next(2) == 0 {
+        text.pop();
+    }
+    text
+}
+
+#[test]
+fn the_block_splitter_agrees_with_a_character_by_character_reference() {
+    for seed in 1..=40 {
+        let text = generated_csv(seed, 60);
+        let expected = reference_records(&text);
+        assert_eq!(expected[0].1, ["A", "B", "C", "D"], "seed {seed}");
+        let rows = expected[1..].to_vec();
+        let path = scratch_file(&format!("generated-{seed}.csv"), text.as_bytes());
+        assert_eq!(in_memory(&CsvTable::read(&path).unwrap()), rows, "seed {seed}, in memory");
+        for capacity in [1, 5, 64, 4096] {
+            assert_eq!(streamed(&path, capacity).unwrap(), rows, "seed {seed}, {capacity}-byte buffer");
+            for last in 0..4 {
+                let leading: Vec<(usize, Vec<String>)> =
+                    rows.iter().map(|(line, fields)| (*line, fields[..=last].to_vec())).collect();
+                assert_eq!(streamed_up_to(&path, capacity, last).unwrap(), leading, "seed {seed}, last {last}");
+            }
+        }
+    }
+}

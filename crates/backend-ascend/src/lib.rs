@@ -38,6 +38,7 @@ pub mod ascend_analysis;
 pub mod common_info;
 pub mod communication;
 pub mod communication_matrix;
+mod csv_blocks;
 pub mod csv_table;
 mod detect;
 pub mod error;

@@ -1,32 +1,97 @@
 //! Microsecond decimals (`"1699529622790614.8"`, `4.600125`) to integer nanoseconds, digit by
-//! digit, so a 16-digit timestamp keeps its last nanosecond (an f64 cannot hold it).
+//! digit in one pass, so a 16-digit timestamp keeps its last nanosecond (an f64 cannot hold it).
 
 /// Nanoseconds in a decimal count of microseconds, rounded half up to the nanosecond; `None`
 /// for anything but plain non-negative decimals (`N/A`, `-1`, `1e3`, empty, overflow).
 pub fn micros_to_ns(text: &str) -> Option<u64> {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    if whole.is_empty() && fraction.is_empty() {
+    let bytes = text.as_bytes();
+    let digit = |at: usize| bytes.get(at).filter(|b| b.is_ascii_digit()).map(|b| u64::from(b - b'0'));
+    let zeros = bytes.iter().take_while(|&&b| b == b'0').count();
+    let mut at = zeros;
+    let mut whole: u64 = 0;
+    while let Some(eight) = bytes.get(at..).and_then(eight_digits) {
+        // 17 significant digits at most, as below.
+        if at + 8 - zeros > 17 {
+            return None;
+        }
+        whole = whole * 100_000_000 + eight;
+        at += 8;
+    }
+    while let Some(d) = digit(at) {
+        whole = whole * 10 + d;
+        at += 1;
+        // More than 17 significant digits: at least 10^17 µs, past u64::MAX in ns.
+        if at - zeros > 17 {
+            return None;
+        }
+    }
+    let whole_digits = at;
+    let mut fraction_ns = 0;
+    let mut fraction_digits = 0;
+    if at < bytes.len() {
+        if bytes[at] != b'.' {
+            return None;
+        }
+        at += 1;
+        const SCALE: [u64; 3] = [100, 10, 1];
+        while let Some(d) = digit(at) {
+            match SCALE.get(fraction_digits) {
+                Some(scale) => fraction_ns += d * scale,
+                None if fraction_digits == 3 && d >= 5 => fraction_ns += 1,
+                None => {}
+            }
+            fraction_digits += 1;
+            at += 1;
+        }
+        if at < bytes.len() {
+            return None;
+        }
+    }
+    if whole_digits == 0 && fraction_digits == 0 {
         return None;
     }
-    if !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()) {
+    whole.checked_mul(1_000)?.checked_add(fraction_ns)
+}
+
+/// The value of the first eight bytes of `bytes` when all are ASCII digits, converted at once
+/// (a timestamp's 16 whole digits are two of these).
+fn eight_digits(bytes: &[u8]) -> Option<u64> {
+    const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    let word = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?);
+    // Every byte 0x30..=0x3F, and still 0x3_ after adding 6: '0'..='9'.
+    if word & HIGH_NIBBLES != ZEROS || word.wrapping_add(0x0606_0606_0606_0606) & HIGH_NIBBLES != ZEROS {
         return None;
     }
-    let mut ns = if whole.is_empty() { 0 } else { whole.parse::<u64>().ok()?.checked_mul(1_000)? };
-    let digits = fraction.as_bytes();
-    let mut scale = 100;
-    for &digit in digits.iter().take(3) {
-        ns = ns.checked_add(u64::from(digit - b'0') * scale)?;
-        scale /= 10;
-    }
-    if digits.get(3).is_some_and(|&d| d >= b'5') {
-        ns = ns.checked_add(1)?;
-    }
-    Some(ns)
+    // The first byte is the most significant digit: pair digits, then pairs, then quads.
+    let d = word - ZEROS;
+    let d = (d.wrapping_mul(10) + (d >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let d = (d.wrapping_mul(100) + (d >> 16)) & 0x0000_FFFF_0000_FFFF;
+    Some((d.wrapping_mul(10_000) + (d >> 32)) & 0xFFFF_FFFF)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::micros_to_ns;
+    use super::{eight_digits, micros_to_ns};
+
+    #[test]
+    fn eight_digits_at_once() {
+        assert_eq!(eight_digits(b"12345678"), Some(12_345_678));
+        assert_eq!(eight_digits(b"99999999x"), Some(99_999_999));
+        assert_eq!(eight_digits(b"00000001"), Some(1));
+        for bad in [&b"1234567"[..], b"1234567.", b"/2345678", b":2345678", b"1234567:", b"12\xb045678"] {
+            assert_eq!(eight_digits(bad), None, "{bad:?}");
+        }
+        // Every byte value in every position.
+        for position in 0..8 {
+            for byte in 0..=255u8 {
+                let mut text = *b"31415926";
+                text[position] = byte;
+                let want = std::str::from_utf8(&text).ok().filter(|t| t.bytes().all(|b| b.is_ascii_digit()));
+                assert_eq!(eight_digits(&text), want.map(|t| t.parse().unwrap()), "{text:?}");
+            }
+        }
+    }
 
     #[test]
     fn keeps_every_digit_of_a_long_timestamp() {
@@ -49,6 +114,59 @@ mod tests {
     fn rejects_what_is_not_a_plain_decimal() {
         for bad in ["", ".", "N/A", "-1", "1e3", "1.2.3", " 1", "99999999999999999999"] {
             assert_eq!(micros_to_ns(bad), None, "{bad:?}");
+        }
+    }
+
+    /// The earlier split-and-parse form, kept as the reference for the one-pass parser.
+    fn reference(text: &str) -> Option<u64> {
+        let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+        if (whole.is_empty() && fraction.is_empty())
+            || !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let mut ns = if whole.is_empty() { 0 } else { whole.parse::<u64>().ok()?.checked_mul(1_000)? };
+        let digits = fraction.as_bytes();
+        let mut scale = 100;
+        for &digit in digits.iter().take(3) {
+            ns = ns.checked_add(u64::from(digit - b'0') * scale)?;
+            scale /= 10;
+        }
+        if digits.get(3).is_some_and(|&d| d >= b'5') {
+            ns = ns.checked_add(1)?;
+        }
+        Some(ns)
+    }
+
+    #[test]
+    fn agrees_with_the_split_and_parse_reference() {
+        // Every string of up to 5 characters over digits, '.', '5', '9', 'e', '-', ' ', plus
+        // long and overflowing ones.
+        let alphabet = ['0', '1', '4', '5', '9', '.', 'e', '-', ' '];
+        let mut level: Vec<String> = vec![String::new()];
+        let mut texts = level.clone();
+        for _ in 0..5 {
+            level = level.iter().flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}"))).collect();
+            texts.extend(level.iter().cloned());
+        }
+        texts.extend(
+            [
+                "18446744073709551",
+                "18446744073709551.615",
+                "18446744073709551.6159",
+                "18446744073709552",
+                "99999999999999999999",
+                "00000000000000000000000012.5",
+                "0000000000000000000",
+                "12345678901234567",
+                "123456789012345678",
+                "1234567890123456.7891",
+                "00012345678901234567.5",
+            ]
+            .map(String::from),
+        );
+        for text in &texts {
+            assert_eq!(micros_to_ns(text), reference(text), "{text:?}");
         }
     }
 }

@@ -144,7 +144,10 @@ struct Partial {
     /// Op types, by id: rows and summed duration.
     types: Interner,
     by_type: Vec<(u64, u64)>,
-    devices: FxHashMap<u32, DeviceAcc>,
+    /// Per device id, in order of first sight.
+    devices: Vec<(u32, DeviceAcc)>,
+    /// Where each device id is in `devices`.
+    device_index: FxHashMap<u32, usize>,
     ops: u64,
     device_ns: u64,
     span: Option<(u64, u64)>,
@@ -169,7 +172,13 @@ impl Partial {
             slot.1 = slot.1.saturating_add(total);
         }
         for (device, acc) in later.devices {
-            self.devices.entry(device).or_default().absorb(acc);
+            match self.device_index.get(&device) {
+                Some(&at) => self.devices[at].1.absorb(acc),
+                None => {
+                    self.device_index.insert(device, self.devices.len());
+                    self.devices.push((device, acc));
+                }
+            }
         }
         self.ops += later.ops;
         self.device_ns = self.device_ns.saturating_add(later.device_ns);
@@ -269,6 +278,9 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
         [Some(layout.name), Some(layout.start), Some(layout.duration), layout.op_type, layout.core, layout.device];
     reader.split_only_up_to(columns.into_iter().flatten().max().unwrap_or(0));
     let mut p = Partial::default();
+    // Per name id, the type id of its last row.
+    let mut row_types: Vec<NameId> = Vec::new();
+    let mut last_device = 0;
     while let Some(row) = reader.next_row()? {
         let name = row.text(layout.name)?;
         let start = row.micros_ns(Some(layout.start))?.ok_or_else(|| row.error(layout.start, "is empty or N/A"))?;
@@ -280,13 +292,20 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
         let op_type = row.get(layout.op_type);
         let end = start.saturating_add(dur);
         let name_id = p.names.intern(name);
+        let op_type = op_type.unwrap_or("N/A");
         if name_id.0 as usize == p.by_name.len() {
             let kind = task_type::op_kind(row.get(layout.core).unwrap_or(""), name);
-            let op_type = op_type.map(|t| p.types.intern(t));
-            p.by_name.push(KernelAcc::new(kind, op_type));
+            let first_type = row.get(layout.op_type).map(|t| p.types.intern(t));
+            p.by_name.push(KernelAcc::new(kind, first_type));
+            row_types.push(p.types.intern(op_type));
         }
         p.by_name[name_id.0 as usize].add(dur);
-        let type_id = p.types.intern(op_type.unwrap_or("N/A")).0 as usize;
+        // The rows of a name nearly always share one type: compare with the last one's before hashing.
+        let cached = &mut row_types[name_id.0 as usize];
+        if p.types.resolve(*cached) != op_type {
+            *cached = p.types.intern(op_type);
+        }
+        let type_id = cached.0 as usize;
         if type_id >= p.by_type.len() {
             p.by_type.resize(type_id + 1, (0, 0));
         }
@@ -295,7 +314,14 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
         p.ops += 1;
         p.device_ns = p.device_ns.saturating_add(dur);
         p.span = Some(p.span.map_or((start, end), |(lo, hi)| (lo.min(start), hi.max(end))));
-        p.devices.entry(device).or_insert_with(|| DeviceAcc::new(later_part)).add(start, end);
+        // Rows of one device come in runs: look the device up only when it changes.
+        if p.devices.get(last_device).is_none_or(|(id, _)| *id != device) {
+            last_device = *p.device_index.entry(device).or_insert_with(|| {
+                p.devices.push((device, DeviceAcc::new(later_part)));
+                p.devices.len() - 1
+            });
+        }
+        p.devices[last_device].1.add(start, end);
     }
     Ok(p)
 }
@@ -317,7 +343,7 @@ fn finish(p: Partial, path: &Path, families: &Families) -> Result<OpTableSummary
         })
         .collect();
     op_types.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.op_type.cmp(&b.op_type)));
-    if p.devices.values().any(|d| d.out_of_order) {
+    if p.devices.iter().any(|(_, d)| d.out_of_order) {
         // Rows out of start order (not what the exporters write): the busy time needs every
         // interval, so take the summary of the loaded timeline.
         let timeline = crate::op_table::load(path)?;
