@@ -41,6 +41,11 @@ seed npu_smi_usages ascend/npu-smi/mind-cluster_npu-smi-23.0.5_t-usages-i0.txt \
 gpt3=ascend/msinsight_gpt3_16rank_torch_npu
 seed ascend_communication $gpt3/test_rank_0/ASCEND_PROFILER_OUTPUT/communication.json
 seed ascend_communication_matrix $gpt3/test_rank_0/ASCEND_PROFILER_OUTPUT/communication_matrix.json
+k=ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv
+cann8=ascend/vllm-ascend_msprof_cann8/PROF_GROUP_20260823_165254/PROF_PipeUtilization/PROF_000001_20260823165326062_00625538CIGQAHCJ/mindstudio_profiler_output
+seed ascend_op_tables $cann8/op_summary_20260823165335.csv $cann8/op_statistic_20260823165335.csv
+# kernel_details.csv (128 kB): its header and first 40 rows.
+head -n 41 "$fx/$k" >"$here/corpus/ascend_op_tables/kernel_details.head.csv"
 seed ascend_step_trace $gpt3/test_rank_0/ASCEND_PROFILER_OUTPUT/step_trace_time.csv \
     $gpt3/cluster_analysis_output/cluster_step_trace_time.csv
 # rsmi_frequencies_t has no file of its own: its seeds are the MI100 clocks of the recorded
