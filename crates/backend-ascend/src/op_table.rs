@@ -60,6 +60,12 @@ struct Layout {
 }
 
 impl Layout {
+    /// The last column read (the rest of a row is only counted).
+    fn last(&self) -> usize {
+        let optional = [self.op_type, self.core, self.stream, self.device, self.block_dim, self.shapes];
+        optional.into_iter().flatten().chain([self.name, self.start, self.duration]).max().unwrap_or(0)
+    }
+
     fn of(table: &Header) -> Result<Self, AscendError> {
         Ok(Self {
             name: table.require(columns::NAME)?,
@@ -97,6 +103,7 @@ pub fn append_ops(table: &CsvTable, timeline: &mut Timeline) -> Result<(), Ascen
 pub fn load(path: &std::path::Path) -> Result<Timeline, AscendError> {
     let mut reader = CsvReader::open(path)?;
     let layout = Layout::of(reader.header())?;
+    reader.split_only_up_to(layout.last());
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let mut timeline = Timeline::new(path.display().to_string());
     while let Some(row) = reader.next_row()? {

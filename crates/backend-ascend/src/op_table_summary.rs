@@ -425,4 +425,22 @@ mod tests {
             assert_eq!(finish(partial, &path, &families).expect("finishes"), whole, "{threads} parts");
         }
     }
+
+    #[test]
+    fn a_bad_value_in_a_column_it_does_not_read_fails_only_the_full_load() {
+        // The real fixture with the first row's `Stream ID` (16) made `16i`: the summary reads
+        // name, type, core, start and duration only, the full load also the stream.
+        let real = std::fs::read_to_string(fixture_path("msprof-analyze_advisor_kernel_details/kernel_details.csv"))
+            .expect("fixture reads");
+        let bad = real.replacen(",1259,16,ZerosLike46,", ",1259,16i,ZerosLike46,", 1);
+        assert_ne!(bad, real);
+        let dir = std::env::temp_dir().join(format!("prof-op-table-summary-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("kernel_details.csv");
+        std::fs::write(&path, bad).expect("writes");
+        let summary = summarize(&path, &Families::builtin()).expect("the summary does not read Stream ID");
+        assert_eq!(summary.summary.ops, 591);
+        let err = crate::op_table::load(&path).err().expect("the load checks Stream ID").to_string();
+        assert!(err.contains("kernel_details.csv:2") && err.contains("column Stream ID `16i`"), "{err}");
+    }
 }
