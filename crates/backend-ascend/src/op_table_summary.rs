@@ -440,7 +440,8 @@ mod tests {
         std::fs::write(&path, bad).expect("writes");
         let summary = summarize(&path, &Families::builtin()).expect("the summary does not read Stream ID");
         assert_eq!(summary.summary.ops, 591);
-        let err = crate::op_table::load(&path).err().expect("the load checks Stream ID").to_string();
+        let Err(err) = crate::op_table::load(&path) else { panic!("the load checks Stream ID") };
+        let err = err.to_string();
         assert!(err.contains("kernel_details.csv:2") && err.contains("column Stream ID `16i`"), "{err}");
     }
 }
