@@ -40,3 +40,28 @@ fn summary_only_text_lists_op_types_and_says_the_diagnosis_did_not_run() {
     assert!(text.contains("diagnosis: not run (--summary-only)"), "{text}");
     assert!(!text.contains("no rule fired"), "{text}");
 }
+
+#[test]
+fn summary_only_writes_the_html_summary_and_refuses_a_chrome_trace() {
+    let dir = support::Scratch::new("summary-only-outputs");
+    let html = dir.path().join("summary.html");
+    let out = prof(&["analyze", "--summary-only", "--html", &html.display().to_string(), &fixture_arg(KERNEL_DETAILS)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = std::fs::read_to_string(&html).expect("--html is written with --summary-only");
+    // The fixture's longest kernel (python: max total by Name) is in the page's kernel table.
+    assert!(page.contains("<html") && page.contains("hcom_broadcast__445_0"), "{}", &page[..page.len().min(400)]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the summary tables only"));
+
+    let trace = dir.path().join("trace.json");
+    let out = prof(&[
+        "analyze",
+        "--summary-only",
+        "--chrome-trace",
+        &trace.display().to_string(),
+        &fixture_arg(KERNEL_DETAILS),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--summary-only builds no timeline") && err.contains("trace.json"), "{err}");
+    assert!(!trace.exists());
+}

@@ -119,9 +119,16 @@ pub fn families(path: Option<&Path>) -> Result<Families, String> {
 pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> {
     let families = families(args.families.as_deref())?;
     if args.summary_only {
+        if let Some(trace) = &args.outputs.chrome_trace {
+            return Err(format!(
+                "--chrome-trace {}: --summary-only builds no timeline to write; drop --summary-only for the trace",
+                trace.display()
+            ));
+        }
+        let html = args.outputs.html.as_deref();
         return match &args.path {
-            Some(path) => super::analyze_summary::run(registry, path, &families, args.json, args.top),
-            None => super::analyze_summary::run_timeline(&load_embedded()?, &families, args.json, args.top),
+            Some(path) => super::analyze_summary::run(registry, path, &families, args.json, args.top, html),
+            None => super::analyze_summary::run_timeline(&load_embedded()?, &families, args.json, args.top, html),
         };
     }
     if let Some(path) = &args.path {

@@ -25,20 +25,46 @@ struct TypeRow {
     share_pct: f64,
 }
 
-/// Runs `prof analyze --summary-only` on `path`.
-pub fn run(registry: &Registry, path: &Path, families: &Families, json: bool, top: usize) -> Result<ExitCode, String> {
+/// Runs `prof analyze --summary-only` on `path`; with `html`, also writes the HTML report of
+/// the summary tables there.
+pub fn run(
+    registry: &Registry,
+    path: &Path,
+    families: &Families,
+    json: bool,
+    top: usize,
+    html: Option<&Path>,
+) -> Result<ExitCode, String> {
     let (summary, op_types) = {
         let _loading = crate::progress::loading(path);
         load(registry, path, families)?
     };
     print(&summary, op_types.as_deref(), vec![path.display().to_string()], json, top)?;
+    write_html(html, &summary)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `--summary-only` over an already loaded timeline (the embedded default).
-pub fn run_timeline(timeline: &Timeline, families: &Families, json: bool, top: usize) -> Result<ExitCode, String> {
-    print(&summarize_kernels(timeline, families), None, Vec::new(), json, top)?;
+pub fn run_timeline(
+    timeline: &Timeline,
+    families: &Families,
+    json: bool,
+    top: usize,
+    html: Option<&Path>,
+) -> Result<ExitCode, String> {
+    let summary = summarize_kernels(timeline, families);
+    print(&summary, None, Vec::new(), json, top)?;
+    write_html(html, &summary)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The HTML report of the summary alone (no timeline plots, no analysis sections).
+fn write_html(html: Option<&Path>, summary: &KernelSummary) -> Result<(), String> {
+    if let Some(path) = html {
+        crate::html_report::write_breakdown(path, None, summary, &[])?;
+        eprintln!("wrote {} (the summary tables only: --summary-only; open in a browser)", path.display());
+    }
+    Ok(())
 }
 
 fn load(
