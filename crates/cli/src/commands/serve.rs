@@ -84,9 +84,6 @@ pub struct ServeArgs {
     json: bool,
 }
 
-/// Exit status after Ctrl-C (128 + SIGINT), as a shell reports it.
-const INTERRUPTED: u8 = 130;
-
 fn words(flag: &str, text: &str) -> Result<Vec<OsString>, String> {
     let argv = shell_words::split(text).map_err(|e| format!("--{flag}: {e}"))?;
     if argv.is_empty() {
@@ -239,9 +236,9 @@ pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, String> {
             } else {
                 format!("\nwarning: processes {:?} of the server's group are still running", failure.server_left)
             };
-            if failure.interrupted {
+            if let Some(status) = failure.exit_status() {
                 eprintln!("prof serve: {}{left}", failure.message);
-                return Ok(ExitCode::from(INTERRUPTED));
+                return Ok(ExitCode::from(status));
             }
             return Err(format!("{}{left}", failure.message));
         }

@@ -78,7 +78,7 @@ pub async fn wait_ready(
     while started.elapsed() < early {
         tokio::select! {
             alive = check_alive(server, CHECK_SLICE, &mut watch, group_done) => alive?,
-            _ = interrupt.recv() => return Err(SessionFailure::interrupted("the server's start-up")),
+            signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the server's start-up")),
         }
         if let Some(found) = watch.poll(EARLY_PATTERNS).map_err(|e| SessionFailure::new(e.to_string()))? {
             // A server that logged a fatal error usually exits right after: say how, when it does.
@@ -108,7 +108,7 @@ pub async fn wait_ready(
         let answer = tokio::select! {
             answer = http::send(&readiness.url, None, limit) => answer,
             alive = check_alive(server, limit + CHECK_SLICE, &mut watch, group_done) => alive.map(|()| Err(last.clone()))?,
-            _ = interrupt.recv() => return Err(SessionFailure::interrupted("the wait for health")),
+            signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the wait for health")),
         };
         match answer {
             Ok(response) if response.status == 200 => return Ok(started.elapsed()),
@@ -117,7 +117,7 @@ pub async fn wait_ready(
         }
         tokio::select! {
             alive = check_alive(server, POLL_EVERY.min(remaining), &mut watch, group_done) => alive?,
-            _ = interrupt.recv() => return Err(SessionFailure::interrupted("the wait for health")),
+            signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the wait for health")),
         }
     }
 }

@@ -27,11 +27,11 @@ impl StopSignals {
         Ok(Self { interrupt: listen(SignalKind::interrupt())?, terminate: listen(SignalKind::terminate())? })
     }
 
-    /// Resolves when either signal arrives.
-    pub async fn recv(&mut self) {
+    /// Resolves when either signal arrives, with its number.
+    pub async fn recv(&mut self) -> i32 {
         tokio::select! {
-            _ = self.interrupt.recv() => {}
-            _ = self.terminate.recv() => {}
+            _ = self.interrupt.recv() => libc::SIGINT,
+            _ = self.terminate.recv() => libc::SIGTERM,
         }
     }
 }
@@ -83,8 +83,8 @@ pub struct SessionReport {
 pub struct SessionFailure {
     /// What went wrong, with the log tail where there is one.
     pub message: String,
-    /// True when Ctrl-C ended it.
-    pub interrupted: bool,
+    /// The signal (SIGINT for Ctrl-C, or SIGTERM) that ended it, if one did.
+    pub stopped_by: Option<i32>,
     /// The server's process group, when it was started.
     pub server_pgid: Option<i32>,
     /// Processes of the server's group still running after clean-up.
@@ -94,12 +94,24 @@ pub struct SessionFailure {
 impl SessionFailure {
     /// A failure saying `message`.
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), interrupted: false, server_pgid: None, server_left: Vec::new() }
+        Self { message: message.into(), stopped_by: None, server_pgid: None, server_left: Vec::new() }
     }
 
     /// The failure of a session that Ctrl-C ended during `phase`.
     pub fn interrupted(phase: &str) -> Self {
-        Self { interrupted: true, ..Self::new(format!("interrupted during {phase}; the server was stopped")) }
+        Self::stopped_by(libc::SIGINT, phase)
+    }
+
+    /// The failure of a session that `signal` (SIGINT or SIGTERM) ended during `phase`.
+    pub fn stopped_by(signal: i32, phase: &str) -> Self {
+        let what = if signal == libc::SIGTERM { "SIGTERM" } else { "interrupted" };
+        Self { stopped_by: Some(signal), ..Self::new(format!("{what} during {phase}; the server was stopped")) }
+    }
+
+    /// The exit status for a session a signal ended: 128 + the signal, as a shell reports a
+    /// process that signal killed (130 for Ctrl-C, 143 for SIGTERM).
+    pub fn exit_status(&self) -> Option<u8> {
+        self.stopped_by.and_then(|signal| u8::try_from(128 + signal).ok())
     }
 }
 
@@ -146,7 +158,7 @@ async fn drive(
     if let Some(warmup) = &input.warmup {
         let result = tokio::select! {
             result = load::run(warmup) => result,
-            _ = interrupt.recv() => return Err(SessionFailure::interrupted("the warm-up")),
+            signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the warm-up")),
         };
         report.warmup = Some(result);
     }
@@ -191,7 +203,7 @@ async fn measure(
     tokio::select! {
         measured = work => measured,
         _ = died_watch => Err(SessionFailure::new("the server exited during the capture window")),
-        _ = interrupt.recv() => Err(SessionFailure::interrupted("the capture window")),
+        signal = interrupt.recv() => Err(SessionFailure::stopped_by(signal, "the capture window")),
     }
 }
 
