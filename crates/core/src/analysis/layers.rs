@@ -25,13 +25,13 @@
 //! - the same rules run once more on the representative layer's names and mean durations: a
 //!   shorter pattern repeating inside it (the transformer layers inside a decode step) is
 //!   reported as its **inner repeat**;
-//! - `ProfilerStep#N` annotations ([`steps::segment`](crate::diagnosis::steps::segment)),
+//! - `ProfilerStep#N` annotations ([`steps::profiler_step_count`](crate::diagnosis::steps::profiler_step_count)),
 //!   where present, give the step count, to say how many layers a step holds.
 //!
 //! Cost: one pass per candidate period, so O(n) for a fixed number of candidates.
 
 use super::streams::stream_roles;
-use crate::diagnosis::steps::{segment, StepSource};
+use crate::diagnosis::steps::profiler_step_count;
 use crate::families::Families;
 use crate::intern::{FxHashMap, NameId};
 use crate::timeline::{DeviceOp, Timeline};
@@ -160,7 +160,7 @@ pub fn find_layers(timeline: &Timeline, families: &Families) -> Option<Layers> {
         first_position: r.start,
         covered_pct: pct(r.covered_ns as f64, mean_durations.iter().sum::<u64>() as f64),
     });
-    let profiler_steps = segment(timeline).filter(|s| s.source == StepSource::ProfilerSteps).map(|s| s.count);
+    let profiler_steps = profiler_step_count(timeline);
     Some(Layers {
         device: busiest.device,
         stream,

@@ -47,7 +47,14 @@ pub fn segment(timeline: &Timeline) -> Option<Steps> {
     profiler_steps(timeline).or_else(|| repeating_kernel(timeline))
 }
 
-fn profiler_steps(timeline: &Timeline) -> Option<Steps> {
+/// How many profiler-step annotations (`ProfilerStep#N`) the timeline holds, `None` for none:
+/// what [`segment`] counts when it uses them, without assigning the ops to steps.
+pub fn profiler_step_count(timeline: &Timeline) -> Option<usize> {
+    Some(profiler_step_spans(timeline).len()).filter(|&n| n > 0)
+}
+
+/// The `[start, end)` of each profiler-step annotation, in start order.
+fn profiler_step_spans(timeline: &Timeline) -> Vec<(u64, u64)> {
     let mut is_step: FxHashMap<NameId, bool> = FxHashMap::default();
     let mut spans: Vec<(u64, u64)> = timeline
         .host
@@ -56,10 +63,15 @@ fn profiler_steps(timeline: &Timeline) -> Option<Steps> {
         .filter(|s| *is_step.entry(s.name).or_insert_with(|| timeline.name(s.name).starts_with(PROFILER_STEP_PREFIX)))
         .map(|s| (s.start_ns, s.start_ns.saturating_add(s.dur_ns)))
         .collect();
+    spans.sort_unstable();
+    spans
+}
+
+fn profiler_steps(timeline: &Timeline) -> Option<Steps> {
+    let spans = profiler_step_spans(timeline);
     if spans.is_empty() {
         return None;
     }
-    spans.sort_unstable();
     let launches = timeline.host_by_correlation();
     let step_of = timeline
         .ops
@@ -176,5 +188,7 @@ mod tests {
         let steps = segment(&t).unwrap();
         assert_eq!(steps.source, StepSource::ProfilerSteps);
         assert_eq!(steps.step_of, vec![Some(0), Some(1), None]);
+        assert_eq!(profiler_step_count(&t), Some(2));
+        assert_eq!(profiler_step_count(&Timeline::new("no steps")), None);
     }
 }
