@@ -320,4 +320,9 @@ fn h200_nccl_collectives_hide_under_compute() {
     let total: u64 = collectives.iter().map(|c| u(&c["total_ns"])).sum();
     assert_eq!(bytes, 1_073_741_824);
     assert_eq!(total, 965_637);
+    // Typed by the kernels' `Collective name` ("allreduce" on all 4), not by the kernel name
+    // (oneRankReduce, which alone would read as a plain reduce).
+    assert_eq!(collectives.len(), 1);
+    assert_eq!(collectives[0]["op_type"], "all_reduce");
+    assert_eq!(u(&collectives[0]["count"]), 4);
 }

@@ -35,10 +35,12 @@ struct Args<'a> {
     shared_memory: Option<Scalar<'a>>,
     bytes: Option<Scalar<'a>>,
     /// NCCL kernels: `"In msg nelems"` and `"dtype"` (PyTorch ≥ 2.1 copies the collective's
-    /// `record_param_comms` metadata onto its kernel), and whether `"Collective name"` is there.
+    /// `record_param_comms` metadata onto its kernel), whether `"Collective name"` is there and
+    /// its text (`allreduce`, `_reduce_scatter_base`, …).
     in_msg_nelems: Option<Scalar<'a>>,
     dtype: Option<Str<'a>>,
     collective: bool,
+    collective_name: Option<Str<'a>>,
     grid: Option<[u32; 3]>,
     block: Option<[u32; 3]>,
 }
@@ -135,6 +137,12 @@ fn parse_args(b: &[u8], i: usize) -> Lex<Args<'_>> {
                 args.dtype = Some(value);
                 next
             }
+            (None, b"Collective name") if peek(b, j)? == b'"' => {
+                let (value, next) = string(b, j)?;
+                args.collective = true;
+                args.collective_name = Some(value);
+                next
+            }
             (None, b"Collective name") => {
                 args.collective = true;
                 skip(b, j)?
@@ -188,11 +196,17 @@ impl Importer {
                     Some(bytes) => Some(bytes),
                     None => message_bytes(uint(args.in_msg_nelems, "args.In msg nelems")?, args.dtype),
                 };
+                // The collective a communication kernel runs (its op type), as PyTorch names it.
+                let op_type = match args.collective_name.filter(|_| kind == OpKind::Communication) {
+                    Some(collective) => Some(timeline.intern(&decode(collective)?)),
+                    None => None,
+                };
                 if args.grid.is_some()
                     || args.block.is_some()
                     || registers.is_some()
                     || shared.is_some()
                     || bytes.is_some()
+                    || op_type.is_some()
                 {
                     let details = op.details_mut();
                     details.grid = args.grid;
@@ -200,6 +214,7 @@ impl Importer {
                     details.registers_per_thread = registers.and_then(|r| u32::try_from(r).ok());
                     details.shared_memory_bytes = shared;
                     details.bytes = bytes;
+                    details.op_type = op_type;
                 }
                 timeline.push_op(op);
             }

@@ -290,4 +290,8 @@ fn collective_metadata_on_a_kernel_gives_its_bytes_and_kind() {
     assert_eq!(bytes, [Some(67_108_864 * 4), None, None]);
     let kinds: Vec<OpKind> = t.ops.iter().map(|op| op.kind).collect();
     assert_eq!(kinds, [OpKind::Communication, OpKind::Kernel, OpKind::Kernel]);
+    // The collective's own name is the op type of its kernel; the others have none.
+    let types: Vec<Option<&str>> =
+        t.ops.iter().map(|op| op.details.as_ref().and_then(|d| d.op_type).map(|id| t.name(id))).collect();
+    assert_eq!(types, [Some("allreduce"), None, None]);
 }

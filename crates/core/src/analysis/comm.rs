@@ -133,7 +133,8 @@ pub fn summarize_collectives(samples: impl IntoIterator<Item = CommSample>) -> V
 }
 
 /// The communication ops of `timeline` (op kind communication, or a kernel of the collective
-/// family) as samples, with the bytes of `details.bytes`.
+/// family) as samples, with the bytes of `details.bytes`; typed by `details.op_type` where the
+/// source names the collective (a torch trace's `Collective name`), else by the op's name.
 pub fn timeline_comm_samples(timeline: &Timeline, families: &Families) -> Vec<CommSample> {
     let activity = activity_of(timeline, families);
     let mut type_of: FxHashMap<crate::intern::NameId, String> = FxHashMap::default();
@@ -143,7 +144,11 @@ pub fn timeline_comm_samples(timeline: &Timeline, families: &Families) -> Vec<Co
         .enumerate()
         .filter(|(index, _)| activity(*index) == Activity::Communication)
         .map(|(_, op)| CommSample {
-            op_type: type_of.entry(op.name).or_insert_with(|| collective_type(timeline.name(op.name))).clone(),
+            // The collective the source names (torch's `Collective name`), else the op's name.
+            op_type: {
+                let named = op.details.as_ref().and_then(|d| d.op_type).unwrap_or(op.name);
+                type_of.entry(named).or_insert_with(|| collective_type(timeline.name(named))).clone()
+            },
             bytes: op.details.as_ref().and_then(|d| d.bytes),
             latency_ns: op.dur_ns,
             link_bytes_ns: None,
