@@ -325,4 +325,14 @@ fn h200_nccl_collectives_hide_under_compute() {
     assert_eq!(collectives.len(), 1);
     assert_eq!(collectives[0]["op_type"], "all_reduce");
     assert_eq!(u(&collectives[0]["count"]), 4);
+    // Each stream's own gaps (Python: the stream's kernel/memcpy/memset intervals of non-zero
+    // length, decimal µs → ns, sorted and merged; wall first start → last end):
+    // stream 7: wall 4739792, 47 gaps, 321856 ns; stream 16: wall 4525231, 7 gaps, 2998727 ns.
+    let streams: Vec<(u64, u64, u64, u64)> = a["gaps"][0]["streams"]
+        .as_array()
+        .expect("per-stream gaps")
+        .iter()
+        .map(|s| (u(&s["stream"]), u(&s["wall_ns"]), u(&s["count"]), u(&s["total_ns"])))
+        .collect();
+    assert_eq!(streams, vec![(7, 4_739_792, 47, 321_856), (16, 4_525_231, 7, 2_998_727)]);
 }

@@ -1,16 +1,18 @@
 //! "Where the device sat idle, and why": per device, idle gaps between any ops and on the
-//! main stream, by length and by cause, the longest gaps with the ops around them and the
+//! main stream, by length and by cause, each stream's own idle time, the longest gaps with the ops around them and the
 //! host activity inside, and the remedies that apply (core's [`idle_gaps`]).
 
 use super::{Section, SectionContext};
 use crate::render::{ellipsize, human_ns, table};
-use prof_core::analysis::gaps::{idle_gaps, GapCause, GapStats};
+use prof_core::analysis::gaps::{idle_gaps, DeviceGaps, GapCause, GapStats};
 use prof_core::Timeline;
 
 /// Widest op or host-span name printed.
 const NAME_WIDTH: usize = 40;
 /// Longest gaps printed per device in the text (the JSON has all the core lists).
 const TEXT_GAPS: usize = 5;
+/// Streams printed per device in the text.
+const TEXT_STREAMS: usize = 6;
 
 /// The idle gaps, when some device has any.
 pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
@@ -33,6 +35,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
             d.main_stream_gaps.idle_pct,
         ));
         text.push_str(&summary(&d.device_gaps));
+        text.push_str(&per_stream(d));
         let mut rows =
             vec![["at", "length", "cause", "op before", "op after", "host in the gap"].map(String::from).to_vec()];
         for g in d.device_gaps.largest.iter().take(TEXT_GAPS) {
@@ -65,6 +68,23 @@ fn summary(stats: &GapStats) -> String {
         .map(|c| format!("{} {} ({})", cause(c.cause), c.count, human_ns(c.total_ns as f64)))
         .collect();
     format!("  by length: {}\n  by cause: {}\n", buckets.join(", "), causes.join(", "))
+}
+
+/// One line of every stream's own gaps (HTA's per-stream idle time), the longest first.
+fn per_stream(d: &DeviceGaps) -> String {
+    let mut streams: Vec<_> = d.streams.iter().filter(|s| s.count > 0).collect();
+    if streams.len() < 2 {
+        return String::new();
+    }
+    streams.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.stream.cmp(&b.stream)));
+    let listed: Vec<String> = streams
+        .iter()
+        .take(TEXT_STREAMS)
+        .map(|s| format!("{} {} gaps {} ({:.1} %)", s.stream, s.count, human_ns(s.total_ns as f64), s.idle_pct))
+        .collect();
+    let more = streams.len().saturating_sub(TEXT_STREAMS);
+    let more = if more > 0 { format!(", {more} more in the JSON") } else { String::new() };
+    format!("  per stream: {}{more}\n", listed.join(", "))
 }
 
 fn cause(cause: GapCause) -> &'static str {

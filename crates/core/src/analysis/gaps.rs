@@ -4,7 +4,8 @@
 //! Rules, per device:
 //! - a **device gap** is a gap between the union of the device's op intervals over all its
 //!   streams; a **main-stream gap** one between the ops of its main stream
-//!   ([`stream_roles`]), which other streams may fill. Zero-length ops are ignored.
+//!   ([`stream_roles`]), which other streams may fill; every stream's gaps are totalled by
+//!   cause too (HTA's per-stream idle time). Zero-length ops are ignored.
 //! - each gap is measured from its start to the next op's start; its **offset** is from the
 //!   device's (or stream's) first op; the op before is one that ends where the gap starts.
 //! - its **cause**, from the launch call of the op after the gap (the
@@ -168,6 +169,26 @@ pub struct DeviceGaps {
     pub main_stream_gaps: GapStats,
     /// Remedies of the causes that hold much of the device-gap time.
     pub remedies: Vec<Remedy>,
+    /// Every stream of the device with ops, by stream id: its own gaps, totalled.
+    pub streams: Vec<StreamGaps>,
+}
+
+/// The gaps between the ops of one stream, totalled (the longest are listed only for the
+/// device and its main stream).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StreamGaps {
+    /// Stream id.
+    pub stream: u64,
+    /// First op start to last op end on the stream, ns.
+    pub wall_ns: u64,
+    /// Number of gaps.
+    pub count: u64,
+    /// Their summed length, ns.
+    pub total_ns: u64,
+    /// `total_ns` as a percentage of `wall_ns`.
+    pub idle_pct: f64,
+    /// By cause, every cause listed.
+    pub causes: Vec<CauseTotal>,
 }
 
 /// What to do about one cause of idle time.
@@ -204,6 +225,10 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
             let ops = by_device.remove(&streams.device)?;
             let main_stream = streams.main_stream()?;
             let main: Vec<usize> = ops.iter().copied().filter(|&i| timeline.ops[i].stream == main_stream).collect();
+            let mut by_stream: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+            for &i in &ops {
+                by_stream.entry(timeline.ops[i].stream).or_default().push(i);
+            }
             let device_gaps = context.stats(ops);
             let remedies = device_gaps
                 .causes
@@ -212,7 +237,29 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
                 .filter_map(|c| Some(Remedy { cause: c.cause, advice: c.cause.remedy()? }))
                 .collect();
             let main_stream_gaps = context.stats(main);
-            Some(DeviceGaps { device: streams.device, device_gaps, main_stream, main_stream_gaps, remedies })
+            let mut per_stream: Vec<StreamGaps> = by_stream
+                .into_iter()
+                .map(|(stream, ops)| {
+                    let stats = context.totals(ops);
+                    StreamGaps {
+                        stream,
+                        wall_ns: stats.wall_ns,
+                        count: stats.count,
+                        total_ns: stats.total_ns,
+                        idle_pct: stats.idle_pct,
+                        causes: stats.causes,
+                    }
+                })
+                .collect();
+            per_stream.sort_by_key(|s| s.stream);
+            Some(DeviceGaps {
+                device: streams.device,
+                device_gaps,
+                main_stream,
+                main_stream_gaps,
+                remedies,
+                streams: per_stream,
+            })
         })
         .collect()
 }
@@ -234,7 +281,17 @@ struct Context<'a> {
 }
 
 impl Context<'_> {
-    fn stats(&self, mut by_start: Vec<usize>) -> GapStats {
+    /// The gaps of the ops `by_start`, with the longest listed.
+    fn stats(&self, by_start: Vec<usize>) -> GapStats {
+        self.measure(by_start, TOP_GAPS)
+    }
+
+    /// The gaps of the ops `by_start`, totals only (no gap listed, so no host spans looked up).
+    fn totals(&self, by_start: Vec<usize>) -> GapStats {
+        self.measure(by_start, 0)
+    }
+
+    fn measure(&self, mut by_start: Vec<usize>, listed: usize) -> GapStats {
         let ops = &self.timeline.ops;
         let busy = IntervalSet::from_unsorted(by_start.iter().map(|&i| (ops[i].start_ns, ops[i].end_ns())).collect());
         if !by_start.is_sorted_by_key(|&i| ops[i].start_ns) {
@@ -250,7 +307,7 @@ impl Context<'_> {
         let mut causes: Vec<CauseTotal> =
             CAUSES.iter().map(|&cause| CauseTotal { cause, count: 0, total_ns: 0 }).collect();
         // The longest gaps so far, longest first (ties: earliest), at most TOP_GAPS.
-        let mut all: Vec<Found> = Vec::with_capacity(TOP_GAPS + 1);
+        let mut all: Vec<Found> = Vec::with_capacity(listed + 1);
         // Gaps come in time order, so the first op starting at or after a gap's end and the
         // first op ending at or after its start only move forward.
         let (mut next_start, mut next_end) = (0usize, 0usize);
@@ -278,14 +335,14 @@ impl Context<'_> {
             let slot = &mut causes[CAUSES.iter().position(|&c| c == cause).unwrap_or(3)];
             slot.count += 1;
             slot.total_ns += length;
-            if all.len() == TOP_GAPS && all.last().is_some_and(|shortest| shortest.length >= length) {
+            if listed == 0 || all.len() == listed && all.last().is_some_and(|shortest| shortest.length >= length) {
                 // Not longer than the shortest kept (and later: a tie loses to it).
                 continue;
             }
             let offset = launch.and_then(|l| i64::try_from(i128::from(l) - i128::from(start)).ok());
             let at = all.partition_point(|kept| kept.length >= length);
             all.insert(at, Found { start, length, before, after, cause, launch_offset_ns: offset });
-            all.truncate(TOP_GAPS);
+            all.truncate(listed);
         }
         let largest = all
             .into_iter()

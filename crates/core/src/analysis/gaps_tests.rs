@@ -60,6 +60,12 @@ fn gaps_are_measured_classified_and_explained() {
     let m = &d.main_stream_gaps;
     assert_eq!((m.count, m.total_ns), (4, 61_005));
     assert_eq!((m.largest[1].length_ns, m.largest[1].before.as_str()), (1_000, "b"));
+    // Per stream: 7 as its main-stream figures; 9 holds only `s` (the zero-length op is
+    // ignored), so no gap in its 100 ns.
+    let streams: Vec<(u64, u64, u64, u64)> =
+        d.streams.iter().map(|s| (s.stream, s.wall_ns, s.count, s.total_ns)).collect();
+    assert_eq!(streams, vec![(7, 61_500, 4, 61_005), (9, 100, 0, 0)]);
+    assert_eq!(d.streams[0].causes, m.causes);
 }
 
 /// 100 000 ops and twice as many host spans: a quadratic step anywhere in the four analyses
