@@ -38,7 +38,13 @@ fn util_samples_the_four_recorded_910b2() {
         &[],
         &["util", "--vendor", "ascend", "--json", "--", "sleep", "0.3"],
     ));
-    assert!(doc["source"].as_str().unwrap().starts_with("npu-smi info ("), "{}", doc["source"]);
+    let source = doc["source"].as_str().unwrap();
+    assert!(source.starts_with("npu-smi info ("), "{source}");
+    // The fake answers -t common only for NPU 1 and -t usages not at all: the source says so.
+    for query in ["-t common", "-t usages"] {
+        let said = format!("{query} did not answer for NPU 4, 5, 6, 7 (NPU 4: npu-smi info {query}: ");
+        assert!(source.contains(&said) && source.contains("exited 2: fake npu-smi: no recording"), "{source}");
+    }
     let devices = doc["devices"].as_array().unwrap();
     let ids: Vec<u64> = devices.iter().map(|d| d["device"].as_u64().unwrap()).collect();
     assert_eq!(ids, [4, 5, 6, 7]);
@@ -149,6 +155,8 @@ fn util_reads_cpu_and_memory_bandwidth_rates_from_t_usages_where_it_answers() {
     let doc = json(&prof(&format!("{FAKES}:/usr/bin:/bin"), &env, &["util", "--vendor", "ascend", "--json"]));
     let source = doc["source"].as_str().unwrap();
     assert!(source.starts_with("npu-smi info, -t common and -t usages ("), "{source}");
+    assert!(source.contains("-t common did not answer for NPU 0, 2, 3, 4, 5, 6, 7 (NPU 0: "), "{source}");
+    assert!(source.contains("-t usages did not answer for NPU 1, 2, 3, 4, 5, 6, 7 (NPU 1: "), "{source}");
     let devices = doc["devices"].as_array().unwrap();
     assert_eq!(devices.len(), 8);
     // telegraf's -t usages -i 0 sample (`grep -n 'Rate\|Utilization' FILE`): HBM Usage Rate 5,

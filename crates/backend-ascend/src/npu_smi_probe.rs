@@ -31,7 +31,13 @@ pub struct NpuSmiProbe {
     common: Vec<u32>,
     /// NPU ids whose `-t usages` query ran and parsed when the probe opened.
     usages: Vec<u32>,
+    /// What the queries at opening left out and why (a query that did not answer, a rate that
+    /// is not a number), for [`UtilizationProbe::source`].
+    notes: Vec<String>,
 }
+
+/// Most characters of one quoted reason or note (a tool's error can be long).
+const NOTE_WIDTH: usize = 120;
 
 impl NpuSmiProbe {
     /// Finds `npu-smi` (on `PATH`, then the driver's directories), reads `npu-smi info` once
@@ -47,9 +53,10 @@ impl NpuSmiProbe {
         let devices = info.chips.iter().map(device_info).collect();
         let mut npus: Vec<u32> = info.chips.iter().map(|c| c.npu).collect();
         npus.dedup();
-        let common = npus.iter().copied().filter(|&npu| read_common(&program, npu).is_ok()).collect();
-        let usages = npus.into_iter().filter(|&npu| read_usages(&program, npu).is_ok()).collect();
-        Ok(Self { program, devices, common, usages })
+        let mut notes = Vec::new();
+        let common = answering(&npus, "-t common", &mut notes, |npu| read_common(&program, npu).map(|_| Vec::new()));
+        let usages = answering(&npus, "-t usages", &mut notes, |npu| read_usages(&program, npu).map(|u| u.notes));
+        Ok(Self { program, devices, common, usages, notes })
     }
 
     /// The NPUs whose `-t common` report is read on every sample.
@@ -60,6 +67,41 @@ impl NpuSmiProbe {
     /// The NPUs whose `-t usages` report is read on every sample.
     pub fn usages_npus(&self) -> &[u32] {
         &self.usages
+    }
+}
+
+/// The NPUs of `npus` for which `query` answers; notes what it said it left out, and which
+/// NPUs it did not answer for with the first reason.
+fn answering(
+    npus: &[u32],
+    query: &str,
+    notes: &mut Vec<String>,
+    mut read: impl FnMut(u32) -> Result<Vec<String>>,
+) -> Vec<u32> {
+    let mut answered = Vec::new();
+    let mut failed: Vec<(u32, String)> = Vec::new();
+    for &npu in npus {
+        match read(npu) {
+            Ok(left_out) => {
+                answered.push(npu);
+                notes.extend(left_out.into_iter().map(|note| short(&format!("{query} -i {npu}: {note}"))));
+            }
+            Err(error) => failed.push((npu, error.to_string())),
+        }
+    }
+    if let Some((first, reason)) = failed.first() {
+        let ids: Vec<String> = failed.iter().map(|(npu, _)| npu.to_string()).collect();
+        notes.push(format!("{query} did not answer for NPU {} (NPU {first}: {})", ids.join(", "), short(reason)));
+    }
+    answered
+}
+
+/// `text` on one line, at most [`NOTE_WIDTH`] characters.
+fn short(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(NOTE_WIDTH) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
     }
 }
 
@@ -78,7 +120,8 @@ fn run(program: &Path, args: &[String], tool: &str) -> Result<String> {
     let output = run_tool(program, args, SAMPLE_TIMEOUT)?;
     if !output.success() {
         let said = output.stderr.lines().chain(output.stdout.lines()).find(|l| !l.trim().is_empty());
-        let reason = format!("exited with {:?}: {}", output.code, said.unwrap_or("no output").trim());
+        let status = output.code.map_or_else(|| "by a signal".to_owned(), |code| code.to_string());
+        let reason = format!("exited {status}: {}", said.unwrap_or("no output").trim());
         return Err(Error::tool_output(tool, 1, reason));
     }
     Ok(output.stdout)
@@ -201,7 +244,8 @@ impl UtilizationProbe for NpuSmiProbe {
             (true, false) => " and -t usages",
             (false, false) => ", -t common and -t usages",
         };
-        format!("npu-smi info{extra} ({})", self.program.display())
+        let notes = if self.notes.is_empty() { String::new() } else { format!("; {}", self.notes.join("; ")) };
+        format!("npu-smi info{extra} ({}){notes}", self.program.display())
     }
 
     fn devices(&self) -> Result<Vec<DeviceInfo>> {

@@ -112,3 +112,23 @@ fn a_usages_rate_that_is_not_a_number_stays_absent() {
     let samples = samples(&info, &[], &[usages]);
     assert_eq!(samples[0].mem_util_pct, None, "NA is unknown, not 0");
 }
+
+#[test]
+fn what_the_queries_left_out_becomes_notes() {
+    // NPU 0 answers with a rate of `NA` (the telegraf report, edited), NPU 1 and 2 fail.
+    let text =
+        fixture(USAGES_TELEGRAF).replace("HBM Bandwidth Usage Rate(%)    : 0", "HBM Bandwidth Usage Rate(%)    : NA");
+    let left_out = parse_usages(&text).unwrap().notes;
+    assert_eq!(left_out.len(), 1);
+    let mut notes = Vec::new();
+    let answered = answering(&[0, 1, 2], "-t usages", &mut notes, |npu| match npu {
+        0 => Ok(left_out.clone()),
+        _ => Err(Error::Unsupported(format!("no NPU {npu}\n{}", "x".repeat(300)))),
+    });
+    assert_eq!(answered, [0]);
+    assert_eq!(notes[0], format!("-t usages -i 0: {}", left_out[0]));
+    assert!(notes[0].contains("HBM Bandwidth Usage Rate(%)"), "{}", notes[0]);
+    assert!(notes[1].starts_with("-t usages did not answer for NPU 1, 2 (NPU 1: "), "{}", notes[1]);
+    assert!(notes[1].ends_with("…)") && notes[1].len() < 200, "long reasons are cut: {}", notes[1]);
+    assert!(!notes[1].contains('\n'));
+}
