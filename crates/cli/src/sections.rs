@@ -5,6 +5,7 @@
 //! is left out rather than printed empty.
 
 mod ascend;
+pub use ascend::AscendPrefetch;
 pub(crate) mod comm;
 mod counters;
 mod gaps;
@@ -40,6 +41,8 @@ pub struct SectionContext<'a> {
     /// The artifact's path, when it came from a file (vendor-specific sections re-read
     /// columns the timeline does not keep).
     pub path: Option<&'a Path>,
+    /// The Ascend op checks, when they were started before the timeline was loaded.
+    pub ascend: &'a AscendPrefetch,
 }
 
 /// Every section that has something to say about `timeline`, in reading order.

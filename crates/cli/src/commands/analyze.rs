@@ -136,6 +136,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
             return outcome;
         }
     }
+    let ascend = sections::AscendPrefetch::start(args.path.as_deref());
     let loaded = match &args.path {
         Some(path) => {
             let _loading = progress::loading(path);
@@ -160,7 +161,8 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
             return Ok(ExitCode::SUCCESS);
         }
     };
-    let context = SectionContext { families: &families, summary: &summary, path: args.path.as_deref() };
+    let context =
+        SectionContext { families: &families, summary: &summary, path: args.path.as_deref(), ascend: &ascend };
     let sections = timeline.as_ref().map(|t| sections::all(t, &context)).unwrap_or_default();
     let written = outputs::write(&args.outputs, timeline.as_ref(), &summary, &sections)?;
     if args.json {

@@ -111,13 +111,19 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
     })?;
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
     capturing.finish();
+    let ascend = sections::AscendPrefetch::start(paths.first().map(PathBuf::as_path));
     let loading = progress::spinner("loading the capture".to_owned(), true);
     let timeline = tool.load(&paths).map_err(|e| e.to_string())?;
     loading.finish();
     let summary = summarize_kernels(&timeline, &families);
     let diagnosis = diagnose(&timeline, &summary);
     let deep_dive = deep_dive_suggestion(&summary, &args.command);
-    let context = SectionContext { families: &families, summary: &summary, path: paths.first().map(PathBuf::as_path) };
+    let context = SectionContext {
+        families: &families,
+        summary: &summary,
+        path: paths.first().map(PathBuf::as_path),
+        ascend: &ascend,
+    };
     let sections = sections::all(&timeline, &context);
     let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections)?;
     for line in written {

@@ -6,23 +6,58 @@
 
 use super::{Section, SectionContext};
 use prof_core::Timeline;
+use std::path::Path;
 
 /// The Ascend op checks, when the artifact is an Ascend profile.
 pub fn section(_timeline: &Timeline, context: &SectionContext) -> Option<Section> {
     #[cfg(feature = "ascend")]
     {
-        enabled::section(context)
+        match context.ascend.take() {
+            Some(prefetched) => prefetched,
+            None => enabled::section(context.path),
+        }
     }
     #[cfg(not(feature = "ascend"))]
     {
-        let _ = context;
+        let _ = context.ascend;
         None
+    }
+}
+
+/// The Ascend op checks computed on their own thread from the moment the artifact's path is
+/// known: they re-read the op table, so on a multi-GB export that read overlaps the timeline's
+/// load instead of following it. Not started, the section is computed in line.
+#[derive(Default)]
+pub struct AscendPrefetch {
+    #[cfg(feature = "ascend")]
+    running: std::sync::Mutex<Option<std::thread::JoinHandle<Option<Section>>>>,
+}
+
+impl AscendPrefetch {
+    /// Starts the checks of `path` when it is an Ascend profile; otherwise nothing.
+    pub fn start(path: Option<&Path>) -> Self {
+        #[cfg(feature = "ascend")]
+        if let Some(path) = path.filter(|p| enabled::is_ascend(p)) {
+            let path = path.to_owned();
+            let handle = std::thread::spawn(move || enabled::section(Some(&path)));
+            return Self { running: std::sync::Mutex::new(Some(handle)) };
+        }
+        let _ = path;
+        Self::default()
+    }
+
+    /// The section computed on the thread, once; `None` when none was started.
+    #[cfg(feature = "ascend")]
+    fn take(&self) -> Option<Option<Section>> {
+        let handle = self.running.lock().ok()?.take()?;
+        // A panic on the thread is a bug; compute in line instead (it will show the same).
+        handle.join().ok()
     }
 }
 
 #[cfg(feature = "ascend")]
 mod enabled {
-    use super::{Section, SectionContext};
+    use super::Section;
     use crate::render::{ellipsize, human_ns, table};
     use prof_backend_ascend::ascend_analysis::{analyze, AscendReport};
     use prof_backend_ascend::importers::OpTableImporter;
@@ -36,7 +71,7 @@ mod enabled {
     const NAME_WIDTH: usize = 36;
 
     /// True when `path` is something the Ascend analyses read (or can say they skip).
-    fn is_ascend(path: &Path) -> bool {
+    pub(super) fn is_ascend(path: &Path) -> bool {
         if path.is_dir() {
             return ProfileFiles::find(path).is_ok();
         }
@@ -46,8 +81,8 @@ mod enabled {
             || (name.starts_with("msprof") && name.ends_with(".json"))
     }
 
-    pub(super) fn section(context: &SectionContext) -> Option<Section> {
-        let path = context.path.filter(|p| is_ascend(p))?;
+    pub(super) fn section(path: Option<&Path>) -> Option<Section> {
+        let path = path.filter(|p| is_ascend(p))?;
         let (text, json) = match analyze(path) {
             Ok(Ok(report)) => (render(&report), serde_json::to_value(&report).ok()?),
             Ok(Err(skipped)) => (format!("skipped: {skipped}\n"), serde_json::json!({ "skipped": skipped })),

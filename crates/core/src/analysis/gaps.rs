@@ -297,10 +297,19 @@ impl Context<'_> {
         if !by_start.is_sorted_by_key(|&i| ops[i].start_ns) {
             by_start.sort_by_key(|&i| ops[i].start_ns);
         }
-        let mut by_end = by_start.clone();
-        if !by_end.is_sorted_by_key(|&i| ops[i].end_ns()) {
-            by_end.sort_by_key(|&i| ops[i].end_ns());
-        }
+        // By end, for the op before each listed gap (not needed for totals alone); sorted as
+        // (end, index) pairs, which keeps the sort off the ops themselves.
+        let by_end: Vec<usize> = if listed == 0 {
+            Vec::new()
+        } else {
+            // (end, position by start): ties keep the start order.
+            let mut ends: Vec<(u64, usize)> =
+                by_start.iter().enumerate().map(|(position, &i)| (ops[i].end_ns(), position)).collect();
+            if !ends.is_sorted() {
+                ends.sort_unstable();
+            }
+            ends.into_iter().map(|(_, position)| by_start[position]).collect()
+        };
         let (first, last) = busy.bounds().unwrap_or((0, 0));
         let mut buckets: Vec<GapBucket> =
             BUCKET_LABELS.iter().map(|&label| GapBucket { label, count: 0, total_ns: 0 }).collect();
@@ -320,7 +329,7 @@ impl Context<'_> {
                 next_end += 1;
             }
             let after = by_start[next_start.min(by_start.len() - 1)];
-            let before = by_end[next_end.min(by_end.len() - 1)];
+            let before = by_end.get(next_end.min(by_end.len().saturating_sub(1))).copied().unwrap_or(after);
             let launch = ops[after].correlation.and_then(|c| self.launches.get(&c)).map(|s| s.start_ns);
             let launch = launch.filter(|&l| l <= end && end - l <= MAX_PLAUSIBLE_DELAY_NS);
             let cause = match launch {
