@@ -79,6 +79,14 @@ doc = json.load(gzip.open(sys.argv[1]))
 doc["traceEvents"] = doc["traceEvents"][:40]
 json.dump(doc, open(sys.argv[2], "w"), indent=1)
 PY
+# The H200 NCCL one-rank trace: its kernels carrying "Collective name" and the first 40 events.
+python3 - "$fx/nvidia/h200-nccl/nccl-one-rank.json" "$here/corpus/torch_trace/h200-nccl.collectives.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+events = doc["traceEvents"]
+doc["traceEvents"] = events[:40] + [e for e in events if "Collective name" in e.get("args", {})]
+json.dump(doc, open(sys.argv[2], "w"), indent=1)
+PY
 # The Ascend traces: the CANN 8 msprof export whole (25 KB); of the two larger ones every "M"
 # (process/thread name) event and the first 40 "X" and 10 "s" + 10 "f" (flow) events, in file order.
 mkdir -p "$here/corpus/ascend_trace_json"
