@@ -199,6 +199,27 @@ fn an_init_error_falls_back_to_sysfs_with_the_library_status_string() {
 }
 
 #[test]
+fn a_hung_rsmi_init_times_out_and_falls_back_to_sysfs() {
+    // The fake's rsmi_init sleeps 30 s; prof waits 300 ms for it, then samples sysfs.
+    let library = fake_library(&[]);
+    let sysfs = scratch_dir("rsmi-init-hang");
+    let device = sysfs.join("card0/device");
+    std::fs::create_dir_all(&device).unwrap();
+    std::fs::write(device.join("gpu_busy_percent"), "100\n").unwrap();
+    let started = std::time::Instant::now();
+    let env = [("FAKE_RSMI_INIT_SLEEP_S", "30"), ("PROF_RSMI_INIT_TIMEOUT_MS", "300")];
+    let doc = util_json(&library, &sysfs, "/usr/bin:/bin", &env);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
+    let source = doc["source"].as_str().unwrap();
+    assert!(source.starts_with("amdgpu sysfs ("), "{source}");
+    let note = format!(
+        "ROCm SMI library not used: ROCm SMI library {}: rsmi_init did not return within 300 ms",
+        library.display()
+    );
+    assert!(source.contains(&note) && source.contains("PROF_RSMI_INIT_TIMEOUT_MS"), "{source}");
+}
+
+#[test]
 fn no_probe_at_all_gives_every_reason() {
     let library = fake_library(&[]);
     let sysfs = scratch_dir("rsmi-nothing");

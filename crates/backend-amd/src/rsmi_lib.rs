@@ -56,9 +56,38 @@ pub fn choose_library(paths: &SearchPaths) -> LibraryChoice {
     }
 }
 
-/// Opens the ROCm SMI probe on the library [`choose_library`] picks.
+/// How long loading and initialising the library may take before prof gives up on it.
+pub const INIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// Overrides [`INIT_TIMEOUT`], in milliseconds (a node whose driver is slow to answer).
+pub const INIT_TIMEOUT_ENV: &str = "PROF_RSMI_INIT_TIMEOUT_MS";
+
+/// Opens the ROCm SMI probe on the library [`choose_library`] picks, giving up after
+/// [`INIT_TIMEOUT`]: `rsmi_init` talks to the driver and can hang on a wedged GPU. A call that
+/// does not return is left on its own thread (a library call cannot be interrupted), and the
+/// caller falls back to the next probe with the reason.
 pub fn open(paths: &SearchPaths) -> std::result::Result<RsmiProbe, String> {
-    RsmiProbe::open(&choose_library(paths).library())
+    let library = choose_library(paths).library();
+    let timeout = std::env::var(INIT_TIMEOUT_ENV)
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .map_or(INIT_TIMEOUT, std::time::Duration::from_millis);
+    let (send, receive) = std::sync::mpsc::channel();
+    let opening = library.clone();
+    let spawned = std::thread::Builder::new().name("rsmi-init".to_owned()).spawn(move || {
+        // The receiver is gone after a timeout: the probe is then dropped (shut down) here.
+        let _ = send.send(RsmiProbe::open(&opening));
+    });
+    if let Err(e) = spawned {
+        return Err(format!("cannot start a thread to open the ROCm SMI library: {e}"));
+    }
+    receive.recv_timeout(timeout).unwrap_or_else(|_| {
+        Err(format!(
+            "ROCm SMI library {}: rsmi_init did not return within {} ms (a hung driver or GPU?); set {INIT_TIMEOUT_ENV} \
+             to wait longer",
+            std::path::Path::new(&library).display(),
+            timeout.as_millis()
+        ))
+    })
 }
 
 /// Detection's row for `librocm_smi64`: the file search of [`tools::locate`], then, when there

@@ -26,6 +26,7 @@
  * -DFAKE_OMIT_BUSY leaves out rsmi_dev_busy_percent_get (a library missing a symbol).
  * Environment, read at call time:
  *   FAKE_RSMI_INIT_STATUS=N        rsmi_init returns N
+ *   FAKE_RSMI_INIT_SLEEP_S=N       rsmi_init sleeps N seconds first (a hung driver)
  *   FAKE_RSMI_UNSUPPORTED=<name>   that entry point returns RSMI_STATUS_NOT_SUPPORTED (2)
  */
 #include <stdbool.h>
@@ -33,6 +34,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef uint32_t rsmi_status_t;
 #define RSMI_STATUS_SUCCESS 0u
@@ -84,6 +86,8 @@ static int unsupported(const char *function) {
 
 rsmi_status_t rsmi_init(uint64_t flags) {
     (void)flags;
+    const char *sleep_s = getenv("FAKE_RSMI_INIT_SLEEP_S");
+    if (sleep_s != NULL) sleep((unsigned)strtoul(sleep_s, NULL, 10));
     const char *status = getenv("FAKE_RSMI_INIT_STATUS");
     return status != NULL ? (rsmi_status_t)strtoul(status, NULL, 10) : RSMI_STATUS_SUCCESS;
 }
