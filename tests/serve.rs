@@ -293,6 +293,62 @@ fn an_error_in_the_log_of_a_live_server_stops_it_early() {
 }
 
 #[test]
+fn a_harmless_not_found_warning_at_start_does_not_stop_a_healthy_server() {
+    let dir = scratch("serve-warning");
+    let out_dir = dir.join("out");
+    let port = free_port();
+    let say = "Warning: flash_attn not found, using the SDPA fallback";
+    let server = format!("python3 {} --port {port} --delay 0.5 --say '{say}'", script("healthy.py"));
+    let health = format!("http://127.0.0.1:{port}/health");
+    let endpoint = format!("http://127.0.0.1:{port}/generate");
+    let (out, _) = serve(&[
+        "--server",
+        &server,
+        "--health",
+        &health,
+        "--endpoint",
+        &endpoint,
+        "--requests",
+        "3",
+        "--window",
+        "20s",
+        "--warmup-requests",
+        "1",
+        "--tool",
+        "none",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--yes",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_group_gone(logged_pgid(&out_dir.join("server.log")));
+
+    // The same line on a server that never becomes healthy is quoted in the time-out.
+    let port = free_port();
+    let server = format!("python3 {} --port {port} --say '{say}'", script("never_healthy.py"));
+    let health = format!("http://127.0.0.1:{port}/health");
+    let out_dir = dir.join("out-never");
+    let (out, _) = serve(&[
+        "--server",
+        &server,
+        "--health",
+        &health,
+        "--ready-timeout",
+        "3s",
+        "--tool",
+        "none",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--yes",
+    ]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("did not become healthy within 3 s"), "{err}");
+    assert!(err.contains("at start-up, matched `not found`") && err.contains(say), "{err}");
+    assert_group_gone(logged_pgid(&out_dir.join("server.log")));
+}
+
+#[test]
 fn a_server_that_never_becomes_healthy_times_out_and_its_group_is_stopped() {
     let dir = scratch("serve-never-healthy");
     let out_dir = dir.join("out");

@@ -4,8 +4,10 @@
 //! Two pattern sets: [`FATAL_PATTERNS`] mean the server is broken whenever they appear
 //! (a Python traceback, out of memory, a CUDA error, the port taken); [`EARLY_PATTERNS`]
 //! add the looser signs of a bad start (a missing model file, a bad flag) that are only
-//! trusted in the first seconds, before any request could have printed a harmless
-//! "not found". Matching is case-insensitive. [`LogWatch`] reads only what was appended
+//! looked for in the first seconds, and even then are only a suspicion: `prof serve` stops a
+//! server for one only when it dies, and otherwise quotes the line if the server later fails
+//! (servers print harmless "… not found, using the fallback" warnings). Matching is
+//! case-insensitive. [`LogWatch`] reads only what was appended
 //! since its last look, so polling a growing log stays cheap.
 //!
 //! ```
@@ -31,7 +33,7 @@ pub const FATAL_PATTERNS: &[&str] = &[
 ];
 
 /// Every fatal pattern plus the looser signs of a bad start (missing model or file, bad flag),
-/// trusted only in the first seconds of a server's life.
+/// looked for only in the first seconds of a server's life, and fatal only with its death.
 pub const EARLY_PATTERNS: &[&str] = &[
     "Traceback (most recent call last)",
     "out of memory",

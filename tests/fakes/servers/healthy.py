@@ -2,7 +2,8 @@
 """A model-server stand-in for prof serve's tests: becomes healthy after --delay seconds,
 answers GET/POST /generate (POST replies chunked, GET with Content-Length) after
 --latency seconds, and logs one `served /generate` line per answered request, so a test
-can compare prof's request count with the server's own."""
+can compare prof's request count with the server's own. --say prints a line at start (a
+warning a real server prints, such as an optional library not found)."""
 import argparse
 import http.server
 import os
@@ -13,9 +14,12 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, required=True)
 parser.add_argument("--delay", type=float, default=0.0)
 parser.add_argument("--latency", type=float, default=0.0)
+parser.add_argument("--say", default=None)
 args = parser.parse_args()
 
 print(f"pid={os.getpid()} pgid={os.getpgid(0)}", file=sys.stderr, flush=True)
+if args.say:
+    print(args.say, file=sys.stderr, flush=True)
 time.sleep(args.delay)
 
 

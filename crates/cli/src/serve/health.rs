@@ -40,6 +40,17 @@ fn log_error(server: &Supervised, found: &LogError, when: &str) -> SessionFailur
     ))
 }
 
+/// `failure` with the start-up's suspect log line added, unless it quotes a log line already.
+fn with_suspect(mut failure: SessionFailure, suspect: Option<&LogError>) -> SessionFailure {
+    if let Some(found) = suspect.filter(|_| failure.stopped_by.is_none() && !failure.message.contains("(log line")) {
+        failure.message.push_str(&format!(
+            "\n(log line {} at start-up, matched `{}`: {})",
+            found.line_number, found.pattern, found.line
+        ));
+    }
+    failure
+}
+
 /// Returns `Ok` when `server` is still up after `window` (zero: just a look); when it exited,
 /// the failure says how, with its log's error line and last lines. Sets `group_done` when
 /// the supervisor stopped the group (after the death, or on Ctrl-C).
@@ -75,39 +86,54 @@ pub async fn wait_ready(
     let started = Instant::now();
     let mut watch = LogWatch::new(&server.plan().log);
     let early = EARLY_CHECK.min(readiness.timeout);
+    // The first loose error sign of the start-up, quoted if the server later dies or never
+    // becomes healthy.
+    let mut suspect: Option<LogError> = None;
     while started.elapsed() < early {
         tokio::select! {
-            alive = check_alive(server, CHECK_SLICE, &mut watch, group_done) => alive?,
+            alive = check_alive(server, CHECK_SLICE, &mut watch, group_done) => alive.map_err(|e| with_suspect(e, suspect.as_ref()))?,
             signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the server's start-up")),
         }
         if let Some(found) = watch.poll(EARLY_PATTERNS).map_err(|e| SessionFailure::new(e.to_string()))? {
-            // A server that logged a fatal error usually exits right after: say how, when it does.
-            check_alive(server, DYING_GRACE, &mut watch, group_done).await?;
-            return Err(log_error(server, &found, "at start-up"));
+            // A server that logged an error usually exits right after: say how, when it does.
+            if let Err(died) = check_alive(server, DYING_GRACE, &mut watch, group_done).await {
+                return Err(with_suspect(died, Some(&found)));
+            }
+            if FATAL_PATTERNS.contains(&found.pattern) {
+                return Err(log_error(server, &found, "at start-up"));
+            }
+            // A loose sign ("not found", "error:") on a server that stays up is often a harmless
+            // warning (an optional kernel library missing): remembered, not fatal.
+            suspect.get_or_insert(found);
         }
     }
     let mut last = "no answer yet".to_owned();
     loop {
-        check_alive(server, Duration::ZERO, &mut watch, group_done).await?;
+        check_alive(server, Duration::ZERO, &mut watch, group_done)
+            .await
+            .map_err(|e| with_suspect(e, suspect.as_ref()))?;
         if let Some(found) = watch.poll(FATAL_PATTERNS).map_err(|e| SessionFailure::new(e.to_string()))? {
             return Err(log_error(server, &found, "before it became healthy"));
         }
         let remaining = readiness.timeout.saturating_sub(started.elapsed());
         if remaining.is_zero() {
-            return Err(SessionFailure::new(format!(
+            let failure = SessionFailure::new(format!(
                 "the server did not become healthy within {:.0} s (GET {}: {last}); last lines of {}:\n{}",
                 readiness.timeout.as_secs_f64(),
                 readiness.url.text,
                 server.plan().log.display(),
                 log_tail(&server.plan().log, 20)
-            )));
+            ));
+            return Err(with_suspect(failure, suspect.as_ref()));
         }
         // The process is watched while the request is in flight and during the pause, so a
         // death ends the wait at once, not at the next poll.
         let limit = HEALTH_REQUEST_LIMIT.min(remaining);
         let answer = tokio::select! {
             answer = http::send(&readiness.url, None, limit) => answer,
-            alive = check_alive(server, limit + CHECK_SLICE, &mut watch, group_done) => alive.map(|()| Err(last.clone()))?,
+            alive = check_alive(server, limit + CHECK_SLICE, &mut watch, group_done) => {
+                alive.map(|()| Err(last.clone())).map_err(|e| with_suspect(e, suspect.as_ref()))?
+            }
             signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the wait for health")),
         };
         match answer {
@@ -116,7 +142,9 @@ pub async fn wait_ready(
             Err(error) => last = error,
         }
         tokio::select! {
-            alive = check_alive(server, POLL_EVERY.min(remaining), &mut watch, group_done) => alive?,
+            alive = check_alive(server, POLL_EVERY.min(remaining), &mut watch, group_done) => {
+                alive.map_err(|e| with_suspect(e, suspect.as_ref()))?
+            }
             signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the wait for health")),
         }
     }
