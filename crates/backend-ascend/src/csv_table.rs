@@ -472,9 +472,13 @@ impl Splitter {
 
     /// [`Splitter::record`] compiled to count bits with the popcnt instruction (not in
     /// x86-64's baseline; without it every count is a dozen instructions).
+    ///
+    /// # Safety
+    /// The CPU must have popcnt. (An `unsafe fn`, not a safe `#[target_feature]` one, so the
+    /// crate still builds with Rust 1.85.)
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt")]
-    fn record_with_popcnt(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
+    unsafe fn record_with_popcnt(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
         self.split_record(input, start, eof)
     }
 
