@@ -65,3 +65,17 @@ fn summary_only_writes_the_html_summary_and_refuses_a_chrome_trace() {
     assert!(err.contains("--summary-only builds no timeline") && err.contains("trace.json"), "{err}");
     assert!(!trace.exists());
 }
+
+#[test]
+fn summary_only_of_an_nsys_export_reads_its_device_ops_and_matches_the_full_summary() {
+    // The loader's numbers on this export are checked against python's sqlite3 in
+    // crates/backend-nvidia/src/nsys_sqlite/tests.rs; --summary-only skips the runtime and NVTX
+    // tables yet must give the same summary, span included. Span (python sqlite3: min(start),
+    // max(end) over the kernel, memcpy, memset, runtime and kept NVTX rows): 385,852,675 −
+    // 70,778,248 = 315,074,427 ns; the device ops alone span 4,375,051.
+    let path = fixture_arg("nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite");
+    let fast = prof_json(&["analyze", "--summary-only", "--json", &path]);
+    let full = prof_json(&["analyze", "--json", &path]);
+    assert_eq!(fast["summary"], full["summary"]);
+    assert_eq!(fast["summary"]["span_ns"], 315_074_427);
+}

@@ -76,6 +76,46 @@ pub fn load(path: &Path) -> Result<Timeline> {
     Ok(timeline)
 }
 
+/// The device ops alone of the export at `path` (kernels, copies, sets; no runtime calls or
+/// NVTX ranges, often the larger half of an export): all a kernel summary needs, for
+/// `prof analyze --summary-only`. With them, the earliest start and latest end of the host
+/// spans [`load`] would read, computed inside SQLite, so the summary's span is the same.
+pub fn load_device_ops(path: &Path) -> Result<(Timeline, Option<(u64, u64)>)> {
+    let export = Export::open(path)?;
+    let mut timeline = Timeline::new(path.display().to_string());
+    let mut reader = activity::Reader::new(&export)?;
+    for table in [KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE] {
+        if export.has(table) {
+            reader.read(table, &mut timeline)?;
+        }
+    }
+    drop(reader);
+    let bounds = host_bounds(&export)?;
+    Ok((timeline, bounds))
+}
+
+/// `min(start)`, `max(end)` of the runtime calls and the NVTX ranges that [`load`] keeps.
+fn host_bounds(export: &Export) -> Result<Option<(u64, u64)>> {
+    let queries = [
+        (RUNTIME_TABLE, "SELECT min(start), max(\"end\") FROM CUPTI_ACTIVITY_KIND_RUNTIME"),
+        (
+            NVTX_TABLE,
+            "SELECT min(start), max(\"end\") FROM NVTX_EVENTS \
+             WHERE eventType IN (59, 60) AND \"end\" IS NOT NULL AND start >= 0",
+        ),
+    ];
+    let mut bounds: Option<(u64, u64)> = None;
+    for (table, sql) in queries.into_iter().filter(|(table, _)| export.has(table)) {
+        let fail = |e: rusqlite::Error| sql_error(&export.path, &format!("reading the time range of {table}"), &e);
+        let (lo, hi): (Option<i64>, Option<i64>) =
+            export.conn.query_row(sql, [], |row| Ok((row.get(0)?, row.get(1)?))).map_err(fail)?;
+        if let (Some(lo), Some(hi)) = (lo.and_then(|v| u64::try_from(v).ok()), hi.and_then(|v| u64::try_from(v).ok())) {
+            bounds = Some(bounds.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+        }
+    }
+    Ok(bounds)
+}
+
 /// The `META_DATA_EXPORT` facts of the export at `path`, after the same checks as [`load`].
 pub fn export_info(path: &Path) -> Result<ExportInfo> {
     Export::open(path).map(|export| export.info)

@@ -1,8 +1,9 @@
 //! `prof analyze --summary-only PATH`: only the ranked kernel and family tables (and, for an
 //! Ascend op table, the per-op-type totals), for very large inputs where the timeline
 //! analyses are not wanted. An Ascend `kernel_details.csv` / `op_summary_*.csv` is aggregated
-//! while it streams, without building the timeline; other formats are loaded as usual and
-//! summarised, skipping the diagnosis and the analysis sections.
+//! while it streams, without building the timeline; an nsys SQLite export is read for its
+//! device ops only; other formats are loaded as usual and summarised, skipping the diagnosis
+//! and the analysis sections.
 
 use super::analyze::{load_any, Loaded};
 use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
@@ -86,6 +87,19 @@ fn load(
                 .collect();
             return Ok((streamed.summary, Some(types)));
         }
+    }
+    #[cfg(feature = "nvidia")]
+    if prof_backend_nvidia::nsys_sqlite::is_nsys_export(path) {
+        // Kernels, copies and sets only: the runtime and NVTX tables add nothing to a summary.
+        let (timeline, host) = prof_backend_nvidia::nsys_sqlite::load_device_ops(path).map_err(|e| e.to_string())?;
+        let mut summary = summarize_kernels(&timeline, families);
+        // The span of the whole capture, host spans included, as the full load gives it.
+        let span = match (timeline.span_ns(), host) {
+            (Some((lo, hi)), Some((l, h))) => Some((lo.min(l), hi.max(h))),
+            (device, host) => device.or(host),
+        };
+        summary.span_ns = span.map_or(0, |(lo, hi)| hi - lo);
+        return Ok((summary, None));
     }
     match load_any(registry, path, families)? {
         Loaded::Timeline(timeline) => Ok((summarize_kernels(&timeline, families), None)),
