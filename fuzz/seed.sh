@@ -87,6 +87,32 @@ events = doc["traceEvents"]
 doc["traceEvents"] = events[:40] + [e for e in events if "Collective name" in e.get("args", {})]
 json.dump(doc, open(sys.argv[2], "w"), indent=1)
 PY
+# The nsys 2024.6.2 SQLite export (890 kB) made small: only the tables prof reads kept (their
+# schema and rows as recorded), the runtime calls cut to the first 20 and NVTX to the first 10
+# ranges, StringIds to the ids those rows use, then VACUUMed.
+mkdir -p "$here/corpus/nsys_sqlite"
+python3 - "$fx/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite" \
+    "$here/corpus/nsys_sqlite/learncuda.small.sqlite" <<'PY'
+import shutil, sqlite3, sys
+shutil.copyfile(sys.argv[1], sys.argv[2])
+c = sqlite3.connect(sys.argv[2])
+c.execute("DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid NOT IN (SELECT rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY start LIMIT 20)")
+c.execute("DELETE FROM NVTX_EVENTS WHERE rowid NOT IN (SELECT rowid FROM NVTX_EVENTS ORDER BY start LIMIT 10)")
+keep = {"META_DATA_EXPORT", "StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+        "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS"}
+tables = [t for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+for t in tables:
+    if t not in keep:
+        c.execute(f'DROP TABLE "{t}"')
+used = set()
+for sql in ["SELECT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL", "SELECT shortName FROM CUPTI_ACTIVITY_KIND_KERNEL",
+            "SELECT nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME", "SELECT textId FROM NVTX_EVENTS"]:
+    used.update(v for (v,) in c.execute(sql) if v is not None)
+c.execute("DELETE FROM StringIds WHERE id NOT IN (%s)" % ",".join(str(int(v)) for v in used))
+c.commit()
+c.execute("VACUUM")
+c.close()
+PY
 # The Ascend traces: the CANN 8 msprof export whole (25 KB); of the two larger ones every "M"
 # (process/thread name) event and the first 40 "X" and 10 "s" + 10 "f" (flow) events, in file order.
 mkdir -p "$here/corpus/ascend_trace_json"
