@@ -14,6 +14,7 @@ use crate::csv_table::CsvReader;
 use crate::error::AscendError;
 use crate::op_table::columns;
 use crate::task_type;
+use prof_core::analysis::intervals::SortedUnion;
 use prof_core::intern::FxHashMap;
 use prof_core::kernel_summary::{family_rows, rank_kernels, KernelAcc};
 use prof_core::{DeviceTime, Families, Interner, KernelRow, KernelSummary, NameId};
@@ -50,13 +51,11 @@ struct DeviceAcc {
     op_ns: u64,
     first_start: u64,
     last_end: u64,
-    busy: u64,
-    current: Option<(u64, u64)>,
+    /// The union of the op intervals (unknown once a start comes before the open span's).
+    union: SortedUnion,
     /// The merged intervals closed so far, kept by a later part of a file read in parts (the
     /// part before it may still reach into them).
     closed: Option<Vec<(u64, u64)>>,
-    /// A start came before the one of the span being merged: the busy time is unknown.
-    out_of_order: bool,
 }
 
 impl DeviceAcc {
@@ -75,21 +74,14 @@ impl DeviceAcc {
     }
 
     fn merge(&mut self, start: u64, end: u64) {
-        self.current = match self.current {
-            Some((lo, _)) if start < lo => {
-                self.out_of_order = true;
-                self.current
-            }
-            Some((lo, hi)) if start <= hi => Some((lo, hi.max(end))),
-            Some((lo, hi)) => {
-                self.busy += hi - lo;
-                if let Some(closed) = &mut self.closed {
-                    closed.push((lo, hi));
-                }
-                Some((start, end))
-            }
-            None => Some((start, end)),
-        };
+        if let (Some(span), Some(closed)) = (self.union.add_closing(start, end), &mut self.closed) {
+            closed.push(span);
+        }
+    }
+
+    /// Whether the busy time is unknown (rows out of start order).
+    fn out_of_order(&self) -> bool {
+        self.union.total_ns().is_none()
     }
 
     /// Adds the ops of the same device from the part of the file right after this one.
@@ -104,25 +96,18 @@ impl DeviceAcc {
         self.ops += later.ops;
         self.op_ns = self.op_ns.saturating_add(later.op_ns);
         self.last_end = self.last_end.max(later.last_end);
-        self.out_of_order |= later.out_of_order;
-        for (lo, hi) in later.closed.unwrap_or_default().into_iter().chain(later.current) {
+        if later.out_of_order() {
+            self.union.mark_out_of_order();
+        }
+        let open = later.union.open_span();
+        for (lo, hi) in later.closed.unwrap_or_default().into_iter().chain(open) {
             self.merge(lo, hi);
         }
     }
 
     fn finish(self, device: u32) -> DeviceTime {
-        let busy = self.busy + self.current.map_or(0, |(lo, hi)| hi - lo);
-        let wall = self.last_end.saturating_sub(self.first_start);
-        DeviceTime {
-            device,
-            ops: self.ops,
-            op_ns: self.op_ns,
-            busy_ns: busy,
-            first_start_ns: self.first_start,
-            last_end_ns: self.last_end,
-            wall_ns: wall,
-            busy_pct: if wall == 0 { 100.0 } else { busy as f64 * 100.0 / wall as f64 },
-        }
+        let busy = self.union.total_ns().unwrap_or(0);
+        DeviceTime::from_totals(device, self.ops, self.op_ns, busy, self.first_start, self.last_end)
     }
 }
 
@@ -343,7 +328,7 @@ fn finish(p: Partial, path: &Path, families: &Families) -> Result<OpTableSummary
         })
         .collect();
     op_types.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.op_type.cmp(&b.op_type)));
-    if p.devices.iter().any(|(_, d)| d.out_of_order) {
+    if p.devices.iter().any(|(_, d)| d.out_of_order()) {
         // Rows out of start order (not what the exporters write): the busy time needs every
         // interval, so take the summary of the loaded timeline.
         let timeline = crate::op_table::load(path)?;

@@ -76,6 +76,15 @@ pub struct DeviceTime {
     pub busy_pct: f64,
 }
 
+impl DeviceTime {
+    /// The row of `device` from its totals: the wall time and busy share follow from them.
+    pub fn from_totals(device: u32, ops: u64, op_ns: u64, busy_ns: u64, first_start_ns: u64, last_end_ns: u64) -> Self {
+        let wall_ns = last_end_ns.saturating_sub(first_start_ns);
+        let busy_pct = if wall_ns == 0 { 100.0 } else { busy_ns as f64 * 100.0 / wall_ns as f64 };
+        Self { device, ops, op_ns, busy_ns, first_start_ns, last_end_ns, wall_ns, busy_pct }
+    }
+}
+
 /// The ranked summary of a timeline (`prof breakdown --json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KernelSummary {
@@ -268,19 +277,7 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
         on_the_fly
             .into_iter()
             .map(|(device, (ops, op_ns, first_start, last_end, union))| {
-                let busy = union.total_ns().unwrap_or(0);
-                let wall = last_end.saturating_sub(first_start);
-                let busy_pct = if wall == 0 { 100.0 } else { busy as f64 * 100.0 / wall as f64 };
-                DeviceTime {
-                    device,
-                    ops,
-                    op_ns,
-                    busy_ns: busy,
-                    first_start_ns: first_start,
-                    last_end_ns: last_end,
-                    wall_ns: wall,
-                    busy_pct,
-                }
+                DeviceTime::from_totals(device, ops, op_ns, union.total_ns().unwrap_or(0), first_start, last_end)
             })
             .collect()
     } else {
@@ -309,36 +306,16 @@ fn device_time(device: u32, mut spans: Vec<(u64, u64)>) -> DeviceTime {
         spans.sort_unstable();
     }
     let op_ns = spans.iter().fold(0u64, |sum, (s, e)| sum.saturating_add(e - s));
-    let mut busy = 0u64;
-    let mut current: Option<(u64, u64)> = None;
+    let mut union = SortedUnion::default();
     let mut last_end = 0u64;
     for &(start, end) in &spans {
         last_end = last_end.max(end);
-        current = match current {
-            Some((lo, hi)) if start <= hi => Some((lo, hi.max(end))),
-            Some((lo, hi)) => {
-                busy += hi - lo;
-                Some((start, end))
-            }
-            None => Some((start, end)),
-        };
-    }
-    if let Some((lo, hi)) = current {
-        busy += hi - lo;
+        union.add(start, end);
     }
     let first_start = spans.first().map_or(0, |s| s.0);
-    let wall = last_end.saturating_sub(first_start);
-    let busy_pct = if wall == 0 { 100.0 } else { busy as f64 * 100.0 / wall as f64 };
-    DeviceTime {
-        device,
-        ops: spans.len() as u64,
-        op_ns,
-        busy_ns: busy,
-        first_start_ns: first_start,
-        last_end_ns: last_end,
-        wall_ns: wall,
-        busy_pct,
-    }
+    // Sorted, so the union is known.
+    let busy = union.total_ns().unwrap_or(0);
+    DeviceTime::from_totals(device, spans.len() as u64, op_ns, busy, first_start, last_end)
 }
 
 #[cfg(test)]

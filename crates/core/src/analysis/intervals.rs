@@ -107,9 +107,16 @@ pub struct SortedUnion {
 impl SortedUnion {
     /// Adds `[start, end)` (an empty span is ignored, as [`IntervalSet::from_unsorted`] does).
     pub fn add(&mut self, start: u64, end: u64) {
+        self.add_closing(start, end);
+    }
+
+    /// [`SortedUnion::add`], returning the merged span that `[start, end)` closed (it starts
+    /// past that span's end), for a caller that keeps the merged spans.
+    pub fn add_closing(&mut self, start: u64, end: u64) -> Option<(u64, u64)> {
         if end <= start {
-            return;
+            return None;
         }
+        let mut closed = None;
         self.current = match self.current {
             Some((lo, _)) if start < lo => {
                 self.out_of_order = true;
@@ -118,10 +125,23 @@ impl SortedUnion {
             Some((lo, hi)) if start <= hi => Some((lo, hi.max(end))),
             Some((lo, hi)) => {
                 self.closed_ns += hi - lo;
+                closed = Some((lo, hi));
                 Some((start, end))
             }
             None => Some((start, end)),
         };
+        closed
+    }
+
+    /// The merged span still open (the latest), if any.
+    pub fn open_span(&self) -> Option<(u64, u64)> {
+        self.current
+    }
+
+    /// Makes the covered time unknown: spans out of order came in where this union did not see
+    /// them (another part of the same file).
+    pub fn mark_out_of_order(&mut self) {
+        self.out_of_order = true;
     }
 
     /// The covered time, ns, the same as [`IntervalSet::total_ns`] of the spans; `None` when a
@@ -154,8 +174,18 @@ mod tests {
             sorted.add(start, end);
         }
         assert_eq!(sorted.total_ns(), Some(35));
+        // The empty (50, 50) was ignored: [10, 40) is still open.
+        assert_eq!(sorted.open_span(), Some((10, 40)));
+        assert_eq!(sorted.add_closing(60, 70), Some((10, 40)));
+        assert_eq!(sorted.add_closing(65, 80), None);
+        assert_eq!(sorted.open_span(), Some((60, 80)));
+        assert_eq!(sorted.total_ns(), Some(55));
         sorted.add(1, 2);
         assert_eq!(sorted.total_ns(), None);
+        let mut marked = SortedUnion::default();
+        marked.add(0, 5);
+        marked.mark_out_of_order();
+        assert_eq!(marked.total_ns(), None);
         assert!(IntervalSet::default().is_empty());
         assert_eq!(IntervalSet::default().bounds(), None);
     }
