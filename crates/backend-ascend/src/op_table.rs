@@ -47,16 +47,17 @@ pub mod columns {
     pub const INPUT_SHAPES: &[&str] = &["Input Shapes"];
 }
 
-struct Layout {
-    name: usize,
-    start: usize,
-    duration: usize,
-    op_type: Option<usize>,
-    core: Option<usize>,
-    stream: Option<usize>,
-    device: Option<usize>,
-    block_dim: Option<usize>,
-    shapes: Option<usize>,
+/// Where an op table's columns are (the streaming summary reads the same ones).
+pub(crate) struct Layout {
+    pub(crate) name: usize,
+    pub(crate) start: usize,
+    pub(crate) duration: usize,
+    pub(crate) op_type: Option<usize>,
+    pub(crate) core: Option<usize>,
+    pub(crate) stream: Option<usize>,
+    pub(crate) device: Option<usize>,
+    pub(crate) block_dim: Option<usize>,
+    pub(crate) shapes: Option<usize>,
 }
 
 impl Layout {
@@ -66,7 +67,8 @@ impl Layout {
         optional.into_iter().flatten().chain([self.name, self.start, self.duration]).max().unwrap_or(0)
     }
 
-    fn of(table: &Header) -> Result<Self, AscendError> {
+    /// The columns of `table`: name, start and duration are required.
+    pub(crate) fn of(table: &Header) -> Result<Self, AscendError> {
         Ok(Self {
             name: table.require(columns::NAME)?,
             start: table.require(columns::START)?,

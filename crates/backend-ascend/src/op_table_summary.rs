@@ -12,7 +12,7 @@
 
 use crate::csv_table::CsvReader;
 use crate::error::AscendError;
-use crate::op_table::columns;
+use crate::op_table::Layout;
 use crate::task_type;
 use prof_core::analysis::intervals::SortedUnion;
 use prof_core::intern::FxHashMap;
@@ -111,16 +111,6 @@ impl DeviceAcc {
     }
 }
 
-/// The columns read.
-struct Layout {
-    name: usize,
-    start: usize,
-    duration: usize,
-    op_type: Option<usize>,
-    core: Option<usize>,
-    device: Option<usize>,
-}
-
 /// The totals of the rows of one part of the file (or all of it).
 #[derive(Default)]
 struct Partial {
@@ -185,15 +175,7 @@ const MAX_THREADS: usize = 8;
 /// error names the right line.
 pub fn summarize(path: &Path, families: &Families) -> Result<OpTableSummary, AscendError> {
     let reader = CsvReader::open(path)?;
-    let header = reader.header();
-    let layout = Layout {
-        name: header.require(columns::NAME)?,
-        start: header.require(columns::START)?,
-        duration: header.require(columns::DURATION)?,
-        op_type: header.column(columns::OP_TYPE),
-        core: header.column(columns::CORE),
-        device: header.column(columns::DEVICE),
-    };
+    let layout = Layout::of(reader.header())?;
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
     let partial = if threads > 1 && size >= PARALLEL_MIN_BYTES {
@@ -277,13 +259,13 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
         let op_type = row.get(layout.op_type);
         let end = start.saturating_add(dur);
         let name_id = p.names.intern(name);
-        let op_type = op_type.unwrap_or("N/A");
         if name_id.0 as usize == p.by_name.len() {
             let kind = task_type::op_kind(row.get(layout.core).unwrap_or(""), name);
-            let first_type = row.get(layout.op_type).map(|t| p.types.intern(t));
+            let first_type = op_type.map(|t| p.types.intern(t));
             p.by_name.push(KernelAcc::new(kind, first_type));
-            row_types.push(p.types.intern(op_type));
+            row_types.push(first_type.unwrap_or_else(|| p.types.intern("N/A")));
         }
+        let op_type = op_type.unwrap_or("N/A");
         p.by_name[name_id.0 as usize].add(dur);
         // The rows of a name nearly always share one type: compare with the last one's before hashing.
         let cached = &mut row_types[name_id.0 as usize];
@@ -405,7 +387,7 @@ mod tests {
         let size = std::fs::metadata(&path).expect("fixture exists").len();
         for threads in [2, 3, 7] {
             let first = CsvReader::open_with_buffer(&path, 4096).expect("fixture opens");
-            let layout = Layout { name: 4, start: 7, duration: 8, op_type: Some(5), core: Some(6), device: None };
+            let layout = Layout::of(first.header()).expect("an op table");
             let partial = in_parts(first, &layout, size, threads).expect("splits at line ends");
             assert_eq!(finish(partial, &path, &families).expect("finishes"), whole, "{threads} parts");
         }
