@@ -29,7 +29,7 @@ mod sniff;
 
 pub use sniff::{export_command, extension, SQLITE_MAGIC};
 
-use prof_core::{Error, Result, Timeline};
+use prof_core::{summarize_kernels, Error, Families, KernelSummary, Result, Timeline};
 use rusqlite::{Connection, OpenFlags};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -76,11 +76,11 @@ pub fn load(path: &Path) -> Result<Timeline> {
     Ok(timeline)
 }
 
-/// The device ops alone of the export at `path` (kernels, copies, sets; no runtime calls or
-/// NVTX ranges, often the larger half of an export): all a kernel summary needs, for
-/// `prof analyze --summary-only`. With them, the earliest start and latest end of the host
-/// spans [`load`] would read, computed inside SQLite, so the summary's span is the same.
-pub fn load_device_ops(path: &Path) -> Result<(Timeline, Option<(u64, u64)>)> {
+/// The kernel summary of the export at `path`, equal to [`summarize_kernels`] over [`load`]
+/// but reading only the device ops (kernels, copies, sets): the runtime calls and NVTX ranges,
+/// often the larger half of an export, are asked inside SQLite for their time range alone,
+/// which the summary's span needs. For `prof analyze --summary-only`.
+pub fn summarize_device_ops(path: &Path, families: &Families) -> Result<KernelSummary> {
     let export = Export::open(path)?;
     let mut timeline = Timeline::new(path.display().to_string());
     let mut reader = activity::Reader::new(&export)?;
@@ -90,8 +90,13 @@ pub fn load_device_ops(path: &Path) -> Result<(Timeline, Option<(u64, u64)>)> {
         }
     }
     drop(reader);
-    let bounds = host_bounds(&export)?;
-    Ok((timeline, bounds))
+    let mut summary = summarize_kernels(&timeline, families);
+    let span = match (timeline.span_ns(), host_bounds(&export)?) {
+        (Some((lo, hi)), Some((l, h))) => Some((lo.min(l), hi.max(h))),
+        (device, host) => device.or(host),
+    };
+    summary.span_ns = span.map_or(0, |(lo, hi)| hi - lo);
+    Ok(summary)
 }
 
 /// `min(start)`, `max(end)` of the runtime calls and the NVTX ranges that [`load`] keeps.

@@ -91,15 +91,8 @@ fn load(
     #[cfg(feature = "nvidia")]
     if prof_backend_nvidia::nsys_sqlite::is_nsys_export(path) {
         // Kernels, copies and sets only: the runtime and NVTX tables add nothing to a summary.
-        let (timeline, host) = prof_backend_nvidia::nsys_sqlite::load_device_ops(path).map_err(|e| e.to_string())?;
-        let mut summary = summarize_kernels(&timeline, families);
-        // The span of the whole capture, host spans included, as the full load gives it.
-        let span = match (timeline.span_ns(), host) {
-            (Some((lo, hi)), Some((l, h))) => Some((lo.min(l), hi.max(h))),
-            (device, host) => device.or(host),
-        };
-        summary.span_ns = span.map_or(0, |(lo, hi)| hi - lo);
-        return Ok((summary, None));
+        let summary = prof_backend_nvidia::nsys_sqlite::summarize_device_ops(path, families);
+        return summary.map(|s| (s, None)).map_err(|e| e.to_string());
     }
     match load_any(registry, path, families)? {
         Loaded::Timeline(timeline) => Ok((summarize_kernels(&timeline, families), None)),
