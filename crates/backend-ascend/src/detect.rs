@@ -6,7 +6,7 @@ use crate::npu_smi::{parse_info, NpuSmiInfo, INFO_TOOL};
 use crate::toolkit_info::parse_toolkit_info;
 use crate::tools::{find_toolkit_info, SearchPaths, DCMI_LIBRARY, DRIVER_INSTALL, MSPROF, NPU_SMI, TOOLKIT_INSTALL};
 use prof_core::tools::{find_library, find_program, library_version, run_tool};
-use prof_core::{Detection, DeviceInfo, ToolKind, ToolStatus};
+use prof_core::{Detection, ToolKind, ToolStatus};
 use std::path::Path;
 
 /// Detects the Ascend driver, devices and tools with the given search paths.
@@ -64,14 +64,7 @@ fn apply_info(detection: &mut Detection, info: &NpuSmiInfo) {
         if chip.health != "OK" {
             detection.problems.push(format!("npu-smi: NPU {} ({}) health is {}", chip.npu, chip.bus_id, chip.health));
         }
-        detection.devices.push(DeviceInfo {
-            index: chip.npu,
-            name: chip.name.clone(),
-            uuid: None,
-            bus_id: Some(chip.bus_id.clone()),
-            memory_total_mib: chip.device_memory_mib(),
-            architecture: None,
-        });
+        detection.devices.push(chip.device_info());
     }
 }
 

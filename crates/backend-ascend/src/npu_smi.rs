@@ -70,6 +70,18 @@ impl NpuChip {
     pub fn device_memory_mib(&self) -> Option<u64> {
         self.hbm_total_mib.or(self.memory_total_mib)
     }
+
+    /// The chip as `prof detect` and the utilization probe list it.
+    pub fn device_info(&self) -> prof_core::DeviceInfo {
+        prof_core::DeviceInfo {
+            index: self.npu,
+            name: self.name.clone(),
+            uuid: None,
+            bus_id: Some(self.bus_id.clone()),
+            memory_total_mib: self.device_memory_mib(),
+            architecture: None,
+        }
+    }
 }
 
 /// One row of the process table.

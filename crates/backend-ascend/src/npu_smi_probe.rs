@@ -50,7 +50,7 @@ impl NpuSmiProbe {
         if info.chips.is_empty() {
             return Err(Error::Unsupported(format!("{INFO_TOOL} listed no NPU")));
         }
-        let devices = info.chips.iter().map(device_info).collect();
+        let devices = info.chips.iter().map(NpuChip::device_info).collect();
         let mut npus: Vec<u32> = info.chips.iter().map(|c| c.npu).collect();
         npus.dedup();
         let mut notes = Vec::new();
@@ -102,17 +102,6 @@ fn short(text: &str) -> String {
     match line.char_indices().nth(NOTE_WIDTH) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line,
-    }
-}
-
-fn device_info(chip: &NpuChip) -> DeviceInfo {
-    DeviceInfo {
-        index: chip.npu,
-        name: chip.name.clone(),
-        uuid: None,
-        bus_id: Some(chip.bus_id.clone()),
-        memory_total_mib: chip.device_memory_mib(),
-        architecture: None,
     }
 }
 
