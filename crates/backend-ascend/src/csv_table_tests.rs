@@ -49,10 +49,22 @@ fn empty_file_is_an_error_and_header_only_is_empty() {
     assert!(parse("Name,Type\n").unwrap().is_empty());
 }
 
-/// Every row of `reader` as (line, fields).
+/// Every row of the file at `path`, streamed through a `capacity`-byte buffer, as (line, fields).
 fn streamed(path: &Path, capacity: usize) -> Result<Vec<(usize, Vec<String>)>, AscendError> {
+    streamed_fields(path, capacity, None)
+}
+
+/// [`streamed`], splitting only the fields `0..=last` when `last` is given.
+fn streamed_fields(
+    path: &Path,
+    capacity: usize,
+    last: Option<usize>,
+) -> Result<Vec<(usize, Vec<String>)>, AscendError> {
     let mut reader = CsvReader::open_with_buffer(path, capacity)?;
-    let columns = reader.header().names().len();
+    if let Some(last) = last {
+        reader.split_only_up_to(last);
+    }
+    let columns = last.map_or(reader.header().names().len(), |last| last + 1);
     let mut rows = Vec::new();
     while let Some(row) = reader.next_row()? {
         rows.push((row.line(), (0..columns).map(|c| row.field(c).unwrap_or("?").to_owned()).collect()));
@@ -121,13 +133,7 @@ fn streaming_errors_name_the_file_and_line() {
 }
 
 fn streamed_up_to(path: &Path, capacity: usize, last: usize) -> Result<Vec<(usize, Vec<String>)>, AscendError> {
-    let mut reader = CsvReader::open_with_buffer(path, capacity)?;
-    reader.split_only_up_to(last);
-    let mut rows = Vec::new();
-    while let Some(row) = reader.next_row()? {
-        rows.push((row.line(), (0..=last).map(|c| row.field(c).unwrap_or("?").to_owned()).collect()));
-    }
-    Ok(rows)
+    streamed_fields(path, capacity, Some(last))
 }
 
 #[test]
