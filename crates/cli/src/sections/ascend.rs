@@ -14,7 +14,7 @@ pub fn section(_timeline: &Timeline, context: &SectionContext) -> Option<Section
     {
         match context.ascend.take() {
             Some(prefetched) => prefetched,
-            None => enabled::section(context.path),
+            None => enabled::section(context.path.filter(|p| enabled::is_ascend(p))?),
         }
     }
     #[cfg(not(feature = "ascend"))]
@@ -39,7 +39,7 @@ impl AscendPrefetch {
         #[cfg(feature = "ascend")]
         if let Some(path) = path.filter(|p| enabled::is_ascend(p)) {
             let path = path.to_owned();
-            let handle = std::thread::spawn(move || enabled::section(Some(&path)));
+            let handle = std::thread::spawn(move || enabled::section(&path));
             return Self { running: std::sync::Mutex::new(Some(handle)) };
         }
         let _ = path;
@@ -81,8 +81,8 @@ mod enabled {
             || (name.starts_with("msprof") && name.ends_with(".json"))
     }
 
-    pub(super) fn section(path: Option<&Path>) -> Option<Section> {
-        let path = path.filter(|p| is_ascend(p))?;
+    /// The section of `path`, which [`is_ascend`] accepted.
+    pub(super) fn section(path: &Path) -> Option<Section> {
         let (text, json) = match analyze(path) {
             Ok(Ok(report)) => (render(&report), serde_json::to_value(&report).ok()?),
             Ok(Err(skipped)) => (format!("skipped: {skipped}\n"), serde_json::json!({ "skipped": skipped })),
