@@ -52,13 +52,15 @@ fn with_suspect(mut failure: SessionFailure, suspect: Option<&LogError>) -> Sess
 }
 
 /// Returns `Ok` when `server` is still up after `window` (zero: just a look); when it exited,
-/// the failure says how, with its log's error line and last lines. Sets `group_done` when
-/// the supervisor stopped the group (after the death, or on Ctrl-C).
+/// the failure says how, with its log's error line (else the start-up's `suspect` line) and
+/// last lines. Sets `group_done` when the supervisor stopped the group (after the death, or on
+/// Ctrl-C).
 pub async fn check_alive(
     server: &mut Supervised,
     window: Duration,
     watch: &mut LogWatch,
     group_done: &mut bool,
+    suspect: Option<&LogError>,
 ) -> Result<(), SessionFailure> {
     match server.wait_alive(window).await {
         Ok(()) => Ok(()),
@@ -70,7 +72,7 @@ pub async fn check_alive(
             *group_done = true;
             let cause = watch.poll_final(EARLY_PATTERNS).ok().flatten();
             let cause = cause.map(|c| format!("\n(log line {}: {})", c.line_number, c.line)).unwrap_or_default();
-            Err(SessionFailure::new(format!("{error}{cause}")))
+            Err(with_suspect(SessionFailure::new(format!("{error}{cause}")), suspect))
         }
     }
 }
@@ -91,14 +93,12 @@ pub async fn wait_ready(
     let mut suspect: Option<LogError> = None;
     while started.elapsed() < early {
         tokio::select! {
-            alive = check_alive(server, CHECK_SLICE, &mut watch, group_done) => alive.map_err(|e| with_suspect(e, suspect.as_ref()))?,
+            alive = check_alive(server, CHECK_SLICE, &mut watch, group_done, suspect.as_ref()) => alive?,
             signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the server's start-up")),
         }
         if let Some(found) = watch.poll(EARLY_PATTERNS).map_err(|e| SessionFailure::new(e.to_string()))? {
             // A server that logged an error usually exits right after: say how, when it does.
-            if let Err(died) = check_alive(server, DYING_GRACE, &mut watch, group_done).await {
-                return Err(with_suspect(died, Some(&found)));
-            }
+            check_alive(server, DYING_GRACE, &mut watch, group_done, Some(&found)).await?;
             if FATAL_PATTERNS.contains(&found.pattern) {
                 return Err(log_error(server, &found, "at start-up"));
             }
@@ -109,9 +109,7 @@ pub async fn wait_ready(
     }
     let mut last = "no answer yet".to_owned();
     loop {
-        check_alive(server, Duration::ZERO, &mut watch, group_done)
-            .await
-            .map_err(|e| with_suspect(e, suspect.as_ref()))?;
+        check_alive(server, Duration::ZERO, &mut watch, group_done, suspect.as_ref()).await?;
         if let Some(found) = watch.poll(FATAL_PATTERNS).map_err(|e| SessionFailure::new(e.to_string()))? {
             return Err(log_error(server, &found, "before it became healthy"));
         }
@@ -131,8 +129,8 @@ pub async fn wait_ready(
         let limit = HEALTH_REQUEST_LIMIT.min(remaining);
         let answer = tokio::select! {
             answer = http::send(&readiness.url, None, limit) => answer,
-            alive = check_alive(server, limit + CHECK_SLICE, &mut watch, group_done) => {
-                alive.map(|()| Err(last.clone())).map_err(|e| with_suspect(e, suspect.as_ref()))?
+            alive = check_alive(server, limit + CHECK_SLICE, &mut watch, group_done, suspect.as_ref()) => {
+                alive.map(|()| Err(last.clone()))?
             }
             signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the wait for health")),
         };
@@ -142,9 +140,7 @@ pub async fn wait_ready(
             Err(error) => last = error,
         }
         tokio::select! {
-            alive = check_alive(server, POLL_EVERY.min(remaining), &mut watch, group_done) => {
-                alive.map_err(|e| with_suspect(e, suspect.as_ref()))?
-            }
+            alive = check_alive(server, POLL_EVERY.min(remaining), &mut watch, group_done, suspect.as_ref()) => alive?,
             signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the wait for health")),
         }
     }
