@@ -167,7 +167,8 @@ impl BreakdownTool for CuptiTool {
             return true;
         }
         let mut magic = [0u8; 8];
-        std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == MAGIC
+        let head = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok();
+        head && (magic == MAGIC || (magic[..2] == cupti_trace::GZIP_MAGIC && cupti_trace::is_gzipped_trace(path)))
     }
 }
 

@@ -69,7 +69,7 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Timeline> {
     let mut timeline = Timeline::new(source);
     let mut partial = Vec::new();
     for (index, file) in files.iter().enumerate() {
-        let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+        let bytes = read_maybe_gzipped(file)?;
         let index = u32::try_from(index).map_err(|_| Error::Unsupported("too many CUPTI traces".to_owned()))?;
         let loaded = load_bytes(&bytes, file, index, &mut timeline)?;
         partial.extend(loaded.partial.map(|reason| format!("{}: {reason}", file.display())));
@@ -78,6 +78,41 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Timeline> {
         timeline.partial = Some(partial.join("; "));
     }
     Ok(timeline)
+}
+
+/// The gzip magic: a trace compressed with `gzip` (`.pcupti.gz`) is read through it.
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+/// A gzipped trace may not inflate beyond this many times its compressed size (plus 64 MiB):
+/// a bomb is refused instead of filling memory. Real traces compress 4–6×.
+const MAX_INFLATION: u64 = 64;
+
+/// The bytes of one trace file, inflated when it is gzipped.
+pub fn read_maybe_gzipped(file: &Path) -> Result<Vec<u8>> {
+    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    if !bytes.starts_with(&GZIP_MAGIC) {
+        return Ok(bytes);
+    }
+    let limit = (bytes.len() as u64).saturating_mul(MAX_INFLATION).saturating_add(64 << 20);
+    let mut out = Vec::new();
+    let mut reader = std::io::Read::take(flate2::read::MultiGzDecoder::new(bytes.as_slice()), limit + 1);
+    std::io::Read::read_to_end(&mut reader, &mut out)
+        .map_err(|e| Error::artifact(file, 0, format!("is gzipped but does not inflate: {e}")))?;
+    if out.len() as u64 > limit {
+        return Err(Error::artifact(
+            file,
+            0,
+            format!("inflates beyond {limit} bytes ({MAX_INFLATION}× its size): refused"),
+        ));
+    }
+    Ok(out)
+}
+
+/// True when `file` is a gzipped prof CUPTI trace (its inflated first bytes are the magic).
+pub fn is_gzipped_trace(file: &Path) -> bool {
+    let Ok(f) = std::fs::File::open(file) else { return false };
+    let mut head = [0u8; 8];
+    let mut decoder = flate2::read::MultiGzDecoder::new(std::io::Read::take(f, 1 << 16));
+    std::io::Read::read_exact(&mut decoder, &mut head).is_ok() && head == prof_cupti_format::MAGIC
 }
 
 /// What loading one file found besides its records.

@@ -5,7 +5,9 @@
 //! `--json` schema `prof.breakdown.v1`: `{"schema", "source", "partial": string|null,
 //! "summary": KernelSummary (kernels ranked by total time, families, devices), "diagnosis":
 //! DiagnosisReport, "artifacts": [string], "how_to_open": string|null, "deep_dive": string|null, "analyses": {section
-//! key: value} (timelines only; see `crate::sections`)}`.
+//! key: value} (timelines only; see `crate::sections`), "phases": PhaseView (timelines only; see
+//! `crate::phases_view`: the phases found and the window every other field describes, the
+//! steady state unless `--phase` says otherwise; added in 0.3.0)}`.
 
 use crate::render::{ellipsize, human_ns, table};
 use prof_core::diagnosis::DiagnosisReport;
@@ -44,6 +46,10 @@ pub struct BreakdownReport<'a> {
     /// summary-only artifacts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub analyses: Option<serde_json::Value>,
+    /// The phases of the run and the window the answers describe (see `crate::phases_view`);
+    /// absent for summary-only artifacts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases: Option<&'a crate::phases_view::PhaseView>,
 }
 
 impl<'a> BreakdownReport<'a> {
@@ -66,6 +72,7 @@ impl<'a> BreakdownReport<'a> {
             how_to_open,
             deep_dive,
             analyses: None,
+            phases: None,
         }
     }
 }

@@ -10,6 +10,7 @@ mod deep_dive_view;
 mod durations;
 mod html_report;
 mod outputs;
+mod phases_view;
 mod progress;
 mod registry;
 mod render;

@@ -341,6 +341,12 @@ fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &S
     let growing = growth >= REPREFILL_GROWTH_RATIO;
     let source = match &steps.source {
         StepSource::ProfilerSteps => "ProfilerStep annotations".to_owned(),
+        StepSource::RepeatingSequence { period_ops, layers_per_step: None } => {
+            format!("a repeating sequence of {period_ops} ops")
+        }
+        StepSource::RepeatingSequence { period_ops, layers_per_step: Some(layers) } => {
+            format!("{layers} repeats of a {period_ops}-op layer per step")
+        }
         StepSource::RepeatingKernel(name) => format!("launches of `{}`", short(name)),
     };
     let evidence = vec![

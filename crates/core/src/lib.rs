@@ -27,6 +27,7 @@ pub mod error;
 pub mod families;
 pub mod intern;
 pub mod kernel_summary;
+pub mod phases;
 pub mod probe;
 pub mod recorder;
 pub mod registry;

@@ -41,6 +41,11 @@ pub struct AnalyzeArgs {
     /// Print the `prof.breakdown.v1` JSON document instead of tables.
     #[arg(long)]
     json: bool,
+    /// Which part of the run the answers describe: `steady` (the repeating steps, after the
+    /// load and warm-up), `all`, `load`, `warmup`, `tail`, or `START..END` from the run's start
+    /// (`12s..20s`, `..500ms`).
+    #[arg(long, default_value = "steady", value_parser = crate::phases_view::parse_phase)]
+    phase: prof_core::phases::PhaseChoice,
     /// Only the kernel and family tables (and an Ascend op table's per-op-type totals): no
     /// diagnosis, no timeline analyses; an Ascend op table is aggregated while it streams,
     /// without building the timeline, for very large exports.
@@ -144,13 +149,14 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
         }
         None => Loaded::Timeline(load_embedded()?),
     };
-    let (timeline, summary, diagnosis) = match loaded {
+    let (timeline, summary, diagnosis, phases) = match loaded {
         Loaded::Timeline(timeline) => {
+            let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
             let summary = summarize_kernels(&timeline, &families);
             let diagnosis = diagnose(&timeline, &summary);
-            (Some(timeline), summary, diagnosis)
+            (Some(timeline), summary, diagnosis, Some(phases))
         }
-        Loaded::Summary(summary) => (None, summary, DiagnosisReport { findings: Vec::new(), steps: None }),
+        Loaded::Summary(summary) => (None, summary, DiagnosisReport { findings: Vec::new(), steps: None }, None),
         Loaded::Kernels(reports) => {
             let source = args.path.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
             if args.json {
@@ -170,8 +176,12 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
         let mut report =
             BreakdownReport::new(&summary, &diagnosis, artifacts, None, deep_dive_suggestion(&summary, &[]));
         report.analyses = timeline.as_ref().map(|_| sections::to_json(&sections));
+        report.phases = phases.as_ref();
         print_json(&report)?;
     } else {
+        if let Some(phases) = &phases {
+            print!("{}", crate::phases_view::render_text(phases));
+        }
         print!("{}", render_text(&summary, &diagnosis, args.top));
         print!("{}", sections::render_text(&sections));
         if let Some(next) = deep_dive_suggestion(&summary, &[]) {

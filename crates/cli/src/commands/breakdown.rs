@@ -50,6 +50,10 @@ pub struct BreakdownArgs {
     /// Print the `prof.breakdown.v1` JSON document instead of tables.
     #[arg(long)]
     json: bool,
+    /// Which part of the captured run the answers describe: `steady` (the repeating steps,
+    /// after the load and warm-up), `all`, `load`, `warmup`, `tail`, or `START..END`.
+    #[arg(long, default_value = "steady", value_parser = crate::phases_view::parse_phase)]
+    phase: prof_core::phases::PhaseChoice,
     /// Output files.
     #[command(flatten)]
     outputs: OutputArgs,
@@ -115,6 +119,7 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
     let loading = progress::spinner("loading the capture".to_owned(), true);
     let timeline = tool.load(&paths).map_err(|e| e.to_string())?;
     loading.finish();
+    let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
     let summary = summarize_kernels(&timeline, &families);
     let diagnosis = diagnose(&timeline, &summary);
     let deep_dive = deep_dive_suggestion(&summary, &args.command);
@@ -133,8 +138,10 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
         let artifacts = paths.iter().map(|p| p.display().to_string()).collect();
         let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, Some(&plan.how_to_open), deep_dive);
         report.analyses = Some(sections::to_json(&sections));
+        report.phases = Some(&phases);
         print_json(&report)?;
     } else {
+        print!("{}", crate::phases_view::render_text(&phases));
         print!("{}", render_text(&summary, &diagnosis, args.top));
         print!("{}", sections::render_text(&sections));
         for (path, size) in &captured.artifacts {

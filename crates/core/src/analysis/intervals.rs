@@ -56,6 +56,16 @@ impl IntervalSet {
         self.spans.is_empty()
     }
 
+    /// Covered time inside `[start, end)`, ns.
+    pub fn clipped_ns(&self, start: u64, end: u64) -> u64 {
+        let from = self.spans.partition_point(|&(_, e)| e <= start);
+        self.spans[from..]
+            .iter()
+            .take_while(|&&(s, _)| s < end)
+            .map(|&(s, e)| e.min(end).saturating_sub(s.max(start)))
+            .sum()
+    }
+
     /// Total covered time, ns.
     pub fn total_ns(&self) -> u64 {
         self.spans.iter().map(|&(start, end)| end - start).sum()

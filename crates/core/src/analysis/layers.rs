@@ -128,14 +128,50 @@ struct Region {
     covered_ns: u64,
 }
 
-/// The layers of `timeline`'s main stream, or `None` when no op pattern repeats.
-pub fn find_layers(timeline: &Timeline, families: &Families) -> Option<Layers> {
+/// The ops of the main stream (most ops) of the busiest device (most busy time; ties: lowest
+/// index), in start order, with that device and stream; `None` for a timeline without ops.
+pub fn main_stream_ops<'t>(timeline: &'t Timeline, families: &Families) -> Option<(u32, u64, Vec<&'t DeviceOp>)> {
     let devices = stream_roles(timeline, families);
     let busiest = devices.iter().max_by(|a, b| a.busy_ns.cmp(&b.busy_ns).then(b.device.cmp(&a.device)))?;
     let stream = busiest.main_stream()?;
     let mut ops: Vec<&DeviceOp> =
         timeline.ops.iter().filter(|op| op.device == busiest.device && op.stream == stream).collect();
     ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
+    Some((busiest.device, stream, ops))
+}
+
+/// The repeating structure of an op-name sequence: the winning period (by the rules above)
+/// and every region of it, in order, with the period of the pattern repeating inside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeats {
+    /// Ops in one repeat.
+    pub period: usize,
+    /// `(first op index, repeats)` of every region of that period, in order.
+    pub regions: Vec<(usize, usize)>,
+    /// The period of a shorter pattern repeating inside one repeat, if any.
+    pub inner_period: Option<usize>,
+}
+
+/// The repeating structure of `names` (durations weigh the regions), or `None`.
+pub fn repeats(names: &[NameId], durations: &[u64]) -> Option<Repeats> {
+    repeats_below(names, durations, usize::MAX)
+}
+
+/// [`repeats`] with periods shorter than `max_period` only (to look inside a repeat that
+/// holds the whole run twice, such as two `generate` calls).
+pub fn repeats_below(names: &[NameId], durations: &[u64], max_period: usize) -> Option<Repeats> {
+    let best = best_region_below(names, durations, max_period)?;
+    let prefix = prefix_sums(durations);
+    let regions = regions_of(names, &prefix, best.period).into_iter().map(|r| (r.start, r.repeats)).collect();
+    let first = &names[best.start..best.start + best.period];
+    let first_durations = &durations[best.start..best.start + best.period];
+    let inner_period = best_region(first, first_durations).map(|r| r.period).filter(|&p| p < best.period);
+    Some(Repeats { period: best.period, regions, inner_period })
+}
+
+/// The layers of `timeline`'s main stream, or `None` when no op pattern repeats.
+pub fn find_layers(timeline: &Timeline, families: &Families) -> Option<Layers> {
+    let (device, stream, ops) = main_stream_ops(timeline, families)?;
     let names: Vec<NameId> = ops.iter().map(|op| op.name).collect();
     let durations: Vec<u64> = ops.iter().map(|op| op.dur_ns).collect();
     let region = best_region(&names, &durations)?;
@@ -162,7 +198,7 @@ pub fn find_layers(timeline: &Timeline, families: &Families) -> Option<Layers> {
     });
     let profiler_steps = profiler_step_count(timeline);
     Some(Layers {
-        device: busiest.device,
+        device,
         stream,
         method: format!(
             "repeating op sequence: period {} ops, {} repeats (names recur every {} ops; \
@@ -226,17 +262,31 @@ fn candidate_periods(names: &[NameId]) -> Vec<usize> {
     candidates
 }
 
-/// The repeating region covering the most op time (smaller periods preferred within the slack).
-fn best_region(names: &[NameId], durations: &[u64]) -> Option<Region> {
+fn prefix_sums(durations: &[u64]) -> Vec<u64> {
     let mut prefix = Vec::with_capacity(durations.len() + 1);
     prefix.push(0u64);
     for &d in durations {
         prefix.push(prefix[prefix.len() - 1].saturating_add(d));
     }
+    prefix
+}
+
+/// The repeating region covering the most op time (smaller periods preferred within the slack).
+fn best_region(names: &[NameId], durations: &[u64]) -> Option<Region> {
+    best_region_below(names, durations, usize::MAX)
+}
+
+fn best_region_below(names: &[NameId], durations: &[u64], max_period: usize) -> Option<Region> {
+    let prefix = prefix_sums(durations);
     let mut best: Option<Region> = None;
     // Smallest period first, so a larger one must beat the smaller by more than the slack.
-    for period in candidate_periods(names) {
-        let Some(region) = best_region_of(names, &prefix, period) else { continue };
+    for period in candidate_periods(names).into_iter().filter(|&p| p < max_period) {
+        // The first of equally covering regions.
+        let regions = regions_of(names, &prefix, period);
+        let Some(region) = regions.iter().copied().reduce(|a, b| if b.covered_ns > a.covered_ns { b } else { a })
+        else {
+            continue;
+        };
         let better = match best {
             None => true,
             Some(b) => region.covered_ns as f64 > b.covered_ns as f64 * (1.0 + SMALLER_PERIOD_SLACK_PCT / 100.0),
@@ -248,14 +298,14 @@ fn best_region(names: &[NameId], durations: &[u64]) -> Option<Region> {
     best
 }
 
-/// The best repeating region of one period; `prefix` holds prefix sums of the durations.
-fn best_region_of(names: &[NameId], prefix: &[u64], period: usize) -> Option<Region> {
+/// Every repeating region of one period, in order; `prefix` holds prefix sums of the durations.
+fn regions_of(names: &[NameId], prefix: &[u64], period: usize) -> Vec<Region> {
     let n = names.len();
+    let mut regions = Vec::new();
     if n < period * MIN_REPEATS {
-        return None;
+        return regions;
     }
     let tolerated = ((period as f64 * MISMATCH_TOLERANCE) as usize).max(1);
-    let mut best: Option<Region> = None;
     let mut consider = |first: usize, last: usize| {
         // Matches at positions first..=last: ops first..last + period + 1 repeat.
         let repeats = (last + 1 - first + period) / period;
@@ -263,10 +313,7 @@ fn best_region_of(names: &[NameId], prefix: &[u64], period: usize) -> Option<Reg
             return;
         }
         let end = first + repeats * period;
-        let region = Region { start: first, period, repeats, covered_ns: prefix[end] - prefix[first] };
-        if best.is_none_or(|b| region.covered_ns > b.covered_ns) {
-            best = Some(region);
-        }
+        regions.push(Region { start: first, period, repeats, covered_ns: prefix[end] - prefix[first] });
     };
     // (first match, last match) of the region being grown, and mismatches since the last match.
     let mut open: Option<(usize, usize)> = None;
@@ -286,7 +333,7 @@ fn best_region_of(names: &[NameId], prefix: &[u64], period: usize) -> Option<Reg
     if let Some((first, last)) = open {
         consider(first, last);
     }
-    best
+    regions
 }
 
 #[cfg(test)]

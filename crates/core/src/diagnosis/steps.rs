@@ -1,6 +1,21 @@
 //! Step segmentation for the per-step diagnosis rules.
 //!
-//! Two sources, in this order:
+//! Three sources, in this order:
+//! 0. **A repeating op sequence** ([`sequence_steps`]): on the main stream (most ops) of the
+//!    device with the most ops, the repeating structure of op names
+//!    ([`repeats`](crate::analysis::layers::repeats), the rules of the layer analysis). Each
+//!    repeat of the winning period is a step, in every region of that period (a decode step
+//!    repeats as a whole, its transformer layers inside it; the prefill of a second `generate`
+//!    call breaks the region and belongs to no step). When the period has no inner repeat and
+//!    its regions are themselves regular (at least [`MIN_SEQUENCE_STEPS`] regions, at least
+//!    [`REGULAR_REGIONS_PCT`] % of them with the same repeat count, and their repeats holding at
+//!    least half of the ops from the first region to the last), the period is a layer and
+//!    each region plus the ops up to the next region is a step (the layers of a decode step
+//!    broken by the step's own prologue and epilogue). At least [`MIN_SEQUENCE_STEPS`] steps;
+//!    a winning period that repeats fewer times (a run of two `generate` calls repeats as a
+//!    whole) is looked inside: the best period below half of it is taken instead. Steps that
+//!    hold less than [`MIN_STEP_COVERAGE_PCT`] % of the main stream's ops from the first step
+//!    on are no steps (an expert loop that changes from token to token breaks the sequence).
 //! 1. **Profiler steps**: host annotations named `ProfilerStep#N` (torch.profiler writes
 //!    one per `prof.step()`). An op belongs to the step whose span holds its launch (the
 //!    host span with the op's correlation id), or its own start when it has no launch.
@@ -11,8 +26,9 @@
 //!    the one that runs first is the anchor; each launch of it starts a step, which lasts
 //!    until the next. Ops before the first anchor belong to no step.
 
+use crate::analysis::layers::{repeats, repeats_below};
 use crate::intern::{FxHashMap, NameId};
-use crate::timeline::{HostCategory, OpKind, Timeline};
+use crate::timeline::{DeviceOp, HostCategory, OpKind, Timeline};
 use serde::Serialize;
 
 /// A kernel must run at least this many times to mark steps.
@@ -21,10 +37,26 @@ pub const MIN_ANCHOR_CALLS: u64 = 3;
 /// The prefix of torch.profiler's step annotations.
 pub const PROFILER_STEP_PREFIX: &str = "ProfilerStep#";
 
+/// Fewest steps a repeating op sequence must give.
+pub const MIN_SEQUENCE_STEPS: usize = 3;
+/// Share (percent) of the main stream's ops from the first step on that the steps must hold.
+pub const MIN_STEP_COVERAGE_PCT: f64 = 50.0;
+/// Share of regions (percent) that must hold the same number of repeats for the regions to be
+/// the steps.
+pub const REGULAR_REGIONS_PCT: f64 = 70.0;
+
 /// Where the steps came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepSource {
+    /// Repeats of an op sequence of this many ops on the main stream (a step of repeated
+    /// layers when `layers_per_step` is set: the repeat found was a layer).
+    RepeatingSequence {
+        /// Ops in the repeating sequence.
+        period_ops: usize,
+        /// Layers per step, when each step is a region of repeated layers.
+        layers_per_step: Option<usize>,
+    },
     /// `ProfilerStep#N` host annotations.
     ProfilerSteps,
     /// Launches of this kernel start each step.
@@ -42,9 +74,150 @@ pub struct Steps {
     pub step_of: Vec<Option<usize>>,
 }
 
-/// Segments `timeline` into steps, or `None` when neither source finds any.
+/// Segments `timeline` into steps, or `None` when no source finds any.
 pub fn segment(timeline: &Timeline) -> Option<Steps> {
-    profiler_steps(timeline).or_else(|| repeating_kernel(timeline))
+    sequence_steps(timeline)
+        .map(|s| s.assign(timeline))
+        .or_else(|| profiler_steps(timeline))
+        .or_else(|| repeating_kernel(timeline))
+}
+
+/// Steps as device-time spans on the main stream, before ops are assigned to them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepSpans {
+    /// Where they came from.
+    pub source: StepSource,
+    /// `[start, end)` of each step, ns, in start order, not overlapping.
+    pub spans: Vec<(u64, u64)>,
+}
+
+impl StepSpans {
+    /// Each op of `timeline` in the step whose span holds its start.
+    pub fn assign(&self, timeline: &Timeline) -> Steps {
+        let step_of = timeline
+            .ops
+            .iter()
+            .map(|op| {
+                let index = self.spans.partition_point(|&(start, _)| start <= op.start_ns).checked_sub(1)?;
+                (op.start_ns < self.spans[index].1).then_some(index)
+            })
+            .collect();
+        Steps { source: self.source.clone(), count: self.spans.len(), step_of }
+    }
+}
+
+/// The main stream (most ops) of the device with the most ops, in start order.
+fn main_stream(timeline: &Timeline) -> Vec<&DeviceOp> {
+    let mut per_stream: FxHashMap<(u32, u64), usize> = FxHashMap::default();
+    let mut per_device: FxHashMap<u32, usize> = FxHashMap::default();
+    for op in &timeline.ops {
+        *per_stream.entry((op.device, op.stream)).or_default() += 1;
+        *per_device.entry(op.device).or_default() += 1;
+    }
+    let Some((device, _)) = per_device.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) else {
+        return Vec::new();
+    };
+    let Some(((_, stream), _)) =
+        per_stream.into_iter().filter(|((d, _), _)| *d == device).max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+    else {
+        return Vec::new();
+    };
+    let mut ops: Vec<&DeviceOp> = timeline.ops.iter().filter(|op| op.device == device && op.stream == stream).collect();
+    ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
+    ops
+}
+
+/// The steps of a repeating op sequence on the main stream (source 0 above), or `None`.
+pub fn sequence_steps(timeline: &Timeline) -> Option<StepSpans> {
+    let ops = main_stream(timeline);
+    let names: Vec<NameId> = ops.iter().map(|op| op.name).collect();
+    let durations: Vec<u64> = ops.iter().map(|op| op.dur_ns).collect();
+    let mut found = repeats(&names, &durations)?;
+    // A repeat that holds the run only a few times (two `generate` calls) is looked inside.
+    for _ in 0..3 {
+        let steps: usize = found.regions.iter().map(|&(_, r)| r).sum();
+        if steps >= MIN_SEQUENCE_STEPS {
+            break;
+        }
+        match repeats_below(&names, &durations, found.period / 2) {
+            Some(inner) => found = inner,
+            None => break,
+        }
+    }
+    let p = found.period;
+    let end_of = |from: usize, to: usize| ops[from..to].iter().map(|op| op.end_ns()).max().unwrap_or(0);
+    let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
+    for &(_, r) in &found.regions {
+        *counts.entry(r).or_default() += 1;
+    }
+    let (modal, modal_count) = counts.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).map(|(&r, &c)| (r, c))?;
+    // Regions that are steps hold most of each step: their layers, not a small pattern
+    // inside a step that mostly does something else.
+    let spread = match (found.regions.first(), found.regions.last()) {
+        (Some(&(first, _)), Some(&(last, r))) => last + r * p - first,
+        _ => 0,
+    };
+    let layered: usize = found.regions.iter().map(|&(_, r)| r * p).sum();
+    let regular = found.regions.len() >= MIN_SEQUENCE_STEPS
+        && modal_count as f64 * 100.0 >= REGULAR_REGIONS_PCT * found.regions.len() as f64
+        && layered * 2 >= spread;
+    let (spans, layers_per_step) = if found.inner_period.is_none() && regular {
+        // Each region of layers, with the ops up to the next region, is one step; the last
+        // step ends where its region ends plus the median gap that followed the others.
+        let starts: Vec<usize> = found.regions.iter().map(|&(s, _)| s).collect();
+        let mut tails: Vec<usize> =
+            found.regions.windows(2).map(|w| w[1].0.saturating_sub(w[0].0 + w[0].1 * p)).collect();
+        tails.sort_unstable();
+        let tail = tails.get(tails.len() / 2).copied().unwrap_or(0);
+        let spans = found
+            .regions
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, r))| {
+                let end = match starts.get(i + 1) {
+                    Some(&next) => ops[next].start_ns,
+                    None => end_of(s, (s + r * p + tail).min(ops.len())),
+                };
+                (ops[s].start_ns, end)
+            })
+            .collect();
+        (spans, Some(modal))
+    } else {
+        let mut spans = Vec::new();
+        for &(s, r) in &found.regions {
+            for k in 0..r {
+                let (from, to) = (s + k * p, s + (k + 1) * p);
+                let end = if k + 1 < r { ops[to].start_ns } else { end_of(from, to) };
+                spans.push((ops[from].start_ns, end));
+            }
+        }
+        (spans, None)
+    };
+    let mut spans: Vec<(u64, u64)> = spans;
+    for i in 1..spans.len() {
+        if spans[i - 1].1 > spans[i].0 {
+            spans[i - 1].1 = spans[i].0;
+        }
+    }
+    spans.retain(|&(start, end)| end > start);
+    if spans.len() < MIN_SEQUENCE_STEPS {
+        return None;
+    }
+    // Steps that leave most of the run after them outside (an expert loop that changes from
+    // token to token breaks the sequence) do not describe the run.
+    let first = spans[0].0;
+    let after = ops.iter().filter(|op| op.start_ns >= first).count();
+    let inside = ops
+        .iter()
+        .filter(|op| {
+            let i = spans.partition_point(|&(s, _)| s <= op.start_ns);
+            i > 0 && op.start_ns < spans[i - 1].1
+        })
+        .count();
+    if (inside as f64) * 100.0 < MIN_STEP_COVERAGE_PCT * after as f64 {
+        return None;
+    }
+    Some(StepSpans { source: StepSource::RepeatingSequence { period_ops: p, layers_per_step }, spans })
 }
 
 /// How many profiler-step annotations (`ProfilerStep#N`) the timeline holds, `None` for none:
@@ -145,13 +318,57 @@ mod tests {
             op(&mut t, "attn", base + 40);
             op(&mut t, "topk", base + 50);
         }
+        // The whole step repeats: each repeat of the 6-op sequence is a step.
         let steps = segment(&t).unwrap();
+        assert_eq!(steps.source, StepSource::RepeatingSequence { period_ops: 6, layers_per_step: None });
+        assert_eq!(steps.count, 3);
+        assert_eq!(steps.step_of[0], None);
+        assert_eq!(steps.step_of[1], Some(0));
+        assert_eq!(steps.step_of[6], Some(0));
+        assert_eq!(steps.step_of[7], Some(1));
+        assert_eq!(steps.step_of[18], Some(2));
+        // The kernel rule alone anchors on the first once-per-step kernel.
+        let steps = repeating_kernel(&t).unwrap();
         assert_eq!(steps.source, StepSource::RepeatingKernel("attn".into()));
         assert_eq!(steps.count, 3);
         assert_eq!(steps.step_of[0], None);
         assert_eq!(steps.step_of[5], Some(0));
         assert_eq!(steps.step_of[6], Some(0));
         assert_eq!(steps.step_of[18], Some(2));
+    }
+
+    #[test]
+    fn steps_of_repeated_layers_split_at_the_step_prologue() {
+        // 4 decode steps: embed, 3 layers of (norm, gemv, act), then head and argmax; gemv
+        // and act change kernels from step to step (as split-k attention does with length),
+        // so whole steps do not repeat. The layers repeat in 4 regions of 3; each region with
+        // the ops up to the next is a step.
+        let mut t = Timeline::new("test");
+        let mut at = 0;
+        for step in 0..4 {
+            let (gemv, act) = (format!("gemv{step}"), format!("act{step}"));
+            let mut names = vec!["embed"];
+            for _ in 0..3 {
+                names.extend(["norm", gemv.as_str(), act.as_str()]);
+            }
+            names.extend(["head", "argmax"]);
+            for name in names {
+                op(&mut t, name, at);
+                at += 20;
+            }
+            at += 500;
+        }
+        let found = sequence_steps(&t).unwrap();
+        assert_eq!(found.source, StepSource::RepeatingSequence { period_ops: 3, layers_per_step: Some(3) });
+        assert_eq!(found.spans.len(), 4);
+        let steps = found.assign(&t);
+        // op 0 (embed of step 0) lies before the first region; op 12 (embed of step 1)
+        // belongs to step 0, which runs until the next region.
+        assert_eq!(steps.step_of[0], None);
+        assert_eq!(steps.step_of[1], Some(0));
+        assert_eq!(steps.step_of[10], Some(0));
+        assert_eq!(steps.step_of[13], Some(1));
+        assert_eq!(steps.step_of[4 * 12 - 1], Some(3), "the last step keeps its epilogue");
     }
 
     #[test]

@@ -1,0 +1,102 @@
+//! The phases of a run as every timeline verb shows them: one line per phase, the window the
+//! answers are taken on (`--phase`, steady state by default), and the JSON `phases` object.
+//!
+//! JSON (`phases`, added to `prof.breakdown.v1`, `prof.util.v1` and `prof.serve.v1`):
+//! `{"chosen": "steady"|"all"|"load"|"warm-up"|"tail"|"range", "window_ns": [start, end]|null
+//! (null: the whole run), "run_ns": [start, end], "steady_steps": n|null, "note": string|null,
+//! "phases": [{"kind", "start_ns", "end_ns", "offset_ns", "ops", "busy_pct", "marks"}]}`.
+
+use crate::render::human_ns;
+use prof_core::phases::{find_phases, PhaseChoice, PhaseKind, Phases};
+use prof_core::Timeline;
+use serde::Serialize;
+
+/// The phases of a run and the window chosen.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseView {
+    /// What `--phase` asked for.
+    pub chosen: &'static str,
+    /// The window the answers describe; `None` = the whole run.
+    pub window_ns: Option<(u64, u64)>,
+    /// The phases found.
+    #[serde(flatten)]
+    pub phases: Phases,
+}
+
+/// Clap's parser for `--phase`.
+pub fn parse_phase(text: &str) -> Result<PhaseChoice, String> {
+    PhaseChoice::parse(text)
+}
+
+fn label(choice: PhaseChoice) -> &'static str {
+    match choice {
+        PhaseChoice::Steady => "steady",
+        PhaseChoice::All => "all",
+        PhaseChoice::Only(kind) => kind.label(),
+        PhaseChoice::Range(..) => "range",
+    }
+}
+
+/// Finds the phases of `timeline` and cuts it to `choice`'s window (a timeline without device
+/// ops, such as a utilization recording, is kept whole).
+pub fn apply(timeline: Timeline, choice: PhaseChoice) -> Result<(Timeline, PhaseView), String> {
+    let phases = find_phases(&timeline);
+    if phases.phases.is_empty() {
+        return Ok((timeline, PhaseView { chosen: label(choice), window_ns: None, phases }));
+    }
+    let window = choice.window(&phases)?;
+    let cut = match window {
+        Some((start, end)) => timeline.window(start, end),
+        None => timeline,
+    };
+    Ok((cut, PhaseView { chosen: label(choice), window_ns: window, phases }))
+}
+
+/// One line per phase, and which one the answers describe; empty when the run has no phases.
+pub fn render_text(view: &PhaseView) -> String {
+    let phases = &view.phases;
+    if phases.phases.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("phases:\n");
+    for phase in &phases.phases {
+        let marker = match view.window_ns {
+            Some((start, end)) if phase.start_ns >= start && phase.end_ns <= end => "*",
+            None => "*",
+            _ => " ",
+        };
+        out.push_str(&format!(
+            "{marker} {:<8} at +{:<9} {:>9}  busy {:>5.1} %  {}\n",
+            phase.kind.label(),
+            human_ns(phase.offset_ns as f64),
+            human_ns(phase.len_ns() as f64),
+            phase.busy_pct,
+            phase.marks
+        ));
+    }
+    let answer = match (view.window_ns, phases.get(PhaseKind::Steady)) {
+        (None, _) if view.chosen == "steady" => match &phases.note {
+            Some(note) if !phases.steady_is_partial() && phases.phases.len() == 1 => {
+                format!("answers below: the whole run ({note})")
+            }
+            _ => "answers below: the whole run (it is all steady state)".to_owned(),
+        },
+        (None, _) => "answers below: the whole run (--phase all)".to_owned(),
+        (Some((start, end)), _) => {
+            let (run_start, _) = phases.run_ns;
+            let what = if view.chosen == "steady" {
+                "the steady state".to_owned()
+            } else {
+                format!("--phase {}", view.chosen)
+            };
+            format!(
+                "answers below: {what}, +{}..+{} (--phase all for the whole run)",
+                human_ns(start.saturating_sub(run_start) as f64),
+                human_ns(end.saturating_sub(run_start) as f64)
+            )
+        }
+    };
+    out.push_str(&answer);
+    out.push_str("\n\n");
+    out
+}

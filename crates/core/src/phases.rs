@@ -1,0 +1,309 @@
+//! Phases of a run: load, warm-up, steady state, tail. Every answer (kernel table, families,
+//! diagnosis, timeline analyses) is taken on the steady state by default, because a real run
+//! loads (weights copied host-to-device, modules loaded), compiles and warms up (first
+//! launches, autotuning), repeats a step, and tears down; only the repeating part says how
+//! the model runs.
+//!
+//! Rules, on the device ops of a [`Timeline`] (all devices, one clock):
+//! - **steps** come from [`sequence_steps`]: the repeats of the op sequence of the main stream
+//!   (decode steps, training iterations; layers of a step stay inside it). Leading steps that
+//!   last more than [`SLOW_STEP_RATIO`] × the median step are warm-up (first launches, lazy
+//!   module loading, autotuning inside the step), and so are steps before them.
+//! - **steady state**: from the first steady step's start to the last step's end. With no
+//!   steps, from the first launch of the kernel with the most device time to the last op's end
+//!   (a loop of one kernel has no sequence to repeat); with no kernels, the whole run.
+//! - **load**: the stretch before the steady state up to the end of its last host-to-device
+//!   copy, when copies make at least [`LOAD_COPY_SHARE_PCT`] % of its device time or move at
+//!   least [`LOAD_COPY_BYTES`] bytes (the weight upload).
+//! - **warm-up**: the rest before the steady state (compilation, autotuning, one-off kernels,
+//!   the first slow steps), when it holds ops.
+//! - **tail**: ops that start after the steady state's end.
+//!
+//! A phase's **busy share** is the union of device op intervals inside it over its length.
+//! [`PhaseChoice`] picks the window an answer is taken on; [`Timeline::window`] cuts it.
+
+pub mod slice;
+pub mod util;
+
+use crate::analysis::intervals::IntervalSet;
+use crate::diagnosis::steps::{sequence_steps, StepSource};
+use crate::intern::{FxHashMap, NameId};
+use crate::timeline::{OpKind, Timeline};
+use serde::Serialize;
+
+pub use slice::PhaseChoice;
+
+/// A leading step this many times longer than the median step is warm-up.
+pub const SLOW_STEP_RATIO: f64 = 3.0;
+/// Host-to-device copies making at least this share (percent) of the device time before the
+/// steady state make that stretch a load phase.
+pub const LOAD_COPY_SHARE_PCT: f64 = 30.0;
+/// Or moving at least this many bytes.
+pub const LOAD_COPY_BYTES: u64 = 16 << 20;
+
+/// What a phase is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseKind {
+    /// Loading: weights and inputs copied to the device, modules loaded; for a utilization
+    /// recording, the idle lead-in.
+    Load,
+    /// Compilation, autotuning, first launches and slow first steps.
+    Warmup,
+    /// The repeating part of the run.
+    Steady,
+    /// What runs after the last step (teardown, a final copy back); for a utilization
+    /// recording, the idle end.
+    Tail,
+}
+
+impl PhaseKind {
+    /// The name used in reports and by `--phase`.
+    pub fn label(self) -> &'static str {
+        match self {
+            PhaseKind::Load => "load",
+            PhaseKind::Warmup => "warm-up",
+            PhaseKind::Steady => "steady",
+            PhaseKind::Tail => "tail",
+        }
+    }
+}
+
+/// One phase of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Phase {
+    /// What it is.
+    pub kind: PhaseKind,
+    /// Start, ns on the source's clock.
+    pub start_ns: u64,
+    /// End, ns on the source's clock.
+    pub end_ns: u64,
+    /// Start, ns from the start of the run.
+    pub offset_ns: u64,
+    /// Device ops (or samples, for a utilization recording) that start inside it.
+    pub ops: usize,
+    /// Device busy time inside it over its length, percent (for a utilization recording: the
+    /// mean utilization of its samples).
+    pub busy_pct: f64,
+    /// What marks it, in words.
+    pub marks: String,
+}
+
+impl Phase {
+    /// Its length, ns.
+    pub fn len_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+}
+
+/// The phases of a run, in time order, and where the steady state is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Phases {
+    /// Start and end of the whole run, ns.
+    pub run_ns: (u64, u64),
+    /// The phases, in time order; empty for a run with nothing in it.
+    pub phases: Vec<Phase>,
+    /// Steps in the steady state, where steps were found.
+    pub steady_steps: Option<usize>,
+    /// Why there is no steady state, or how it was chosen without steps.
+    pub note: Option<String>,
+}
+
+impl Phases {
+    /// The phase of `kind`, if the run has one.
+    pub fn get(&self, kind: PhaseKind) -> Option<&Phase> {
+        self.phases.iter().find(|p| p.kind == kind)
+    }
+
+    /// True when the steady state leaves out part of the run (so answers differ from `--phase all`).
+    pub fn steady_is_partial(&self) -> bool {
+        self.phases.len() > 1 && self.get(PhaseKind::Steady).is_some()
+    }
+}
+
+/// True for a copy from host to device, by its name as the sources spell it.
+pub fn is_host_to_device(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    ["htod", "h2d", "hosttodevice", "host_to_device", "host to device", "-> device"].iter().any(|p| lower.contains(p))
+}
+
+/// The phases of `timeline`'s device ops.
+pub fn find_phases(timeline: &Timeline) -> Phases {
+    let mut order: Vec<usize> = (0..timeline.ops.len()).collect();
+    order.sort_by_key(|&i| timeline.ops[i].start_ns);
+    let Some(&first) = order.first() else {
+        return Phases { run_ns: (0, 0), phases: Vec::new(), steady_steps: None, note: Some("no device ops".into()) };
+    };
+    let run_start = timeline.ops[first].start_ns;
+    let run_end = timeline.ops.iter().map(|op| op.end_ns()).max().unwrap_or(run_start);
+    let busy = IntervalSet::from_unsorted(timeline.ops.iter().map(|op| (op.start_ns, op.end_ns())).collect());
+
+    let (steady_start, steady_end, steps, note) = match sequence_steps(timeline) {
+        Some(found) => {
+            let spans = found.spans;
+            let mut lengths: Vec<u64> = spans.iter().map(|&(s, e)| e - s).collect();
+            lengths.sort_unstable();
+            let median = lengths[lengths.len() / 2].max(1) as f64;
+            // The last slow step among the leading ones ends the warm-up.
+            let leading = spans.len() / 2;
+            let slow = spans[..leading].iter().rposition(|&(s, e)| (e - s) as f64 > SLOW_STEP_RATIO * median);
+            let first_steady = slow.map_or(0, |i| i + 1);
+            let describe = match &found.source {
+                StepSource::RepeatingSequence { period_ops, layers_per_step: Some(layers) } => {
+                    format!("{layers} repeats of a {period_ops}-op layer each")
+                }
+                StepSource::RepeatingSequence { period_ops, .. } => format!("a repeating sequence of {period_ops} ops"),
+                _ => String::new(),
+            };
+            let count = spans.len() - first_steady;
+            let end = spans.last().map_or(run_end, |&(_, e)| e);
+            let note = (first_steady > 0).then(|| {
+                format!(
+                    "{first_steady} leading steps over {SLOW_STEP_RATIO}× the median step ({}) are warm-up",
+                    ms(median as u64)
+                )
+            });
+            (spans[first_steady].0, end, Some((count, describe)), note)
+        }
+        None => match dominant_kernel_start(timeline) {
+            Some((start, name)) => {
+                let note = format!("no repeating step found: steady state from the first launch of `{}`", short(name));
+                (start, run_end, None, Some(note))
+            }
+            None => (run_start, run_end, None, Some("no kernels: the whole run".into())),
+        },
+    };
+    let steady_start = steady_start.max(run_start);
+
+    let mut phases = Vec::new();
+    let phase = |kind, start: u64, end: u64, marks: String| Phase {
+        kind,
+        start_ns: start,
+        end_ns: end,
+        offset_ns: start - run_start,
+        ops: order.iter().filter(|&&i| (start..end.max(start + 1)).contains(&timeline.ops[i].start_ns)).count(),
+        busy_pct: pct(busy.clipped_ns(start, end), end.saturating_sub(start)),
+        marks,
+    };
+    // Before the steady state: load up to the last host-to-device copy, then warm-up.
+    if steady_start > run_start {
+        let before = |i: &&usize| timeline.ops[**i].start_ns < steady_start;
+        let pre: Vec<usize> = order.iter().filter(before).copied().collect();
+        let is_htod = |i: usize| {
+            let op = &timeline.ops[i];
+            op.kind == OpKind::Memcpy && is_host_to_device(timeline.name(op.name))
+        };
+        let load_end = pre.iter().filter(|&&i| is_htod(i)).map(|&i| timeline.ops[i].end_ns()).max();
+        let mut warm_from = run_start;
+        if let Some(load_end) = load_end.map(|e| e.min(steady_start)) {
+            let in_load: Vec<usize> = pre.iter().copied().filter(|&i| timeline.ops[i].start_ns < load_end).collect();
+            let copy_ns: u64 = in_load.iter().filter(|&&i| is_htod(i)).map(|&i| timeline.ops[i].dur_ns).sum();
+            let all_ns: u64 = in_load.iter().map(|&i| timeline.ops[i].dur_ns).sum();
+            let bytes: u64 = in_load
+                .iter()
+                .filter(|&&i| is_htod(i))
+                .filter_map(|&i| timeline.ops[i].details.as_ref()?.bytes)
+                .fold(0u64, u64::saturating_add);
+            let share = pct(copy_ns, all_ns);
+            if share >= LOAD_COPY_SHARE_PCT || bytes >= LOAD_COPY_BYTES {
+                let moved = if bytes > 0 { format!(", {}", human_bytes(bytes)) } else { String::new() };
+                let marks = format!("{share:.0} % of device time is host-to-device copies ({}{moved})", ms(copy_ns));
+                phases.push(phase(PhaseKind::Load, run_start, load_end, marks));
+                warm_from = load_end;
+            }
+        }
+        if warm_from < steady_start && pre.iter().any(|&i| timeline.ops[i].start_ns >= warm_from) {
+            let mut marks = warmup_marks(timeline, &order, warm_from, steady_start, steady_end);
+            if let (Some(_), Some(slow)) = (&steps, &note) {
+                marks = format!("{marks}; {slow}");
+            }
+            phases.push(phase(PhaseKind::Warmup, warm_from, steady_start, marks));
+        }
+    }
+    let steady_marks = match &steps {
+        Some((count, describe)) => format!("{count} steps ({describe})"),
+        None => note.clone().unwrap_or_default(),
+    };
+    let note = if steps.is_some() { None } else { note };
+    phases.push(phase(PhaseKind::Steady, steady_start, steady_end, steady_marks));
+    let after: Vec<usize> = order.iter().copied().filter(|&i| timeline.ops[i].start_ns >= steady_end).collect();
+    if !after.is_empty() {
+        let copies = after.iter().filter(|&&i| timeline.ops[i].kind == OpKind::Memcpy).count();
+        let marks = format!("{} ops after the last step ({copies} copies)", after.len());
+        phases.push(phase(PhaseKind::Tail, steady_end, run_end.max(steady_end + 1), marks));
+    }
+    Phases { run_ns: (run_start, run_end), phases, steady_steps: steps.map(|(c, _)| c), note }
+}
+
+/// The first launch of the kernel with the most device time, and its name.
+fn dominant_kernel_start(timeline: &Timeline) -> Option<(u64, &str)> {
+    let mut totals: FxHashMap<NameId, (u64, u64)> = FxHashMap::default();
+    for op in timeline.ops.iter().filter(|op| op.kind == OpKind::Kernel) {
+        let entry = totals.entry(op.name).or_insert((0, u64::MAX));
+        entry.0 = entry.0.saturating_add(op.dur_ns);
+        entry.1 = entry.1.min(op.start_ns);
+    }
+    let (name, &(_, start)) = totals.iter().max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(b.1 .1.cmp(&a.1 .1)))?;
+    Some((start, timeline.name(*name)))
+}
+
+/// What the warm-up holds: kernels that never run in the steady state.
+fn warmup_marks(timeline: &Timeline, order: &[usize], from: u64, to: u64, steady_end: u64) -> String {
+    let mut steady: FxHashMap<NameId, ()> = FxHashMap::default();
+    let mut warm: Vec<(NameId, u64)> = Vec::new();
+    let mut ops = 0usize;
+    for &i in order {
+        let op = &timeline.ops[i];
+        if (to..steady_end).contains(&op.start_ns) {
+            steady.insert(op.name, ());
+        } else if (from..to).contains(&op.start_ns) {
+            ops += 1;
+            if op.kind == OpKind::Kernel {
+                warm.push((op.name, op.dur_ns));
+            }
+        }
+    }
+    let mut one_off: FxHashMap<NameId, u64> = FxHashMap::default();
+    for (name, dur) in warm.into_iter().filter(|(n, _)| !steady.contains_key(n)) {
+        *one_off.entry(name).or_default() += dur;
+    }
+    let mut top: Vec<(NameId, u64)> = one_off.iter().map(|(&n, &d)| (n, d)).collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let lead = top.first().map(|&(n, _)| format!("; most time: `{}`", short(timeline.name(n)))).unwrap_or_default();
+    format!("{ops} ops, {} kernels that never run in the steady state{lead}", one_off.len())
+}
+
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+/// A duration, ns, in ms or s.
+pub fn ms(ns: u64) -> String {
+    if ns >= 1_000_000_000 {
+        format!("{:.2} s", ns as f64 / 1e9)
+    } else {
+        format!("{:.1} ms", ns as f64 / 1e6)
+    }
+}
+
+fn human_bytes(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
+}
+
+fn short(name: &str) -> &str {
+    match name.char_indices().nth(60) {
+        Some((i, _)) => &name[..i],
+        None => name,
+    }
+}
+
+#[cfg(test)]
+mod tests;

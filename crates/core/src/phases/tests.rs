@@ -1,0 +1,106 @@
+use super::*;
+use crate::timeline::DeviceOp;
+
+const MS: u64 = 1_000_000;
+
+fn push(t: &mut Timeline, kind: OpKind, name: &str, start: u64, dur: u64, bytes: Option<u64>) {
+    let id = t.intern(name);
+    let mut op = DeviceOp::new(kind, id, 0, 7, start, dur);
+    if bytes.is_some() {
+        op.details_mut().bytes = bytes;
+    }
+    t.push_op(op);
+}
+
+/// Load (3 × 10 MiB uploads), warm-up (one autotune kernel and a slow first step), 10 steps
+/// of 4 kernels, a copy back.
+fn run() -> Timeline {
+    let mut t = Timeline::new("test");
+    for i in 0..3 {
+        push(&mut t, OpKind::Memcpy, "CUDA memcpy HtoD", i * MS, MS / 2, Some(10 << 20));
+    }
+    push(&mut t, OpKind::Kernel, "autotune_candidate", 5 * MS, MS / 10, None);
+    let mut at = 10 * MS;
+    for step in 0..11u64 {
+        let stretch = if step == 0 { 20 } else { 1 };
+        for name in ["norm", "gemv", "attn", "gemv_out"] {
+            push(&mut t, OpKind::Kernel, name, at, 100_000 * stretch, None);
+            at += 250_000 * stretch;
+        }
+    }
+    push(&mut t, OpKind::Memcpy, "CUDA memcpy DtoH", at + MS, 10_000, Some(4));
+    t
+}
+
+#[test]
+fn load_warmup_steady_and_tail_from_the_ops() {
+    let t = run();
+    let phases = find_phases(&t);
+    let kinds: Vec<PhaseKind> = phases.phases.iter().map(|p| p.kind).collect();
+    assert_eq!(kinds, [PhaseKind::Load, PhaseKind::Warmup, PhaseKind::Steady, PhaseKind::Tail]);
+    let load = phases.get(PhaseKind::Load).unwrap();
+    assert_eq!((load.start_ns, load.end_ns, load.ops), (0, 2 * MS + MS / 2, 3));
+    assert!(load.marks.contains("100 % of device time is host-to-device copies"), "{}", load.marks);
+    assert!(load.marks.contains("30.0 MiB"), "{}", load.marks);
+    // The slow first step (20× the others) is warm-up with the autotune kernel.
+    let warm = phases.get(PhaseKind::Warmup).unwrap();
+    assert_eq!((warm.start_ns, warm.end_ns), (load.end_ns, 10 * MS + 4 * 250_000 * 20));
+    assert_eq!(warm.ops, 5);
+    assert!(warm.marks.contains("1 kernels that never run in the steady state"), "{}", warm.marks);
+    let steady = phases.get(PhaseKind::Steady).unwrap();
+    assert_eq!(phases.steady_steps, Some(10));
+    assert_eq!(steady.ops, 40);
+    // 4 × 100 µs busy in every 1 ms step; the last step ends at its last kernel's end.
+    let expected = 40.0 * 100_000.0 * 100.0 / (steady.end_ns - steady.start_ns) as f64;
+    assert!((steady.busy_pct - expected).abs() < 1e-9);
+    let tail = phases.get(PhaseKind::Tail).unwrap();
+    assert_eq!(tail.ops, 1);
+    assert!(phases.steady_is_partial());
+}
+
+#[test]
+fn choices_pick_windows_and_refuse_missing_phases() {
+    let t = run();
+    let phases = find_phases(&t);
+    let steady = phases.get(PhaseKind::Steady).unwrap().clone();
+    assert_eq!(PhaseChoice::default().window(&phases).unwrap(), Some((steady.start_ns, steady.end_ns)));
+    assert_eq!(PhaseChoice::parse("all").unwrap().window(&phases).unwrap(), None);
+    assert_eq!(PhaseChoice::parse("LOAD").unwrap(), PhaseChoice::Only(PhaseKind::Load));
+    assert_eq!(PhaseChoice::parse("2ms..5ms").unwrap().window(&phases).unwrap(), Some((2 * MS, 5 * MS)));
+    assert_eq!(PhaseChoice::parse("0.01..").unwrap(), PhaseChoice::Range(Some(10 * MS), None));
+    assert!(PhaseChoice::parse("5s..2s").unwrap_err().contains("not after"));
+    assert!(PhaseChoice::parse("middle").unwrap_err().contains("not a phase"));
+    assert!(PhaseChoice::parse("1h..").unwrap_err().contains("unknown unit"));
+    assert!(PhaseChoice::parse("9s..").unwrap().window(&phases).unwrap_err().contains("after the run ends"));
+    let sliced = t.window(steady.start_ns, steady.end_ns);
+    assert_eq!(sliced.ops.len(), 40);
+    assert!(sliced.ops.iter().all(|op| op.kind == OpKind::Kernel && t.name(op.name) != "autotune_candidate"));
+    // A run with no load phase refuses --phase load, naming what it has.
+    let mut plain = Timeline::new("plain");
+    for step in 0..5u64 {
+        push(&mut plain, OpKind::Kernel, "a", step * MS, 10, None);
+        push(&mut plain, OpKind::Kernel, "b", step * MS + 100, 10, None);
+    }
+    let p = find_phases(&plain);
+    let err = PhaseChoice::Only(PhaseKind::Load).window(&p).unwrap_err();
+    assert!(err.contains("no load phase") && err.contains("steady"), "{err}");
+    assert_eq!(PhaseChoice::Steady.window(&p).unwrap(), None, "a run that is all steady state is not cut");
+}
+
+#[test]
+fn one_kernel_loop_starts_at_the_dominant_kernel_and_empty_runs_have_no_phases() {
+    let mut t = Timeline::new("loop");
+    push(&mut t, OpKind::Memcpy, "Memcpy HtoD (Pageable -> Device)", 0, 300 * MS, None);
+    push(&mut t, OpKind::Kernel, "randn", 301 * MS, MS, None);
+    for i in 0..50 {
+        push(&mut t, OpKind::Kernel, "big_gemm", 310 * MS + i * 2 * MS, 2 * MS, None);
+    }
+    let phases = find_phases(&t);
+    let steady = phases.get(PhaseKind::Steady).unwrap();
+    assert_eq!(steady.start_ns, 310 * MS);
+    assert!(phases.note.as_deref().unwrap().contains("`big_gemm`"));
+    assert_eq!(phases.get(PhaseKind::Load).unwrap().end_ns, 300 * MS);
+    assert_eq!(phases.get(PhaseKind::Warmup).unwrap().ops, 1);
+    assert!(find_phases(&Timeline::new("empty")).phases.is_empty());
+    assert!(is_host_to_device("CopyHostToDevice") && !is_host_to_device("CUDA memcpy DtoH"));
+}
