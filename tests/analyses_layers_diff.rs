@@ -18,7 +18,7 @@ fn path(relative: &str) -> String {
 }
 
 fn layers_of(relative: &str) -> Value {
-    let doc = prof_json(&["analyze", &path(relative), "--json"]);
+    let doc = prof_json(&["analyze", "--phase", "all", &path(relative), "--json"]);
     doc["analyses"]["layers"].clone()
 }
 

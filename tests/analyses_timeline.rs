@@ -13,7 +13,7 @@ use support::{fixtures, prof_json};
 
 fn analyses(relative: &str) -> Value {
     let path = fixtures().join(relative);
-    let doc = prof_json(&["analyze", "--json", path.to_str().expect("utf-8 path")]);
+    let doc = prof_json(&["analyze", "--phase", "all", "--json", path.to_str().expect("utf-8 path")]);
     doc["analyses"].clone()
 }
 
@@ -284,7 +284,7 @@ fn ascend_msprof_launches_link_through_connection_ids() {
 #[test]
 fn text_report_shows_the_new_sections() {
     let path = fixtures().join(MINDINSIGHT);
-    let out = support::prof(&["analyze", path.to_str().expect("utf-8 path")]);
+    let out = support::prof(&["analyze", "--phase", "all", path.to_str().expect("utf-8 path")]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     for title in ["streams per device", "idle gaps (bubbles) per device", "overlap (share of the covered time"] {

@@ -9,7 +9,7 @@ use support::{fixture_arg, fixtures, prof, prof_json, scratch_dir};
 
 #[test]
 fn embedded_default_is_the_h200_torch_trace() {
-    let doc = prof_json(&["analyze", "--json"]);
+    let doc = prof_json(&["analyze", "--phase", "all", "--json"]);
     assert_eq!(doc["schema"], "prof.breakdown.v1");
     assert_eq!(doc["source"], "embedded:h200-probe/torch-trace.json");
     // torch-trace.json: the 5 launches of the 4096² GEMM are the top kernel (python json sum: 870.7 µs).
@@ -28,7 +28,7 @@ fn embedded_default_is_the_h200_torch_trace() {
 #[test]
 fn cupti_trace_recorded_on_the_h200() {
     let path = fixture_arg("nvidia/h200-cupti/prof-cupti-682-launch.pcupti");
-    let doc = prof_json(&["analyze", "--json", &path]);
+    let doc = prof_json(&["analyze", "--phase", "all", "--json", &path]);
     // 93 kernels + 5 memsets in this 2 ms window (counted with a separate Python reader, SOURCES.md).
     let ops: u64 = doc["summary"]["kernels"].as_array().unwrap().iter().map(|k| k["calls"].as_u64().unwrap()).sum();
     assert_eq!(ops, 98);
@@ -37,7 +37,7 @@ fn cupti_trace_recorded_on_the_h200() {
 #[test]
 fn ncu_pages_of_a_deep_dive_on_the_h200() {
     let details = fixture_arg("nvidia/h200-verify/deep-dive-ncu-details.csv");
-    let doc = prof_json(&["analyze", "--json", &details]);
+    let doc = prof_json(&["analyze", "--phase", "all", "--json", &details]);
     assert_eq!(doc["schema"], "prof.deep-dive.v1");
     let kernel = &doc["kernels"][0];
     // From the CSV: "Duration","us","173.34"; "Compute (SM) Throughput","%","90.32";
@@ -54,32 +54,32 @@ fn ncu_pages_of_a_deep_dive_on_the_h200() {
 #[test]
 fn nsys_stats_csv_is_ranked_without_a_timeline() {
     let path = fixture_arg("nvidia/nsys/gpuperf_sm103_cuda_gpu_kern_sum.csv");
-    let doc = prof_json(&["analyze", "--json", &path]);
+    let doc = prof_json(&["analyze", "--phase", "all", "--json", &path]);
     assert_eq!(doc["summary"]["kernels"].as_array().unwrap().len(), 27);
 }
 
 #[test]
 fn bad_input_names_the_file() {
-    let missing = prof(&["analyze", "/nonexistent/trace.json"]);
+    let missing = prof(&["analyze", "--phase", "all", "/nonexistent/trace.json"]);
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/trace.json: no such file"));
     let dir = scratch_dir("analyze-bad");
     let text = dir.join("notes.txt");
     std::fs::write(&text, "hello\n").unwrap();
-    let out = prof(&["analyze", text.to_str().unwrap()]);
+    let out = prof(&["analyze", "--phase", "all", text.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("not a format prof reads") && err.contains("torch-trace"), "{err}");
     let source = std::fs::read(fixtures().join("nvidia/h200-probe/torch-trace.json")).unwrap();
     let cut = dir.join("cut.json");
     std::fs::write(&cut, &source[..source.len() / 2]).unwrap();
-    let doc = prof_json(&["analyze", "--json", cut.to_str().unwrap()]);
+    let doc = prof_json(&["analyze", "--phase", "all", "--json", cut.to_str().unwrap()]);
     assert!(doc["source"].as_str().unwrap().ends_with("cut.json"), "{}", doc["source"]);
     assert!(doc["partial"].as_str().unwrap().contains("complete events before it"), "{}", doc["partial"]);
-    let text = String::from_utf8(prof(&["analyze", cut.to_str().unwrap()]).stdout).unwrap();
+    let text = String::from_utf8(prof(&["analyze", "--phase", "all", cut.to_str().unwrap()]).stdout).unwrap();
     assert!(text.contains("PARTIAL: the file ends at line"), "{text}");
     let families = dir.join("families.txt");
     std::fs::write(&families, "gemm nvjet\nbogus pattern\n").unwrap();
-    let out = prof(&["analyze", "--families", families.to_str().unwrap()]);
+    let out = prof(&["analyze", "--phase", "all", "--families", families.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("families.txt:2") && err.contains("unknown family `bogus`"), "{err}");
 }

@@ -13,7 +13,7 @@ const CANN8_PROF: &str = "vllm-ascend_msprof_cann8/PROF_GROUP_20260823_165254/PR
 
 /// `prof analyze --json` on `tests/fixtures/ascend/<path>`, expected to succeed.
 fn analyze(path: &str) -> serde_json::Value {
-    prof_json(&["analyze", "--json", &fixture_arg(&format!("ascend/{path}"))])
+    prof_json(&["analyze", "--phase", "all", "--json", &fixture_arg(&format!("ascend/{path}"))])
 }
 
 fn calls(doc: &serde_json::Value) -> u64 {
@@ -85,7 +85,7 @@ fn old_msprof_directory_reports_missing_op_table() {
 #[test]
 fn bad_ascend_input_is_a_clear_error() {
     let group = fixture_arg("ascend/vllm-ascend_msprof_cann8/PROF_GROUP_20260823_165254");
-    let out = prof(&["analyze", "--json", &group]);
+    let out = prof(&["analyze", "--phase", "all", "--json", &group]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("several profiles"), "{err}");
@@ -99,8 +99,8 @@ fn bad_ascend_input_is_a_clear_error() {
         std::fs::read_to_string(fixtures().join("ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv"))
             .unwrap();
     std::fs::write(&truncated, &text[..text.len() - 40]).unwrap();
-    let empty = prof(&["analyze", "--json", prof_dir.to_str().unwrap()]);
-    let cut = prof(&["analyze", "--json", truncated.to_str().unwrap()]);
+    let empty = prof(&["analyze", "--phase", "all", "--json", prof_dir.to_str().unwrap()]);
+    let cut = prof(&["analyze", "--phase", "all", "--json", truncated.to_str().unwrap()]);
     assert!(!empty.status.success());
     assert!(String::from_utf8_lossy(&empty.stderr).contains("no Ascend profile files"));
     assert!(!cut.status.success());

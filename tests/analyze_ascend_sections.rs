@@ -16,7 +16,7 @@ const CANN8_PROF: &str = "vllm-ascend_msprof_cann8/PROF_GROUP_20260823_165254/PR
 const A003: &str = "ascend-optimization_msprof_op_summary/matmul_bias_activation/master-20261010/profile-metrics-float16-0/artifacts/a003-op_summary.csv";
 
 fn analyses(path: &str) -> Value {
-    let doc = support::prof_json(&["analyze", "--json", path]);
+    let doc = support::prof_json(&["analyze", "--phase", "all", "--json", path]);
     doc["analyses"].clone()
 }
 
@@ -43,7 +43,7 @@ fn cann8_profile_directory_grouped_matmul_is_memory_bound_on_mte2() {
         serde_json::json!([{"state": "dynamic", "tasks": 3, "total_ns": 39_322, "op_types": 2}])
     );
 
-    let text = String::from_utf8(support::prof(&["analyze", &ascend(CANN8_PROF)]).stdout).unwrap();
+    let text = String::from_utf8(support::prof(&["analyze", "--phase", "all", &ascend(CANN8_PROF)]).stdout).unwrap();
     assert!(text.contains("Ascend op checks"), "{text}");
     assert!(text.contains("GroupedMatmul") && text.contains("memory-bound"), "{text}");
 }

@@ -14,8 +14,8 @@ const KERNEL_DETAILS: &str = "ascend/msprof-analyze_advisor_kernel_details/kerne
 #[test]
 fn summary_only_streams_the_same_summary_and_per_type_totals() {
     let path = fixture_arg(KERNEL_DETAILS);
-    let fast = prof_json(&["analyze", "--summary-only", "--json", &path]);
-    let full = prof_json(&["analyze", "--json", &path]);
+    let fast = prof_json(&["analyze", "--phase", "all", "--summary-only", "--json", &path]);
+    let full = prof_json(&["analyze", "--phase", "all", "--json", &path]);
     assert_eq!(fast["summary"], full["summary"]);
     assert_eq!(fast["summary"]["ops"], 591);
     assert_eq!(fast["summary"]["device_ns"], 396_807_040);
@@ -33,7 +33,7 @@ fn summary_only_streams_the_same_summary_and_per_type_totals() {
 
 #[test]
 fn summary_only_text_lists_op_types_and_says_the_diagnosis_did_not_run() {
-    let out = prof(&["analyze", "--summary-only", &fixture_arg(KERNEL_DETAILS)]);
+    let out = prof(&["analyze", "--phase", "all", "--summary-only", &fixture_arg(KERNEL_DETAILS)]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("op types (43), longest total first:"), "{text}");
@@ -45,7 +45,15 @@ fn summary_only_text_lists_op_types_and_says_the_diagnosis_did_not_run() {
 fn summary_only_writes_the_html_summary_and_refuses_a_chrome_trace() {
     let dir = support::Scratch::new("summary-only-outputs");
     let html = dir.path().join("summary.html");
-    let out = prof(&["analyze", "--summary-only", "--html", &html.display().to_string(), &fixture_arg(KERNEL_DETAILS)]);
+    let out = prof(&[
+        "analyze",
+        "--phase",
+        "all",
+        "--summary-only",
+        "--html",
+        &html.display().to_string(),
+        &fixture_arg(KERNEL_DETAILS),
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let page = std::fs::read_to_string(&html).expect("--html is written with --summary-only");
     // The fixture's longest kernel (python: max total by Name) is in the page's kernel table.
@@ -74,8 +82,8 @@ fn summary_only_of_an_nsys_export_reads_its_device_ops_and_matches_the_full_summ
     // max(end) over the kernel, memcpy, memset, runtime and kept NVTX rows): 385,852,675 −
     // 70,778,248 = 315,074,427 ns; the device ops alone span 4,375,051.
     let path = fixture_arg("nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite");
-    let fast = prof_json(&["analyze", "--summary-only", "--json", &path]);
-    let full = prof_json(&["analyze", "--json", &path]);
+    let fast = prof_json(&["analyze", "--phase", "all", "--summary-only", "--json", &path]);
+    let full = prof_json(&["analyze", "--phase", "all", "--json", &path]);
     assert_eq!(fast["summary"], full["summary"]);
     assert_eq!(fast["summary"]["span_ns"], 315_074_427);
 }

@@ -27,7 +27,19 @@ fn rocprofv3_breakdown_captures_and_reports_the_top_kernel() {
     let out = scratch.path().join("out");
     let marker = scratch.path().join("ran");
     let script = format!("echo run >> {}", marker.display());
-    let args = ["breakdown", "--tool", "rocprofv3", "--out", out.to_str().unwrap(), "--", "sh", "-c", &script];
+    let args = [
+        "breakdown",
+        "--phase",
+        "all",
+        "--tool",
+        "rocprofv3",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ];
     let o = prof(&[], &args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let plan = String::from_utf8_lossy(&o.stderr);
@@ -73,7 +85,19 @@ fn rocprofv3_without_output_explains_with_the_log() {
     let out = scratch.path().join("out");
     let o = prof(
         &[("FAKE_ROCPROFV3", "nothing")],
-        &["breakdown", "--tool", "rocprofv3", "--warmup", "0", "--out", out.to_str().unwrap(), "--", "true"],
+        &[
+            "breakdown",
+            "--phase",
+            "all",
+            "--tool",
+            "rocprofv3",
+            "--warmup",
+            "0",
+            "--out",
+            out.to_str().unwrap(),
+            "--",
+            "true",
+        ],
     );
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
@@ -83,7 +107,11 @@ fn rocprofv3_without_output_explains_with_the_log() {
 #[test]
 fn rocprofv3_missing_names_the_install_line() {
     let scratch = Scratch::new("breakdown-amd-missing");
-    let o = prof_on_path(path_with(scratch.path()), &[], &["breakdown", "--tool", "rocprofv3", "--", "true"]);
+    let o = prof_on_path(
+        path_with(scratch.path()),
+        &[],
+        &["breakdown", "--phase", "all", "--tool", "rocprofv3", "--", "true"],
+    );
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("rocprofv3") && err.contains("rocprofiler-sdk"), "{err}");
@@ -92,20 +120,20 @@ fn rocprofv3_missing_names_the_install_line() {
 #[test]
 fn analyze_reads_rocprofv3_traces_legacy_tables_and_kernel_stats() {
     let file = fixture_arg("amd/rocprofv3/sdk0.5_kernel_trace.csv");
-    let doc = success_json(&prof(&[], &["analyze", "--json", &file]));
+    let doc = success_json(&prof(&[], &["analyze", "--phase", "all", "--json", &file]));
     // python: 7 dispatches, 795,453 ns; addition_kernel 4 calls, 413,506 ns.
     assert_eq!((doc["summary"]["ops"].as_u64(), doc["summary"]["device_ns"].as_u64()), (Some(7), Some(795_453)));
     assert_eq!(top_kernel(&doc)["total_ns"], 413_506);
 
     let dir = fixture_arg("amd/rocprofv3");
-    let doc = success_json(&prof(&[], &["analyze", "--json", &dir]));
+    let doc = success_json(&prof(&[], &["analyze", "--phase", "all", "--json", &dir]));
     // The fixture directory holds two processes' traces (sdk1.0_*: 9 kernels + 4 copies;
     // sdk0.5_*: 7 kernels): 20 ops, kernel time 96,160 + 795,453 and copies 329,162 ns.
     assert_eq!(doc["summary"]["ops"], 20);
     assert_eq!(doc["summary"]["device_ns"], 96_160 + 795_453 + 329_162);
 
     let results = fixture_arg("amd/rocprof-v1/hpctrain-laplacian_results.csv");
-    let doc = success_json(&prof(&[], &["analyze", "--json", &results]));
+    let doc = success_json(&prof(&[], &["analyze", "--phase", "all", "--json", &results]));
     // python: 1004 dispatches, 2,610,787,312 ns.
     assert_eq!(
         (doc["summary"]["ops"].as_u64(), doc["summary"]["device_ns"].as_u64()),
@@ -113,7 +141,7 @@ fn analyze_reads_rocprofv3_traces_legacy_tables_and_kernel_stats() {
     );
 
     let stats = fixture_arg("amd/rocprofv3/hpctrain-jacobi_kernel_stats.csv");
-    let o = prof(&[], &["analyze", &stats]);
+    let o = prof(&[], &["analyze", "--phase", "all", &stats]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("JacobiIterationKernel"));
 }

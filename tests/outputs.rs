@@ -84,7 +84,7 @@ fn tally(doc: &Value) -> Tally {
 fn chrome_trace(fixture: &str, dir: &Path) -> (Value, PathBuf) {
     let path = dir.join("trace.json");
     let source = fixtures().join(fixture);
-    let out = prof(&["analyze", source.to_str().unwrap(), "--chrome-trace", path.to_str().unwrap()]);
+    let out = prof(&["analyze", "--phase", "all", source.to_str().unwrap(), "--chrome-trace", path.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("wrote") && stderr.contains("ui.perfetto.dev"), "{stderr}");
@@ -124,10 +124,10 @@ fn h200_torch_trace_round_trips_through_chrome_trace() {
     assert_eq!(kernel["args"]["correlation"], 20);
 
     // prof reads its own Chrome trace back (it is Kineto-shaped) with the same kernel summary.
-    let back = prof_json(&["analyze", path.to_str().unwrap(), "--json"]);
+    let back = prof_json(&["analyze", "--phase", "all", path.to_str().unwrap(), "--json"]);
     assert_eq!(back["summary"]["ops"], 100);
     assert_eq!(back["summary"]["device_ns"], 1_376_837);
-    let original = prof_json(&["analyze", fixtures().join(H200_TRACE).to_str().unwrap(), "--json"]);
+    let original = prof_json(&["analyze", "--phase", "all", fixtures().join(H200_TRACE).to_str().unwrap(), "--json"]);
     assert_eq!(back["summary"]["kernels"], original["summary"]["kernels"]);
     assert_eq!(back["analyses"]["temporal"], original["analyses"]["temporal"]);
 }
@@ -180,7 +180,7 @@ fn chrome_trace_of_totals_only_artifact_is_a_clear_error() {
     let dir = scratch_dir("outputs-totals-only");
     let stats = fixtures().join("amd/rocprofv3/hpctrain-jacobi_kernel_stats.csv");
     let path = dir.join("t.json");
-    let out = prof(&["analyze", stats.to_str().unwrap(), "--chrome-trace", path.to_str().unwrap()]);
+    let out = prof(&["analyze", "--phase", "all", stats.to_str().unwrap(), "--chrome-trace", path.to_str().unwrap()]);
     // A rocprofv3 --stats file has per-kernel totals only: no timeline to write.
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -288,7 +288,7 @@ fn breakdown_html_is_self_contained_escaped_and_renders() {
     let dir = scratch_dir("outputs-h200-html");
     let page = dir.join("report.html");
     let source = fixtures().join(H200_TRACE);
-    let out = prof(&["analyze", source.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let out = prof(&["analyze", "--phase", "all", source.to_str().unwrap(), "--html", page.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(&page).unwrap();
     assert_self_contained(&html);
@@ -310,7 +310,7 @@ fn html_of_a_large_trace_stays_bounded() {
     let dir = scratch_dir("outputs-resnet-html");
     let page = dir.join("report.html");
     let source = fixtures().join(RESNET_TRACE);
-    let out = prof(&["analyze", source.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let out = prof(&["analyze", "--phase", "all", source.to_str().unwrap(), "--html", page.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(&page).unwrap();
     // The trace has 6,095 device ops (python3: X events with cat kernel/gpu_memcpy/gpu_memset);
@@ -360,7 +360,7 @@ fn breakdown_writes_both_files_after_a_capture() {
     let (trace, page) = (dir.join("trace.json"), dir.join("report.html"));
     let fakes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes/amd");
     let out = Command::new(env!("CARGO_BIN_EXE_prof"))
-        .args(["breakdown", "--tool", "rocprofv3", "--json", "--warmup", "0"])
+        .args(["breakdown", "--phase", "all", "--tool", "rocprofv3", "--json", "--warmup", "0"])
         .args(["--out", dir.join("out").to_str().unwrap()])
         .args(["--chrome-trace", trace.to_str().unwrap(), "--html", page.to_str().unwrap(), "--", "true"])
         .env("PATH", format!("{}:/usr/bin:/bin", fakes.display()))

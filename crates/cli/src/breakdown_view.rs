@@ -50,6 +50,9 @@ pub struct BreakdownReport<'a> {
     /// absent for summary-only artifacts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phases: Option<&'a crate::phases_view::PhaseView>,
+    /// For a `prof util --csv` recording: the verdict of `prof util` on it (added in 0.3.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub util_verdict: Option<&'a prof_core::Verdict>,
 }
 
 impl<'a> BreakdownReport<'a> {
@@ -73,6 +76,7 @@ impl<'a> BreakdownReport<'a> {
             deep_dive,
             analyses: None,
             phases: None,
+            util_verdict: None,
         }
     }
 }

@@ -4,7 +4,8 @@
 //! JSON (`phases`, added to `prof.breakdown.v1`, `prof.util.v1` and `prof.serve.v1`):
 //! `{"chosen": "steady"|"all"|"load"|"warm-up"|"tail"|"range", "window_ns": [start, end]|null
 //! (null: the whole run), "run_ns": [start, end], "steady_steps": n|null, "note": string|null,
-//! "phases": [{"kind", "start_ns", "end_ns", "offset_ns", "ops", "busy_pct", "marks"}]}`.
+//! "phases": [{"kind", "start_ns", "end_ns", "offset_ns", "ops", "busy_pct", "marks",
+//! "copied_bytes": n|null}]}`.
 
 use crate::render::human_ns;
 use prof_core::phases::{find_phases, PhaseChoice, PhaseKind, Phases};
@@ -99,4 +100,22 @@ pub fn render_text(view: &PhaseView) -> String {
     out.push_str(&answer);
     out.push_str("\n\n");
     out
+}
+
+/// The phases of a utilization recording, the summaries and verdict of `choice`'s window (the
+/// active phase by default), as `prof util` and `prof analyze util.csv` both give them.
+pub fn judge_util<S: AsRef<std::ffi::OsStr>>(
+    ticks: &[prof_core::Tick],
+    choice: PhaseChoice,
+    command: &[S],
+) -> Result<(PhaseView, Vec<prof_core::DeviceSummary>, prof_core::Verdict), String> {
+    let (phases, _) = prof_core::phases::util::util_phases(ticks);
+    let window = if phases.phases.is_empty() { None } else { choice.window(&phases)? };
+    let chosen: Vec<prof_core::Tick> = match window {
+        Some((start, end)) => ticks.iter().filter(|t| t.t_ns >= start && t.t_ns <= end).cloned().collect(),
+        None => ticks.to_vec(),
+    };
+    let summaries = prof_core::summarize(&chosen);
+    let verdict = prof_core::judge_run(&summaries, command);
+    Ok((PhaseView { chosen: label(choice), window_ns: window, phases }, summaries, verdict))
 }

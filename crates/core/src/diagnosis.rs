@@ -18,7 +18,9 @@
 //! - **unfused norm/RoPE** (opportunity): no norm-family kernel, elementwise kernels take at
 //!   least [`UNFUSED_ELEMENTWISE_MIN_SHARE_PCT`] of compute time and run at least
 //!   [`UNFUSED_ELEMENTWISE_CALLS_PER_MATMUL`] times per matmul call.
-//! - **re-prefill**: at least [`REPREFILL_MIN_STEPS`] steps (see [`steps`]); in at least
+//! - **re-prefill**: not a training run, and either each step launches more work than the last
+//!   (see `growing`: thread blocks per step growing step after step, a warning), or: at least
+//!   [`REPREFILL_MIN_STEPS`] steps (see [`steps`]); in at least
 //!   [`REPREFILL_STEP_FRACTION_PCT`] % of them large GEMMs (GEMM family, not GEMV) are at least
 //!   [`REPREFILL_GEMM_STEP_SHARE_PCT`] % of the step's matmul time, and large GEMMs are at least
 //!   [`REPREFILL_MIN_COMPUTE_SHARE_PCT`] % of compute time. Decode without a KV cache re-runs
@@ -38,6 +40,7 @@
 //!   not counted. The evidence gives the drops in the span, the time below nominal, the lowest
 //!   clock against nominal and the throttle reasons active meanwhile, where the data has them.
 
+mod growing;
 pub mod steps;
 mod throttled;
 
@@ -311,8 +314,17 @@ fn is_training(timeline: &Timeline) -> bool {
 }
 
 fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &Steps) -> Option<Diagnosis> {
+    if is_training(timeline) {
+        return None;
+    }
+    if let Some(mut evidence) = growing::growing_work(timeline, steps) {
+        evidence.insert(0, format!("{} steps, from {}", steps.count, step_source(&steps.source)));
+        let headline = "O(n²) re-prefill: every step launches more work than the last (each decode step re-runs the \
+                        whole sequence); use the KV cache";
+        return finding(DiagnosisKind::RePrefill, Severity::Warning, headline.to_owned(), evidence);
+    }
     let large_share = mix.share(mix.ns(Family::Gemm));
-    if steps.count < REPREFILL_MIN_STEPS || large_share < REPREFILL_MIN_COMPUTE_SHARE_PCT || is_training(timeline) {
+    if steps.count < REPREFILL_MIN_STEPS || large_share < REPREFILL_MIN_COMPUTE_SHARE_PCT {
         return None;
     }
     let families = summary.family_map();
@@ -339,16 +351,7 @@ fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &S
         (mean(large.get(..k).unwrap_or_default()), mean(large.get(steps.count - k..).unwrap_or_default()));
     let growth = if first > 0.0 { last / first } else { 0.0 };
     let growing = growth >= REPREFILL_GROWTH_RATIO;
-    let source = match &steps.source {
-        StepSource::ProfilerSteps => "ProfilerStep annotations".to_owned(),
-        StepSource::RepeatingSequence { period_ops, layers_per_step: None } => {
-            format!("a repeating sequence of {period_ops} ops")
-        }
-        StepSource::RepeatingSequence { period_ops, layers_per_step: Some(layers) } => {
-            format!("{layers} repeats of a {period_ops}-op layer per step")
-        }
-        StepSource::RepeatingKernel(name) => format!("launches of `{}`", short(name)),
-    };
+    let source = step_source(&steps.source);
     let evidence = vec![
         format!("{} steps, from {source}", steps.count),
         format!("{shaped} of {} steps have large GEMMs ≥ {REPREFILL_GEMM_STEP_SHARE_PCT} % of their matmul time", steps.count),
@@ -370,6 +373,19 @@ fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &S
         (Severity::Info, headline)
     };
     finding(DiagnosisKind::RePrefill, severity, headline.to_owned(), evidence)
+}
+
+fn step_source(source: &StepSource) -> String {
+    match source {
+        StepSource::ProfilerSteps => "ProfilerStep annotations".to_owned(),
+        StepSource::RepeatingSequence { period_ops, layers_per_step: None } => {
+            format!("a repeating sequence of {period_ops} ops")
+        }
+        StepSource::RepeatingSequence { period_ops, layers_per_step: Some(layers) } => {
+            format!("{layers} repeats of a {period_ops}-op layer per step")
+        }
+        StepSource::RepeatingKernel(name) => format!("launches of `{}`", short(name)),
+    }
 }
 
 fn host_bound(summary: &KernelSummary) -> Option<Diagnosis> {

@@ -39,6 +39,7 @@ pub mod tool_cache;
 pub mod tools;
 pub mod util_csv;
 pub mod util_summary;
+pub mod util_ticks;
 pub mod util_verdict;
 pub mod vendor;
 

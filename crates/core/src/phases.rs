@@ -8,16 +8,20 @@
 //! - **steps** come from [`sequence_steps`]: the repeats of the op sequence of the main stream
 //!   (decode steps, training iterations; layers of a step stay inside it). Leading steps that
 //!   last more than [`SLOW_STEP_RATIO`] × the median step are warm-up (first launches, lazy
-//!   module loading, autotuning inside the step), and so are steps before them.
+//!   module loading, autotuning inside the step): the steady state starts at the first of
+//!   [`SETTLED_STEPS`] steps in a row that are not slow (looked for in the first half).
 //! - **steady state**: from the first steady step's start to the last step's end. With no
-//!   steps, from the first launch of the kernel with the most device time to the last op's end
-//!   (a loop of one kernel has no sequence to repeat); with no kernels, the whole run.
+//!   steps, the whole run after the leading burst of host-to-device copies (copies with fewer
+//!   than [`BURST_END_KERNELS`] kernels in a row between them), when it is a load (below).
 //! - **load**: the stretch before the steady state up to the end of its last host-to-device
 //!   copy, when copies make at least [`LOAD_COPY_SHARE_PCT`] % of its device time or move at
 //!   least [`LOAD_COPY_BYTES`] bytes (the weight upload).
 //! - **warm-up**: the rest before the steady state (compilation, autotuning, one-off kernels,
-//!   the first slow steps), when it holds ops.
-//! - **tail**: ops that start after the steady state's end.
+//!   the first slow steps), when it holds kernels that never run in the steady state or slow
+//!   steps; otherwise (the prologue of the first step) it belongs to the steady state.
+//! - **tail**: ops that start after the steady state's end, when they hold copies or kernels
+//!   that never run in the steady state; otherwise (the last step's epilogue) they belong to
+//!   the steady state.
 //!
 //! A phase's **busy share** is the union of device op intervals inside it over its length.
 //! [`PhaseChoice`] picks the window an answer is taken on; [`Timeline::window`] cuts it.
@@ -35,6 +39,8 @@ pub use slice::PhaseChoice;
 
 /// A leading step this many times longer than the median step is warm-up.
 pub const SLOW_STEP_RATIO: f64 = 3.0;
+/// Steps in a row, none of them slow, that start the steady state.
+pub const SETTLED_STEPS: usize = 3;
 /// Host-to-device copies making at least this share (percent) of the device time before the
 /// steady state make that stretch a load phase.
 pub const LOAD_COPY_SHARE_PCT: f64 = 30.0;
@@ -87,6 +93,8 @@ pub struct Phase {
     pub busy_pct: f64,
     /// What marks it, in words.
     pub marks: String,
+    /// Bytes copied host-to-device inside it, where the source says (the load phase).
+    pub copied_bytes: Option<u64>,
 }
 
 impl Phase {
@@ -144,10 +152,12 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             let mut lengths: Vec<u64> = spans.iter().map(|&(s, e)| e - s).collect();
             lengths.sort_unstable();
             let median = lengths[lengths.len() / 2].max(1) as f64;
-            // The last slow step among the leading ones ends the warm-up.
-            let leading = spans.len() / 2;
-            let slow = spans[..leading].iter().rposition(|&(s, e)| (e - s) as f64 > SLOW_STEP_RATIO * median);
-            let first_steady = slow.map_or(0, |i| i + 1);
+            // The steady state starts at the first of [`SETTLED_STEPS`] steps in a row that
+            // are not slow, within the first half of the steps.
+            let slow = |&(s, e): &(u64, u64)| (e - s) as f64 > SLOW_STEP_RATIO * median;
+            let first_steady = (0..spans.len() / 2)
+                .find(|&i| spans[i..].iter().take(SETTLED_STEPS).all(|span| !slow(span)))
+                .unwrap_or(0);
             let describe = match &found.source {
                 StepSource::RepeatingSequence { period_ops, layers_per_step: Some(layers) } => {
                     format!("{layers} repeats of a {period_ops}-op layer each")
@@ -165,15 +175,14 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             });
             (spans[first_steady].0, end, Some((count, describe)), note)
         }
-        None => match dominant_kernel_start(timeline) {
-            Some((start, name)) => {
-                let note = format!("no repeating step found: steady state from the first launch of `{}`", short(name));
-                (start, run_end, None, Some(note))
-            }
-            None => (run_start, run_end, None, Some("no kernels: the whole run".into())),
-        },
+        None => {
+            let start = leading_burst_end(timeline, &order).unwrap_or(run_start);
+            let note = "no repeating step found: the whole run after the load".to_owned();
+            (start, run_end, None, Some(note))
+        }
     };
-    let steady_start = steady_start.max(run_start);
+    let mut steady_start = steady_start.max(run_start);
+    let mut steady_end = steady_end;
 
     let mut phases = Vec::new();
     let phase = |kind, start: u64, end: u64, marks: String| Phase {
@@ -184,6 +193,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
         ops: order.iter().filter(|&&i| (start..end.max(start + 1)).contains(&timeline.ops[i].start_ns)).count(),
         busy_pct: pct(busy.clipped_ns(start, end), end.saturating_sub(start)),
         marks,
+        copied_bytes: None,
     };
     // Before the steady state: load up to the last host-to-device copy, then warm-up.
     if steady_start > run_start {
@@ -208,47 +218,85 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             if share >= LOAD_COPY_SHARE_PCT || bytes >= LOAD_COPY_BYTES {
                 let moved = if bytes > 0 { format!(", {}", human_bytes(bytes)) } else { String::new() };
                 let marks = format!("{share:.0} % of device time is host-to-device copies ({}{moved})", ms(copy_ns));
-                phases.push(phase(PhaseKind::Load, run_start, load_end, marks));
+                let mut load = phase(PhaseKind::Load, run_start, load_end, marks);
+                load.copied_bytes = (bytes > 0).then_some(bytes);
+                phases.push(load);
                 warm_from = load_end;
             }
         }
         if warm_from < steady_start && pre.iter().any(|&i| timeline.ops[i].start_ns >= warm_from) {
-            let mut marks = warmup_marks(timeline, &order, warm_from, steady_start, steady_end);
-            if let (Some(_), Some(slow)) = (&steps, &note) {
+            let (mut marks, one_off) = warmup_marks(timeline, &order, warm_from, steady_start, steady_end);
+            let slow = steps.is_some() && note.is_some();
+            if let (true, Some(slow)) = (slow, &note) {
                 marks = format!("{marks}; {slow}");
             }
-            phases.push(phase(PhaseKind::Warmup, warm_from, steady_start, marks));
+            if one_off > 0 || slow {
+                phases.push(phase(PhaseKind::Warmup, warm_from, steady_start, marks));
+            } else {
+                // Nothing sets it apart (the prologue of the first step): steady state.
+                steady_start = warm_from;
+            }
+        } else {
+            steady_start = warm_from;
         }
+    }
+    let after: Vec<usize> = order.iter().copied().filter(|&i| timeline.ops[i].start_ns >= steady_end).collect();
+    let steady_names: FxHashMap<NameId, ()> = order
+        .iter()
+        .map(|&i| &timeline.ops[i])
+        .filter(|op| (steady_start..steady_end).contains(&op.start_ns))
+        .map(|op| (op.name, ()))
+        .collect();
+    let copies = after.iter().filter(|&&i| timeline.ops[i].kind == OpKind::Memcpy).count();
+    let new_kernels = after
+        .iter()
+        .filter(|&&i| timeline.ops[i].kind == OpKind::Kernel && !steady_names.contains_key(&timeline.ops[i].name))
+        .count();
+    let mut tail = None;
+    if copies + new_kernels > 0 {
+        let marks = format!(
+            "{} ops after the last step ({copies} copies, {new_kernels} kernels not in the steady state)",
+            after.len()
+        );
+        tail = Some(phase(PhaseKind::Tail, steady_end, run_end.max(steady_end + 1), marks));
+    } else if !after.is_empty() {
+        // The epilogue of the last step, nothing else: steady state.
+        steady_end = run_end;
     }
     let steady_marks = match &steps {
         Some((count, describe)) => format!("{count} steps ({describe})"),
         None => note.clone().unwrap_or_default(),
     };
-    let note = if steps.is_some() { None } else { note };
     phases.push(phase(PhaseKind::Steady, steady_start, steady_end, steady_marks));
-    let after: Vec<usize> = order.iter().copied().filter(|&i| timeline.ops[i].start_ns >= steady_end).collect();
-    if !after.is_empty() {
-        let copies = after.iter().filter(|&&i| timeline.ops[i].kind == OpKind::Memcpy).count();
-        let marks = format!("{} ops after the last step ({copies} copies)", after.len());
-        phases.push(phase(PhaseKind::Tail, steady_end, run_end.max(steady_end + 1), marks));
-    }
+    phases.extend(tail);
+    let note = if steps.is_some() { None } else { note };
     Phases { run_ns: (run_start, run_end), phases, steady_steps: steps.map(|(c, _)| c), note }
 }
 
-/// The first launch of the kernel with the most device time, and its name.
-fn dominant_kernel_start(timeline: &Timeline) -> Option<(u64, &str)> {
-    let mut totals: FxHashMap<NameId, (u64, u64)> = FxHashMap::default();
-    for op in timeline.ops.iter().filter(|op| op.kind == OpKind::Kernel) {
-        let entry = totals.entry(op.name).or_insert((0, u64::MAX));
-        entry.0 = entry.0.saturating_add(op.dur_ns);
-        entry.1 = entry.1.min(op.start_ns);
+/// Kernels in a row with no host-to-device copy that end a leading burst of copies.
+pub const BURST_END_KERNELS: usize = 50;
+
+/// Without steps: the end of the last host-to-device copy of the leading burst (copies with
+/// fewer than [`BURST_END_KERNELS`] kernels in a row between them), if the run starts with one.
+fn leading_burst_end(timeline: &Timeline, order: &[usize]) -> Option<u64> {
+    let (mut last_copy_end, mut kernels_since) = (None, 0usize);
+    for &i in order {
+        let op = &timeline.ops[i];
+        if op.kind == OpKind::Memcpy && is_host_to_device(timeline.name(op.name)) {
+            last_copy_end = Some(last_copy_end.unwrap_or(0).max(op.end_ns()));
+            kernels_since = 0;
+        } else if op.kind == OpKind::Kernel {
+            kernels_since += 1;
+            if kernels_since >= BURST_END_KERNELS {
+                break;
+            }
+        }
     }
-    let (name, &(_, start)) = totals.iter().max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(b.1 .1.cmp(&a.1 .1)))?;
-    Some((start, timeline.name(*name)))
+    last_copy_end
 }
 
-/// What the warm-up holds: kernels that never run in the steady state.
-fn warmup_marks(timeline: &Timeline, order: &[usize], from: u64, to: u64, steady_end: u64) -> String {
+/// What the warm-up holds, and how many kernel names in it never run in the steady state.
+fn warmup_marks(timeline: &Timeline, order: &[usize], from: u64, to: u64, steady_end: u64) -> (String, usize) {
     let mut steady: FxHashMap<NameId, ()> = FxHashMap::default();
     let mut warm: Vec<(NameId, u64)> = Vec::new();
     let mut ops = 0usize;
@@ -270,7 +318,7 @@ fn warmup_marks(timeline: &Timeline, order: &[usize], from: u64, to: u64, steady
     let mut top: Vec<(NameId, u64)> = one_off.iter().map(|(&n, &d)| (n, d)).collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let lead = top.first().map(|&(n, _)| format!("; most time: `{}`", short(timeline.name(n)))).unwrap_or_default();
-    format!("{ops} ops, {} kernels that never run in the steady state{lead}", one_off.len())
+    (format!("{ops} ops, {} kernels that never run in the steady state{lead}", one_off.len()), one_off.len())
 }
 
 fn pct(part: u64, whole: u64) -> f64 {

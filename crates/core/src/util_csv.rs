@@ -148,7 +148,7 @@ fn columns(header: &[String], timeline: &mut Timeline) -> Columns {
 }
 
 /// A finite number, or `None`.
-fn number_cell(raw: &str) -> Option<f64> {
+pub(crate) fn number_cell(raw: &str) -> Option<f64> {
     raw.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
@@ -186,7 +186,7 @@ impl Reasons {
 }
 
 /// The fields of one CSV line; `"…"` quoting with `""` for a quote, as the writer does.
-fn split_fields(line: &str) -> std::result::Result<Vec<String>, String> {
+pub(crate) fn split_fields(line: &str) -> std::result::Result<Vec<String>, String> {
     let mut fields = Vec::new();
     let mut chars = line.chars().peekable();
     loop {

@@ -149,7 +149,20 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
         }
         None => Loaded::Timeline(load_embedded()?),
     };
+    let util_csv = args.path.as_deref().filter(|p| prof_core::util_csv::is_util_csv(p));
+    let mut util_verdict = None;
     let (timeline, summary, diagnosis, phases) = match loaded {
+        Loaded::Timeline(timeline) if util_csv.is_some() => {
+            // A `prof util --csv` recording: the phases and verdict of the live run, then its
+            // counter analyses (clock drops, throttle reasons) over the whole recording.
+            let ticks =
+                prof_core::util_ticks::read_ticks(util_csv.unwrap_or(Path::new(""))).map_err(|e| e.to_string())?;
+            let (phases, _, verdict) = crate::phases_view::judge_util(&ticks, args.phase, &["<your command>"])?;
+            util_verdict = Some(verdict);
+            let summary = summarize_kernels(&timeline, &families);
+            let diagnosis = diagnose(&timeline, &summary);
+            (Some(timeline), summary, diagnosis, Some(phases))
+        }
         Loaded::Timeline(timeline) => {
             let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
             let summary = summarize_kernels(&timeline, &families);
@@ -177,10 +190,14 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
             BreakdownReport::new(&summary, &diagnosis, artifacts, None, deep_dive_suggestion(&summary, &[]));
         report.analyses = timeline.as_ref().map(|_| sections::to_json(&sections));
         report.phases = phases.as_ref();
+        report.util_verdict = util_verdict.as_ref();
         print_json(&report)?;
     } else {
         if let Some(phases) = &phases {
             print!("{}", crate::phases_view::render_text(phases));
+        }
+        if let Some(verdict) = &util_verdict {
+            println!("{}", super::util::render_verdict(verdict).trim_start());
         }
         print!("{}", render_text(&summary, &diagnosis, args.top));
         print!("{}", sections::render_text(&sections));

@@ -82,6 +82,11 @@ pub struct ServeArgs {
     /// Print the `prof.serve.v1` JSON document instead of text.
     #[arg(long)]
     json: bool,
+    /// Which part of the capture the breakdown (or utilization summary) describes: `steady`
+    /// (the repeating steps; for utilization, the active phase), `all`, `load`, `warmup`,
+    /// `tail`, or `START..END`.
+    #[arg(long, default_value = "steady", value_parser = crate::phases_view::parse_phase)]
+    phase: prof_core::phases::PhaseChoice,
 }
 
 fn words(flag: &str, text: &str) -> Result<Vec<OsString>, String> {
@@ -273,10 +278,12 @@ fn finish(
         let path = args.out.join(plan::UTIL_CSV);
         let mut file = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         prof_core::write_csv(&recording.ticks, &mut file).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (phases, devices, _) = crate::phases_view::judge_util(&recording.ticks, args.phase, &plan.server.argv)?;
         utilization = Some(UtilPart {
             source: recording.source.clone(),
             samples: recording.ticks.len(),
-            devices: prof_core::summarize(&recording.ticks),
+            devices,
+            phases: Some(phases),
         });
     }
     let mut artifacts = Vec::new();
@@ -292,13 +299,16 @@ fn finish(
     if let Some(tool) = tool {
         let paths: Vec<PathBuf> = plan.artifacts.iter().map(|a| a.path.clone()).collect();
         let timeline = tool.load(&paths).map_err(|e| e.to_string())?;
+        let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
         let families = families(None)?;
         let summary = summarize_kernels(&timeline, &families);
         let diagnosis = diagnose(&timeline, &summary);
         let names = artifacts.iter().map(|a| a.path.clone()).collect();
-        let document = BreakdownReport::new(&summary, &diagnosis, names, plan.how_to_open.as_deref(), None);
+        let mut document = BreakdownReport::new(&summary, &diagnosis, names, plan.how_to_open.as_deref(), None);
+        document.phases = Some(&phases);
         breakdown = Some(serde_json::to_value(&document).map_err(|e| e.to_string())?);
-        breakdown_text = Some(render_breakdown(&summary, &diagnosis, args.top));
+        let text = render_breakdown(&summary, &diagnosis, args.top);
+        breakdown_text = Some(format!("{}{text}", crate::phases_view::render_text(&phases)));
     }
     let report = ServeReport {
         schema: "prof.serve.v1",

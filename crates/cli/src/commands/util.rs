@@ -5,14 +5,17 @@
 //! `--json` prints schema `prof.util.v1`: `{"schema", "source", "mode": "snapshot"|"duration"|"command",
 //! "command": [string]|null, "exit_code": int|null, "interval_ns", "elapsed_ns", "samples",
 //! "missed_ticks", "sample_errors": {count, first}, "sample_cost": {calls, mean_ns, max_ns},
-//! "devices": [DeviceSummary], "verdict": Verdict}`; unknown values are `null`.
+//! "devices": [DeviceSummary], "verdict": Verdict, "phases": PhaseView (not for a snapshot; see
+//! `crate::phases_view`; added in 0.3.0)}`; unknown values are `null`. With a command or a
+//! duration, `devices` and `verdict` describe the window `--phase` picks: by default the active
+//! phase (from the first busy sample to the last), not the idle lead-in of imports and loading.
 
 use crate::durations::parse_duration;
 use crate::render::{print_json, table};
 use clap::Args;
 use prof_core::recorder::{Recorder, Recording, DEFAULT_INTERVAL};
 use prof_core::supervisor::{self, RunPlan};
-use prof_core::{judge_run, judge_snapshot, summarize, DeviceSummary, Registry, UtilizationProbe, Verdict};
+use prof_core::{judge_snapshot, summarize, DeviceSummary, Registry, UtilizationProbe, Verdict};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -34,6 +37,11 @@ pub struct UtilArgs {
     /// Write every sample to this CSV file.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// Which part of the recording the summary and verdict describe: `steady` (the active
+    /// phase, from the first busy sample to the last), `all`, `load` (the idle lead-in),
+    /// `tail`, or `START..END` from the recording's start.
+    #[arg(long, default_value = "steady", value_parser = crate::phases_view::parse_phase)]
+    phase: prof_core::phases::PhaseChoice,
     /// Also write a self-contained HTML page plotting utilization, memory, power and clocks over time.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
@@ -66,6 +74,8 @@ struct UtilReport<'a> {
     sample_cost: &'a prof_core::SampleCost,
     devices: &'a [DeviceSummary],
     verdict: &'a Verdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phases: Option<&'a crate::phases_view::PhaseView>,
 }
 
 /// Opens the first utilization probe that works, saying why each other one could not.
@@ -99,8 +109,14 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, String> {
         std::thread::sleep(DEFAULT_INTERVAL);
         ("snapshot", Recording::snapshot(probe.as_mut()).map_err(|e| e.to_string())?, None)
     };
-    let summaries = summarize(&recording.ticks);
-    let verdict = if mode == "snapshot" { judge_snapshot(&summaries) } else { judge_run(&summaries, &args.command) };
+    let (phases, summaries, verdict) = if mode == "snapshot" {
+        let summaries = summarize(&recording.ticks);
+        let verdict = judge_snapshot(&summaries);
+        (None, summaries, verdict)
+    } else {
+        let (phases, summaries, verdict) = crate::phases_view::judge_util(&recording.ticks, args.phase, &args.command)?;
+        (Some(phases), summaries, verdict)
+    };
     if let Some(path) = &args.csv {
         let mut file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
         prof_core::write_csv(&recording.ticks, &mut file).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -126,8 +142,12 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, String> {
             sample_cost: &recording.sample_cost,
             devices: &summaries,
             verdict: &verdict,
+            phases: phases.as_ref(),
         })?;
     } else {
+        if let Some(phases) = &phases {
+            print!("{}", crate::phases_view::render_text(phases));
+        }
         print!("{}", render_text(&recording, &summaries, &verdict, exit_code));
         if let Some(path) = &args.csv {
             println!("samples written to {}", path.display());
@@ -233,7 +253,13 @@ fn render_text(
     if let Some(code) = exit_code.filter(|c| *c != 0) {
         out.push_str(&format!("note: the command exited with status {code}\n"));
     }
-    out.push_str(&format!("\nverdict: {}\n", verdict.headline));
+    out.push_str(&render_verdict(verdict));
+    out
+}
+
+/// The verdict, its evidence, the extra findings and the next step.
+pub fn render_verdict(verdict: &Verdict) -> String {
+    let mut out = format!("\nverdict: {}\n", verdict.headline);
     for line in &verdict.evidence {
         out.push_str(&format!("  - {line}\n"));
     }

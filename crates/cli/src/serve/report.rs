@@ -114,8 +114,10 @@ pub struct UtilPart {
     pub source: String,
     /// Ticks recorded.
     pub samples: usize,
-    /// Per-device summaries.
+    /// Per-device summaries, over the window `--phase` picks (the active phase by default).
     pub devices: Vec<DeviceSummary>,
+    /// The phases of the recording (added in 0.3.0).
+    pub phases: Option<crate::phases_view::PhaseView>,
 }
 
 fn ms(value: Option<f64>) -> String {
@@ -154,7 +156,8 @@ pub fn render_load(label: &str, stats: &LoadStats) -> String {
 
 /// The peak utilization of each device in the window.
 pub fn render_utilization(util: &UtilPart) -> String {
-    let mut out = format!("utilization during the window ({}, {} samples):\n", util.source, util.samples);
+    let mut out = util.phases.as_ref().map(crate::phases_view::render_text).unwrap_or_default();
+    out.push_str(&format!("utilization during the window ({}, {} samples):\n", util.source, util.samples));
     let pct = |v: Option<f64>| v.map(|v| format!("{v:.0}%")).unwrap_or_else(|| "-".to_owned());
     for device in &util.devices {
         let mem = device.mem_used_peak_bytes.map(|b| format!("{} MiB", b / (1024 * 1024))).unwrap_or("-".into());

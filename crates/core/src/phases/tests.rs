@@ -88,19 +88,27 @@ fn choices_pick_windows_and_refuse_missing_phases() {
 }
 
 #[test]
-fn one_kernel_loop_starts_at_the_dominant_kernel_and_empty_runs_have_no_phases() {
+fn without_steps_the_steady_state_follows_the_upload_and_empty_runs_have_no_phases() {
     let mut t = Timeline::new("loop");
     push(&mut t, OpKind::Memcpy, "Memcpy HtoD (Pageable -> Device)", 0, 300 * MS, None);
     push(&mut t, OpKind::Kernel, "randn", 301 * MS, MS, None);
     for i in 0..50 {
-        push(&mut t, OpKind::Kernel, "big_gemm", 310 * MS + i * 2 * MS, 2 * MS, None);
+        push(&mut t, OpKind::Kernel, &format!("op{i}"), 310 * MS + i * 2 * MS, 2 * MS, None);
     }
     let phases = find_phases(&t);
-    let steady = phases.get(PhaseKind::Steady).unwrap();
-    assert_eq!(steady.start_ns, 310 * MS);
-    assert!(phases.note.as_deref().unwrap().contains("`big_gemm`"));
+    assert_eq!(phases.steady_steps, None);
+    assert!(phases.note.as_deref().unwrap().contains("no repeating step"));
     assert_eq!(phases.get(PhaseKind::Load).unwrap().end_ns, 300 * MS);
-    assert_eq!(phases.get(PhaseKind::Warmup).unwrap().ops, 1);
+    let steady = phases.get(PhaseKind::Steady).unwrap();
+    assert_eq!((steady.start_ns, steady.ops), (300 * MS, 51));
+    // One step of distinct ops (an op table of one training step): nothing is cut.
+    let mut one = Timeline::new("one step");
+    for i in 0..20 {
+        push(&mut one, OpKind::Kernel, &format!("MatMul{i}"), i * MS, MS / 2, None);
+    }
+    let phases = find_phases(&one);
+    assert_eq!(phases.phases.len(), 1);
+    assert_eq!(PhaseChoice::Steady.window(&phases).unwrap(), None);
     assert!(find_phases(&Timeline::new("empty")).phases.is_empty());
     assert!(is_host_to_device("CopyHostToDevice") && !is_host_to_device("CUDA memcpy DtoH"));
 }

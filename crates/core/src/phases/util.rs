@@ -54,7 +54,16 @@ fn phase(ticks: &[Tick], kind: PhaseKind, run_start: u64, marks: String) -> Phas
         }
     }
     let busy_pct = per_device.values().map(|&(sum, n)| sum / n as f64).fold(0.0, f64::max);
-    Phase { kind, start_ns: start, end_ns: end, offset_ns: start - run_start, ops: ticks.len(), busy_pct, marks }
+    Phase {
+        kind,
+        start_ns: start,
+        end_ns: end,
+        offset_ns: start - run_start,
+        ops: ticks.len(),
+        busy_pct,
+        marks,
+        copied_bytes: None,
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,70 @@
+//! Reads a `prof util --csv` recording back into the ticks `prof util` took, so `prof analyze
+//! util.csv` gives the same phases, device summaries and verdict as the live run did. Rows
+//! with the same `t_ms` form one tick. What the CSV does not keep (maximum clocks, processes)
+//! is absent. The file is validated by [`crate::util_csv::load_util_csv`] first.
+
+use crate::error::{Error, Result};
+use crate::probe::DeviceSample;
+use crate::recorder::Tick;
+use crate::samples_csv::CSV_COLUMNS;
+use crate::util_csv::{number_cell, split_fields};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// The ticks of the recording at `path`.
+pub fn read_ticks(path: &Path) -> Result<Vec<Tick>> {
+    let bad = |line: usize, reason: String| Error::Artifact { path: path.to_owned(), line, reason };
+    let file = std::fs::File::open(path).map_err(|e| bad(0, format!("cannot open: {e}")))?;
+    let mut lines = BufReader::new(file).lines();
+    let header = lines.next().transpose().map_err(|e| bad(1, format!("cannot read: {e}")))?.unwrap_or_default();
+    let header = split_fields(header.trim_end_matches('\r')).map_err(|reason| bad(1, reason))?;
+    let metrics: Vec<String> = header.iter().skip(CSV_COLUMNS.len()).cloned().collect();
+    let mut ticks: Vec<Tick> = Vec::new();
+    for (index, line) in lines.enumerate() {
+        let number = index + 2;
+        let line = line.map_err(|e| bad(number, format!("cannot read: {e}")))?;
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() {
+            continue;
+        }
+        let cells = split_fields(line).map_err(|reason| bad(number, reason))?;
+        if cells.len() != header.len() {
+            return Err(bad(number, format!("{} fields, the header has {}", cells.len(), header.len())));
+        }
+        let float = |i: usize| number_cell(&cells[i]);
+        let t_ns = (float(0).ok_or_else(|| bad(number, "t_ms is not a time".into()))? * 1e6).round() as u64;
+        let device = cells[1].parse().map_err(|_| bad(number, format!("device {:?} is not an index", cells[1])))?;
+        let bytes = |i: usize| float(i).map(|mib| (mib * 1_048_576.0).round() as u64);
+        let mhz = |i: usize| float(i).map(|v| v.round() as u32);
+        let throttle = match cells[11].as_str() {
+            "" => None,
+            "none" => Some(Vec::new()),
+            reasons => Some(reasons.split('|').map(str::to_owned).collect()),
+        };
+        let activity = metrics
+            .iter()
+            .enumerate()
+            .filter_map(|(k, name)| float(CSV_COLUMNS.len() + k).map(|v| (name.clone(), v)))
+            .collect();
+        let sample = DeviceSample {
+            device,
+            gpu_util_pct: float(2),
+            mem_util_pct: float(3),
+            mem_used_bytes: bytes(4),
+            mem_total_bytes: bytes(5),
+            sm_clock_mhz: mhz(6),
+            mem_clock_mhz: mhz(7),
+            power_w: float(8),
+            power_limit_w: float(9),
+            temperature_c: float(10),
+            throttle_reasons: throttle,
+            activity,
+            ..DeviceSample::default()
+        };
+        match ticks.last_mut() {
+            Some(tick) if tick.t_ns == t_ns => tick.samples.push(sample),
+            _ => ticks.push(Tick { t_ns, samples: vec![sample] }),
+        }
+    }
+    Ok(ticks)
+}
