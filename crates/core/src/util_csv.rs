@@ -68,40 +68,19 @@ struct Columns {
     throttle: usize,
     /// (column index, series name, unit) of every numeric series column.
     numeric: Vec<(usize, NameId, Option<NameId>)>,
-    count: usize,
 }
 
 /// Reads a recording from `input`; `path` names it in errors and in the timeline's source.
 pub fn read_util_csv(input: impl BufRead, path: &Path) -> Result<Timeline> {
     let bad = |line: usize, reason: String| Error::Artifact { path: path.to_owned(), line, reason };
-    let mut lines = input.lines();
-    let header = match lines.next() {
-        Some(line) => line.map_err(|e| bad(1, format!("cannot read: {e}")))?,
-        None => String::new(),
-    };
-    if !header_matches(header.trim_end_matches('\r')) {
-        return Err(bad(1, format!("not a prof util CSV: the header must start {}", CSV_COLUMNS.join(","))));
-    }
-    let header = split_fields(header.trim_end_matches('\r')).map_err(|reason| bad(1, reason))?;
+    let (header, rows) = rows(input, path)?;
     let mut timeline = Timeline::new(path.display().to_string());
     let columns = columns(&header, &mut timeline);
     let mut series_of: FxHashMap<(usize, u32), usize> = FxHashMap::default();
     let mut reasons = Reasons::default();
     let mut last_t: FxHashMap<u32, u64> = FxHashMap::default();
-    for (index, line) in lines.enumerate() {
-        let number = index + 2;
-        let line = line.map_err(|e| bad(number, format!("cannot read: {e}")))?;
-        let line = line.trim_end_matches('\r');
-        if line.is_empty() {
-            continue;
-        }
-        let cells = split_fields(line).map_err(|reason| bad(number, reason))?;
-        if cells.len() != columns.count {
-            return Err(bad(
-                number,
-                format!("{} fields, the header has {} (a truncated or hand-edited row)", cells.len(), columns.count),
-            ));
-        }
+    for row in rows {
+        let (number, cells) = row?;
         let t_ms: f64 = number_cell(&cells[columns.t])
             .ok_or_else(|| bad(number, format!("t_ms {:?} is not a time", cells[columns.t])))?;
         if t_ms < 0.0 {
@@ -132,6 +111,46 @@ pub fn read_util_csv(input: impl BufRead, path: &Path) -> Result<Timeline> {
     Ok(timeline)
 }
 
+/// The header fields of a recording read from `input`, and its data rows: each with its line
+/// number and as many fields as the header (else an error naming the line); blank lines are
+/// skipped. `path` names the file in errors.
+pub(crate) fn rows<'a>(
+    input: impl BufRead + 'a,
+    path: &'a Path,
+) -> Result<(Vec<String>, impl Iterator<Item = Result<(usize, Vec<String>)>> + 'a)> {
+    let bad = move |line: usize, reason: String| Error::Artifact { path: path.to_owned(), line, reason };
+    let mut lines = input.lines();
+    let header = match lines.next() {
+        Some(line) => line.map_err(|e| bad(1, format!("cannot read: {e}")))?,
+        None => String::new(),
+    };
+    if !header_matches(header.trim_end_matches('\r')) {
+        return Err(bad(1, format!("not a prof util CSV: the header must start {}", CSV_COLUMNS.join(","))));
+    }
+    let header = split_fields(header.trim_end_matches('\r')).map_err(|reason| bad(1, reason))?;
+    let count = header.len();
+    let rows = lines.enumerate().filter_map(move |(index, line)| {
+        let number = index + 2;
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => return Some(Err(bad(number, format!("cannot read: {e}")))),
+        };
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() {
+            return None;
+        }
+        Some(match split_fields(line) {
+            Err(reason) => Err(bad(number, reason)),
+            Ok(cells) if cells.len() != count => Err(bad(
+                number,
+                format!("{} fields, the header has {count} (a truncated or hand-edited row)", cells.len()),
+            )),
+            Ok(cells) => Ok((number, cells)),
+        })
+    });
+    Ok((header, rows))
+}
+
 fn columns(header: &[String], timeline: &mut Timeline) -> Columns {
     let at = |name: &str| header.iter().position(|c| c == name).unwrap_or(0);
     let mut numeric = Vec::new();
@@ -144,7 +163,7 @@ fn columns(header: &[String], timeline: &mut Timeline) -> Columns {
         let unit = metric.ends_with("_pct").then_some(percent);
         numeric.push((col, timeline.intern(metric), unit));
     }
-    Columns { t: at("t_ms"), device: at("device"), throttle: at("throttle_reasons"), numeric, count: header.len() }
+    Columns { t: at("t_ms"), device: at("device"), throttle: at("throttle_reasons"), numeric }
 }
 
 /// A finite number, or `None`.
@@ -186,7 +205,7 @@ impl Reasons {
 }
 
 /// The fields of one CSV line; `"…"` quoting with `""` for a quote, as the writer does.
-pub(crate) fn split_fields(line: &str) -> std::result::Result<Vec<String>, String> {
+fn split_fields(line: &str) -> std::result::Result<Vec<String>, String> {
     let mut fields = Vec::new();
     let mut chars = line.chars().peekable();
     loop {

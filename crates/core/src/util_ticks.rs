@@ -7,30 +7,19 @@ use crate::error::{Error, Result};
 use crate::probe::DeviceSample;
 use crate::recorder::Tick;
 use crate::samples_csv::CSV_COLUMNS;
-use crate::util_csv::{number_cell, split_fields};
-use std::io::{BufRead, BufReader};
+use crate::util_csv::{number_cell, rows};
+use std::io::BufReader;
 use std::path::Path;
 
 /// The ticks of the recording at `path`.
 pub fn read_ticks(path: &Path) -> Result<Vec<Tick>> {
     let bad = |line: usize, reason: String| Error::Artifact { path: path.to_owned(), line, reason };
     let file = std::fs::File::open(path).map_err(|e| bad(0, format!("cannot open: {e}")))?;
-    let mut lines = BufReader::new(file).lines();
-    let header = lines.next().transpose().map_err(|e| bad(1, format!("cannot read: {e}")))?.unwrap_or_default();
-    let header = split_fields(header.trim_end_matches('\r')).map_err(|reason| bad(1, reason))?;
+    let (header, rows) = rows(BufReader::new(file), path)?;
     let metrics: Vec<String> = header.iter().skip(CSV_COLUMNS.len()).cloned().collect();
     let mut ticks: Vec<Tick> = Vec::new();
-    for (index, line) in lines.enumerate() {
-        let number = index + 2;
-        let line = line.map_err(|e| bad(number, format!("cannot read: {e}")))?;
-        let line = line.trim_end_matches('\r');
-        if line.is_empty() {
-            continue;
-        }
-        let cells = split_fields(line).map_err(|reason| bad(number, reason))?;
-        if cells.len() != header.len() {
-            return Err(bad(number, format!("{} fields, the header has {}", cells.len(), header.len())));
-        }
+    for row in rows {
+        let (number, cells) = row?;
         let float = |i: usize| number_cell(&cells[i]);
         let t_ns = (float(0).ok_or_else(|| bad(number, "t_ms is not a time".into()))? * 1e6).round() as u64;
         let device = cells[1].parse().map_err(|_| bad(number, format!("device {:?} is not an index", cells[1])))?;
