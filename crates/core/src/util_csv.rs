@@ -111,13 +111,16 @@ pub fn read_util_csv(input: impl BufRead, path: &Path) -> Result<Timeline> {
     Ok(timeline)
 }
 
+/// One data row of a recording: its line number and its fields.
+pub(crate) type Row = Result<(usize, Vec<String>)>;
+
 /// The header fields of a recording read from `input`, and its data rows: each with its line
 /// number and as many fields as the header (else an error naming the line); blank lines are
 /// skipped. `path` names the file in errors.
 pub(crate) fn rows<'a>(
     input: impl BufRead + 'a,
     path: &'a Path,
-) -> Result<(Vec<String>, impl Iterator<Item = Result<(usize, Vec<String>)>> + 'a)> {
+) -> Result<(Vec<String>, impl Iterator<Item = Row> + 'a)> {
     let bad = move |line: usize, reason: String| Error::Artifact { path: path.to_owned(), line, reason };
     let mut lines = input.lines();
     let header = match lines.next() {
