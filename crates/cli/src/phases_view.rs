@@ -8,7 +8,7 @@
 //! "copied_bytes": n|null}]}`.
 
 use crate::render::human_ns;
-use prof_core::phases::{find_phases, PhaseChoice, PhaseKind, Phases};
+use prof_core::phases::{find_phases, PhaseChoice, Phases};
 use prof_core::Timeline;
 use serde::Serialize;
 
@@ -75,16 +75,14 @@ pub fn render_text(view: &PhaseView) -> String {
             phase.marks
         ));
     }
-    let answer = match (view.window_ns, phases.get(PhaseKind::Steady)) {
-        (None, _) if view.chosen == "steady" => match &phases.note {
-            Some(note) if !phases.steady_is_partial() && phases.phases.len() == 1 => {
-                format!("answers below: the whole run ({note})")
-            }
+    let answer = match view.window_ns {
+        None if view.chosen != "steady" => "answers below: the whole run (--phase all)".to_owned(),
+        None => match &phases.note {
+            Some(note) if phases.phases.len() == 1 => format!("answers below: the whole run ({note})"),
             _ => "answers below: the whole run (it is all steady state)".to_owned(),
         },
-        (None, _) => "answers below: the whole run (--phase all)".to_owned(),
-        (Some((start, end)), _) => {
-            let (run_start, _) = phases.run_ns;
+        Some((start, end)) => {
+            let run_start = phases.run_ns.0;
             let what = if view.chosen == "steady" {
                 "the steady state".to_owned()
             } else {
@@ -109,7 +107,7 @@ pub fn judge_util<S: AsRef<std::ffi::OsStr>>(
     choice: PhaseChoice,
     command: &[S],
 ) -> Result<(PhaseView, Vec<prof_core::DeviceSummary>, prof_core::Verdict), String> {
-    let (phases, _) = prof_core::phases::util::util_phases(ticks);
+    let phases = prof_core::phases::util::util_phases(ticks);
     let window = if phases.phases.is_empty() { None } else { choice.window(&phases)? };
     let chosen: Vec<prof_core::Tick> = match window {
         Some((start, end)) => ticks.iter().filter(|t| t.t_ns >= start && t.t_ns <= end).cloned().collect(),

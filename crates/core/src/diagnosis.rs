@@ -375,7 +375,8 @@ fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &S
     finding(DiagnosisKind::RePrefill, severity, headline.to_owned(), evidence)
 }
 
-fn step_source(source: &StepSource) -> String {
+/// How a step source reads in evidence and phase lines.
+pub(crate) fn step_source(source: &StepSource) -> String {
     match source {
         StepSource::ProfilerSteps => "ProfilerStep annotations".to_owned(),
         StepSource::RepeatingSequence { period_ops, layers_per_step: None } => {
@@ -418,6 +419,7 @@ fn pct(value: f64) -> String {
     format!("{value:.1}")
 }
 
-fn short(name: &str) -> &str {
+/// `name` cut to its first 60 characters.
+pub(crate) fn short(name: &str) -> &str {
     name.char_indices().nth(60).map_or(name, |(at, _)| &name[..at])
 }

@@ -30,9 +30,10 @@ pub mod slice;
 pub mod util;
 
 use crate::analysis::intervals::IntervalSet;
-use crate::diagnosis::steps::{sequence_steps, StepSource};
+use crate::diagnosis::steps::sequence_steps;
+use crate::diagnosis::{short, step_source};
 use crate::intern::{FxHashMap, NameId};
-use crate::timeline::{OpKind, Timeline};
+use crate::timeline::{DeviceOp, OpKind, Timeline};
 use serde::Serialize;
 
 pub use slice::PhaseChoice;
@@ -146,6 +147,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     let run_end = timeline.ops.iter().map(|op| op.end_ns()).max().unwrap_or(run_start);
     let busy = IntervalSet::from_unsorted(timeline.ops.iter().map(|op| (op.start_ns, op.end_ns())).collect());
 
+    // Steps, as (count, how they were found, why leading steps are warm-up).
     let (steady_start, steady_end, steps, note) = match sequence_steps(timeline) {
         Some(found) => {
             let spans = found.spans;
@@ -158,31 +160,29 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             let first_steady = (0..spans.len() / 2)
                 .find(|&i| spans[i..].iter().take(SETTLED_STEPS).all(|span| !slow(span)))
                 .unwrap_or(0);
-            let describe = match &found.source {
-                StepSource::RepeatingSequence { period_ops, layers_per_step: Some(layers) } => {
-                    format!("{layers} repeats of a {period_ops}-op layer each")
-                }
-                StepSource::RepeatingSequence { period_ops, .. } => format!("a repeating sequence of {period_ops} ops"),
-                _ => String::new(),
-            };
-            let count = spans.len() - first_steady;
-            let end = spans.last().map_or(run_end, |&(_, e)| e);
-            let note = (first_steady > 0).then(|| {
+            let slow_steps = (first_steady > 0).then(|| {
                 format!(
                     "{first_steady} leading steps over {SLOW_STEP_RATIO}× the median step ({}) are warm-up",
                     ms(median as u64)
                 )
             });
-            (spans[first_steady].0, end, Some((count, describe)), note)
+            let end = spans.last().map_or(run_end, |&(_, e)| e);
+            let steps = (spans.len() - first_steady, step_source(&found.source), slow_steps);
+            (spans[first_steady].0, end, Some(steps), None)
         }
         None => {
             let start = leading_burst_end(timeline, &order).unwrap_or(run_start);
-            let note = "no repeating step found: the whole run after the load".to_owned();
-            (start, run_end, None, Some(note))
+            (start, run_end, None, Some("no repeating step found: the whole run after the load".to_owned()))
         }
     };
     let mut steady_start = steady_start.max(run_start);
     let mut steady_end = steady_end;
+    let slow_steps = steps.as_ref().and_then(|(_, _, slow)| slow.clone());
+    // Ops that start in [start, end), from the start-ordered `order`.
+    let count_in = |start: u64, end: u64| {
+        let at = |t: u64| order.partition_point(|&i| timeline.ops[i].start_ns < t);
+        at(end) - at(start)
+    };
 
     let mut phases = Vec::new();
     let phase = |kind, start: u64, end: u64, marks: String| Phase {
@@ -190,29 +190,28 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
         start_ns: start,
         end_ns: end,
         offset_ns: start - run_start,
-        ops: order.iter().filter(|&&i| (start..end.max(start + 1)).contains(&timeline.ops[i].start_ns)).count(),
+        ops: count_in(start, end.max(start + 1)),
         busy_pct: pct(busy.clipped_ns(start, end), end.saturating_sub(start)),
         marks,
         copied_bytes: None,
     };
     // Before the steady state: load up to the last host-to-device copy, then warm-up.
     if steady_start > run_start {
-        let before = |i: &&usize| timeline.ops[**i].start_ns < steady_start;
-        let pre: Vec<usize> = order.iter().filter(before).copied().collect();
-        let is_htod = |i: usize| {
-            let op = &timeline.ops[i];
-            op.kind == OpKind::Memcpy && is_host_to_device(timeline.name(op.name))
-        };
-        let load_end = pre.iter().filter(|&&i| is_htod(i)).map(|&i| timeline.ops[i].end_ns()).max();
+        let pre = &order[..count_in(run_start, steady_start)];
+        let htod: Vec<&DeviceOp> = pre
+            .iter()
+            .map(|&i| &timeline.ops[i])
+            .filter(|op| op.kind == OpKind::Memcpy && is_host_to_device(timeline.name(op.name)))
+            .collect();
+        let load_end = htod.iter().map(|op| op.end_ns()).max();
         let mut warm_from = run_start;
         if let Some(load_end) = load_end.map(|e| e.min(steady_start)) {
-            let in_load: Vec<usize> = pre.iter().copied().filter(|&i| timeline.ops[i].start_ns < load_end).collect();
-            let copy_ns: u64 = in_load.iter().filter(|&&i| is_htod(i)).map(|&i| timeline.ops[i].dur_ns).sum();
-            let all_ns: u64 = in_load.iter().map(|&i| timeline.ops[i].dur_ns).sum();
-            let bytes: u64 = in_load
+            let copy_ns: u64 = htod.iter().filter(|op| op.start_ns < load_end).map(|op| op.dur_ns).sum();
+            let all_ns: u64 = pre[..count_in(run_start, load_end)].iter().map(|&i| timeline.ops[i].dur_ns).sum();
+            let bytes: u64 = htod
                 .iter()
-                .filter(|&&i| is_htod(i))
-                .filter_map(|&i| timeline.ops[i].details.as_ref()?.bytes)
+                .filter(|op| op.start_ns < load_end)
+                .filter_map(|op| op.details.as_ref()?.bytes)
                 .fold(0u64, u64::saturating_add);
             let share = pct(copy_ns, all_ns);
             if share >= LOAD_COPY_SHARE_PCT || bytes >= LOAD_COPY_BYTES {
@@ -224,13 +223,12 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
                 warm_from = load_end;
             }
         }
-        if warm_from < steady_start && pre.iter().any(|&i| timeline.ops[i].start_ns >= warm_from) {
+        if warm_from < steady_start && count_in(warm_from, steady_start) > 0 {
             let (mut marks, one_off) = warmup_marks(timeline, &order, warm_from, steady_start, steady_end);
-            let slow = steps.is_some() && note.is_some();
-            if let (true, Some(slow)) = (slow, &note) {
+            if let Some(slow) = &slow_steps {
                 marks = format!("{marks}; {slow}");
             }
-            if one_off > 0 || slow {
+            if one_off > 0 || slow_steps.is_some() {
                 phases.push(phase(PhaseKind::Warmup, warm_from, steady_start, marks));
             } else {
                 // Nothing sets it apart (the prologue of the first step): steady state.
@@ -240,13 +238,10 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             steady_start = warm_from;
         }
     }
-    let after: Vec<usize> = order.iter().copied().filter(|&i| timeline.ops[i].start_ns >= steady_end).collect();
-    let steady_names: FxHashMap<NameId, ()> = order
-        .iter()
-        .map(|&i| &timeline.ops[i])
-        .filter(|op| (steady_start..steady_end).contains(&op.start_ns))
-        .map(|op| (op.name, ()))
-        .collect();
+    let (steady_from, after_from) = (count_in(run_start, steady_start), count_in(run_start, steady_end));
+    let after = &order[after_from..];
+    let steady_names: FxHashMap<NameId, ()> =
+        order[steady_from..after_from].iter().map(|&i| (timeline.ops[i].name, ())).collect();
     let copies = after.iter().filter(|&&i| timeline.ops[i].kind == OpKind::Memcpy).count();
     let new_kernels = after
         .iter()
@@ -264,13 +259,12 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
         steady_end = run_end;
     }
     let steady_marks = match &steps {
-        Some((count, describe)) => format!("{count} steps ({describe})"),
+        Some((count, source, _)) => format!("{count} steps ({source})"),
         None => note.clone().unwrap_or_default(),
     };
     phases.push(phase(PhaseKind::Steady, steady_start, steady_end, steady_marks));
     phases.extend(tail);
-    let note = if steps.is_some() { None } else { note };
-    Phases { run_ns: (run_start, run_end), phases, steady_steps: steps.map(|(c, _)| c), note }
+    Phases { run_ns: (run_start, run_end), phases, steady_steps: steps.map(|(count, _, _)| count), note }
 }
 
 /// Kernels in a row with no host-to-device copy that end a leading burst of copies.
@@ -343,13 +337,6 @@ fn human_bytes(bytes: u64) -> String {
         format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
     } else {
         format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
-    }
-}
-
-fn short(name: &str) -> &str {
-    match name.char_indices().nth(60) {
-        Some((i, _)) => &name[..i],
-        None => name,
     }
 }
 

@@ -152,19 +152,18 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
     let util_csv = args.path.as_deref().filter(|p| prof_core::util_csv::is_util_csv(p));
     let mut util_verdict = None;
     let (timeline, summary, diagnosis, phases) = match loaded {
-        Loaded::Timeline(timeline) if util_csv.is_some() => {
-            // A `prof util --csv` recording: the phases and verdict of the live run, then its
-            // counter analyses (clock drops, throttle reasons) over the whole recording.
-            let ticks =
-                prof_core::util_ticks::read_ticks(util_csv.unwrap_or(Path::new(""))).map_err(|e| e.to_string())?;
-            let (phases, _, verdict) = crate::phases_view::judge_util(&ticks, args.phase, &["<your command>"])?;
-            util_verdict = Some(verdict);
-            let summary = summarize_kernels(&timeline, &families);
-            let diagnosis = diagnose(&timeline, &summary);
-            (Some(timeline), summary, diagnosis, Some(phases))
-        }
         Loaded::Timeline(timeline) => {
-            let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
+            let (timeline, phases) = match util_csv {
+                // A `prof util --csv` recording: the phases and verdict of the live run; its
+                // counter analyses (clock drops, throttle reasons) cover the whole recording.
+                Some(csv) => {
+                    let ticks = prof_core::util_ticks::read_ticks(csv).map_err(|e| e.to_string())?;
+                    let (phases, _, verdict) = crate::phases_view::judge_util(&ticks, args.phase, &["<your command>"])?;
+                    util_verdict = Some(verdict);
+                    (timeline, phases)
+                }
+                None => crate::phases_view::apply(timeline, args.phase)?,
+            };
             let summary = summarize_kernels(&timeline, &families);
             let diagnosis = diagnose(&timeline, &summary);
             (Some(timeline), summary, diagnosis, Some(phases))

@@ -119,8 +119,10 @@ impl Timeline {
                 .counters
                 .iter()
                 .map(|c| CounterSeries {
+                    name: c.name,
+                    device: c.device,
+                    unit: c.unit,
                     points: c.points.iter().copied().filter(|&(t, _)| inside(t)).collect(),
-                    ..c.clone()
                 })
                 .collect(),
             partial: self.partial.clone(),

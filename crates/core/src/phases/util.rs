@@ -14,18 +14,17 @@ use crate::recorder::Tick;
 use crate::util_summary::BUSY_UTIL_PCT;
 use std::collections::BTreeMap;
 
-/// The phases of `ticks` (in time order), and the index range of the active ticks.
-pub fn util_phases(ticks: &[Tick]) -> (Phases, std::ops::Range<usize>) {
+/// The phases of `ticks` (in time order).
+pub fn util_phases(ticks: &[Tick]) -> Phases {
     let active = |t: &Tick| t.samples.iter().any(|s| s.gpu_util_pct.is_some_and(|u| u >= BUSY_UTIL_PCT));
     let (Some(first), Some(last)) = (ticks.first(), ticks.last()) else {
-        let phases = Phases { run_ns: (0, 0), phases: Vec::new(), steady_steps: None, note: Some("no samples".into()) };
-        return (phases, 0..0);
+        return Phases { run_ns: (0, 0), phases: Vec::new(), steady_steps: None, note: Some("no samples".into()) };
     };
     let run = (first.t_ns, last.t_ns);
     let (Some(from), Some(to)) = (ticks.iter().position(active), ticks.iter().rposition(active)) else {
         let whole = phase(ticks, PhaseKind::Steady, run.0, "idle throughout: no sample reached the busy line".into());
         let note = Some(format!("no sample reached {BUSY_UTIL_PCT} % utilization: idle throughout"));
-        return (Phases { run_ns: run, phases: vec![whole], steady_steps: None, note }, 0..ticks.len());
+        return Phases { run_ns: run, phases: vec![whole], steady_steps: None, note };
     };
     let mut phases = Vec::new();
     if from > 0 {
@@ -39,7 +38,7 @@ pub fn util_phases(ticks: &[Tick]) -> (Phases, std::ops::Range<usize>) {
         let marks = format!("idle end: {} samples below {BUSY_UTIL_PCT} %", ticks.len() - to - 1);
         phases.push(phase(&ticks[to + 1..], PhaseKind::Tail, run.0, marks));
     }
-    (Phases { run_ns: run, phases, steady_steps: None, note: None }, from..to + 1)
+    Phases { run_ns: run, phases, steady_steps: None, note: None }
 }
 
 fn phase(ticks: &[Tick], kind: PhaseKind, run_start: u64, marks: String) -> Phase {
@@ -85,8 +84,7 @@ mod tests {
     #[test]
     fn lead_in_active_and_tail() {
         let t = ticks(&[0.0, 0.0, 3.0, 80.0, 2.0, 100.0, 40.0, 0.0]);
-        let (phases, active) = util_phases(&t);
-        assert_eq!(active, 3..7);
+        let phases = util_phases(&t);
         let kinds: Vec<PhaseKind> = phases.phases.iter().map(|p| p.kind).collect();
         assert_eq!(kinds, [PhaseKind::Load, PhaseKind::Steady, PhaseKind::Tail]);
         let steady = phases.get(PhaseKind::Steady).unwrap();
@@ -97,10 +95,10 @@ mod tests {
 
     #[test]
     fn idle_throughout_is_one_phase_with_a_note() {
-        let (phases, active) = util_phases(&ticks(&[0.0, 1.0, 0.0]));
-        assert_eq!(active, 0..3);
+        let phases = util_phases(&ticks(&[0.0, 1.0, 0.0]));
         assert_eq!(phases.phases.len(), 1);
+        assert_eq!((phases.phases[0].offset_ns, phases.phases[0].ops), (0, 3), "the whole recording");
         assert!(phases.note.unwrap().contains("idle throughout"));
-        assert_eq!(util_phases(&[]).1, 0..0);
+        assert!(util_phases(&[]).phases.is_empty());
     }
 }
