@@ -300,3 +300,32 @@ fn real_h200_trace_cut_short_keeps_its_complete_prefix() {
     let (t, loaded) = load(&bytes[..247]).unwrap();
     assert!(t.ops.is_empty() && loaded.partial.unwrap().starts_with("no END record after 0 records"));
 }
+
+#[test]
+fn gzipped_traces_load_like_plain_ones_and_bombs_and_garbage_are_refused() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("prof-cupti-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gz = |data: &[u8]| {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    };
+    let plain = sample().0;
+    let zipped = dir.join("trace.pcupti.gz");
+    std::fs::write(&zipped, gz(&plain)).unwrap();
+    assert!(is_gzipped_trace(&zipped));
+    assert_eq!(read_maybe_gzipped(&zipped).unwrap(), plain);
+    assert_eq!(load_paths(&[zipped.clone()]).unwrap().ops.len(), 3);
+    // 96 MiB of zeros gzip to ~100 kB: far beyond 64× plus 64 MiB.
+    let bomb = dir.join("bomb.pcupti.gz");
+    std::fs::write(&bomb, gz(&vec![0u8; 96 << 20])).unwrap();
+    let error = read_maybe_gzipped(&bomb).unwrap_err().to_string();
+    assert!(error.contains("bomb.pcupti.gz") && error.contains("inflates beyond"), "{error}");
+    assert!(!is_gzipped_trace(&bomb), "zeros are not the trace magic");
+    let garbage = dir.join("garbage.pcupti.gz");
+    std::fs::write(&garbage, [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff]).unwrap();
+    let error = read_maybe_gzipped(&garbage).unwrap_err().to_string();
+    assert!(error.contains("does not inflate"), "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
