@@ -77,11 +77,21 @@ def _build(cls, config, attn: str):
     return model
 
 
-def hf_decode(args) -> None:
+def _load_and_generate(cls, config, attn: str, args, use_cache: bool) -> None:
+    """Builds `cls` from `config` (the load phase, timed), then runs the generate calls."""
     import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
+    t = time.time()
+    model = _build(cls, config, attn)
+    torch.cuda.synchronize()
+    print(f"loaded in {time.time() - t:.2f} s", flush=True)
+    _generate(model, args.tokens, args.calls, use_cache)
+
+
+def hf_decode(args) -> None:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
     config = LlamaConfig(
         vocab_size=32000,
         hidden_size=1024,
@@ -91,18 +101,12 @@ def hf_decode(args) -> None:
         num_key_value_heads=8,
         max_position_embeddings=4096,
     )
-    t = time.time()
-    model = _build(LlamaForCausalLM, config, args.attn)
-    torch.cuda.synchronize()
-    print(f"loaded in {time.time() - t:.2f} s", flush=True)
-    _generate(model, args.tokens, args.calls, not args.no_cache)
+    _load_and_generate(LlamaForCausalLM, config, args.attn, args, not args.no_cache)
 
 
 def hf_moe(args) -> None:
-    import torch
     from transformers import MixtralConfig, MixtralForCausalLM
 
-    torch.manual_seed(0)
     config = MixtralConfig(
         vocab_size=32000,
         hidden_size=1024,
@@ -114,11 +118,7 @@ def hf_moe(args) -> None:
         num_experts_per_tok=2,
         max_position_embeddings=4096,
     )
-    t = time.time()
-    model = _build(MixtralForCausalLM, config, "sdpa")
-    torch.cuda.synchronize()
-    print(f"loaded in {time.time() - t:.2f} s", flush=True)
-    _generate(model, args.tokens, args.calls, True)
+    _load_and_generate(MixtralForCausalLM, config, "sdpa", args, True)
 
 
 def jax_loop(steps: int) -> None:
