@@ -316,7 +316,7 @@ fn gzipped_traces_load_like_plain_ones_and_bombs_and_garbage_are_refused() {
     std::fs::write(&zipped, gz(&plain)).unwrap();
     assert!(is_gzipped_trace(&zipped));
     assert_eq!(read_maybe_gzipped(&zipped).unwrap(), plain);
-    assert_eq!(load_paths(&[zipped.clone()]).unwrap().ops.len(), 3);
+    assert_eq!(load_paths(std::slice::from_ref(&zipped)).unwrap().ops.len(), 3);
     // 96 MiB of zeros gzip to ~100 kB: far beyond 64× plus 64 MiB.
     let bomb = dir.join("bomb.pcupti.gz");
     std::fs::write(&bomb, gz(&vec![0u8; 96 << 20])).unwrap();
