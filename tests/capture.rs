@@ -115,3 +115,37 @@ fn deep_dive_regex_that_matches_nothing_lists_the_kernels_seen() {
         "{err}"
     );
 }
+
+#[test]
+fn capture_ranges_reach_nsys_and_what_it_cannot_do_is_refused_before_running() {
+    let out = out_dir("nsys-range");
+    let marker = out.join("ran");
+    let script = format!("echo run >> {}", marker.display());
+    let run = |extra: &[&str]| {
+        let mut args = vec!["breakdown", "--tool", "nsys", "--warmup", "0", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.extend(["--", "sh", "-c", script.as_str()]);
+        prof(&[], &args)
+    };
+    let o = run(&["--capture-range", "profiler"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plan = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        plan.contains("opened at the profiler start/stop calls") && plan.contains("--capture-range=cudaProfilerApi")
+    );
+    for refused in [&["--skip", "auto"][..], &["--capture-range", "kernel:gemm@3"][..]] {
+        let o = run(refused);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("nsys cannot open its window at") && err.contains("--tool cupti"), "{err}");
+    }
+    assert_eq!(std::fs::read_to_string(&marker).unwrap().lines().count(), 1, "refused plans ran nothing");
+    let o = run(&["--skip", "5s", "--capture-range", "profiler"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cannot be used with"),
+        "--skip and --capture-range exclude each other"
+    );
+    let o = run(&["--capture-range", "kernel:gemm@0"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`0` in `kernel:gemm@0` is not a launch number"));
+}

@@ -16,6 +16,11 @@ random weights).
       a jitted JAX MLP with a layer norm, STEPS steps after the first (compiling) call
   python3 phase_clients.py train_loop [STEPS]
       a torch MLP trained from a DataLoader of pageable CPU batches (forward, backward, AdamW)
+  python3 phase_clients.py range_loop [--steps N] [--profiler A:B] [--nvtx]
+      capture-range targets: a 512 MiB upload, then N steps of four bf16 matmuls, one cumsum
+      (a cub DeviceScan) and a one-token upload; --profiler calls cudaProfilerStart before
+      step A and cudaProfilerStop after step B; --nvtx wraps each step in an NVTX range
+      `stepI` (synchronised inside the range)
 """
 import argparse
 import sys
@@ -171,6 +176,33 @@ def train_loop(steps: int) -> None:
     print("train steps", n, "loss", float(loss), flush=True)
 
 
+def range_loop(args) -> None:
+    import torch
+
+    first, last = (int(v) for v in args.profiler.split(":")) if args.profiler else (-1, -1)
+    dev = torch.randn(128, 1024, 1024).to("cuda")  # the "weights": 512 MiB up
+    torch.cuda.synchronize()
+    del dev
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(1024, 4096, device="cuda", dtype=torch.bfloat16)
+    v = torch.arange(4096, device="cuda", dtype=torch.float32)
+    for i in range(args.steps):
+        if i == first:
+            torch.cuda.profiler.start()
+        if args.nvtx:
+            torch.cuda.nvtx.range_push(f"step{i}")
+        torch.tensor([i]).to("cuda")
+        for _ in range(4):
+            x @ w
+        torch.cumsum(v, 0)
+        torch.cuda.synchronize()
+        if args.nvtx:
+            torch.cuda.nvtx.range_pop()
+        if i == last:
+            torch.cuda.profiler.stop()
+    print("range loop steps", args.steps, flush=True)
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     rest = sys.argv[2:]
@@ -188,6 +220,12 @@ def main() -> None:
         jax_loop(int(rest[0]) if rest else 200)
     elif mode == "train_loop":
         train_loop(int(rest[0]) if rest else 50)
+    elif mode == "range_loop":
+        p = argparse.ArgumentParser()
+        p.add_argument("--steps", type=int, default=40)
+        p.add_argument("--profiler", default="")
+        p.add_argument("--nvtx", action="store_true")
+        range_loop(p.parse_args(rest))
     else:
         sys.exit(__doc__)
 

@@ -220,6 +220,9 @@ impl BreakdownTool for Rocprofv3Tool {
 
     fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan> {
         prof_core::breakdown::require_command(&request.command)?;
+        if request.range != prof_core::CaptureRange::Time {
+            return Err(request.range.unsupported("rocprofv3", "a time (--skip) only"));
+        }
         let program_path = self.program()?;
         let version = rocm_install_version(&program_path);
         let out = &request.out_dir;
@@ -261,8 +264,8 @@ impl BreakdownTool for Rocprofv3Tool {
                 output.display(),
                 output.display()
             ),
-            cleanup: Vec::new(),
             notes,
+            ..CapturePlan::default()
         })
     }
 

@@ -15,6 +15,7 @@ fn request(out: &Path, warmup_runs: u32) -> CaptureRequest {
         warmup_runs,
         skip: Duration::ZERO,
         window: Duration::from_secs(10),
+        range: prof_core::CaptureRange::Time,
         timeout: Duration::from_secs(60),
     }
 }

@@ -162,6 +162,9 @@ impl BreakdownTool for MsprofTool {
 
     fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan> {
         prof_core::breakdown::require_command(&request.command)?;
+        if request.range != prof_core::CaptureRange::Time {
+            return Err(request.range.unsupported("msprof", "a time (--skip) only"));
+        }
         let program = OsString::from(self.program()?);
         let output = Self::output_dir(&request.out_dir);
         let output_text = output.to_str().filter(|p| !p.contains(FORBIDDEN_IN_OUTPUT)).ok_or_else(|| {

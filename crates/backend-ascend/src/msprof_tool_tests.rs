@@ -35,6 +35,7 @@ fn plan_has_warmup_then_msprof_with_window_and_delay() {
         warmup_runs: 1,
         skip: Duration::from_millis(1500),
         window: Duration::from_secs(10),
+        range: prof_core::CaptureRange::Time,
         timeout: Duration::from_secs(60),
     };
     let plan = tool.plan(&request).unwrap();

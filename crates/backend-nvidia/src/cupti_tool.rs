@@ -5,8 +5,11 @@
 use crate::cupti_trace;
 use crate::tools;
 use prof_core::tools::find_library;
-use prof_core::{BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Result, RunPlan, Timeline};
-use prof_cupti_format::{body, env, is_trace_file, FILE_EXTENSION, FILE_PREFIX, HEADER_LEN, MAGIC};
+use prof_core::{
+    BreakdownTool, CapturePlan, CaptureRange, CaptureRequest, Error, ExpectedArtifact, Result, RunPlan, Timeline,
+    WindowControl,
+};
+use prof_cupti_format::{body, env, is_trace_file, StartOn, FILE_EXTENSION, FILE_PREFIX, HEADER_LEN, MAGIC};
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -105,6 +108,26 @@ fn find_cupti() -> Option<PathBuf> {
     find_library("libcupti.so", &dirs).map(|(found, _)| found)
 }
 
+/// The capture step's log, in the output directory.
+pub const CAPTURE_LOG: &str = "capture.log";
+
+/// The tracer's warning lines in a capture log, one per line, or `None` when there are none.
+pub fn tracer_warnings(log: &str) -> Option<String> {
+    let lines: Vec<&str> = log.lines().filter(|line| line.starts_with("prof-cupti: warning:")).collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// The tracer's spelling of a capture range (`None`: a time).
+pub fn start_on(range: &CaptureRange) -> Option<StartOn> {
+    match range {
+        CaptureRange::Time => None,
+        CaptureRange::Auto => Some(StartOn::Auto),
+        CaptureRange::ProfilerApi => Some(StartOn::ProfilerApi),
+        CaptureRange::Range { name } => Some(StartOn::Nvtx(name.clone())),
+        CaptureRange::KernelLaunch { pattern, nth } => Some(StartOn::Kernel { pattern: pattern.clone(), nth: *nth }),
+    }
+}
+
 fn millis(d: Duration) -> String {
     d.as_millis().to_string()
 }
@@ -130,15 +153,18 @@ impl BreakdownTool for CuptiTool {
         prof_core::breakdown::require_command(&request.command)?;
         let traces = request.out_dir.join(TRACE_DIR);
         let mut steps = request.warmup_steps();
-        let mut capture = RunPlan::new("capture", request.command.clone(), request.out_dir.join("capture.log"));
+        let mut capture = RunPlan::new("capture", request.command.clone(), request.out_dir.join(CAPTURE_LOG));
         capture.timeout = Some(request.timeout);
         capture.env = vec![
             (env::INJECTION.to_owned(), tracer.display().to_string()),
             (env::OUT.to_owned(), format!("{}/", traces.display())),
-            (env::START_AFTER_MS.to_owned(), millis(self.start_after.max(request.skip))),
             (env::DURATION_MS.to_owned(), millis(request.window)),
             (env::API.to_owned(), api.as_str().to_owned()),
         ];
+        capture.env.push(match start_on(&request.range) {
+            None => (env::START_AFTER_MS.to_owned(), millis(self.start_after.max(request.skip))),
+            Some(start_on) => (env::START_ON.to_owned(), start_on.to_env()),
+        });
         steps.push(capture);
         Ok(CapturePlan {
             steps,
@@ -151,12 +177,19 @@ impl BreakdownTool for CuptiTool {
                  prof loads them for the breakdown (there is no GUI viewer)",
                 traces.display()
             ),
+            control: WindowControl::Usr1 { env: vec![(env::SIGNAL.to_owned(), "paused".to_owned())] },
             ..CapturePlan::default()
         })
     }
 
     fn load(&self, artifacts: &[PathBuf]) -> Result<Timeline> {
         cupti_trace::load_paths(artifacts)
+    }
+
+    /// The tracer's own warnings from the capture log (a window that never opened, a CUPTI
+    /// that refused a callback), which say why a trace came out empty.
+    fn explain_failure(&self, out_dir: &Path) -> Option<String> {
+        tracer_warnings(&std::fs::read_to_string(out_dir.join(CAPTURE_LOG)).ok()?)
     }
 
     fn recognizes(&self, path: &Path) -> bool {
@@ -183,6 +216,59 @@ mod tests {
     }
 
     #[test]
+    fn the_tracers_warnings_explain_an_empty_capture() {
+        let log = "loading\nprof-cupti: capture window waits for profiler\n\
+                   prof-cupti: warning: the capture window never opened: no cudaProfilerStart/cuProfilerStart call was made\n\
+                   prof-cupti: wrote 0 records (API calls: launch, per callback id) to x\n";
+        assert_eq!(
+            tracer_warnings(log).as_deref(),
+            Some("prof-cupti: warning: the capture window never opened: no cudaProfilerStart/cuProfilerStart call was made")
+        );
+        assert_eq!(tracer_warnings("prof-cupti: wrote 9 records\n"), None);
+        let dir = scratch("explain");
+        std::fs::write(dir.join(CAPTURE_LOG), log).unwrap();
+        assert!(CuptiTool::new().explain_failure(&dir).unwrap().contains("never opened"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_capture_range_becomes_the_tracers_start_event_and_replaces_the_time_skip() {
+        let dir = scratch("range");
+        let tracer = dir.join(TRACER_FILE);
+        std::fs::write(&tracer, b"\x7fELF").unwrap();
+        let tool = CuptiTool::new().with_tracer(&tracer);
+        let request = |range: CaptureRange| CaptureRequest {
+            command: vec!["python3".into(), "work.py".into()],
+            out_dir: dir.join("out"),
+            warmup_runs: 0,
+            skip: Duration::from_secs(2),
+            window: Duration::from_secs(10),
+            range,
+            timeout: Duration::from_secs(120),
+        };
+        let env_of = |range: CaptureRange| tool.plan(&request(range)).unwrap().steps[0].env.clone();
+        let value = |env: &[(String, String)], key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        let timed = env_of(CaptureRange::Time);
+        assert_eq!(value(&timed, env::START_AFTER_MS).as_deref(), Some("2000"));
+        assert_eq!(value(&timed, env::START_ON), None);
+        for (range, spelled) in [
+            (CaptureRange::Auto, "auto"),
+            (CaptureRange::ProfilerApi, "profiler"),
+            (CaptureRange::Range { name: "ProfilerStep*".into() }, "nvtx:ProfilerStep*"),
+            (CaptureRange::KernelLaunch { pattern: "gemm".into(), nth: 4 }, "kernel:gemm@4"),
+        ] {
+            let env = env_of(range);
+            assert_eq!(value(&env, env::START_ON).as_deref(), Some(spelled));
+            assert_eq!(value(&env, env::START_AFTER_MS), None, "{spelled}: the event replaces the time");
+            assert_eq!(StartOn::parse(spelled).unwrap().to_env(), spelled, "the tracer reads what prof writes");
+        }
+        let plan = tool.plan(&request(CaptureRange::Time)).unwrap();
+        let WindowControl::Usr1 { env } = plan.control else { panic!("{:?}", plan.control) };
+        assert_eq!(env, [(env::SIGNAL.to_owned(), "paused".to_owned())]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn plan_warms_up_unprofiled_then_injects_the_tracer() {
         let dir = scratch("plan");
         let tracer = dir.join(TRACER_FILE);
@@ -194,6 +280,7 @@ mod tests {
             warmup_runs: 1,
             skip: Duration::ZERO,
             window: Duration::from_secs(10),
+            range: prof_core::CaptureRange::Time,
             timeout: Duration::from_secs(120),
         };
         let plan = tool.plan(&request).unwrap();

@@ -45,7 +45,8 @@ use prof_core::families::Families;
 use prof_core::kernel_summary::KernelSummary;
 use prof_core::tools::find_program;
 use prof_core::{
-    BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Importer, Result, RunPlan, Timeline,
+    BreakdownTool, CapturePlan, CaptureRange, CaptureRequest, Error, ExpectedArtifact, Importer, Result, RunPlan,
+    Timeline,
 };
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -243,12 +244,29 @@ impl BreakdownTool for NsysTool {
         if !delay.is_zero() {
             profile.push(flag(format!("--delay={}", seconds(delay))));
         }
+        let mut env = Vec::new();
+        match &request.range {
+            CaptureRange::Time => {}
+            CaptureRange::ProfilerApi => profile.push("--capture-range=cudaProfilerApi".into()),
+            CaptureRange::Range { name } if !name.ends_with('*') => {
+                profile.extend(["--capture-range=nvtx".into(), flag(format!("--nvtx-capture={name}"))]);
+                // nsys matches only registered NVTX strings unless told otherwise (its docs:
+                // "NSYS_NVTX_PROFILER_REGISTER_ONLY=0"); PyTorch's ranges are not registered.
+                env.push(("NSYS_NVTX_PROFILER_REGISTER_ONLY".to_owned(), "0".to_owned()));
+            }
+            other => {
+                return Err(
+                    other.unsupported("nsys", "a time (--skip), profiler and range:NAME (an exact name, no `*`)")
+                );
+            }
+        }
         profile.push(flag(format!("--duration={}", seconds(request.window).max(1))));
         profile.push(path_flag("output", &out.join(OUTPUT_STEM)));
         profile.push("--force-overwrite=true".into());
         profile.extend(request.command.iter().cloned());
         let mut capture = RunPlan::new("capture", profile, out.join(PROFILE_LOG));
         capture.timeout = Some(request.timeout);
+        capture.env = env;
         steps.push(capture);
         let report = Self::report_path(out);
         let export = Self::export_path(out);
@@ -274,6 +292,7 @@ impl BreakdownTool for NsysTool {
             ),
             cleanup: vec![shutdown_step(&nsys, &session, out)],
             notes: Vec::new(),
+            control: launch::control(&nsys, request),
         })
     }
 
@@ -352,6 +371,8 @@ impl Importer for NsysExportImporter {
         nsys_sqlite::load(path)
     }
 }
+
+mod launch;
 
 #[cfg(test)]
 mod tests;

@@ -28,8 +28,83 @@ pub struct CaptureRequest {
     pub skip: Duration,
     /// Capture window once the workload runs.
     pub window: Duration,
+    /// What opens the window when it is not a time (`skip`).
+    pub range: CaptureRange,
     /// Hard limit for each step.
     pub timeout: Duration,
+}
+
+/// What opens a capture's window, when it is not a time after the start.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CaptureRange {
+    /// `skip` after the workload starts (the default).
+    #[default]
+    Time,
+    /// After the load: once launches go on without bulk host-to-device copies (`--skip auto`).
+    Auto,
+    /// Between the program's profiler start and stop calls (`cudaProfilerStart/Stop`).
+    ProfilerApi,
+    /// The first annotation range with this name (NVTX; a trailing `*` matches a prefix).
+    Range {
+        /// The range's name.
+        name: String,
+    },
+    /// From the `nth` launch of a kernel whose name contains `pattern`.
+    KernelLaunch {
+        /// Text the kernel's name contains.
+        pattern: String,
+        /// Which matching launch (1-based).
+        nth: u64,
+    },
+}
+
+impl CaptureRange {
+    /// Parses `--capture-range`: `profiler`, `range:NAME` (or `nvtx:NAME`), `kernel:TEXT[@N]`.
+    pub fn parse(text: &str) -> std::result::Result<Self, String> {
+        let text = text.trim();
+        let (head, rest) = text.split_once(':').unwrap_or((text, ""));
+        match head {
+            "profiler" | "cudaProfilerApi" if rest.is_empty() => Ok(Self::ProfilerApi),
+            "range" | "nvtx" if !rest.is_empty() => Ok(Self::Range { name: rest.to_owned() }),
+            "kernel" if !rest.is_empty() => {
+                let (pattern, nth) = match rest.rsplit_once('@') {
+                    Some((pattern, n)) => (
+                        pattern,
+                        n.parse::<u64>()
+                            .ok()
+                            .filter(|n| *n >= 1)
+                            .ok_or_else(|| format!("`{n}` in `{text}` is not a launch number (1, 2, ...)"))?,
+                    ),
+                    None => (rest, 1),
+                };
+                if pattern.is_empty() {
+                    return Err(format!("`{text}` names no kernel text"));
+                }
+                Ok(Self::KernelLaunch { pattern: pattern.to_owned(), nth })
+            }
+            _ => Err(format!("`{text}` is not profiler, range:NAME or kernel:TEXT[@N]")),
+        }
+    }
+
+    /// A few words for plans and errors.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Time => "a time after the start".to_owned(),
+            Self::Auto => "the end of the load (--skip auto)".to_owned(),
+            Self::ProfilerApi => "the profiler start/stop calls".to_owned(),
+            Self::Range { name } => format!("the range `{name}`"),
+            Self::KernelLaunch { pattern, nth } => format!("launch {nth} of a kernel named like `{pattern}`"),
+        }
+    }
+
+    /// The error of a tool that has no equivalent of this range.
+    pub fn unsupported(&self, tool: &str, supported: &str) -> Error {
+        Error::Unsupported(format!(
+            "{tool} cannot open its window at {}: it supports {supported}; --tool cupti supports them all",
+            self.describe()
+        ))
+    }
 }
 
 /// Refuses a capture or deep-dive plan with nothing to run: every tool's first check.
@@ -80,6 +155,39 @@ pub struct CapturePlan {
     pub cleanup: Vec<RunPlan>,
     /// What the user should know about this plan (a flag left out for an older tool version).
     pub notes: Vec<String>,
+    /// How the window is opened and closed from outside while the workload runs, for a
+    /// long-lived workload such as a server (`prof serve`).
+    pub control: WindowControl,
+}
+
+/// How a running capture's window is opened and closed from outside, as data: `prof serve`
+/// drives it without knowing which tool it is.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WindowControl {
+    /// No outside control: the window is what the request fixed, and a server's whole run
+    /// is recorded.
+    #[default]
+    Fixed,
+    /// SIGUSR1 to each process of the capture step that handles it opens the window and a
+    /// second one closes it; `env`, added to the capture step, makes the tool wait for the first.
+    Usr1 {
+        /// Environment for the capture step.
+        env: Vec<(String, String)>,
+    },
+    /// Commands: `launch` runs the workload in place of the capture step, `start` opens the
+    /// window, `stop` closes it, and `shutdown` always runs at the end (what `launch` started
+    /// outside the workload's process group).
+    Commands {
+        /// Runs the workload (its argv ends with the workload's own).
+        launch: Box<RunPlan>,
+        /// Opens the window.
+        start: Box<RunPlan>,
+        /// Closes the window.
+        stop: Box<RunPlan>,
+        /// Clean-up, whatever happened.
+        shutdown: Box<RunPlan>,
+    },
 }
 
 /// A kernel-breakdown tool (nsys, the built-in CUPTI tracer, rocprofv3, msprof).
@@ -116,5 +224,34 @@ pub trait Importer: Send + Sync {
     fn load_summary(&self, path: &Path, families: &Families) -> Option<Result<KernelSummary>> {
         let _ = (path, families);
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CaptureRange;
+
+    #[test]
+    fn capture_ranges_parse_and_bad_ones_say_why() {
+        assert_eq!(CaptureRange::parse("profiler"), Ok(CaptureRange::ProfilerApi));
+        assert_eq!(
+            CaptureRange::parse("nvtx:ProfilerStep#4"),
+            Ok(CaptureRange::Range { name: "ProfilerStep#4".into() })
+        );
+        assert_eq!(CaptureRange::parse("range:a:b"), Ok(CaptureRange::Range { name: "a:b".into() }));
+        assert_eq!(
+            CaptureRange::parse("kernel:flash_fwd@12"),
+            Ok(CaptureRange::KernelLaunch { pattern: "flash_fwd".into(), nth: 12 })
+        );
+        assert_eq!(
+            CaptureRange::parse("kernel:gemm"),
+            Ok(CaptureRange::KernelLaunch { pattern: "gemm".into(), nth: 1 })
+        );
+        for bad in ["", "range", "range:", "kernel:@3", "kernel:gemm@0", "kernel:gemm@two", "auto", "later"] {
+            let error = CaptureRange::parse(bad).unwrap_err();
+            assert!(error.starts_with('`'), "{bad}: {error}");
+        }
+        let refusal = CaptureRange::Auto.unsupported("msprof", "a time (--skip) only").to_string();
+        assert!(refusal.contains("msprof cannot open its window at the end of the load"), "{refusal}");
     }
 }

@@ -43,7 +43,9 @@ pub mod util_ticks;
 pub mod util_verdict;
 pub mod vendor;
 
-pub use breakdown::{BreakdownTool, CapturePlan, CaptureRequest, ExpectedArtifact, Importer};
+pub use breakdown::{
+    BreakdownTool, CapturePlan, CaptureRange, CaptureRequest, ExpectedArtifact, Importer, WindowControl,
+};
 pub use deepdive::{DeepDive, DeepDiveRequest, Finding, KernelReport, Occupancy, Roofline, Severity};
 pub use diagnosis::{diagnose, Diagnosis, DiagnosisKind, DiagnosisReport};
 pub use error::{Error, Result};

@@ -7,14 +7,15 @@
 //! Rules, on the device ops of a [`Timeline`] (all devices, one clock):
 //! - **steps** come from [`sequence_steps`]: the repeats of the op sequence of the main stream
 //!   (decode steps, training iterations; layers of a step stay inside it). Leading steps that
-//!   last more than [`SLOW_STEP_RATIO`] × the median step are warm-up (first launches, lazy
-//!   module loading, autotuning inside the step): the steady state starts at the first of
-//!   [`SETTLED_STEPS`] steps in a row that are not slow (looked for in the first half).
+//!   last more than [`SLOW_STEP_RATIO`] × the median of the later half of the steps are
+//!   warm-up (first launches, lazy module loading, autotuning inside the step, a first call
+//!   that runs slower throughout): the steady state starts at the first of [`SETTLED_STEPS`]
+//!   steps in a row that are not slow, leaving at least half of the steps.
 //! - **steady state**: from the first steady step's start to the last step's end. With no
 //!   steps, the whole run after the leading burst of host-to-device copies (copies with fewer
 //!   than [`BURST_END_KERNELS`] kernels in a row between them), when it is a load (below).
-//! - **load**: the stretch before the steady state up to the end of its last host-to-device
-//!   copy, when copies make at least [`LOAD_COPY_SHARE_PCT`] % of its device time or move at
+//! - **load**: the stretch before the steady state up to the end of its leading burst of
+//!   host-to-device copies (as for the no-step case below), when copies make at least [`LOAD_COPY_SHARE_PCT`] % of its device time or move at
 //!   least [`LOAD_COPY_BYTES`] bytes (the weight upload).
 //! - **warm-up**: the rest before the steady state (compilation, autotuning, one-off kernels,
 //!   the first slow steps), when it holds kernels that never run in the steady state or slow
@@ -151,18 +152,21 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     let (steady_start, steady_end, steps, note) = match sequence_steps(timeline) {
         Some(found) => {
             let spans = found.spans;
-            let mut lengths: Vec<u64> = spans.iter().map(|&(s, e)| e - s).collect();
+            // The reference is the median of the later half of the steps: when the first half
+            // is all slow (a first `generate` call 7× slower per token than the second, seen
+            // on the H200), a median over all steps would sit between the two and hide it.
+            let mut lengths: Vec<u64> = spans[spans.len() / 2..].iter().map(|&(s, e)| e - s).collect();
             lengths.sort_unstable();
             let median = lengths[lengths.len() / 2].max(1) as f64;
             // The steady state starts at the first of [`SETTLED_STEPS`] steps in a row that
-            // are not slow, within the first half of the steps.
+            // are not slow, leaving at least half of the steps.
             let slow = |&(s, e): &(u64, u64)| (e - s) as f64 > SLOW_STEP_RATIO * median;
-            let first_steady = (0..spans.len() / 2)
+            let first_steady = (0..=spans.len() / 2)
                 .find(|&i| spans[i..].iter().take(SETTLED_STEPS).all(|span| !slow(span)))
                 .unwrap_or(0);
             let slow_steps = (first_steady > 0).then(|| {
                 format!(
-                    "{first_steady} leading steps over {SLOW_STEP_RATIO}× the median step ({}) are warm-up",
+                    "{first_steady} leading steps over {SLOW_STEP_RATIO}× the later steps' median ({}) are warm-up",
                     ms(median as u64)
                 )
             });
@@ -203,7 +207,9 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             .map(|&i| &timeline.ops[i])
             .filter(|op| op.kind == OpKind::Memcpy && is_host_to_device(timeline.name(op.name)))
             .collect();
-        let load_end = htod.iter().map(|op| op.end_ns()).max();
+        // The load ends with the leading burst of copies: a slow first call before the steady
+        // state copies its own small inputs, which are not the load.
+        let load_end = leading_burst_end(timeline, pre);
         let mut warm_from = run_start;
         if let Some(load_end) = load_end.map(|e| e.min(steady_start)) {
             let copy_ns: u64 = htod.iter().filter(|op| op.start_ns < load_end).map(|op| op.dur_ns).sum();

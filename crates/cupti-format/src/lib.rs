@@ -53,7 +53,7 @@ mod frame;
 mod layout;
 mod records;
 
-pub use env::ApiMode;
+pub use env::{ApiMode, StartOn};
 pub use error::FormatError;
 pub use files::{is_trace_file, trace_file_name, FILE_EXTENSION, FILE_PREFIX};
 pub use frame::{read_record, Record, MAX_STRING_READ};

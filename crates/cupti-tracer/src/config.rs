@@ -7,11 +7,12 @@
 //! | `PROF_CUPTI_START_AFTER_MS` | keep only records that start this long after injection (skip warm-up) |
 //! | `PROF_CUPTI_DURATION_MS` | stop recording this long after the window opened |
 //! | `PROF_CUPTI_SIGNAL` | `toggle`: SIGUSR1 closes the window; `paused`: the first SIGUSR1 opens it, the second closes it |
+//! | `PROF_CUPTI_START_ON` | open the window at an event instead of a time ([`StartOn`]): `profiler` (`cudaProfilerStart`, closed by the stop), `nvtx:NAME` (a range, closed at its end), `kernel:TEXT@N` (the Nth launch of a kernel whose name contains TEXT), `auto` (after the load) |
 //! | `PROF_CUPTI_API` | which runtime/driver API calls are recorded: `launch` (default; the calls that launch or move work, [`crate::cbid`]), `all`, or `none` (kernels, copies and sets keep their correlation ids) |
 //! | `RANK`, `LOCAL_RANK` | put into the file name and header so each rank has its own trace |
 
-pub use crate::format::ApiMode;
 use crate::format::{env, trace_file_name};
+pub use crate::format::{ApiMode, StartOn};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -43,6 +44,8 @@ pub struct Config {
     pub signal: SignalMode,
     /// `PROF_CUPTI_API` ([`ApiMode::Launch`] when unset).
     pub api: ApiMode,
+    /// `PROF_CUPTI_START_ON`: the event that opens the window (`START_AFTER_MS` is ignored).
+    pub start_on: Option<StartOn>,
     /// `RANK`.
     pub rank: Option<i32>,
     /// `LOCAL_RANK`.
@@ -94,6 +97,13 @@ impl Config {
                 ApiMode::default()
             }),
         };
+        let start_on = text(env::START_ON).and_then(|value| match StartOn::parse(&value) {
+            Ok(start_on) => Some(start_on),
+            Err(error) => {
+                warnings.push(format!("{}: {error}; the window opens at the start", env::START_ON));
+                None
+            }
+        });
         let name = trace_file_name(pid, rank, local_rank);
         let output = match lookup(env::OUT).filter(|v| !v.is_empty()) {
             None => PathBuf::from(".").join(name),
@@ -115,6 +125,7 @@ impl Config {
             duration_ms,
             signal,
             api,
+            start_on,
             rank,
             local_rank,
             warnings,
@@ -176,5 +187,14 @@ mod tests {
         let c = config(&[(env::API, "launches")]);
         assert_eq!(c.api, ApiMode::Launch);
         assert_eq!(c.warnings, ["PROF_CUPTI_API=launches is not launch, all or none; using launch"]);
+    }
+
+    #[test]
+    fn start_on_is_read_and_a_bad_value_opens_at_the_start_with_a_warning() {
+        assert_eq!(config(&[]).start_on, None);
+        assert_eq!(config(&[(env::START_ON, "profiler")]).start_on, Some(StartOn::ProfilerApi));
+        let c = config(&[(env::START_ON, "kernel:gemm@0")]);
+        assert_eq!(c.start_on, None);
+        assert!(c.warnings[0].starts_with("PROF_CUPTI_START_ON: `0` in `kernel:gemm@0`"), "{:?}", c.warnings);
     }
 }

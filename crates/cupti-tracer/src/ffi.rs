@@ -32,6 +32,12 @@ type GetTimestamp = unsafe extern "C" fn(timestamp: *mut u64) -> CuptiResult;
 type ResultString = unsafe extern "C" fn(result: CuptiResult, text: *mut *const c_char) -> CuptiResult;
 type CallbackName = unsafe extern "C" fn(domain: u32, cbid: u32, name: *mut *const c_char) -> CuptiResult;
 type ApiSwitch = unsafe extern "C" fn(cbid: u32, enable: u8) -> CuptiResult;
+/// `CUpti_CallbackFunc`: `(userdata, domain, cbid, cbdata)`.
+pub type CallbackFunc = unsafe extern "C" fn(userdata: *mut c_void, domain: u32, cbid: u32, data: *const c_void);
+type Subscribe =
+    unsafe extern "C" fn(subscriber: *mut *mut c_void, callback: CallbackFunc, userdata: *mut c_void) -> CuptiResult;
+type EnableCallback = unsafe extern "C" fn(enable: u32, subscriber: *mut c_void, domain: u32, cbid: u32) -> CuptiResult;
+type EnableDomain = unsafe extern "C" fn(enable: u32, subscriber: *mut c_void, domain: u32) -> CuptiResult;
 type DroppedRecords = unsafe extern "C" fn(context: *mut c_void, stream_id: u32, dropped: *mut usize) -> CuptiResult;
 
 /// A loaded libcupti. The library stays loaded for the life of the process.
@@ -50,7 +56,18 @@ pub struct Cupti {
     dropped_records: Option<DroppedRecords>,
     enable_runtime_api: Option<ApiSwitch>,
     enable_driver_api: Option<ApiSwitch>,
+    subscribe: Option<Subscribe>,
+    enable_callback: Option<EnableCallback>,
+    enable_domain: Option<EnableDomain>,
 }
+
+/// A callback subscription (`CUpti_SubscriberHandle`), kept for the life of the process.
+#[derive(Debug, Clone, Copy)]
+pub struct Subscriber(*mut c_void);
+// SAFETY: the handle is an opaque token CUPTI accepts from any thread.
+unsafe impl Send for Subscriber {}
+// SAFETY: as above.
+unsafe impl Sync for Subscriber {}
 
 /// Where to look for libcupti when `PROF_CUPTI_LIBRARY` is not set, in order: the loader's
 /// own search for each name, then the CUDA install directories.
@@ -129,6 +146,9 @@ impl Cupti {
             dropped_records: optional(lib, "cuptiActivityGetNumDroppedRecords"),
             enable_runtime_api: optional(lib, "cuptiActivityEnableRuntimeApi"),
             enable_driver_api: optional(lib, "cuptiActivityEnableDriverApi"),
+            subscribe: optional(lib, "cuptiSubscribe"),
+            enable_callback: optional(lib, "cuptiEnableCallback"),
+            enable_domain: optional(lib, "cuptiEnableDomain"),
             origin,
             _library: library,
         })
@@ -184,13 +204,7 @@ impl Cupti {
             crate::format::domain::RUNTIME => (self.enable_runtime_api, "cuptiActivityEnableRuntimeApi"),
             _ => (self.enable_driver_api, "cuptiActivityEnableDriverApi"),
         };
-        let Some(switch) = switch else {
-            return Err(TracerError::Symbol {
-                library: self.origin.clone(),
-                symbol: call,
-                reason: "not exported".into(),
-            });
-        };
+        let switch = switch.ok_or_else(|| self.missing(call))?;
         // SAFETY: plain value arguments.
         self.check(call, unsafe { switch(cbid, u8::from(on)) })
     }
@@ -232,6 +246,49 @@ impl Cupti {
         }
         // SAFETY: CUPTI returned a NUL-terminated static string.
         Some(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned())
+    }
+
+    fn missing(&self, symbol: &'static str) -> TracerError {
+        TracerError::Symbol { library: self.origin.clone(), symbol, reason: "not exported".into() }
+    }
+
+    /// `cuptiSubscribe(&handle, callback, NULL)`: one subscriber per process (CUPTI refuses a
+    /// second, for example while `torch.profiler` records).
+    pub fn subscribe(&self, callback: CallbackFunc) -> Result<Subscriber, TracerError> {
+        let subscribe = self.subscribe.ok_or_else(|| self.missing("cuptiSubscribe"))?;
+        let mut handle: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes one handle; `callback` has CUPTI's callback signature.
+        self.check("cuptiSubscribe", unsafe { subscribe(&mut handle, callback, std::ptr::null_mut()) })?;
+        Ok(Subscriber(handle))
+    }
+
+    /// `cuptiEnableCallback(on, subscriber, domain, cbid)`.
+    pub fn enable_callback(&self, subscriber: Subscriber, domain: u32, cbid: u32, on: bool) -> Result<(), TracerError> {
+        let enable = self.enable_callback.ok_or_else(|| self.missing("cuptiEnableCallback"))?;
+        // SAFETY: plain values and a handle from `subscribe`.
+        self.check("cuptiEnableCallback", unsafe { enable(u32::from(on), subscriber.0, domain, cbid) })
+    }
+
+    /// `cuptiEnableDomain(on, subscriber, domain)`.
+    pub fn enable_domain(&self, subscriber: Subscriber, domain: u32, on: bool) -> Result<(), TracerError> {
+        let enable = self.enable_domain.ok_or_else(|| self.missing("cuptiEnableDomain"))?;
+        // SAFETY: plain values and a handle from `subscribe`.
+        self.check("cuptiEnableDomain", unsafe { enable(u32::from(on), subscriber.0, domain) })
+    }
+
+    /// The file libcupti was loaded from, as the dynamic loader reports it (for
+    /// `NVTX_INJECTION64_PATH`, which must name the same library).
+    pub fn loaded_path(&self) -> Option<PathBuf> {
+        // SAFETY: Dl_info is plain data; all zeroes is a valid value.
+        let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+        let address = self.get_timestamp as *const c_void;
+        // SAFETY: dladdr only reads the address and fills `info`.
+        if unsafe { libc::dladdr(address, &mut info) } == 0 || info.dli_fname.is_null() {
+            return None;
+        }
+        // SAFETY: dli_fname is a NUL-terminated path owned by the loader.
+        let path = unsafe { CStr::from_ptr(info.dli_fname) }.to_string_lossy().into_owned();
+        Some(PathBuf::from(path))
     }
 
     /// `cuptiActivityGetNumDroppedRecords(NULL, stream_id)`, 0 when unknown.

@@ -6,6 +6,7 @@
 //! held only while a buffer is drained, and any failure becomes one warning line on stderr.
 
 use crate::activity;
+use crate::callbacks;
 use crate::config::{ApiMode, Config, SignalMode};
 use crate::demangle::Demangler;
 use crate::enable::{self, ApiCollection, Enabled};
@@ -13,6 +14,7 @@ use crate::error::TracerError;
 use crate::ffi::{Cupti, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, CUPTI_SUCCESS};
 use crate::format::Header;
 use crate::recorder::Recorder;
+use crate::trigger::{Action, StartOn, Trigger};
 use crate::window::{Toggle, Window};
 use crate::writer::TraceWriter;
 use std::alloc::Layout;
@@ -91,7 +93,9 @@ fn start() -> Result<(), TracerError> {
         local_rank: config.local_rank.unwrap_or(-1),
         t0,
     };
-    let window = Window::new(t0, config.start_after_ms, config.duration_ms, config.signal == SignalMode::Paused);
+    let waits = config.signal == SignalMode::Paused || config.start_on.is_some();
+    let start_after_ms = if config.start_on.is_some() { 0 } else { config.start_after_ms };
+    let window = Window::new(t0, start_after_ms, config.duration_ms, waits);
     let tracer = Tracer {
         cupti,
         writer: Mutex::new(Some(TraceWriter::new(file, &header))),
@@ -109,6 +113,9 @@ fn start() -> Result<(), TracerError> {
         tracer.abandon();
         return Err(error);
     }
+    if let Some(start_on) = config.start_on.clone() {
+        watch(tracer, start_on, t0);
+    }
     // SAFETY: `at_exit` is an `extern "C" fn()` that catches its own panics.
     unsafe { libc::atexit(at_exit) };
     let signal = config.signal != SignalMode::Off;
@@ -122,6 +129,54 @@ fn start() -> Result<(), TracerError> {
         warn("cannot start the flush thread; records are written when buffers fill and at exit");
     }
     Ok(())
+}
+
+/// Arms the event that opens the window; when CUPTI will not call back, the window opens
+/// at the start instead, with a warning.
+fn watch(tracer: &Tracer, start_on: StartOn, t0: u64) {
+    if let StartOn::Nvtx(_) = start_on {
+        route_nvtx(&tracer.cupti);
+    }
+    let wanted = start_on.to_env();
+    match callbacks::install(&tracer.cupti, start_on, apply_trigger) {
+        Ok(0) => {
+            warn(&format!("CUPTI switched on no callback for {wanted}; recording from the start"));
+            tracer.recorder.window.open(t0);
+        }
+        Ok(_) => note(&format!("capture window waits for {wanted}")),
+        Err(error) => {
+            warn(&format!("{error}; cannot wait for {wanted}, recording from the start"));
+            tracer.recorder.window.open(t0);
+        }
+    }
+}
+
+/// NVTX calls reach CUPTI only when NVTX loads CUPTI as its injection library
+/// (`NVTX_INJECTION64_PATH`, read at a process's first NVTX call): points it at the libcupti
+/// this tracer uses unless the user chose one.
+fn route_nvtx(cupti: &crate::ffi::Cupti) {
+    const NVTX_INJECTION: &str = "NVTX_INJECTION64_PATH";
+    if std::env::var_os(NVTX_INJECTION).is_some_and(|v| !v.is_empty()) {
+        return;
+    }
+    match cupti.loaded_path() {
+        // Set during cuInit, before the program's first NVTX call in the usual order (CUDA
+        // first, ranges later); a program that calls NVTX before CUDA needs it set by hand.
+        Some(path) => std::env::set_var(NVTX_INJECTION, path),
+        None => warn("cannot tell where libcupti was loaded from; set NVTX_INJECTION64_PATH to it for nvtx ranges"),
+    }
+}
+
+/// Applies a trigger's decision to the window (called from CUPTI callbacks).
+fn apply_trigger(action: Action, trigger: &Trigger) {
+    let Some(tracer) = TRACER.get() else { return };
+    let now = tracer.cupti.timestamp();
+    let wanted = trigger.start_on().to_env();
+    match action {
+        Action::Open if tracer.recorder.window.open(now) => note(&format!("{wanted}: capture window opened")),
+        Action::Close if tracer.recorder.window.close(now) => note(&format!("{wanted}: capture window closed")),
+        _ => {}
+    }
 }
 
 fn create_output(path: &Path) -> Result<File, TracerError> {
@@ -171,6 +226,7 @@ impl Tracer {
                     Toggle::Ignored => "SIGUSR1: capture window already closed",
                 });
             }
+            callbacks::release(&self.cupti);
             if self.recorder.window.is_closed_at(now) {
                 self.close_window();
                 return;
@@ -293,6 +349,9 @@ extern "C" fn at_exit() {
         }
         let _ = tracer.cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         let Some(writer) = lock(&tracer.writer).take() else { return };
+        if let Some(why) = callbacks::pending() {
+            warn(&format!("the capture window never opened: {why}"));
+        }
         let (records, lost) = (writer.records(), writer.lost());
         match writer.finish() {
             Ok(_) if lost > 0 => warn(&format!("{lost} records did not fit and were lost")),

@@ -20,6 +20,7 @@
 //! record decoding and the writer so they can be tested without a GPU.
 
 pub mod activity;
+mod callbacks;
 pub mod cbid;
 pub mod config;
 pub mod demangle;
@@ -28,6 +29,7 @@ pub mod error;
 pub mod ffi;
 mod injection;
 pub mod recorder;
+pub mod trigger;
 pub mod window;
 pub mod writer;
 

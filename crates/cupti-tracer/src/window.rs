@@ -52,18 +52,42 @@ impl Window {
         self.end().is_some_and(|end| now >= end)
     }
 
+    /// Opens a window that has not opened yet at `now` (its duration counts from `now`);
+    /// false when it had opened.
+    pub fn open(&self, now: u64) -> bool {
+        if self.start.load(Ordering::Acquire) != OPEN {
+            return false;
+        }
+        self.end.store(self.duration_ns.map_or(OPEN, |d| now.saturating_add(d)), Ordering::Release);
+        self.start.store(now, Ordering::Release);
+        true
+    }
+
+    /// Closes an open window at `now` (never later than its own end); false when it had not
+    /// opened or had closed.
+    pub fn close(&self, now: u64) -> bool {
+        let start = self.start.load(Ordering::Acquire);
+        if start == OPEN || self.is_closed_at(now) {
+            return false;
+        }
+        self.end.store(now.max(start), Ordering::Release);
+        true
+    }
+
     /// Opens a window that has not opened, else closes an open one, at `now`.
     pub fn toggle(&self, now: u64) -> Toggle {
-        if self.start.load(Ordering::Acquire) == OPEN {
-            self.end.store(self.duration_ns.map_or(OPEN, |d| now.saturating_add(d)), Ordering::Release);
-            self.start.store(now, Ordering::Release);
-            return Toggle::Opened;
+        if self.open(now) {
+            Toggle::Opened
+        } else if self.close(now) {
+            Toggle::Closed
+        } else {
+            Toggle::Ignored
         }
-        if self.is_closed_at(now) {
-            return Toggle::Ignored;
-        }
-        self.end.store(now.max(self.start.load(Ordering::Acquire)), Ordering::Release);
-        Toggle::Closed
+    }
+
+    /// True once the window has opened.
+    pub fn has_opened(&self) -> bool {
+        self.start.load(Ordering::Acquire) != OPEN
     }
 }
 
@@ -101,5 +125,15 @@ mod tests {
         let running = Window::new(0, 0, None, false);
         assert_eq!(running.toggle(70), Toggle::Closed);
         assert!(running.contains(69) && !running.contains(70));
+    }
+
+    #[test]
+    fn open_and_close_act_once_and_in_order() {
+        let w = Window::new(0, 0, Some(2), true);
+        assert!(!w.close(10) && !w.has_opened(), "closing a window that never opened does nothing");
+        assert!(w.open(100) && w.has_opened() && !w.open(200));
+        assert_eq!(w.end(), Some(100 + 2 * MS));
+        assert!(w.close(150) && !w.close(160));
+        assert!(w.contains(149) && !w.contains(150));
     }
 }

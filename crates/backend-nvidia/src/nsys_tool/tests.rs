@@ -1,6 +1,7 @@
 use super::*;
 use crate::test_fixtures::Scratch;
 use prof_core::OpKind;
+use prof_core::WindowControl;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/nvidia");
 
@@ -15,6 +16,7 @@ fn request(warmup_runs: u32) -> CaptureRequest {
         warmup_runs,
         skip: Duration::ZERO,
         window: Duration::from_secs(10),
+        range: prof_core::CaptureRange::Time,
         timeout: Duration::from_secs(300),
     }
 }
@@ -230,4 +232,45 @@ fn plan_names_the_session_and_shuts_exactly_it_down_at_the_end() {
     assert_eq!(shutdown.log, Path::new("/tmp/prof-out/nsys-shutdown.log"));
     assert_eq!(shutdown.timeout, Some(SHUTDOWN_TIMEOUT));
     assert!(plan.steps.iter().all(|s| !argv(s).contains(&"shutdown".to_owned())), "shutdown is not a step");
+}
+
+#[test]
+fn capture_ranges_map_onto_nsys_flags_and_the_rest_is_refused() {
+    let scratch = Scratch::new("ranges");
+    let (tool, _) = fake_nsys(&scratch);
+    let with = |range: CaptureRange| CaptureRequest { range, ..request(0) };
+    let profiler = tool.plan(&with(CaptureRange::ProfilerApi)).unwrap();
+    assert!(argv(&profiler.steps[0]).contains(&"--capture-range=cudaProfilerApi".to_owned()));
+    assert!(profiler.steps[0].env.is_empty());
+    let range = tool.plan(&with(CaptureRange::Range { name: "ProfilerStep#3".into() })).unwrap();
+    let words = argv(&range.steps[0]);
+    let at = words.iter().position(|w| w == "--capture-range=nvtx").expect("nvtx capture range");
+    assert_eq!(words[at + 1], "--nvtx-capture=ProfilerStep#3");
+    assert!(words.ends_with(&["python3".to_owned(), "work.py".to_owned(), "3".to_owned()]));
+    assert_eq!(range.steps[0].env, [("NSYS_NVTX_PROFILER_REGISTER_ONLY".to_owned(), "0".to_owned())]);
+    for refused in [
+        CaptureRange::Auto,
+        CaptureRange::KernelLaunch { pattern: "gemm".into(), nth: 2 },
+        CaptureRange::Range { name: "step*".into() },
+    ] {
+        let error = tool.plan(&with(refused.clone())).unwrap_err().to_string();
+        assert!(error.starts_with("nsys cannot open its window at") && error.contains("--tool cupti"), "{error}");
+    }
+}
+
+#[test]
+fn the_launch_control_runs_the_workload_in_its_own_session() {
+    let scratch = Scratch::new("control");
+    let (tool, _) = fake_nsys(&scratch);
+    let plan = tool.plan(&request(0)).unwrap();
+    let WindowControl::Commands { launch, start, stop, shutdown } = plan.control else { panic!("{:?}", plan.control) };
+    let session = format!("prof-launch-{}", std::process::id());
+    assert_eq!(argv(&launch)[1..3], ["launch".to_owned(), format!("--session-new={session}")]);
+    assert!(argv(&launch).ends_with(&["python3".to_owned(), "work.py".to_owned(), "3".to_owned()]));
+    assert_eq!(
+        argv(&start)[1..],
+        ["start", &format!("--session={session}"), "--output=/tmp/prof-out/prof-nsys", "--force-overwrite=true"]
+    );
+    assert_eq!(argv(&stop)[1..], ["stop".to_owned(), format!("--session={session}")]);
+    assert_eq!(argv(&shutdown)[1..], ["shutdown".to_owned(), format!("--session={session}")]);
 }

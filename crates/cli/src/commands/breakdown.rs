@@ -14,7 +14,7 @@ use clap::Args;
 use prof_core::capture::{describe_plan, run_capture};
 use prof_core::diagnosis::diagnose;
 use prof_core::kernel_summary::summarize_kernels;
-use prof_core::{BreakdownTool, CaptureRequest, Registry};
+use prof_core::{BreakdownTool, CaptureRange, CaptureRequest, Registry};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,9 +29,17 @@ pub struct BreakdownArgs {
     /// Unprofiled warm-up runs of the command before the capture.
     #[arg(long, default_value_t = 1)]
     warmup: u32,
-    /// Skip this much of the profiled run before recording (in-process warm-up; cupti, nsys, rocprofv3, msprof).
-    #[arg(long, default_value = "0s", value_parser = parse_duration)]
-    skip: Duration,
+    /// Skip this much of the profiled run before recording (in-process warm-up; cupti, nsys,
+    /// rocprofv3, msprof), or `auto`: wait for the end of the load, when launches go on
+    /// without bulk host-to-device copies (cupti).
+    #[arg(long, default_value = "0s", value_parser = parse_skip)]
+    skip: Skip,
+    /// Open the window at an event instead: `profiler` (the program's cudaProfilerStart, closed
+    /// by its stop; cupti, nsys), `range:NAME` (the first NVTX range NAME, `NAME*` for a prefix,
+    /// closed at its end; cupti, nsys), `kernel:TEXT[@N]` (the Nth launch of a kernel whose name
+    /// contains TEXT; cupti).
+    #[arg(long, value_parser = CaptureRange::parse, conflicts_with = "skip")]
+    capture_range: Option<CaptureRange>,
     /// Capture window once the workload runs.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     window: Duration,
@@ -60,6 +68,23 @@ pub struct BreakdownArgs {
     /// The workload, after `--`.
     #[arg(last = true, required = true)]
     command: Vec<OsString>,
+}
+
+/// `--skip`: a time, or `auto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// This long after the start.
+    Time(Duration),
+    /// After the load.
+    Auto,
+}
+
+/// Parses `--skip`: `auto` or a duration.
+pub fn parse_skip(text: &str) -> Result<Skip, String> {
+    if text.trim().eq_ignore_ascii_case("auto") {
+        return Ok(Skip::Auto);
+    }
+    parse_duration(text).map(Skip::Time).map_err(|e| format!("{e} (or `auto`)"))
 }
 
 /// Picks the tool: by name across every backend, else the first tool of the first vendor present.
@@ -93,16 +118,28 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
         command: args.command.clone(),
         out_dir: args.out.clone(),
         warmup_runs: args.warmup,
-        skip: args.skip,
+        skip: match args.skip {
+            Skip::Time(skip) => skip,
+            Skip::Auto => Duration::ZERO,
+        },
         window: args.window,
+        range: match (&args.capture_range, args.skip) {
+            (Some(range), _) => range.clone(),
+            (None, Skip::Auto) => CaptureRange::Auto,
+            (None, Skip::Time(_)) => CaptureRange::Time,
+        },
         timeout: args.timeout,
     };
     let mut plan = tool.plan(&request).map_err(|e| e.to_string())?;
     for step in &mut plan.steps {
         step.echo = !args.json;
     }
+    let opens = match &request.range {
+        CaptureRange::Time => String::new(),
+        range => format!(", opened at {}", range.describe()),
+    };
     eprintln!(
-        "prof breakdown with {} (window {:.0} s):\n{}",
+        "prof breakdown with {} (window {:.0} s{opens}):\n{}",
         tool.name(),
         args.window.as_secs_f64(),
         describe_plan(&plan)

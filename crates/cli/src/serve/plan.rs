@@ -4,9 +4,10 @@
 //!
 //! The breakdown tool's own plan is the source of truth: prof asks it to plan a capture of
 //! the server command and takes the capture step (its argv and environment) as the server,
-//! then adds what a long-lived server needs: CUPTI's window is opened and closed by SIGUSR1
-//! (`PROF_CUPTI_SIGNAL=paused`); nsys runs the server under `nsys launch` and the window is
-//! `nsys start` / `nsys stop`; any other tool records the whole server run.
+//! then adds what a long-lived server needs, from the plan's own [`prof_core::WindowControl`]:
+//! a signal (CUPTI: `PROF_CUPTI_SIGNAL=paused`, then SIGUSR1), commands (nsys: the server
+//! under `nsys launch`, the window `nsys start` / `nsys stop`), or nothing, and then the
+//! whole server run is recorded. No tool is named here.
 
 use prof_core::supervisor::RunPlan;
 use prof_core::{BreakdownTool, CaptureRequest, ExpectedArtifact};
@@ -28,13 +29,13 @@ pub enum WindowControl {
     LoadOnly,
     /// prof's utilization recorder samples during the window (`--tool util`).
     Utilization,
-    /// SIGUSR1 to the server opens the CUPTI tracer's window, a second one closes it.
-    CuptiSignal,
-    /// `nsys start` opens the window of the `nsys launch` session, `nsys stop` closes it.
-    Nsys {
-        /// The `nsys start` step.
+    /// SIGUSR1 to the server's processes that handle it opens the window, a second closes it.
+    Signal,
+    /// A command opens the window (`nsys start` of the `nsys launch` session), another closes it.
+    Commands {
+        /// Opens the window.
         start: Box<RunPlan>,
-        /// The `nsys stop` step.
+        /// Closes the window.
         stop: Box<RunPlan>,
     },
     /// The tool records the server's whole life (no start/stop control): warm-up included.
@@ -161,6 +162,7 @@ pub fn with_tool(request: &PlanRequest, tool: &dyn BreakdownTool) -> Result<Serv
         warmup_runs: 0,
         skip: Duration::ZERO,
         window: request.window,
+        range: prof_core::CaptureRange::Time,
         timeout: Duration::from_secs(24 * 3600),
     };
     let plan = tool.plan(&capture_request).map_err(|e| e.to_string())?;
@@ -174,28 +176,30 @@ pub fn with_tool(request: &PlanRequest, tool: &dyn BreakdownTool) -> Result<Serv
     let after: Vec<RunPlan> = plan.steps[index + 1..].to_vec();
     let mut notes = Vec::new();
     let mut cleanup = plan.cleanup;
-    let (server, window) = match tool.name() {
-        "cupti" => {
+    let (server, window) = match plan.control {
+        prof_core::WindowControl::Usr1 { env } => {
             let mut server = base_server(request, capture.argv.clone());
             server.env.extend(capture.env.iter().cloned());
-            server.env.push(("PROF_CUPTI_SIGNAL".to_owned(), "paused".to_owned()));
+            server.env.extend(env);
             notes.push(
                 "the window is opened and closed by SIGUSR1 to the server's processes that loaded the tracer; \
                  the server must initialise CUDA before it reports healthy"
                     .to_owned(),
             );
-            (server, WindowControl::CuptiSignal)
+            (server, WindowControl::Signal)
         }
-        "nsys" => {
-            let (server, window, shutdown) = nsys(request, capture)?;
-            cleanup = vec![shutdown];
-            (server, window)
+        prof_core::WindowControl::Commands { launch, start, stop, shutdown } => {
+            let mut server = base_server(request, launch.argv);
+            server.env.extend(launch.env);
+            cleanup = vec![*shutdown];
+            (server, WindowControl::Commands { start, stop })
         }
-        other => {
+        prof_core::WindowControl::Fixed => {
             let mut server = base_server(request, capture.argv.clone());
             server.env.extend(capture.env.iter().cloned());
             notes.push(format!(
-                "{other} has no start/stop control here: it records the server's whole run, warm-up included"
+                "{} has no start/stop control here: it records the server's whole run, warm-up included",
+                tool.name()
             ));
             (server, WindowControl::WholeRun)
         }
@@ -211,35 +215,6 @@ pub fn with_tool(request: &PlanRequest, tool: &dyn BreakdownTool) -> Result<Serv
         how_to_open: Some(plan.how_to_open),
         notes,
     })
-}
-
-/// `nsys launch` with the trace flags of nsys's own `profile` plan; `nsys start` with its
-/// output; `nsys stop`; and the clean-up `nsys shutdown` of the session
-/// ([`prof_core::capture::run_cleanup`] runs it). The session is named after prof's pid, so
-/// it is ours alone.
-fn nsys(request: &PlanRequest, capture: &RunPlan) -> Result<(RunPlan, WindowControl, RunPlan), String> {
-    let nsys = capture.argv.first().cloned().ok_or("nsys's capture step is empty")?;
-    let flags_end = capture.argv.len().saturating_sub(request.server.len());
-    let flags = &capture.argv[..flags_end];
-    let wanted = |prefix: &'static str| flags.iter().filter(move |a| a.to_string_lossy().starts_with(prefix)).cloned();
-    let session = format!("prof-serve-{}", std::process::id());
-    let mut launch = vec![nsys.clone(), "launch".into(), format!("--session-new={session}").into()];
-    launch.extend(wanted("--trace=").chain(wanted("--sample=")).chain(wanted("--cpuctxsw=")));
-    launch.extend(request.server.iter().cloned());
-    let mut start = vec![nsys.clone(), "start".into(), format!("--session={session}").into()];
-    start.extend(wanted("--output=").chain(wanted("--force-overwrite")));
-    let stop = vec![nsys.clone(), "stop".into(), format!("--session={session}").into()];
-    let shutdown = vec![nsys, "shutdown".into(), format!("--session={session}").into()];
-    let step = |label: &str, argv: Vec<OsString>, log: &str| {
-        let mut step = RunPlan::new(label, argv, request.out_dir.join(log));
-        step.timeout = Some(Duration::from_secs(120));
-        step
-    };
-    let window = WindowControl::Nsys {
-        start: Box::new(step("window start", start, "nsys-start.log")),
-        stop: Box::new(step("window stop", stop, "nsys-stop.log")),
-    };
-    Ok((base_server(request, launch), window, step("nsys shutdown", shutdown, "nsys-shutdown.log")))
 }
 
 impl ServePlan {
@@ -263,8 +238,8 @@ impl ServePlan {
         let window = match &self.window {
             WindowControl::LoadOnly => "no capture, the load only".to_owned(),
             WindowControl::Utilization => "prof's utilization recorder samples the devices".to_owned(),
-            WindowControl::CuptiSignal => "SIGUSR1 to the server opens the CUPTI window, a second closes it".to_owned(),
-            WindowControl::Nsys { start, stop } => {
+            WindowControl::Signal => "SIGUSR1 to the server opens the window, a second closes it".to_owned(),
+            WindowControl::Commands { start, stop } => {
                 format!("\n    {}\n    … load …\n    {}", start.display_command(), stop.display_command())
             }
             WindowControl::WholeRun => "the whole server run is recorded".to_owned(),
@@ -345,7 +320,7 @@ mod tests {
         assert_eq!(env("PROF_CUPTI_SIGNAL"), Some("paused"));
         assert_eq!(env("PROF_CUPTI_DURATION_MS"), Some("10000"));
         assert!(env("CUDA_INJECTION64_PATH").is_some_and(|p| p.ends_with("libprof_cupti_tracer.so")));
-        assert!(matches!(plan.window, WindowControl::CuptiSignal));
+        assert!(matches!(plan.window, WindowControl::Signal));
         assert_eq!(plan.artifacts[0].path, PathBuf::from("/tmp/out/cupti"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -357,13 +332,13 @@ mod tests {
         let tool = prof_backend_nvidia::nsys_tool::NsysTool::new().with_program(&fake);
         let plan = with_tool(&request(), &tool).unwrap();
         let words = |step: &RunPlan| step.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>();
-        let session = format!("prof-serve-{}", std::process::id());
+        let session = format!("prof-launch-{}", std::process::id());
         let launch = words(&plan.server);
         assert_eq!(launch[1..3], ["launch".to_owned(), format!("--session-new={session}")]);
         assert!(launch.contains(&"--trace=cuda,nvtx,osrt".to_owned()), "{launch:?}");
         assert!(launch.ends_with(&["max", "serve", "--model", "m"].map(String::from)), "{launch:?}");
         assert_eq!(plan.server.env, [("MODULAR_ENABLE_PROFILING".into(), "detailed".into())]);
-        let WindowControl::Nsys { start, stop } = &plan.window else { panic!("{:?}", plan.window) };
+        let WindowControl::Commands { start, stop } = &plan.window else { panic!("{:?}", plan.window) };
         assert_eq!(words(start)[1..3], ["start".to_owned(), format!("--session={session}")]);
         assert!(words(start).contains(&"--output=/tmp/out/prof-nsys".to_owned()), "{:?}", words(start));
         assert_eq!(words(stop)[1..], ["stop".to_owned(), format!("--session={session}")]);

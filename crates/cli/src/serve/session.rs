@@ -274,8 +274,8 @@ async fn open_window(
                 .map_err(|e| SessionFailure::new(e.to_string())),
             None => Ok(OpenWindow::Nothing),
         },
-        WindowControl::CuptiSignal => signal_server(server, "open").map(|()| OpenWindow::Nothing),
-        WindowControl::Nsys { start, .. } => run_checked(start).await.map(|()| OpenWindow::Nothing),
+        WindowControl::Signal => signal_server(server, "open").map(|()| OpenWindow::Nothing),
+        WindowControl::Commands { start, .. } => run_checked(start).await.map(|()| OpenWindow::Nothing),
         WindowControl::LoadOnly | WindowControl::WholeRun => Ok(OpenWindow::Nothing),
     }
 }
@@ -289,8 +289,8 @@ async fn close_window(
         return Ok(Some(handle.stop()));
     }
     match &plan.window {
-        WindowControl::CuptiSignal if server.is_running() => signal_server(server, "close").map(|()| None),
-        WindowControl::Nsys { stop, .. } => run_checked(stop).await.map(|()| None),
+        WindowControl::Signal if server.is_running() => signal_server(server, "close").map(|()| None),
+        WindowControl::Commands { stop, .. } => run_checked(stop).await.map(|()| None),
         _ => Ok(None),
     }
 }

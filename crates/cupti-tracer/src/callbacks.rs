@@ -1,0 +1,385 @@
+//! The CUPTI callbacks behind an event-started window: one subscriber (`cuptiSubscribe`)
+//! whose callback decodes the few calls the [`Trigger`] needs into [`Event`]s and applies
+//! the trigger's answer to the window.
+//!
+//! Only the callbacks the trigger needs are switched on: the profiler start/stop calls for
+//! `profiler`; kernel and graph launches for `kernel`; launches and host-to-device copy calls
+//! for `auto`; NVTX ranges for `nvtx`. Once the trigger is done the callback returns at its
+//! first check. Layouts read here, from CUDA 13.0's `cupti_callbacks.h`,
+//! `generated_cuda_runtime_api_meta.h`, `generated_cuda_meta.h` and
+//! `generated_nvtx_meta.h` and NVTX 3's `nvToolsExt.h`:
+//!
+//! - `CUpti_CallbackData`: `callbackSite` u32 at 0, `functionParams` at 16, `symbolName` at 32.
+//! - `CUpti_NvtxData`: `functionParams` at 8, `functionReturnValue` at 16.
+//! - `cudaMemcpy{,Async}_params`: `count` at 16, `kind` (1 = host to device) at 24;
+//!   `cuMemcpyHtoD{,Async}_v2_params`: `ByteCount` at 16.
+//! - `nvtxRangePushA_params` / `nvtxRangeStartA_params`: the message pointer at 0;
+//!   `…Ex_params`: the `nvtxEventAttributes_t` pointer at 0; the `nvtxDomain…` forms put the
+//!   domain first and the same fields at 8; `nvtxRangeEnd_params`: the id at 0.
+//! - `nvtxEventAttributes_t` (v2, 48 bytes): `size` u16 at 2, `messageType` i32 at 32
+//!   (1 ASCII, 3 registered), the message at 40.
+
+use crate::cbid::{DRIVER_CBID_SIZE, DRIVER_LAUNCH, RUNTIME_CBID_SIZE, RUNTIME_LAUNCH};
+use crate::error::TracerError;
+use crate::ffi::{Cupti, Subscriber};
+use crate::trigger::{Action, Event, StartOn, Trigger};
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+const DRIVER: u32 = 1;
+const RUNTIME: u32 = 2;
+const NVTX: u32 = 5;
+const API_ENTER: u32 = 0;
+
+/// `CUpti_nvtx_api_trace_cbid` values read here.
+mod nvtx {
+    pub const RANGE_START_A: u32 = 4;
+    pub const RANGE_START_EX: u32 = 6;
+    pub const RANGE_END: u32 = 7;
+    pub const PUSH_A: u32 = 8;
+    pub const PUSH_EX: u32 = 10;
+    pub const POP: u32 = 11;
+    pub const DOMAIN_RANGE_START_EX: u32 = 31;
+    pub const DOMAIN_RANGE_END: u32 = 32;
+    pub const DOMAIN_PUSH_EX: u32 = 33;
+    pub const DOMAIN_POP: u32 = 34;
+    pub const DOMAIN_REGISTER_STRING_A: u32 = 39;
+    pub const ALL: [u32; 11] = [
+        RANGE_START_A,
+        RANGE_START_EX,
+        RANGE_END,
+        PUSH_A,
+        PUSH_EX,
+        POP,
+        DOMAIN_RANGE_START_EX,
+        DOMAIN_RANGE_END,
+        DOMAIN_PUSH_EX,
+        DOMAIN_POP,
+        DOMAIN_REGISTER_STRING_A,
+    ];
+}
+
+/// `cudaProfilerStart_v4000` / `cudaProfilerStop_v4000` in `cupti_runtime_cbid.h`, used
+/// when CUPTI cannot name its ids.
+const RUNTIME_PROFILER: (u32, u32) = (171, 172);
+
+/// What a runtime or driver callback id means to the trigger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Ignored,
+    Launch,
+    RuntimeCopy,
+    DriverHostToDevice,
+    ProfilerStart,
+    ProfilerStop,
+}
+
+struct Watch {
+    trigger: Trigger,
+    runtime: Vec<Role>,
+    driver: Vec<Role>,
+    registered: Mutex<HashMap<usize, String>>,
+    apply: fn(Action, &Trigger),
+}
+
+static WATCH: OnceLock<Watch> = OnceLock::new();
+/// The subscription and the (domain, cbid) callbacks it switched on.
+type Switched = (Subscriber, Vec<(u32, u32)>);
+/// What [`release`] switches off.
+static SWITCHED: Mutex<Option<Switched>> = Mutex::new(None);
+
+thread_local! {
+    /// NVTX push depth per domain on this thread.
+    static DEPTHS: RefCell<Vec<(usize, u32)>> = const { RefCell::new(Vec::new()) };
+    /// Runtime launch or copy calls this thread is inside: the driver call the runtime makes
+    /// for them calls back too (seen on the H200, CUDA 13: each `cudaLaunchKernel` also
+    /// reported a `cuLaunchKernel`), and must not count twice.
+    static IN_RUNTIME: Cell<u32> = const { Cell::new(0) };
+}
+
+fn roles(table: &[(u32, &str)], size: u32, copy: fn(&str) -> Option<Role>) -> Vec<Role> {
+    let mut roles = vec![Role::Ignored; size as usize + 1];
+    for &(cbid, name) in table {
+        let role = if name.contains("Launch") && !name.contains("HostFunc") { Some(Role::Launch) } else { copy(name) };
+        if let (Some(role), Some(slot)) = (role, roles.get_mut(cbid as usize)) {
+            *slot = role;
+        }
+    }
+    roles
+}
+
+/// Finds the ids of `start` and `stop` in `domain` by the names CUPTI gives them.
+fn profiler_ids(cupti: &Cupti, domain: u32, size: u32, start: &str, stop: &str) -> Vec<(u32, Role)> {
+    (1..size)
+        .filter_map(|cbid| {
+            let name = cupti.callback_name(domain, cbid)?;
+            let role = if name.starts_with(start) {
+                Role::ProfilerStart
+            } else if name.starts_with(stop) {
+                Role::ProfilerStop
+            } else {
+                return None;
+            };
+            Some((cbid, role))
+        })
+        .collect()
+}
+
+/// Subscribes to the callbacks `start_on` needs; `apply` acts on the window when the trigger
+/// says so. Returns how many callbacks were switched on.
+pub fn install(cupti: &Cupti, start_on: StartOn, apply: fn(Action, &Trigger)) -> Result<usize, TracerError> {
+    let mut runtime = roles(&RUNTIME_LAUNCH, RUNTIME_CBID_SIZE, |name| {
+        let copy = ["cudaMemcpy_v", "cudaMemcpyAsync_v", "cudaMemcpy_ptds", "cudaMemcpyAsync_ptsz"];
+        copy.iter().any(|prefix| name.starts_with(prefix)).then_some(Role::RuntimeCopy)
+    });
+    let mut driver = roles(&DRIVER_LAUNCH, DRIVER_CBID_SIZE, |name| {
+        (name.starts_with("cuMemcpyHtoD") && name.contains("_v2")).then_some(Role::DriverHostToDevice)
+    });
+    let mut profiler = profiler_ids(cupti, RUNTIME, RUNTIME_CBID_SIZE, "cudaProfilerStart", "cudaProfilerStop");
+    if profiler.is_empty() {
+        profiler = vec![(RUNTIME_PROFILER.0, Role::ProfilerStart), (RUNTIME_PROFILER.1, Role::ProfilerStop)];
+    }
+    for &(cbid, role) in &profiler {
+        runtime[cbid as usize] = role;
+    }
+    let driver_profiler = profiler_ids(cupti, DRIVER, DRIVER_CBID_SIZE, "cuProfilerStart", "cuProfilerStop");
+    for &(cbid, role) in &driver_profiler {
+        driver[cbid as usize] = role;
+    }
+    let wanted = |role: Role| match start_on {
+        StartOn::ProfilerApi => matches!(role, Role::ProfilerStart | Role::ProfilerStop),
+        StartOn::Kernel { .. } => role == Role::Launch,
+        StartOn::Auto => matches!(role, Role::Launch | Role::RuntimeCopy | Role::DriverHostToDevice),
+        StartOn::Nvtx(_) => false,
+    };
+    let mut ids: Vec<(u32, u32)> = Vec::new();
+    for (domain, table) in [(RUNTIME, &runtime), (DRIVER, &driver)] {
+        ids.extend(table.iter().enumerate().filter(|(_, role)| wanted(**role)).map(|(cbid, _)| (domain, cbid as u32)));
+    }
+    if matches!(start_on, StartOn::Nvtx(_)) {
+        ids.extend(nvtx::ALL.iter().map(|&cbid| (NVTX, cbid)));
+    }
+    let watch = Watch { trigger: Trigger::new(start_on), runtime, driver, registered: Mutex::default(), apply };
+    if WATCH.set(watch).is_err() {
+        return Ok(0);
+    }
+    let subscriber = cupti.subscribe(on_callback)?;
+    let mut enabled = Vec::new();
+    let mut last_error = None;
+    for (domain, cbid) in ids {
+        match cupti.enable_callback(subscriber, domain, cbid, true) {
+            Ok(()) => enabled.push((domain, cbid)),
+            Err(error) => last_error = Some(error),
+        }
+    }
+    let count = enabled.len();
+    *SWITCHED.lock().unwrap_or_else(PoisonError::into_inner) = Some((subscriber, enabled));
+    match last_error {
+        Some(error) if count == 0 => Err(error),
+        _ => Ok(count),
+    }
+}
+
+/// Once the trigger can change nothing more, switches its callbacks off, so the rest of the
+/// run pays no callback per launch. Called from the tracer's control thread, never from a
+/// callback; does nothing before then or a second time.
+pub fn release(cupti: &Cupti) {
+    if !WATCH.get().is_some_and(|watch| watch.trigger.done()) {
+        return;
+    }
+    let Some((subscriber, ids)) = SWITCHED.lock().unwrap_or_else(PoisonError::into_inner).take() else { return };
+    for (domain, cbid) in ids {
+        let _ = cupti.enable_callback(subscriber, domain, cbid, false);
+    }
+}
+
+/// Why the window has not opened, when a trigger is installed and has not fired.
+pub fn pending() -> Option<String> {
+    WATCH.get().filter(|watch| !watch.trigger.opened()).map(|watch| watch.trigger.pending())
+}
+
+/// The callback CUPTI calls.
+unsafe extern "C" fn on_callback(_: *mut c_void, domain: u32, cbid: u32, data: *const c_void) {
+    if data.is_null() {
+        return;
+    }
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let Some(watch) = WATCH.get() else { return };
+        if watch.trigger.done() {
+            return;
+        }
+        // SAFETY: CUPTI passes the callback data of `domain` for `cbid`.
+        let action = unsafe { watch.judge(domain, cbid, data.cast()) };
+        if action != Action::None {
+            (watch.apply)(action, &watch.trigger);
+        }
+    }));
+}
+
+/// Reads a pointer-sized or 8-byte field at `offset` of `base`.
+///
+/// # Safety
+/// `base` must point to a structure at least `offset + 8` bytes long.
+unsafe fn word(base: *const u8, offset: usize) -> u64 {
+    // SAFETY: guaranteed by the caller; the read is unaligned-safe.
+    unsafe { base.add(offset).cast::<u64>().read_unaligned() }
+}
+
+/// A C string at a pointer read from memory, or `None` for a null one.
+///
+/// # Safety
+/// `address` must be 0 or point to a NUL-terminated string.
+unsafe fn text<'a>(address: u64) -> Option<&'a [u8]> {
+    // SAFETY: guaranteed by the caller.
+    (address != 0).then(|| unsafe { CStr::from_ptr(address as *const c_char) }.to_bytes())
+}
+
+impl Watch {
+    /// # Safety
+    /// `data` is the callback data CUPTI passed for (`domain`, `cbid`).
+    unsafe fn judge(&self, domain: u32, cbid: u32, data: *const u8) -> Action {
+        let table = match domain {
+            RUNTIME => &self.runtime,
+            DRIVER => &self.driver,
+            // SAFETY: forwarded.
+            NVTX => return unsafe { self.judge_nvtx(cbid, data) },
+            _ => return Action::None,
+        };
+        let role = table.get(cbid as usize).copied().unwrap_or(Role::Ignored);
+        if role == Role::Ignored {
+            return Action::None;
+        }
+        // SAFETY: CUpti_CallbackData starts with the 4-byte callback site.
+        let enter = unsafe { data.cast::<u32>().read_unaligned() } == API_ENTER;
+        let nests = matches!(role, Role::Launch | Role::RuntimeCopy | Role::DriverHostToDevice);
+        if nests && domain == RUNTIME {
+            IN_RUNTIME.with(|depth| depth.set(if enter { depth.get() + 1 } else { depth.get().saturating_sub(1) }));
+        } else if nests && IN_RUNTIME.with(Cell::get) > 0 {
+            return Action::None;
+        }
+        if !enter {
+            return Action::None;
+        }
+        // SAFETY: CUpti_CallbackData is 72 bytes; its parameter block is the call's own.
+        let params = unsafe { word(data, 16) } as *const u8;
+        let event = match role {
+            // SAFETY: symbolName is null or a NUL-terminated name.
+            Role::Launch => Event::Launch { symbol: unsafe { text(word(data, 32)) } },
+            Role::ProfilerStart => Event::ProfilerStart,
+            Role::ProfilerStop => Event::ProfilerStop,
+            // SAFETY: cudaMemcpy{,Async}_params hold count at 16 and kind at 24.
+            Role::RuntimeCopy if !params.is_null() && unsafe { params.add(24).cast::<u32>().read_unaligned() } == 1 => {
+                Event::HostToDevice { bytes: unsafe { word(params, 16) } }
+            }
+            // SAFETY: cuMemcpyHtoD{,Async}_v2_params hold ByteCount at 16.
+            Role::DriverHostToDevice if !params.is_null() => Event::HostToDevice { bytes: unsafe { word(params, 16) } },
+            _ => return Action::None,
+        };
+        self.trigger.on(event)
+    }
+
+    /// # Safety
+    /// `data` is a `CUpti_NvtxData` for NVTX callback `cbid`.
+    unsafe fn judge_nvtx(&self, cbid: u32, data: *const u8) -> Action {
+        // SAFETY: CUpti_NvtxData is three pointers.
+        let (params, returned) = unsafe { (word(data, 8) as *const u8, word(data, 16) as *const u8) };
+        if params.is_null() {
+            return Action::None;
+        }
+        // SAFETY (whole match): each parameter block is the one NVTX documents for `cbid`.
+        unsafe {
+            match cbid {
+                nvtx::PUSH_A => self.push(0, text(word(params, 0)).map(Cow::Borrowed)),
+                nvtx::PUSH_EX => self.push(0, self.message(word(params, 0))),
+                nvtx::DOMAIN_PUSH_EX => self.push(word(params, 0) as usize, self.message(word(params, 8))),
+                nvtx::POP => self.pop(0),
+                nvtx::DOMAIN_POP => self.pop(word(params, 0) as usize),
+                nvtx::RANGE_START_A | nvtx::RANGE_START_EX | nvtx::DOMAIN_RANGE_START_EX if !returned.is_null() => {
+                    let name = match cbid {
+                        nvtx::RANGE_START_A => text(word(params, 0)).map(Cow::Borrowed),
+                        nvtx::RANGE_START_EX => self.message(word(params, 0)),
+                        _ => self.message(word(params, 8)),
+                    };
+                    let Some(name) = name.as_deref().and_then(|n| std::str::from_utf8(n).ok()) else {
+                        return Action::None;
+                    };
+                    self.trigger.on(Event::RangeStart { name, id: word(returned, 0) })
+                }
+                nvtx::RANGE_END => self.trigger.on(Event::RangeEnd { id: word(params, 0) }),
+                nvtx::DOMAIN_RANGE_END => self.trigger.on(Event::RangeEnd { id: word(params, 8) }),
+                nvtx::DOMAIN_REGISTER_STRING_A if !returned.is_null() => {
+                    if let Some(name) = text(word(params, 8)) {
+                        let handle = word(returned, 0) as usize;
+                        let name = String::from_utf8_lossy(name).into_owned();
+                        self.registered.lock().unwrap_or_else(PoisonError::into_inner).insert(handle, name);
+                    }
+                    Action::None
+                }
+                _ => Action::None,
+            }
+        }
+    }
+
+    /// The message of an `nvtxEventAttributes_t` at `address`: ASCII, or a registered string.
+    ///
+    /// # Safety
+    /// `address` must be 0 or point to an `nvtxEventAttributes_t` whose `size` is right.
+    unsafe fn message(&self, address: u64) -> Option<Cow<'_, [u8]>> {
+        let attributes = address as *const u8;
+        // SAFETY: `size` (u16 at 2) says how much of the structure exists.
+        if attributes.is_null() || unsafe { attributes.add(2).cast::<u16>().read_unaligned() } < 48 {
+            return None;
+        }
+        // SAFETY: the structure is at least 48 bytes.
+        let (kind, value) = unsafe { (attributes.add(32).cast::<i32>().read_unaligned(), word(attributes, 40)) };
+        match kind {
+            // SAFETY: an ASCII message is a NUL-terminated string.
+            1 => unsafe { text(value) }.map(Cow::Borrowed),
+            3 => {
+                let registered = self.registered.lock().unwrap_or_else(PoisonError::into_inner);
+                Some(Cow::Owned(registered.get(&(value as usize))?.clone().into_bytes()))
+            }
+            _ => None,
+        }
+    }
+
+    fn push(&self, domain: usize, name: Option<Cow<'_, [u8]>>) -> Action {
+        let depth = DEPTHS.with(|depths| {
+            let mut depths = depths.borrow_mut();
+            match depths.iter_mut().find(|(d, _)| *d == domain) {
+                Some((_, depth)) => {
+                    *depth += 1;
+                    *depth - 1
+                }
+                None => {
+                    depths.push((domain, 1));
+                    0
+                }
+            }
+        });
+        let Some(name) = name.as_deref().and_then(|n| std::str::from_utf8(n).ok()) else { return Action::None };
+        self.trigger.on(Event::Push { name, stack: stack_key(domain), depth })
+    }
+
+    fn pop(&self, domain: usize) -> Action {
+        let depth = DEPTHS.with(|depths| {
+            let mut depths = depths.borrow_mut();
+            depths.iter_mut().find(|(d, _)| *d == domain).map_or(0, |(_, depth)| {
+                *depth = depth.saturating_sub(1);
+                *depth
+            })
+        });
+        self.trigger.on(Event::Pop { stack: stack_key(domain), depth })
+    }
+}
+
+/// One key per thread and NVTX domain.
+fn stack_key(domain: usize) -> u64 {
+    // SAFETY: gettid has no preconditions.
+    let thread = unsafe { libc::gettid() } as u64;
+    thread.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ domain as u64
+}
