@@ -3,17 +3,19 @@
 //! The binary only wires things together: clap parses the verb, [`registry`] lists the
 //! compiled-in backends, and each module under [`commands`] runs one verb and renders it.
 
+#[macro_use]
+mod render;
 mod breakdown_view;
 mod chrome_trace;
 mod commands;
 mod deep_dive_view;
 mod durations;
+mod failure;
 mod html_report;
 mod outputs;
 mod phases_view;
 mod progress;
 mod registry;
-mod render;
 mod sections;
 mod serve;
 
@@ -46,9 +48,25 @@ enum Command {
     Serve(commands::serve::ServeArgs),
 }
 
+impl Command {
+    /// True when the verb was asked for JSON: a failure is then also a `prof.error.v1` document.
+    fn json(&self) -> bool {
+        match self {
+            Command::Detect(args) => args.json,
+            Command::Util(args) => args.json,
+            Command::Breakdown(args) => args.json,
+            Command::DeepDive(args) => args.json,
+            Command::Analyze(args) => args.json,
+            Command::Diff(args) => args.json,
+            Command::Serve(args) => args.json,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let registry = registry::build();
+    let json = cli.command.json();
     let result = match cli.command {
         Command::Detect(args) => commands::detect::run(&registry, &args),
         Command::Util(args) => commands::util::run(&registry, &args),
@@ -60,9 +78,6 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(error) => {
-            eprintln!("prof: {error}");
-            ExitCode::FAILURE
-        }
+        Err(failure) => failure.report(json),
     }
 }

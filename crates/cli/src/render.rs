@@ -1,6 +1,35 @@
-//! Plain-text rendering helpers shared by the verbs: aligned tables, JSON printing.
+//! Plain-text rendering helpers shared by the verbs: aligned tables, JSON printing, and the
+//! [`out!`]/[`outln!`] macros every verb prints with, which end prof quietly when its reader
+//! has gone (`prof analyze | head -1`) instead of panicking as `println!` does.
 
 use serde::Serialize;
+use std::io::Write;
+
+/// Exit status when stdout was closed under us: 128 + SIGPIPE, what a shell reports for a
+/// writer that died of a closed pipe.
+pub const EXIT_CLOSED_STDOUT: i32 = 141;
+
+/// Writes to stdout; a closed stdout (broken pipe) ends the process quietly with
+/// [`EXIT_CLOSED_STDOUT`]. Other write errors are ignored like `print!` would not.
+pub fn write_stdout(args: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    if let Err(error) = out.write_fmt(args).and_then(|()| out.flush()) {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(EXIT_CLOSED_STDOUT);
+        }
+    }
+}
+
+/// `print!` that survives a closed stdout ([`write_stdout`]).
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::render::write_stdout(format_args!($($arg)*)) };
+}
+
+/// `println!` that survives a closed stdout ([`write_stdout`]).
+macro_rules! outln {
+    () => { $crate::render::write_stdout(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::render::write_stdout(format_args!("{}\n", format_args!($($arg)*))) };
+}
 
 /// Left-aligned columns separated by two spaces; the last column is not padded.
 pub fn table(rows: &[Vec<String>]) -> String {
@@ -27,7 +56,7 @@ pub fn table(rows: &[Vec<String>]) -> String {
 /// Prints `value` as pretty JSON on stdout.
 pub fn print_json(value: &impl Serialize) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| format!("cannot encode JSON: {e}"))?;
-    println!("{text}");
+    outln!("{text}");
     Ok(())
 }
 

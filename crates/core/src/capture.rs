@@ -68,14 +68,18 @@ fn run_steps(plan: &CapturePlan) -> Result<Vec<RunOutcome>> {
     for step in &plan.steps {
         let outcome = supervisor::run(step)?;
         if !outcome.success() {
-            return Err(Error::Unsupported(format!(
-                "step `{}` ({}) exited {}; last lines of {}:\n{}",
-                step.label,
-                step.display_command(),
-                outcome.describe(),
-                outcome.log.display(),
-                log_tail(&outcome.log, 15)
-            )));
+            return Err(Error::StepFailed {
+                exit_code: outcome.exit_code,
+                signal: outcome.signal,
+                message: format!(
+                    "step `{}` ({}) exited {}; last lines of {}:\n{}",
+                    step.label,
+                    step.display_command(),
+                    outcome.describe(),
+                    outcome.log.display(),
+                    log_tail(&outcome.log, 15)
+                ),
+            });
         }
         steps.push(outcome);
     }

@@ -75,6 +75,16 @@ pub enum Error {
         /// The program that was running.
         program: String,
     },
+    /// A step of a capture (the workload, or the tool running it) exited with a failure.
+    #[error("{message}")]
+    StepFailed {
+        /// Its exit status, when it exited.
+        exit_code: Option<i32>,
+        /// The signal that ended it, when one did.
+        signal: Option<i32>,
+        /// What happened, with the last lines of its log.
+        message: String,
+    },
     /// A capture finished but its artifact is missing or too small to be real.
     #[error("artifact {}: {reason}", path.display())]
     ArtifactInvalid {

@@ -5,6 +5,7 @@
 
 use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
 use crate::deep_dive_view::{self, DeepDiveReport};
+use crate::failure::{Failure, Kind};
 use crate::outputs::{self, OutputArgs};
 use crate::progress;
 use crate::render::print_json;
@@ -40,7 +41,7 @@ pub struct AnalyzeArgs {
     families: Option<PathBuf>,
     /// Print the `prof.breakdown.v1` JSON document instead of tables.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Which part of the run the answers describe: `steady` (the repeating steps, after the
     /// load and warm-up), `all`, `load`, `warmup`, `tail`, or `START..END` from the run's start
     /// (`12s..20s`, `..500ms`).
@@ -66,39 +67,45 @@ pub enum Loaded {
     Kernels(Vec<KernelReport>),
 }
 
-/// Loads `path` with the first backend tool or importer that recognises it.
-pub fn load_any(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, String> {
+/// Loads `path` with the first backend tool or importer that recognises it. Every failure is
+/// bad input (exit 3) naming the path.
+pub fn load_any(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, Failure> {
+    load_recognised(registry, path, families)
+        .map_err(|failure| failure.or_kind(Kind::BadInput).at_path(path.display().to_string()))
+}
+
+fn load_recognised(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, Failure> {
     if !path.exists() {
-        return Err(format!("{}: no such file or directory", path.display()));
+        return Err(format!("{}: no such file or directory", path.display()).into());
     }
     if prof_core::util_csv::is_util_csv(path) {
-        return prof_core::util_csv::load_util_csv(path).map(Loaded::Timeline).map_err(|e| e.to_string());
+        return Ok(Loaded::Timeline(prof_core::util_csv::load_util_csv(path)?));
     }
     let mut known = vec!["prof util CSV (prof)".to_owned()];
     for vendor in registry.vendors() {
         for tool in vendor.breakdown_tools() {
             if tool.recognizes(path) {
-                return tool.load(&[path.to_owned()]).map(Loaded::Timeline).map_err(|e| e.to_string());
+                return Ok(Loaded::Timeline(tool.load(&[path.to_owned()])?));
             }
             known.push(format!("{} ({})", tool.name(), vendor.name()));
         }
         for importer in vendor.importers() {
             if importer.recognizes(path) {
                 if let Some(summary) = importer.load_summary(path, families) {
-                    return summary.map(Loaded::Summary).map_err(|e| e.to_string());
+                    return Ok(Loaded::Summary(summary?));
                 }
-                return importer.load(path).map(Loaded::Timeline).map_err(|e| e.to_string());
+                return Ok(Loaded::Timeline(importer.load(path)?));
             }
             known.push(format!("{} ({})", importer.name(), vendor.name()));
         }
         if let Some(tool) = vendor.deep_dive() {
             if tool.recognizes(path) {
-                return tool.load(&[path.to_owned()]).map(Loaded::Kernels).map_err(|e| e.to_string());
+                return Ok(Loaded::Kernels(tool.load(&[path.to_owned()])?));
             }
             known.push(format!("{} ({})", tool.name(), vendor.name()));
         }
     }
-    Err(format!("{}: not a format prof reads; it reads: {}", path.display(), known.join(", ")))
+    Err(format!("{}: not a format prof reads; it reads: {}", path.display(), known.join(", ")).into())
 }
 
 #[cfg(feature = "nvidia")]
@@ -113,21 +120,24 @@ fn load_embedded() -> Result<Timeline, String> {
 }
 
 /// Loads the family table: the built-ins, with the user's file in front.
-pub fn families(path: Option<&Path>) -> Result<Families, String> {
+pub fn families(path: Option<&Path>) -> Result<Families, Failure> {
     match path {
-        Some(path) => Families::from_file(path).map_err(|e| e.to_string()),
+        Some(path) => Families::from_file(path).map_err(|e| Failure::from(e).or_kind(Kind::BadInput)),
         None => Ok(Families::builtin()),
     }
 }
 
 /// Runs `prof analyze`.
-pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> {
+pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure> {
     let families = families(args.families.as_deref())?;
     if args.summary_only {
         if let Some(trace) = &args.outputs.chrome_trace {
-            return Err(format!(
-                "--chrome-trace {}: --summary-only builds no timeline to write; drop --summary-only for the trace",
-                trace.display()
+            return Err(Failure::new(
+                Kind::Usage,
+                format!(
+                    "--chrome-trace {}: --summary-only builds no timeline to write; drop --summary-only for the trace",
+                    trace.display()
+                ),
             ));
         }
         let html = args.outputs.html.as_deref();
@@ -157,7 +167,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
                 // A `prof util --csv` recording: the phases and verdict of the live run; its
                 // counter analyses (clock drops, throttle reasons) cover the whole recording.
                 Some(csv) => {
-                    let ticks = prof_core::util_ticks::read_ticks(csv).map_err(|e| e.to_string())?;
+                    let ticks = prof_core::util_ticks::read_ticks(csv)?;
                     let (phases, _, verdict) = crate::phases_view::judge_util(&ticks, args.phase, &["<your command>"])?;
                     util_verdict = Some(verdict);
                     (timeline, phases)
@@ -174,7 +184,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
             if args.json {
                 print_json(&DeepDiveReport { schema: "prof.deep-dive.v1", source, kernels: &reports })?;
             } else {
-                print!("{}", deep_dive_view::render_text(&reports));
+                out!("{}", deep_dive_view::render_text(&reports));
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -193,15 +203,15 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, String> 
         print_json(&report)?;
     } else {
         if let Some(phases) = &phases {
-            print!("{}", crate::phases_view::render_text(phases));
+            out!("{}", crate::phases_view::render_text(phases));
         }
         if let Some(verdict) = &util_verdict {
-            println!("{}", super::util::render_verdict(verdict).trim_start());
+            outln!("{}", super::util::render_verdict(verdict).trim_start());
         }
-        print!("{}", render_text(&summary, &diagnosis, args.top));
-        print!("{}", sections::render_text(&sections));
+        out!("{}", render_text(&summary, &diagnosis, args.top));
+        out!("{}", sections::render_text(&sections));
         if let Some(next) = deep_dive_suggestion(&summary, &[]) {
-            println!("\nnext: one kernel dominates; see why with: {next}");
+            outln!("\nnext: one kernel dominates; see why with: {next}");
         }
     }
     for line in written {

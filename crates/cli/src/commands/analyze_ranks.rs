@@ -59,7 +59,12 @@ struct RanksReport<'a> {
 }
 
 /// Runs the multi-rank analysis when `path` is a multi-rank directory; `None` otherwise.
-pub fn try_run(registry: &Registry, path: &Path, families: &Families, json: bool) -> Option<Result<ExitCode, String>> {
+pub fn try_run(
+    registry: &Registry,
+    path: &Path,
+    families: &Families,
+    json: bool,
+) -> Option<Result<ExitCode, crate::failure::Failure>> {
     let job = detect(path).or_else(|| single_vendor_rank(path))?;
     Some(run(registry, &job, families, json))
 }
@@ -138,7 +143,12 @@ fn rank_of_entry(entry: &Path) -> Option<u32> {
     })
 }
 
-fn run(registry: &Registry, job: &RankJob, families: &Families, json: bool) -> Result<ExitCode, String> {
+fn run(
+    registry: &Registry,
+    job: &RankJob,
+    families: &Families,
+    json: bool,
+) -> Result<ExitCode, crate::failure::Failure> {
     let mut notes = job.ignored.clone();
     let mut results: Vec<RankResult> =
         job.ranks.iter().map(|(&rank, path)| load::rank(registry, rank, path, families)).collect();
@@ -150,7 +160,8 @@ fn run(registry: &Registry, job: &RankJob, families: &Families, json: bool) -> R
     results.sort_by_key(|r| r.rank);
     if results.iter().all(|r| r.split.is_none() && r.top_kernel.is_none()) {
         let reasons: Vec<String> = results.iter().filter_map(|r| r.error.clone()).chain(notes).collect();
-        return Err(format!("{}: no rank could be analysed: {}", job.root.display(), reasons.join("; ")));
+        let message = format!("{}: no rank could be analysed: {}", job.root.display(), reasons.join("; "));
+        return Err(crate::failure::Failure::new(crate::failure::Kind::BadInput, message));
     }
     let numbers: Vec<u32> = results.iter().map(|r| r.rank).collect();
     let missing = missing_ranks(&numbers);
@@ -176,7 +187,7 @@ fn run(registry: &Registry, job: &RankJob, families: &Families, json: bool) -> R
     if json {
         print_json(&report)?;
     } else {
-        print!("{}", view::render(&report));
+        out!("{}", view::render(&report));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,7 @@
 
 use super::analyze::{load_any, Loaded};
 use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
+use crate::failure::{Failure, Kind};
 use crate::render::{human_ns, print_json, table};
 use prof_core::diagnosis::DiagnosisReport;
 use prof_core::families::Families;
@@ -35,7 +36,7 @@ pub fn run(
     json: bool,
     top: usize,
     html: Option<&Path>,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Failure> {
     let (summary, op_types) = {
         let _loading = crate::progress::loading(path);
         load(registry, path, families)?
@@ -52,7 +53,7 @@ pub fn run_timeline(
     json: bool,
     top: usize,
     html: Option<&Path>,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Failure> {
     let summary = summarize_kernels(timeline, families);
     print(&summary, None, Vec::new(), json, top)?;
     write_html(html, &summary)?;
@@ -72,14 +73,14 @@ fn load(
     registry: &Registry,
     path: &Path,
     families: &Families,
-) -> Result<(KernelSummary, Option<Vec<TypeRow>>), String> {
+) -> Result<(KernelSummary, Option<Vec<TypeRow>>), Failure> {
     #[cfg(feature = "ascend")]
     {
         use prof_backend_ascend::importers::OpTableImporter;
         use prof_core::Importer;
         if OpTableImporter.recognizes(path) {
             let streamed = prof_backend_ascend::op_table_summary::summarize(path, families)
-                .map_err(|e| prof_core::Error::from(e).to_string())?;
+                .map_err(|e| Failure::from(prof_core::Error::from(e)).or_kind(Kind::BadInput))?;
             let types = streamed
                 .op_types
                 .into_iter()
@@ -92,14 +93,18 @@ fn load(
     if prof_backend_nvidia::nsys_sqlite::is_nsys_export(path) {
         // Kernels, copies and sets only: the runtime and NVTX tables add nothing to a summary.
         let summary = prof_backend_nvidia::nsys_sqlite::summarize_device_ops(path, families);
-        return summary.map(|s| (s, None)).map_err(|e| e.to_string());
+        return summary.map(|s| (s, None)).map_err(|e| Failure::from(e).or_kind(Kind::BadInput));
     }
     match load_any(registry, path, families)? {
         Loaded::Timeline(timeline) => Ok((summarize_kernels(&timeline, families), None)),
         Loaded::Summary(summary) => Ok((summary, None)),
-        Loaded::Kernels(_) => Err(format!(
-            "{}: holds single-kernel deep-dive reports, not a kernel summary; run prof analyze without --summary-only",
-            path.display()
+        Loaded::Kernels(_) => Err(Failure::new(
+            Kind::Usage,
+            format!(
+                "{}: holds single-kernel deep-dive reports, not a kernel summary; run prof analyze without \
+                 --summary-only",
+                path.display()
+            ),
         )),
     }
 }
@@ -120,11 +125,11 @@ fn print(
     let text = render_text(summary, &diagnosis, top);
     // The diagnosis did not run: say so rather than "no rule fired".
     match text.split_once("\ndiagnosis:\n") {
-        Some((tables, _)) => print!("{tables}\ndiagnosis: not run (--summary-only)\n"),
-        None => print!("{text}"),
+        Some((tables, _)) => out!("{tables}\ndiagnosis: not run (--summary-only)\n"),
+        None => out!("{text}"),
     }
     if let Some(types) = op_types {
-        println!("\nop types ({}), longest total first:", types.len());
+        outln!("\nop types ({}), longest total first:", types.len());
         let mut rows = vec![["op type", "calls", "total", "share"].map(String::from).to_vec()];
         for t in types.iter().take(top) {
             rows.push(vec![
@@ -134,7 +139,7 @@ fn print(
                 format!("{:.1} %", t.share_pct),
             ]);
         }
-        print!("{}", table(&rows));
+        out!("{}", table(&rows));
     }
     Ok(())
 }

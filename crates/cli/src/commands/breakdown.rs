@@ -6,6 +6,7 @@
 use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
 use crate::commands::analyze::families;
 use crate::durations::parse_duration;
+use crate::failure::{Failure, Kind};
 use crate::outputs::{self, OutputArgs};
 use crate::progress;
 use crate::render::print_json;
@@ -57,7 +58,7 @@ pub struct BreakdownArgs {
     families: Option<PathBuf>,
     /// Print the `prof.breakdown.v1` JSON document instead of tables.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Which part of the captured run the answers describe: `steady` (the repeating steps,
     /// after the load and warm-up), `all`, `load`, `warmup`, `tail`, or `START..END`.
     #[arg(long, default_value = "steady", value_parser = crate::phases_view::parse_phase)]
@@ -88,7 +89,7 @@ pub fn parse_skip(text: &str) -> Result<Skip, String> {
 }
 
 /// Picks the tool: by name across every backend, else the first tool of the first vendor present.
-fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn BreakdownTool>, String> {
+fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn BreakdownTool>, Failure> {
     if let Some(name) = name {
         let mut known = Vec::new();
         for vendor in registry.vendors() {
@@ -99,21 +100,26 @@ fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn Breakd
                 known.push(tool.name());
             }
         }
-        return Err(format!("no breakdown tool `{name}` in this build (have: {})", known.join(", ")));
+        let message = format!("no breakdown tool `{name}` in this build (have: {})", known.join(", "));
+        return Err(Failure::new(Kind::Usage, message));
     }
     let detections = registry.detect_all();
     let present = detections.iter().find(|d| d.present).ok_or_else(|| {
-        "no accelerator found (run `prof detect`); to read an existing artifact use `prof analyze PATH`".to_owned()
+        Failure::new(
+            Kind::ToolMissing,
+            "no accelerator found (run `prof detect`); to read an existing artifact use `prof analyze PATH`",
+        )
     })?;
     let vendor = registry.get(present.vendor).ok_or("detected vendor is not in the registry")?;
-    vendor.breakdown_tools().into_iter().next().ok_or_else(|| format!("{} has no breakdown tool yet", vendor.name()))
+    let tool = vendor.breakdown_tools().into_iter().next();
+    tool.ok_or_else(|| Failure::new(Kind::ToolMissing, format!("{} has no breakdown tool yet", vendor.name())))
 }
 
 /// Runs `prof breakdown`.
-pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String> {
+pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failure> {
     let families = families(args.families.as_deref())?;
     let tool = choose_tool(registry, args.tool.as_deref())?;
-    tool.check().map_err(|e| e.to_string())?;
+    tool.check()?;
     let request = CaptureRequest {
         command: args.command.clone(),
         out_dir: args.out.clone(),
@@ -130,7 +136,7 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
         },
         timeout: args.timeout,
     };
-    let mut plan = tool.plan(&request).map_err(|e| e.to_string())?;
+    let mut plan = tool.plan(&request).map_err(|e| Failure::from(e).or_kind(Kind::Usage))?;
     for step in &mut plan.steps {
         step.echo = !args.json;
     }
@@ -146,15 +152,19 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
     );
     // The steps echo the workload's output unless --json; a spinner would garble it.
     let capturing = progress::spinner(format!("capturing with {}", tool.name()), args.json);
-    let captured = run_capture(&plan).map_err(|error| match tool.explain_failure(&args.out) {
-        Some(explained) => format!("{error}\n{explained}"),
-        None => error.to_string(),
+    let captured = run_capture(&plan).map_err(|error| {
+        let explained = tool.explain_failure(&args.out);
+        let mut failure = Failure::from(error);
+        if let Some(explained) = explained {
+            failure.message = format!("{}\n{explained}", failure.message);
+        }
+        failure
     })?;
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
     capturing.finish();
     let ascend = sections::AscendPrefetch::start(paths.first().map(PathBuf::as_path));
     let loading = progress::spinner("loading the capture".to_owned(), true);
-    let timeline = tool.load(&paths).map_err(|e| e.to_string())?;
+    let timeline = tool.load(&paths).map_err(|e| Failure::from(e).or_kind(Kind::BadInput))?;
     loading.finish();
     let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
     let summary = summarize_kernels(&timeline, &families);
@@ -178,15 +188,15 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, String
         report.phases = Some(&phases);
         print_json(&report)?;
     } else {
-        print!("{}", crate::phases_view::render_text(&phases));
-        print!("{}", render_text(&summary, &diagnosis, args.top));
-        print!("{}", sections::render_text(&sections));
+        out!("{}", crate::phases_view::render_text(&phases));
+        out!("{}", render_text(&summary, &diagnosis, args.top));
+        out!("{}", sections::render_text(&sections));
         for (path, size) in &captured.artifacts {
-            println!("\nartifact: {} ({size} bytes)", path.display());
+            outln!("\nartifact: {} ({size} bytes)", path.display());
         }
-        println!("open: {}", plan.how_to_open);
+        outln!("open: {}", plan.how_to_open);
         if let Some(next) = deep_dive {
-            println!("next: one kernel dominates; see why with: {next}");
+            outln!("next: one kernel dominates; see why with: {next}");
         }
     }
     Ok(ExitCode::SUCCESS)

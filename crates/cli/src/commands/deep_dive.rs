@@ -5,6 +5,7 @@
 
 use crate::deep_dive_view::{render_text, DeepDiveReport};
 use crate::durations::parse_duration;
+use crate::failure::{Failure, Kind};
 use crate::render::print_json;
 use clap::Args;
 use prof_core::capture::{describe_plan, run_capture};
@@ -34,27 +35,30 @@ pub struct DeepDiveArgs {
     out: PathBuf,
     /// Print the `prof.deep-dive.v1` JSON document instead of text.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// The workload, after `--`.
     #[arg(last = true, required = true)]
     command: Vec<OsString>,
 }
 
 /// The deep-dive tool of the first vendor found on this machine.
-fn choose_tool(registry: &Registry) -> Result<Box<dyn DeepDive>, String> {
+fn choose_tool(registry: &Registry) -> Result<Box<dyn DeepDive>, Failure> {
     let detections = registry.detect_all();
-    let present = detections
-        .iter()
-        .find(|d| d.present)
-        .ok_or("no accelerator found (run `prof detect`); to read an existing ncu CSV use `prof analyze PATH`")?;
+    let present = detections.iter().find(|d| d.present).ok_or_else(|| {
+        Failure::new(
+            Kind::ToolMissing,
+            "no accelerator found (run `prof detect`); to read an existing ncu CSV use `prof analyze PATH`",
+        )
+    })?;
     let vendor = registry.get(present.vendor).ok_or("detected vendor is not in the registry")?;
-    vendor.deep_dive().ok_or_else(|| format!("{} has no deep-dive tool yet", vendor.name()))
+    let tool = vendor.deep_dive();
+    tool.ok_or_else(|| Failure::new(Kind::ToolMissing, format!("{} has no deep-dive tool yet", vendor.name())))
 }
 
 /// Runs `prof deep-dive`.
-pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, String> {
+pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, Failure> {
     let tool = choose_tool(registry)?;
-    tool.check().map_err(|e| e.to_string())?;
+    tool.check()?;
     let request = DeepDiveRequest {
         command: args.command.clone(),
         kernel_regex: args.kernel.clone(),
@@ -63,18 +67,22 @@ pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, String>
         out_dir: args.out.clone(),
         timeout: args.timeout,
     };
-    let plan = tool.plan(&request).map_err(|e| e.to_string())?;
+    let plan = tool.plan(&request).map_err(|e| Failure::from(e).or_kind(Kind::Usage))?;
     eprintln!(
         "prof deep-dive with {} (slow: the kernel is replayed once per metric pass):\n{}",
         tool.name(),
         describe_plan(&plan)
     );
-    let captured = run_capture(&plan).map_err(|error| match tool.explain_failure(&args.out) {
-        Some(explained) => explained,
-        None => error.to_string(),
+    let captured = run_capture(&plan).map_err(|error| {
+        let explained = tool.explain_failure(&args.out);
+        let mut failure = Failure::from(error);
+        if let Some(explained) = explained {
+            failure.message = explained;
+        }
+        failure
     })?;
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
-    let reports = tool.load(&paths).map_err(|e| e.to_string())?;
+    let reports = tool.load(&paths).map_err(|e| Failure::from(e).or_kind(Kind::BadInput))?;
     if args.json {
         print_json(&DeepDiveReport {
             schema: "prof.deep-dive.v1",
@@ -82,8 +90,8 @@ pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, String>
             kernels: &reports,
         })?;
     } else {
-        print!("{}", render_text(&reports));
-        println!("report kept in {} ({})", args.out.display(), plan.how_to_open);
+        out!("{}", render_text(&reports));
+        outln!("report kept in {} ({})", args.out.display(), plan.how_to_open);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 pub struct DetectArgs {
     /// Print the `prof.detect.v1` JSON document instead of a table.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 /// The `--json` document.
@@ -30,13 +30,13 @@ struct DetectReport<'a> {
 }
 
 /// Runs detection of every compiled-in backend and prints it. Exits 0 even when nothing is found.
-pub fn run(registry: &Registry, args: &DetectArgs) -> Result<ExitCode, String> {
+pub fn run(registry: &Registry, args: &DetectArgs) -> Result<ExitCode, crate::failure::Failure> {
     let detections = registry.detect_all();
     let any_present = detections.iter().any(|d| d.present);
     if args.json {
         print_json(&DetectReport { schema: "prof.detect.v1", any_present, vendors: &detections })?;
     } else {
-        print!("{}", render_text(&detections));
+        out!("{}", render_text(&detections));
     }
     Ok(ExitCode::SUCCESS)
 }

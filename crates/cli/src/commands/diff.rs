@@ -38,7 +38,7 @@ pub struct DiffArgs {
     families: Option<PathBuf>,
     /// Print the `prof.diff.v1` JSON document instead of tables.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 /// The `--json` document.
@@ -57,7 +57,11 @@ struct SideData {
     summary: KernelSummary,
 }
 
-fn load_side(registry: &Registry, path: &Path, families: &prof_core::Families) -> Result<SideData, String> {
+fn load_side(
+    registry: &Registry,
+    path: &Path,
+    families: &prof_core::Families,
+) -> Result<SideData, crate::failure::Failure> {
     let _loading = progress::loading(path);
     match load_any(registry, path, families)? {
         Loaded::Timeline(timeline) => {
@@ -65,15 +69,19 @@ fn load_side(registry: &Registry, path: &Path, families: &prof_core::Families) -
             Ok(SideData { timeline: Some(timeline), summary })
         }
         Loaded::Summary(summary) => Ok(SideData { timeline: None, summary }),
-        Loaded::Kernels(_) => Err(format!(
-            "{}: a single-kernel deep-dive report (ncu), not a timeline or kernel totals; prof diff compares profiles",
-            path.display()
+        Loaded::Kernels(_) => Err(crate::failure::Failure::new(
+            crate::failure::Kind::Usage,
+            format!(
+                "{}: a single-kernel deep-dive report (ncu), not a timeline or kernel totals; prof diff compares \
+                 profiles",
+                path.display()
+            ),
         )),
     }
 }
 
 /// Runs `prof diff`.
-pub fn run(registry: &Registry, args: &DiffArgs) -> Result<ExitCode, String> {
+pub fn run(registry: &Registry, args: &DiffArgs) -> Result<ExitCode, crate::failure::Failure> {
     let families = families(args.families.as_deref())?;
     let a = load_side(registry, &args.before, &families)?;
     let b = load_side(registry, &args.after, &families)?;
@@ -85,7 +93,7 @@ pub fn run(registry: &Registry, args: &DiffArgs) -> Result<ExitCode, String> {
     if args.json {
         print_json(&DiffDocument { schema: "prof.diff.v1", diff: &diff })?;
     } else {
-        print!("{}", render_text(&diff, args.top));
+        out!("{}", render_text(&diff, args.top));
     }
     Ok(ExitCode::SUCCESS)
 }

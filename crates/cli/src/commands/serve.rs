@@ -8,6 +8,7 @@
 use crate::breakdown_view::{render_text as render_breakdown, BreakdownReport};
 use crate::commands::analyze::families;
 use crate::durations::parse_duration;
+use crate::failure::{Failure, Kind};
 use crate::render::print_json;
 use crate::serve::health::Readiness;
 use crate::serve::http::Url;
@@ -81,7 +82,7 @@ pub struct ServeArgs {
     yes: bool,
     /// Print the `prof.serve.v1` JSON document instead of text.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Which part of the capture the breakdown (or utilization summary) describes: `steady`
     /// (the repeating steps; for utilization, the active phase), `all`, `load`, `warmup`,
     /// `tail`, or `START..END`.
@@ -140,7 +141,7 @@ fn confirm() -> Result<(), String> {
 }
 
 /// Runs `prof serve`.
-pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, String> {
+pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, Failure> {
     let server = words("server", &args.server)?;
     let bench = args.bench.as_deref().map(|b| words("bench", b)).transpose()?;
     let health = Url::parse(&args.health).map_err(|e| format!("--health: {e}"))?;
@@ -153,7 +154,7 @@ pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, String> {
         None => None,
     };
     if args.concurrency == 0 || args.requests == 0 {
-        return Err("--requests and --concurrency must be at least 1".to_owned());
+        return Err(Failure::new(Kind::Usage, "--requests and --concurrency must be at least 1"));
     }
     let request = PlanRequest {
         server,
@@ -241,11 +242,11 @@ pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, String> {
             } else {
                 format!("\nwarning: processes {:?} of the server's group are still running", failure.server_left)
             };
-            if let Some(status) = failure.exit_status() {
-                eprintln!("prof serve: {}{left}", failure.message);
-                return Ok(ExitCode::from(status));
-            }
-            return Err(format!("{}{left}", failure.message));
+            let message = format!("{}{left}", failure.message);
+            return Err(match failure.exit_status() {
+                Some(status) => Failure::interrupted(i32::from(status) - 128, message),
+                None => message.into(),
+            });
         }
     };
     finish(args, &mut plan, tool.as_deref(), session, &load, &health, method)
@@ -260,16 +261,19 @@ fn finish(
     load: &Load,
     health: &Url,
     method: &'static str,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Failure> {
     for step in &plan.after {
         let outcome = supervisor::run(step).map_err(|e| e.to_string())?;
         if !outcome.success() {
-            return Err(format!(
-                "`{}` exited {}; last lines of {}:\n{}",
-                step.display_command(),
-                outcome.describe(),
-                step.log.display(),
-                supervisor::log_tail(&step.log, 15)
+            return Err(Failure::new(
+                Kind::NoArtifact,
+                format!(
+                    "`{}` exited {}; last lines of {}:\n{}",
+                    step.display_command(),
+                    outcome.describe(),
+                    step.log.display(),
+                    supervisor::log_tail(&step.log, 15)
+                ),
             ));
         }
     }
@@ -351,7 +355,7 @@ fn finish(
     if args.json {
         print_json(&report)?;
     } else {
-        print!("{}", report.render_text(breakdown_text.as_deref()));
+        out!("{}", report.render_text(breakdown_text.as_deref()));
     }
     let bench_failed = session.bench.as_ref().is_some_and(|b| !b.success());
     let left = !session.server_left.is_empty();

@@ -11,6 +11,7 @@
 //! phase (from the first busy sample to the last), not the idle lead-in of imports and loading.
 
 use crate::durations::parse_duration;
+use crate::failure::{Failure, Kind};
 use crate::render::{print_json, table};
 use clap::Args;
 use prof_core::recorder::{Recorder, Recording, DEFAULT_INTERVAL};
@@ -47,7 +48,7 @@ pub struct UtilArgs {
     html: Option<PathBuf>,
     /// Print the `prof.util.v1` JSON document instead of tables.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Use only this vendor's probe (`nvidia`, `amd`, `ascend`).
     #[arg(long)]
     vendor: Option<String>,
@@ -79,7 +80,7 @@ struct UtilReport<'a> {
 }
 
 /// Opens the first utilization probe that works, saying why each other one could not.
-fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn UtilizationProbe>, String> {
+fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn UtilizationProbe>, Failure> {
     let mut reasons = Vec::new();
     for backend in registry.vendors().iter().filter(|v| vendor.is_none_or(|id| v.id() == id)) {
         match backend.utilization_probe() {
@@ -89,13 +90,14 @@ fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn Utili
         }
     }
     if reasons.is_empty() {
-        return Err(format!("no backend called `{}` in this build", vendor.unwrap_or("?")));
+        return Err(Failure::new(Kind::Usage, format!("no backend called `{}` in this build", vendor.unwrap_or("?"))));
     }
-    Err(format!("no utilization probe could be opened:\n  {}", reasons.join("\n  ")))
+    let message = format!("no utilization probe could be opened:\n  {}", reasons.join("\n  "));
+    Err(Failure::new(Kind::ToolMissing, message))
 }
 
 /// Runs `prof util`.
-pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, String> {
+pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
     let mut probe = open_probe(registry, args.vendor.as_deref())?;
     let (mode, recording, exit_code) = if !args.command.is_empty() {
         let (recording, code) = record_command(probe, args)?;
@@ -146,11 +148,11 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, String> {
         })?;
     } else {
         if let Some(phases) = &phases {
-            print!("{}", crate::phases_view::render_text(phases));
+            out!("{}", crate::phases_view::render_text(phases));
         }
-        print!("{}", render_text(&recording, &summaries, &verdict, exit_code));
+        out!("{}", render_text(&recording, &summaries, &verdict, exit_code));
         if let Some(path) = &args.csv {
-            println!("samples written to {}", path.display());
+            outln!("samples written to {}", path.display());
         }
     }
     Ok(match exit_code {
@@ -160,7 +162,7 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, String> {
 }
 
 /// Samples while the command runs under the supervisor; returns the recording and its exit code.
-fn record_command(probe: Box<dyn UtilizationProbe>, args: &UtilArgs) -> Result<(Recording, Option<i32>), String> {
+fn record_command(probe: Box<dyn UtilizationProbe>, args: &UtilArgs) -> Result<(Recording, Option<i32>), Failure> {
     let log = args.out.join("util-workload.log");
     let mut plan = RunPlan::new("workload", args.command.clone(), &log);
     plan.timeout = Some(args.timeout);
@@ -168,7 +170,7 @@ fn record_command(probe: Box<dyn UtilizationProbe>, args: &UtilArgs) -> Result<(
     let handle = Recorder::start(probe, args.interval).map_err(|e| e.to_string())?;
     let outcome = supervisor::run(&plan);
     let recording = handle.stop();
-    let outcome = outcome.map_err(|e| e.to_string())?;
+    let outcome = outcome?;
     Ok((recording, outcome.exit_code.or(outcome.signal.map(|s| 128 + s))))
 }
 

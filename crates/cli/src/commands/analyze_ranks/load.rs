@@ -141,7 +141,7 @@ fn top_kernel(summary: &KernelSummary) -> Option<TopKernel> {
 fn load_rank_artifact(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, String> {
     let error = match load_any(registry, path, families) {
         Ok(loaded) => return Ok(loaded),
-        Err(error) => error,
+        Err(error) => error.message,
     };
     if !path.is_dir() {
         return Err(error);
@@ -155,10 +155,10 @@ fn load_rank_artifact(registry: &Registry, path: &Path, families: &Families) -> 
     match files.as_slice() {
         // A file no loader knows (profiler_info_0.json) says less than the directory's error.
         [only] => load_any(registry, only, families).map_err(|inner| {
-            if inner.contains("not a format prof reads") {
+            if inner.message.contains("not a format prof reads") {
                 error
             } else {
-                inner
+                inner.message
             }
         }),
         _ => Err(error),

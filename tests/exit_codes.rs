@@ -1,0 +1,120 @@
+//! Failures a script can tell apart: the exit status per class, the `prof.error.v1` document
+//! on stdout with `--json`, the workload's own status passed through, and a closed stdout
+//! (`prof … | head -1`) that ends prof quietly instead of a panic.
+
+mod support;
+
+use serde_json::Value;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use support::{fixture_arg, prof, prof_with_fakes};
+
+fn error_doc(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn a_missing_or_unknown_artifact_is_bad_input() {
+    let missing = prof(&["analyze", "--json", "/nonexistent/trace.json"]);
+    assert_eq!(missing.status.code(), Some(3));
+    let doc = error_doc(&missing);
+    assert_eq!(doc["schema"], "prof.error.v1");
+    assert_eq!(doc["kind"], "bad_input");
+    assert_eq!(doc["exit_code"], 3);
+    assert_eq!(doc["path"], "/nonexistent/trace.json");
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no such file"));
+    let dir = support::scratch_dir("exit-codes");
+    let garbage = dir.join("notes.txt");
+    std::fs::write(&garbage, "not a profile\n").unwrap();
+    let unknown = prof(&["analyze", garbage.to_str().unwrap()]);
+    assert_eq!(unknown.status.code(), Some(3));
+    assert!(unknown.stdout.is_empty(), "without --json nothing goes to stdout");
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("not a format prof reads"));
+}
+
+#[test]
+fn a_malformed_artifact_names_its_line() {
+    // A real Ascend kernel_details.csv with its fifth line cut to two fields.
+    let dir = support::scratch_dir("exit-codes-malformed");
+    let csv = dir.join("kernel_details.csv");
+    let good = std::fs::read_to_string(fixture_arg("ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv"))
+        .unwrap();
+    let mut lines: Vec<&str> = good.lines().take(4).collect();
+    lines.push("1,2");
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let out = prof(&["analyze", "--json", csv.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc = error_doc(&out);
+    assert_eq!(doc["kind"], "bad_input");
+    assert_eq!(doc["line"], 5, "{doc}");
+    assert_eq!(doc["path"], csv.to_str().unwrap());
+}
+
+#[test]
+fn usage_missing_tools_and_failed_workloads_have_their_own_statuses() {
+    let unknown_tool = prof(&["breakdown", "--tool", "nope", "--json", "--", "true"]);
+    assert_eq!(unknown_tool.status.code(), Some(2));
+    assert_eq!(error_doc(&unknown_tool)["kind"], "usage");
+    let missing = prof_with_fakes("nvidia", &[], &["breakdown", "--tool", "cupti", "--json", "--", "true"]);
+    assert_eq!(missing.status.code(), Some(4));
+    let doc = error_doc(&missing);
+    assert_eq!(doc["kind"], "tool_missing");
+    assert!(doc["hint"].as_str().is_some_and(|h| h.contains("cupti")), "{doc}");
+    let out = support::scratch_dir("exit-codes-workload").join("out");
+    let failed = prof_with_fakes(
+        "nvidia",
+        &[],
+        &[
+            "breakdown",
+            "--tool",
+            "nsys",
+            "--warmup",
+            "0",
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            "exit 7",
+        ],
+    );
+    assert_eq!(failed.status.code(), Some(7), "the workload's own status");
+    assert_eq!(error_doc(&failed)["kind"], "workload_failed");
+    let refused = prof_with_fakes("nvidia", &[], &["breakdown", "--tool", "nsys", "--skip", "auto", "--", "true"]);
+    assert_eq!(refused.status.code(), Some(2), "a plan the tool cannot make is a usage error");
+    let bad_flag = prof(&["analyze", "--top", "many"]);
+    assert_eq!(bad_flag.status.code(), Some(2));
+}
+
+/// Runs `prof args` with stdout read for `keep` bytes and then closed.
+fn closed_after(keep: usize, args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_prof"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut head = vec![0u8; keep];
+    stdout.read_exact(&mut head).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_prof_quietly() {
+    // The whole-run HF decode trace: its JSON (12 MB, layers included) is written in one go,
+    // far past a pipe's buffer, so the write meets the closed pipe for sure; the text (14 kB)
+    // is written in pieces after the first line, so it usually does.
+    let trace = fixture_arg("nvidia/h200-phases/hf-decode-cache.pcupti.gz");
+    for args in [
+        vec!["analyze", "--json", "--phase", "all", "--top", "1000", trace.as_str()],
+        vec!["analyze", "--phase", "all", "--top", "1000", trace.as_str()],
+    ] {
+        let (code, stderr) = closed_after(16, &args);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(matches!(code, Some(0) | Some(141)), "{args:?}: exit {code:?}, {stderr}");
+    }
+}
