@@ -46,10 +46,10 @@ fn busy_workload_is_busy_and_clock_limited_by_the_power_cap() {
 }
 
 #[test]
-fn idle_device_while_a_command_runs_is_host_bound() {
-    let doc = success_json(&prof_util("", &["--interval", "50ms", "--json", "--", "sleep", "0.5"]));
+fn idle_device_while_a_command_runs_is_idle_not_host_bound() {
+    let doc = success_json(&prof_util("", &["--interval", "50ms", "--json", "--", "sleep", "1"]));
     assert_eq!(doc["devices"][0]["gpu_util_peak_pct"], 0.0);
-    assert_eq!(doc["verdict"]["kind"], "host_bound");
+    assert_eq!(doc["verdict"]["kind"], "idle", "a device that never worked is idle, not host-bound");
     assert!(
         doc["verdict"]["next_step"].is_null() || !doc["verdict"]["next_step"].as_str().unwrap().contains("breakdown")
     );
@@ -93,4 +93,85 @@ fn no_probe_at_all_names_the_install_line() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("no utilization probe could be opened"), "{err}");
     assert!(err.contains("nvidia-driver"), "{err}");
+}
+
+/// Starts `prof util args` in the background (fake nvidia-smi in `mode`).
+fn spawn_util(mode: &str, args: &[&str]) -> std::process::Child {
+    hermetic(path_with(&fakes("nvidia")))
+        .arg("util")
+        .args(args)
+        .env("FAKE_NVIDIA_SMI", mode)
+        .current_dir(std::env::temp_dir())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Data rows of the CSV at `path` (0 while it does not exist).
+fn csv_rows(path: &std::path::Path) -> usize {
+    std::fs::read_to_string(path).map(|t| t.lines().skip(1).count()).unwrap_or(0)
+}
+
+/// Waits until the CSV holds `rows` rows, which it can only do while prof runs if the rows are
+/// streamed as they are taken.
+fn wait_for_rows(path: &std::path::Path, rows: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while csv_rows(path) < rows {
+        assert!(std::time::Instant::now() < deadline, "the CSV did not grow while prof ran");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_signal_to_prof_keeps_the_samples_and_stops_the_command() {
+    for (signal, status) in [(libc::SIGINT, 130), (libc::SIGTERM, 143), (libc::SIGHUP, 129)] {
+        let dir = scratch_dir(&format!("util-signal-{signal}"));
+        let csv = dir.join("samples.csv");
+        let marker = dir.join("still-running");
+        // The command touches a file every 100 ms while it lives.
+        let script = format!("while true; do touch {}; sleep 0.1; done", marker.display());
+        let args = ["--interval", "50ms", "--csv", csv.to_str().unwrap(), "--json", "--", "sh", "-c", &script];
+        let child = spawn_util("busy", &args);
+        wait_for_rows(&csv, 2);
+        // SAFETY: kill(2) on the prof we started.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(status), "{}", String::from_utf8_lossy(&out.stderr));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(doc["samples"].as_u64().unwrap() >= 2, "{doc}");
+        assert_eq!(doc["devices"][0]["gpu_util_peak_pct"], 100.0);
+        assert!(doc["stopped_by"].as_str().unwrap().starts_with("SIG"), "{doc}");
+        assert!(csv_rows(&csv) as u64 >= doc["samples"].as_u64().unwrap(), "every sample is in the CSV");
+        // The command is gone: its marker stops being touched.
+        let before = std::fs::metadata(&marker).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        assert_eq!(std::fs::metadata(&marker).unwrap().modified().unwrap(), before, "the command still runs");
+    }
+}
+
+#[test]
+fn the_time_limit_keeps_the_samples_and_there_is_none_by_default() {
+    let csv = scratch_dir("util-timeout").join("samples.csv");
+    let args = ["--interval", "50ms", "--timeout", "1s", "--csv", csv.to_str().unwrap(), "--", "sleep", "30"];
+    let out = prof_util("busy", &args);
+    assert_eq!(out.status.code(), Some(124), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("source: nvidia-smi"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the --timeout limit ended the recording"));
+    assert!(csv_rows(&csv) >= 1);
+    let help = prof_util("", &["--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("default: never"), "{help}");
+}
+
+#[test]
+fn a_duration_cut_short_by_ctrl_c_keeps_its_samples() {
+    let csv = scratch_dir("util-duration-int").join("samples.csv");
+    let child = spawn_util("busy", &["--interval", "50ms", "--duration", "60s", "--csv", csv.to_str().unwrap()]);
+    wait_for_rows(&csv, 2);
+    // SAFETY: kill(2) on the prof we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("source: nvidia-smi"), "{out:?}");
 }

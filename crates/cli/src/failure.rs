@@ -168,7 +168,7 @@ impl From<Error> for Failure {
                 };
                 Self::workload(status, message)
             }
-            Error::Interrupted { .. } => Self::new(Kind::Interrupted, message),
+            Error::Interrupted { signal, .. } => Self::interrupted(signal, message),
             Error::ArtifactInvalid { path, .. } => {
                 Self::new(Kind::NoArtifact, message).at_path(path.display().to_string())
             }

@@ -69,11 +69,14 @@ pub enum Error {
         /// The last lines of its log.
         log_tail: String,
     },
-    /// The user pressed Ctrl-C; the started process group was stopped.
-    #[error("interrupted: {program} and its process group were stopped")]
+    /// A signal ended prof (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); the started process group was
+    /// stopped first.
+    #[error("interrupted by {}: {program} and its process group were stopped", signal_name(*signal))]
     Interrupted {
         /// The program that was running.
         program: String,
+        /// The signal prof received.
+        signal: i32,
     },
     /// A step of a capture (the workload, or the tool running it) exited with a failure.
     #[error("{message}")]
@@ -105,6 +108,18 @@ pub enum Error {
     /// The request cannot be served by this backend or on this machine.
     #[error("{0}")]
     Unsupported(String),
+}
+
+/// `SIGINT (Ctrl-C)`, `SIGTERM`, … for a signal number.
+pub fn signal_name(signal: i32) -> String {
+    match signal {
+        2 => "SIGINT (Ctrl-C)".to_owned(),
+        15 => "SIGTERM".to_owned(),
+        1 => "SIGHUP".to_owned(),
+        3 => "SIGQUIT".to_owned(),
+        9 => "SIGKILL".to_owned(),
+        other => format!("signal {other}"),
+    }
 }
 
 /// Quotes a piece of tool output for an error message, trimmed and shortened to a readable

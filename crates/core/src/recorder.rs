@@ -112,6 +112,16 @@ impl Recorder {
     ///
     /// Fails when `interval` is below [`MIN_INTERVAL`] or the thread cannot be started.
     pub fn start(probe: Box<dyn UtilizationProbe>, interval: Duration) -> Result<RecorderHandle> {
+        Self::start_streaming(probe, interval, Box::new(|_| {}))
+    }
+
+    /// As [`Recorder::start`], and hands each tick to `sink` as soon as it is taken (on the
+    /// recorder's thread), so it can be written out while the recording runs.
+    pub fn start_streaming(
+        probe: Box<dyn UtilizationProbe>,
+        interval: Duration,
+        sink: Box<dyn FnMut(&Tick) + Send>,
+    ) -> Result<RecorderHandle> {
         check_interval(interval)?;
         let source = probe.source();
         let (stop, stopped) = mpsc::channel();
@@ -119,7 +129,7 @@ impl Recorder {
         let thread_source = source.clone();
         let thread = std::thread::Builder::new()
             .name("prof-recorder".into())
-            .spawn(move || record(probe, interval, stopped, thread_source, start_unix_ms))
+            .spawn(move || record(probe, interval, stopped, thread_source, start_unix_ms, sink))
             .map_err(|source| Error::Spawn { program: "prof recorder thread".into(), source })?;
         Ok(RecorderHandle { stop, thread, source, interval, start_unix_ms })
     }
@@ -178,6 +188,7 @@ fn record(
     stopped: Receiver<()>,
     source: String,
     start_unix_ms: u64,
+    mut sink: Box<dyn FnMut(&Tick) + Send>,
 ) -> Recording {
     let start = Instant::now();
     let mut recording = Recording { source, start_unix_ms, interval, ..Recording::default() };
@@ -192,7 +203,13 @@ fn record(
         recording.sample_cost.calls += 1;
         recording.sample_cost.max = recording.sample_cost.max.max(cost);
         match outcome {
-            Ok(Ok(samples)) => recording.ticks.push(Tick { t_ns, samples }),
+            Ok(Ok(samples)) => {
+                let tick = Tick { t_ns, samples };
+                if catch_unwind(AssertUnwindSafe(|| sink(&tick))).is_err() {
+                    note_error(&mut recording.errors, "the sample sink panicked; this is a prof bug".to_owned());
+                }
+                recording.ticks.push(tick);
+            }
             Ok(Err(error)) => note_error(&mut recording.errors, error.to_string()),
             Err(panic) => {
                 note_error(&mut recording.errors, format!("the probe panicked: {}", panic_message(panic.as_ref())))

@@ -43,6 +43,38 @@ pub fn write_csv(ticks: &[Tick], out: &mut dyn Write) -> io::Result<()> {
     out.flush()
 }
 
+/// The CSV written while a recording runs: the header (with the first tick's activity
+/// metrics as its extra columns) at the first tick, then each tick's rows, flushed, so
+/// `tail -f` shows them and a killed prof leaves every sample taken so far. A metric that
+/// first appears later is left out of the stream; [`write_csv`] at the end writes them all.
+pub struct CsvStream<W: Write> {
+    out: W,
+    metrics: Option<Vec<String>>,
+}
+
+impl<W: Write> CsvStream<W> {
+    /// A stream into `out`; nothing is written before the first tick.
+    pub fn new(out: W) -> Self {
+        Self { out, metrics: None }
+    }
+
+    /// Writes `tick`'s rows (and the header before the first one) and flushes.
+    pub fn push(&mut self, tick: &Tick) -> io::Result<()> {
+        if self.metrics.is_none() {
+            let metrics = activity_names(std::slice::from_ref(tick));
+            let header: Vec<String> =
+                CSV_COLUMNS.iter().map(|c| (*c).to_owned()).chain(metrics.iter().map(|m| field(m))).collect();
+            writeln!(self.out, "{}", header.join(","))?;
+            self.metrics = Some(metrics);
+        }
+        let metrics = self.metrics.as_deref().unwrap_or_default();
+        for sample in &tick.samples {
+            writeln!(self.out, "{}", row(tick.t_ns, sample, metrics).join(","))?;
+        }
+        self.out.flush()
+    }
+}
+
 /// Every activity metric name in `ticks`, in first-seen order: the extra CSV columns.
 pub fn activity_names(ticks: &[Tick]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();

@@ -157,6 +157,53 @@ pub fn log_tail(path: &Path, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
+/// The signals that end prof when nobody handles them: SIGINT (Ctrl-C), SIGTERM (`timeout`,
+/// Slurm, Kubernetes, systemd), SIGHUP (a closed terminal or ssh session) and SIGQUIT. While
+/// a value of this type lives, none of them kills prof outright: each is delivered to
+/// [`StopSignals::recv`], so the workload's group is stopped first.
+pub struct StopSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+    hangup: tokio::signal::unix::Signal,
+    quit: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    /// Starts listening (inside a tokio runtime).
+    pub fn listen() -> Result<Self> {
+        use tokio::signal::unix::{signal, SignalKind};
+        let listen = |kind: SignalKind| {
+            signal(kind).map_err(|e| Error::Unsupported(format!("cannot listen for Ctrl-C, SIGTERM, SIGHUP: {e}")))
+        };
+        Ok(Self {
+            interrupt: listen(SignalKind::interrupt())?,
+            terminate: listen(SignalKind::terminate())?,
+            hangup: listen(SignalKind::hangup())?,
+            quit: listen(SignalKind::quit())?,
+        })
+    }
+
+    /// Resolves when one of the signals arrives, with its number.
+    pub async fn recv(&mut self) -> i32 {
+        tokio::select! {
+            _ = self.interrupt.recv() => libc::SIGINT,
+            _ = self.terminate.recv() => libc::SIGTERM,
+            _ = self.hangup.recv() => libc::SIGHUP,
+            _ = self.quit.recv() => libc::SIGQUIT,
+        }
+    }
+}
+
+/// The signal passed on to the workload's group when prof receives `received`: the same one,
+/// except SIGQUIT, which becomes SIGTERM (no core dumps of the workload).
+pub fn forwarded(received: i32) -> i32 {
+    if received == libc::SIGQUIT {
+        libc::SIGTERM
+    } else {
+        received
+    }
+}
+
 /// A running, supervised process group. Dropping it kills the group.
 pub struct Supervised {
     child: Child,
@@ -168,7 +215,7 @@ pub struct Supervised {
     /// Set once the group was killed after its leader exited: from then on its id may be
     /// recycled by the system for someone else's group, so Drop must not signal it again.
     group_stopped: bool,
-    interrupt: tokio::signal::unix::Signal,
+    interrupt: StopSignals,
 }
 
 impl Supervised {
@@ -193,9 +240,8 @@ impl Supervised {
         if let Some(cwd) = &plan.cwd {
             command.current_dir(cwd);
         }
-        // Listen for Ctrl-C before the child exists, so no SIGINT can slip past unforwarded.
-        let interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-            .map_err(|e| Error::Unsupported(format!("cannot listen for Ctrl-C: {e}")))?;
+        // Listen before the child exists, so no signal can slip past unforwarded.
+        let interrupt = StopSignals::listen()?;
         let mut child = command.spawn().map_err(|source| Error::Spawn { program: program.clone(), source })?;
         let pgid = child.id().map(|id| id as i32).unwrap_or(0);
         let log = std::sync::Arc::new(std::sync::Mutex::new(log));
@@ -224,9 +270,9 @@ impl Supervised {
     pub async fn wait_alive(&mut self, window: Duration) -> Result<()> {
         let outcome = tokio::select! {
             outcome = tokio::time::timeout(window, self.child.wait()) => outcome,
-            _ = self.interrupt.recv() => {
-                self.stop(libc::SIGINT).await;
-                return Err(Error::Interrupted { program: self.plan.program() });
+            signal = self.interrupt.recv() => {
+                self.stop(forwarded(signal)).await;
+                return Err(Error::Interrupted { program: self.plan.program(), signal });
             }
         };
         match outcome {
@@ -270,9 +316,9 @@ impl Supervised {
                 self.stop(libc::SIGTERM).await;
                 Err(Error::TimedOut { program: self.plan.program(), limit: self.plan.timeout.unwrap_or_default(), log: self.plan.log.clone() })
             }
-            _ = self.interrupt.recv() => {
-                self.stop(libc::SIGINT).await;
-                Err(Error::Interrupted { program: self.plan.program() })
+            signal = self.interrupt.recv() => {
+                self.stop(forwarded(signal)).await;
+                Err(Error::Interrupted { program: self.plan.program(), signal })
             }
         }
     }

@@ -1,6 +1,10 @@
 //! The verdict of `prof util`: is the device busy, and what to do next.
 //!
 //! Rules, judged on the device summaries ([`DeviceSummary`]) of a recording:
+//! - **too short** (a command ran or a duration was sampled): the busiest device has fewer than
+//!   [`MIN_VERDICT_SAMPLES`] samples; no verdict is given on so little.
+//! - **idle**: no device reached [`BUSY_UTIL_PCT`] in any sample: the work did not run on
+//!   these devices (or did nothing), which is not the same as host-bound.
 //! - **host-bound** (a command ran): the busiest device (highest mean utilization) had a
 //!   mean utilization below [`HOST_BOUND_MEAN_UTIL_PCT`] or was busy (≥ [`BUSY_UTIL_PCT`])
 //!   in less than [`HOST_BOUND_BUSY_SHARE_PCT`] of its samples. A kernel trace won't help.
@@ -19,6 +23,8 @@ use crate::util_summary::{DeviceSummary, BUSY_UTIL_PCT};
 use serde::Serialize;
 use std::ffi::OsStr;
 
+/// Fewer samples than this give "too short to tell" instead of a verdict.
+pub const MIN_VERDICT_SAMPLES: usize = 3;
 /// Below this mean utilization (percent) a device that ran a command is host-bound.
 pub const HOST_BOUND_MEAN_UTIL_PCT: f64 = 10.0;
 /// Below this share of busy samples (percent) a device that ran a command is host-bound.
@@ -45,6 +51,10 @@ pub enum VerdictKind {
     Snapshot,
     /// No device reported utilization.
     NoData,
+    /// Too few samples to tell.
+    TooShort,
+    /// No device did any work while it was watched.
+    Idle,
 }
 
 /// A finding that holds alongside the main answer.
@@ -92,6 +102,22 @@ impl Verdict {
 pub fn judge_run<S: AsRef<OsStr>>(summaries: &[DeviceSummary], command: &[S]) -> Verdict {
     let Some(lead) = busiest(summaries) else { return no_data(summaries) };
     let mut evidence: Vec<String> = summaries.iter().map(describe).collect();
+    if lead.samples < MIN_VERDICT_SAMPLES {
+        let headline = format!(
+            "too short to tell: {} sample(s) of device {} over {:.1} s; run longer or sample faster (--interval 20ms)",
+            lead.samples, lead.device, lead.duration_s
+        );
+        return Verdict { kind: VerdictKind::TooShort, headline, evidence, next_step: None, findings: Vec::new() };
+    }
+    let peak = summaries.iter().filter_map(|s| s.gpu_util_peak_pct).fold(0.0, f64::max);
+    if peak < BUSY_UTIL_PCT {
+        let headline = format!(
+            "idle: no device did any work while it was watched (peak utilization {} %); is the work placed on \
+             this machine's accelerator (CUDA_VISIBLE_DEVICES, device placement)?",
+            num(peak)
+        );
+        return Verdict { kind: VerdictKind::Idle, headline, evidence, next_step: None, findings: Vec::new() };
+    }
     let mean = lead.gpu_util_mean_pct.unwrap_or(0.0);
     let busy_share = lead.busy_share_pct.unwrap_or(0.0);
     let mut reasons = Vec::new();

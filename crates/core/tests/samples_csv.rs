@@ -115,3 +115,20 @@ fn write_errors_are_returned() {
     let error = write_csv(&[], &mut Broken).expect_err("the error comes back");
     assert_eq!(error.to_string(), "disk full");
 }
+
+#[test]
+fn the_stream_writes_what_the_whole_writer_writes_when_the_metrics_stay_the_same() {
+    let on = |device: u32, util: f64| DeviceSample { device, gpu_util_pct: Some(util), ..busy_h200_like() };
+    let ticks = [
+        Tick { t_ns: 0, samples: vec![on(0, 10.0), on(1, 20.0)] },
+        Tick { t_ns: 100_000_000, samples: vec![on(0, 30.0), on(1, 40.5)] },
+    ];
+    let mut whole = Vec::new();
+    write_csv(&ticks, &mut whole).unwrap();
+    let mut streamed = Vec::new();
+    let mut stream = prof_core::samples_csv::CsvStream::new(&mut streamed);
+    for tick in &ticks {
+        stream.push(tick).unwrap();
+    }
+    assert_eq!(String::from_utf8(streamed).unwrap(), String::from_utf8(whole).unwrap());
+}

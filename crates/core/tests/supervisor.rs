@@ -111,14 +111,20 @@ fn missing_program_is_a_spawn_error() {
     assert!(error.to_string().contains("/nonexistent/prof-test-tool"));
 }
 
-/// Runs in a child copy of this test binary (see `ctrl_c_is_forwarded_to_the_group`).
+/// Runs in a child copy of this test binary (see `stop_signals_are_forwarded_to_the_group`):
+/// exits 100 + the signal the supervisor reports as the interruption, 1 otherwise.
 #[test]
-fn ctrl_c_child_role() {
-    let Ok(dir) = std::env::var("PROF_SUPERVISOR_CTRL_C_DIR") else { return };
+fn stop_signal_child_role() {
+    let Ok(dir) = std::env::var("PROF_SUPERVISOR_SIGNAL_DIR") else { return };
     let dir = PathBuf::from(dir);
     let plan = RunPlan::new(
         "workload",
-        argv(&["sh", "-c", "trap 'echo got-int; exit 130' INT; sleep 300 & wait"]),
+        argv(&[
+            "sh",
+            "-c",
+            "trap 'echo got-int; exit 1' INT; trap 'echo got-term; exit 1' TERM; trap 'echo got-hup; exit 1' HUP; \
+             sleep 300 & wait",
+        ]),
         dir.join("c.log"),
     );
     let runtime = supervisor::runtime().unwrap();
@@ -127,35 +133,40 @@ fn ctrl_c_child_role() {
         std::fs::write(dir.join("pgid"), running.pgid().to_string()).unwrap();
         running.wait().await
     });
-    std::process::exit(if matches!(result, Err(Error::Interrupted { .. })) { 42 } else { 1 });
+    std::process::exit(match result {
+        Err(Error::Interrupted { signal, .. }) => 100 + signal,
+        _ => 1,
+    });
 }
 
 #[test]
-fn ctrl_c_is_forwarded_to_the_group() {
-    let dir = temp_dir("ctrlc");
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["ctrl_c_child_role", "--exact", "--nocapture", "--test-threads=1"])
-        .env("PROF_SUPERVISOR_CTRL_C_DIR", &dir)
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let pgid: i32 = loop {
-        if let Ok(text) = std::fs::read_to_string(dir.join("pgid")) {
-            if let Ok(pgid) = text.trim().parse() {
-                break pgid;
+fn stop_signals_are_forwarded_to_the_group() {
+    for (signal, name) in [(libc::SIGINT, "int"), (libc::SIGTERM, "term"), (libc::SIGHUP, "hup")] {
+        let dir = temp_dir(&format!("signal-{name}"));
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["stop_signal_child_role", "--exact", "--nocapture", "--test-threads=1"])
+            .env("PROF_SUPERVISOR_SIGNAL_DIR", &dir)
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let pgid: i32 = loop {
+            if let Ok(text) = std::fs::read_to_string(dir.join("pgid")) {
+                if let Ok(pgid) = text.trim().parse() {
+                    break pgid;
+                }
             }
-        }
-        assert!(Instant::now() < deadline, "child never started its workload");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    std::thread::sleep(Duration::from_millis(200));
-    // SAFETY: plain kill(2) on the child we spawned.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(42), "supervisor did not report Interrupted");
-    let log = std::fs::read_to_string(dir.join("c.log")).unwrap();
-    assert!(log.contains("got-int"), "SIGINT was not forwarded: {log}");
-    assert_eq!(wait_until_gone(pgid), Vec::<i32>::new());
+            assert!(Instant::now() < deadline, "child never started its workload");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        // SAFETY: plain kill(2) on the child we spawned.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(100 + signal), "{name}: the supervisor did not report it");
+        let log = std::fs::read_to_string(dir.join("c.log")).unwrap();
+        assert!(log.contains(&format!("got-{name}")), "{name} was not forwarded: {log}");
+        assert_eq!(wait_until_gone(pgid), Vec::<i32>::new(), "{name}: the group is still running");
+    }
 }
 
 #[test]

@@ -109,7 +109,7 @@ fn busy_h200_is_busy_and_power_capped() {
 }
 
 #[test]
-fn idle_h200_is_host_bound() {
+fn idle_h200_is_idle() {
     let summaries = summarize(&ticks(&IDLE, "gpu_idle"));
     let s = &summaries[0];
     assert_eq!((s.gpu_util_peak_pct, s.gpu_util_mean_pct, s.busy_share_pct), (Some(0.0), Some(0.0), Some(0.0)));
@@ -117,7 +117,7 @@ fn idle_h200_is_host_bound() {
     assert_eq!((s.sm_clock_lowest_mhz, s.sm_clock_highest_mhz), (Some(345), Some(345)));
 
     let verdict = judge_run(&summaries, &COMMAND);
-    assert_eq!(verdict.kind, VerdictKind::HostBound);
+    assert_eq!(verdict.kind, VerdictKind::Idle, "0 % throughout: idle, not host-bound");
     assert_eq!(verdict.next_step, None);
     assert!(verdict.findings.is_empty(), "gpu_idle is not a clock limit");
 }

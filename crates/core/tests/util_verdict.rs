@@ -172,3 +172,22 @@ fn verdict_serializes_with_snake_case_kinds() {
     assert_eq!(json["findings"][0]["kind"], "clock_limited");
     assert_eq!(json["next_step"], "prof breakdown -- python3 work.py");
 }
+
+#[test]
+fn too_few_samples_give_no_verdict() {
+    let verdict = run(&[100.0, 100.0], &[]);
+    assert_eq!(verdict.kind, VerdictKind::TooShort);
+    assert!(verdict.headline.starts_with("too short to tell: 2 sample(s) of device 0"), "{}", verdict.headline);
+    assert_eq!(verdict.next_step, None);
+    assert_eq!(run(&[100.0; 3], &[]).kind, VerdictKind::Busy, "three samples are enough");
+    assert_eq!(run(&[0.0], &[]).kind, VerdictKind::TooShort, "one idle sample is not idle either");
+}
+
+#[test]
+fn a_device_that_never_worked_is_idle_not_host_bound() {
+    let verdict = run(&[0.0, 1.0, 4.9, 0.0], &[]);
+    assert_eq!(verdict.kind, VerdictKind::Idle);
+    assert!(verdict.headline.contains("peak utilization 4.9 %"), "{}", verdict.headline);
+    // One sample at 5 % is work: a little, so host-bound.
+    assert_eq!(run(&[0.0, 5.0, 0.0, 0.0], &[]).kind, VerdictKind::HostBound);
+}

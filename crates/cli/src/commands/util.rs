@@ -6,7 +6,10 @@
 //! "command": [string]|null, "exit_code": int|null, "interval_ns", "elapsed_ns", "samples",
 //! "missed_ticks", "sample_errors": {count, first}, "sample_cost": {calls, mean_ns, max_ns},
 //! "devices": [DeviceSummary], "verdict": Verdict, "phases": PhaseView (not for a snapshot; see
-//! `crate::phases_view`; added in 0.3.0)}`; unknown values are `null`. With a command or a
+//! `crate::phases_view`; added in 0.3.0), "stopped_by": string (only when a signal or
+//! `--timeout` ended the recording; 0.4.0)}`; unknown values are `null`. `verdict.kind` is
+//! `busy`, `host_bound`, `idle`, `too_short` (the last two added in 0.4.0), `snapshot` or
+//! `no_data`. With a command or a
 //! duration, `devices` and `verdict` describe the window `--phase` picks: by default the active
 //! phase (from the first busy sample to the last), not the idle lead-in of imports and loading.
 
@@ -14,7 +17,8 @@ use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
 use crate::render::{print_json, table};
 use clap::Args;
-use prof_core::recorder::{Recorder, Recording, DEFAULT_INTERVAL};
+use prof_core::recorder::{Recorder, RecorderHandle, Recording, Tick, DEFAULT_INTERVAL};
+use prof_core::samples_csv::CsvStream;
 use prof_core::supervisor::{self, RunPlan};
 use prof_core::{judge_snapshot, summarize, DeviceSummary, Registry, UtilizationProbe, Verdict};
 use serde::Serialize;
@@ -32,10 +36,11 @@ pub struct UtilArgs {
     /// Sample for this long instead of running a command.
     #[arg(long, value_parser = parse_duration)]
     duration: Option<Duration>,
-    /// Stop the command after this long.
-    #[arg(long, default_value = "10m", value_parser = parse_duration)]
-    timeout: Duration,
-    /// Write every sample to this CSV file.
+    /// Stop the command after this long (default: never; a training run is not cut short).
+    #[arg(long, value_parser = parse_duration)]
+    timeout: Option<Duration>,
+    /// Write every sample to this CSV file, as it is taken (`tail -f` shows the rows); at the
+    /// end it is rewritten whole (with any metric that appeared late).
     #[arg(long)]
     csv: Option<PathBuf>,
     /// Which part of the recording the summary and verdict describe: `steady` (the active
@@ -67,6 +72,8 @@ struct UtilReport<'a> {
     mode: &'static str,
     command: Option<Vec<String>>,
     exit_code: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped_by: Option<String>,
     interval_ns: u128,
     elapsed_ns: u128,
     samples: usize,
@@ -99,17 +106,20 @@ fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn Utili
 /// Runs `prof util`.
 pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
     let mut probe = open_probe(registry, args.vendor.as_deref())?;
-    let (mode, recording, exit_code) = if !args.command.is_empty() {
-        let (recording, code) = record_command(probe, args)?;
-        ("command", recording, code)
+    let (mode, recording, ended) = if !args.command.is_empty() {
+        let (recording, ended) = record_command(probe, args)?;
+        ("command", recording, ended)
     } else if let Some(duration) = args.duration {
-        let handle = Recorder::start(probe, args.interval).map_err(|e| e.to_string())?;
-        std::thread::sleep(duration);
-        ("duration", handle.stop(), None)
+        let (recording, ended) = record_for(probe, args, duration)?;
+        ("duration", recording, ended)
     } else {
         // Rate counters (NVML GPM) need one interval between two reads.
         std::thread::sleep(DEFAULT_INTERVAL);
-        ("snapshot", Recording::snapshot(probe.as_mut()).map_err(|e| e.to_string())?, None)
+        ("snapshot", Recording::snapshot(probe.as_mut())?, Ended::Exited(None))
+    };
+    let exit_code = match ended {
+        Ended::Exited(code) => code,
+        _ => None,
     };
     let (phases, summaries, verdict) = if mode == "snapshot" {
         let summaries = summarize(&recording.ticks);
@@ -120,8 +130,7 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
         (Some(phases), summaries, verdict)
     };
     if let Some(path) = &args.csv {
-        let mut file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        prof_core::write_csv(&recording.ticks, &mut file).map_err(|e| format!("{}: {e}", path.display()))?;
+        rewrite_csv(path, &recording)?;
     }
     if let Some(path) = &args.html {
         let report = render_text(&recording, &summaries, &verdict, exit_code);
@@ -136,6 +145,7 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
             command: (!args.command.is_empty())
                 .then(|| args.command.iter().map(|a| a.to_string_lossy().into_owned()).collect()),
             exit_code,
+            stopped_by: ended.stopped_by(),
             interval_ns: recording.interval.as_nanos(),
             elapsed_ns: recording.elapsed.as_nanos(),
             samples: recording.ticks.len(),
@@ -155,23 +165,105 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
             outln!("samples written to {}", path.display());
         }
     }
-    Ok(match exit_code {
-        Some(code) if code != 0 => ExitCode::from(u8::try_from(code).unwrap_or(1)),
-        _ => ExitCode::SUCCESS,
+    if let Some(stopped) = ended.stopped_by() {
+        eprintln!(
+            "prof util: {stopped} ended the recording; the {} samples taken are summarised above",
+            recording.ticks.len()
+        );
+    }
+    Ok(match ended {
+        Ended::Signal(signal) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(130)),
+        Ended::TimedOut => ExitCode::from(124),
+        Ended::Exited(Some(code)) if code != 0 => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        Ended::Exited(_) => ExitCode::SUCCESS,
     })
 }
 
-/// Samples while the command runs under the supervisor; returns the recording and its exit code.
-fn record_command(probe: Box<dyn UtilizationProbe>, args: &UtilArgs) -> Result<(Recording, Option<i32>), Failure> {
+/// How a recording ended.
+#[derive(Debug, Clone, Copy)]
+enum Ended {
+    /// The command exited (with this status, or 128 + its signal), or the duration ran out.
+    Exited(Option<i32>),
+    /// A signal to prof (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); the command's group was stopped.
+    Signal(i32),
+    /// `--timeout` ran out; the command's group was stopped.
+    TimedOut,
+}
+
+impl Ended {
+    fn stopped_by(self) -> Option<String> {
+        match self {
+            Ended::Exited(_) => None,
+            Ended::Signal(signal) => Some(prof_core::error::signal_name(signal)),
+            Ended::TimedOut => Some("the --timeout limit".to_owned()),
+        }
+    }
+}
+
+/// Starts the recorder; with `--csv`, every tick is also written to the file as it is taken.
+fn start(probe: Box<dyn UtilizationProbe>, args: &UtilArgs) -> Result<RecorderHandle, Failure> {
+    let Some(path) = &args.csv else { return Ok(Recorder::start(probe, args.interval)?) };
+    let file = std::fs::File::create(path).map_err(|e| Failure::from(prof_core::Error::io(path, e)))?;
+    let mut stream = CsvStream::new(std::io::BufWriter::new(file));
+    let shown = path.display().to_string();
+    let mut warned = false;
+    let sink = Box::new(move |tick: &Tick| {
+        if let Err(error) = stream.push(tick) {
+            if !std::mem::replace(&mut warned, true) {
+                eprintln!("prof util: cannot write {shown}: {error}; the samples are kept in memory");
+            }
+        }
+    });
+    Ok(Recorder::start_streaming(probe, args.interval, sink)?)
+}
+
+/// Writes the whole recording to `path` through a temporary file, so the streamed copy stays
+/// until the complete one replaces it.
+fn rewrite_csv(path: &std::path::Path, recording: &Recording) -> Result<(), Failure> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".partial");
+    let temporary = PathBuf::from(temporary);
+    let written =
+        std::fs::File::create(&temporary).and_then(|mut file| prof_core::write_csv(&recording.ticks, &mut file));
+    written.and_then(|()| std::fs::rename(&temporary, path)).map_err(|e| Failure::from(prof_core::Error::io(path, e)))
+}
+
+/// Samples while the command runs under the supervisor. The samples are kept however it
+/// ends: its exit, a signal to prof, or `--timeout`.
+fn record_command(probe: Box<dyn UtilizationProbe>, args: &UtilArgs) -> Result<(Recording, Ended), Failure> {
     let log = args.out.join("util-workload.log");
     let mut plan = RunPlan::new("workload", args.command.clone(), &log);
-    plan.timeout = Some(args.timeout);
+    plan.timeout = args.timeout;
     plan.echo = true;
-    let handle = Recorder::start(probe, args.interval).map_err(|e| e.to_string())?;
+    let handle = start(probe, args)?;
     let outcome = supervisor::run(&plan);
     let recording = handle.stop();
-    let outcome = outcome?;
-    Ok((recording, outcome.exit_code.or(outcome.signal.map(|s| 128 + s))))
+    let ended = match outcome {
+        Ok(outcome) => Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s))),
+        Err(prof_core::Error::Interrupted { signal, .. }) => Ended::Signal(signal),
+        Err(prof_core::Error::TimedOut { .. }) => Ended::TimedOut,
+        Err(other) => return Err(other.into()),
+    };
+    Ok((recording, ended))
+}
+
+/// Samples for `duration`, or until a signal to prof ends it early (the samples are kept).
+fn record_for(
+    probe: Box<dyn UtilizationProbe>,
+    args: &UtilArgs,
+    duration: Duration,
+) -> Result<(Recording, Ended), Failure> {
+    let runtime = supervisor::runtime()?;
+    let handle = start(probe, args)?;
+    let signal = runtime.block_on(async {
+        let mut stop = supervisor::StopSignals::listen()?;
+        Ok::<_, prof_core::Error>(tokio::select! {
+            _ = tokio::time::sleep(duration) => None,
+            signal = stop.recv() => Some(signal),
+        })
+    });
+    let recording = handle.stop();
+    Ok((recording, signal?.map_or(Ended::Exited(None), Ended::Signal)))
 }
 
 fn opt(value: Option<f64>, unit: &str) -> String {

@@ -64,9 +64,9 @@ pub async fn check_alive(
 ) -> Result<(), SessionFailure> {
     match server.wait_alive(window).await {
         Ok(()) => Ok(()),
-        Err(prof_core::Error::Interrupted { .. }) => {
+        Err(prof_core::Error::Interrupted { signal, .. }) => {
             *group_done = true;
-            Err(SessionFailure::interrupted("the server's start-up"))
+            Err(SessionFailure::stopped_by(signal, "the server's start-up"))
         }
         Err(error) => {
             *group_done = true;

@@ -10,29 +10,19 @@ use prof_core::recorder::{Recorder, RecorderHandle, Recording};
 use prof_core::supervisor::{live_group_members, RunOutcome, RunPlan, Supervised};
 use prof_core::UtilizationProbe;
 use std::time::Duration;
-use tokio::signal::unix::{signal, Signal, SignalKind};
 
-/// Ctrl-C (SIGINT) and SIGTERM to prof: either one stops the session and the server.
-pub struct StopSignals {
-    interrupt: Signal,
-    terminate: Signal,
-}
+/// The signals that stop the session and the server (core's, mapped to a session failure).
+pub struct StopSignals(prof_core::supervisor::StopSignals);
 
 impl StopSignals {
-    /// Starts listening; from now on neither signal kills prof outright.
+    /// Starts listening; from now on none of them kills prof outright.
     pub fn listen() -> Result<Self, SessionFailure> {
-        let listen = |kind: SignalKind| {
-            signal(kind).map_err(|e| SessionFailure::new(format!("cannot listen for Ctrl-C or SIGTERM: {e}")))
-        };
-        Ok(Self { interrupt: listen(SignalKind::interrupt())?, terminate: listen(SignalKind::terminate())? })
+        prof_core::supervisor::StopSignals::listen().map(Self).map_err(|e| SessionFailure::new(e.to_string()))
     }
 
-    /// Resolves when either signal arrives, with its number.
+    /// Resolves when one arrives, with its number.
     pub async fn recv(&mut self) -> i32 {
-        tokio::select! {
-            _ = self.interrupt.recv() => libc::SIGINT,
-            _ = self.terminate.recv() => libc::SIGTERM,
-        }
+        self.0.recv().await
     }
 }
 
@@ -97,14 +87,12 @@ impl SessionFailure {
         Self { message: message.into(), stopped_by: None, server_pgid: None, server_left: Vec::new() }
     }
 
-    /// The failure of a session that Ctrl-C ended during `phase`.
-    pub fn interrupted(phase: &str) -> Self {
-        Self::stopped_by(libc::SIGINT, phase)
-    }
-
-    /// The failure of a session that `signal` (SIGINT or SIGTERM) ended during `phase`.
+    /// The failure of a session that `signal` (SIGINT, SIGTERM, SIGHUP, SIGQUIT) ended during `phase`.
     pub fn stopped_by(signal: i32, phase: &str) -> Self {
-        let what = if signal == libc::SIGTERM { "SIGTERM" } else { "interrupted" };
+        let what = match signal {
+            libc::SIGINT => "interrupted".to_owned(),
+            other => prof_core::error::signal_name(other),
+        };
         Self { stopped_by: Some(signal), ..Self::new(format!("{what} during {phase}; the server was stopped")) }
     }
 
@@ -211,7 +199,9 @@ async fn measure(
 async fn run_step(step: &RunPlan) -> Result<RunOutcome, SessionFailure> {
     let running = Supervised::start(step.clone()).await.map_err(|e| SessionFailure::new(e.to_string()))?;
     running.wait().await.map_err(|e| match e {
-        prof_core::Error::Interrupted { .. } => SessionFailure::interrupted(&format!("`{}`", step.label)),
+        prof_core::Error::Interrupted { signal, .. } => {
+            SessionFailure::stopped_by(signal, &format!("`{}`", step.label))
+        }
         other => SessionFailure::new(other.to_string()),
     })
 }
