@@ -118,3 +118,61 @@ fn a_reader_that_goes_away_ends_prof_quietly() {
         assert!(matches!(code, Some(0) | Some(141)), "{args:?}: exit {code:?}, {stderr}");
     }
 }
+
+/// Pids of live `sleep MARKER` processes (not the shells or prof, whose command lines also
+/// hold the marker).
+fn running(marker: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let alive = stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z'));
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            alive && cmdline == format!("sleep\0{marker}\0").as_bytes()
+        })
+        .collect()
+}
+
+fn wait_for(what: &str, done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn sigkill_to_prof_leaves_nothing_of_the_workload_running() {
+    // A grandchild in the workload's group and one that left it with setsid(); unique sleep
+    // lengths mark them in /proc.
+    let (inside, escaped) = (format!("300.{}1", std::process::id()), format!("300.{}2", std::process::id()));
+    let script = format!("sleep {inside} & setsid sleep {escaped} & wait");
+    let dir = support::scratch_dir("guard-sigkill");
+    let mut child = support::hermetic(support::path_with(&support::fakes("nvidia")))
+        .args(["util", "--interval", "200ms", "--", "sh", "-c", &script])
+        .env("FAKE_NVIDIA_SMI", "busy")
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the workload", || !running(&inside).is_empty() && !running(&escaped).is_empty());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    wait_for("the guard to stop the workload", || running(&inside).is_empty() && running(&escaped).is_empty());
+}
+
+#[test]
+fn a_descendant_that_left_the_group_is_stopped_when_the_workload_ends() {
+    let escaped = format!("301.{}3", std::process::id());
+    let script = format!("setsid sleep {escaped} & sleep 0.5");
+    let out = support::hermetic(support::path_with(&support::fakes("nvidia")))
+        .args(["util", "--interval", "100ms", "--", "sh", "-c", &script])
+        .env("FAKE_NVIDIA_SMI", "busy")
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(running(&escaped).is_empty(), "the setsid() grandchild outlived the workload");
+}

@@ -63,7 +63,18 @@ impl Command {
     }
 }
 
+/// The hidden argument that runs prof as its own guard ([`prof_core::guard`]).
+const GUARD_ARG: &str = "__guard";
+
 fn main() -> ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|arg| arg == GUARD_ARG) {
+        prof_core::guard::run_guard();
+        return ExitCode::SUCCESS;
+    }
+    // Whatever prof starts is stopped by the guard if prof dies without cleaning up.
+    if let Ok(exe) = std::env::current_exe() {
+        prof_core::guard::install(exe, vec![GUARD_ARG.into()]);
+    }
     let cli = Cli::parse();
     let registry = registry::build();
     let json = cli.command.json();

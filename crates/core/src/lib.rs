@@ -25,6 +25,7 @@ pub mod deepdive;
 pub mod diagnosis;
 pub mod error;
 pub mod families;
+pub mod guard;
 pub mod intern;
 pub mod kernel_summary;
 pub mod phases;

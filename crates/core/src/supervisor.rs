@@ -215,6 +215,8 @@ pub struct Supervised {
     /// Set once the group was killed after its leader exited: from then on its id may be
     /// recycled by the system for someone else's group, so Drop must not signal it again.
     group_stopped: bool,
+    /// The [`crate::guard::TOKEN_VAR`] value of this group and its descendants.
+    token: String,
     interrupt: StopSignals,
 }
 
@@ -240,10 +242,14 @@ impl Supervised {
         if let Some(cwd) = &plan.cwd {
             command.current_dir(cwd);
         }
+        static STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let token = format!("{}-{}", std::process::id(), STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        command.env(crate::guard::TOKEN_VAR, &token);
         // Listen before the child exists, so no signal can slip past unforwarded.
         let interrupt = StopSignals::listen()?;
         let mut child = command.spawn().map_err(|source| Error::Spawn { program: program.clone(), source })?;
         let pgid = child.id().map(|id| id as i32).unwrap_or(0);
+        crate::guard::register(&token, pgid);
         let log = std::sync::Arc::new(std::sync::Mutex::new(log));
         let mut copiers = Vec::new();
         if let Some(out) = child.stdout.take() {
@@ -252,7 +258,17 @@ impl Supervised {
         if let Some(err) = child.stderr.take() {
             copiers.push(tokio::spawn(copy_to_log(err, log, plan.echo)));
         }
-        Ok(Self { child, pgid, started: Instant::now(), plan, copiers, reaped: false, group_stopped: false, interrupt })
+        Ok(Self {
+            child,
+            pgid,
+            started: Instant::now(),
+            plan,
+            copiers,
+            reaped: false,
+            group_stopped: false,
+            token,
+            interrupt,
+        })
     }
 
     /// The process group id (equal to the leader's pid).
@@ -333,13 +349,22 @@ impl Supervised {
         let _ = self.child.wait().await;
         self.reaped = true;
         self.group_stopped = true;
+        self.release();
         self.drain().await;
+    }
+
+    /// After the group was killed: kills its descendants that left it (`setsid()`, a double
+    /// fork: they still carry the group's token) and tells the guard it is done.
+    fn release(&self) {
+        crate::guard::kill_marked(&self.token);
+        crate::guard::unregister(&self.token);
     }
 
     /// After the leader exited: kill what it left in its group, then let the log copiers finish.
     async fn finish_group(&mut self) {
         kill_group(self.pgid, libc::SIGKILL);
         self.group_stopped = true;
+        self.release();
         self.drain().await;
     }
 
@@ -354,6 +379,7 @@ impl Drop for Supervised {
     fn drop(&mut self) {
         if !self.group_stopped {
             kill_group(self.pgid, libc::SIGKILL);
+            self.release();
         }
     }
 }
