@@ -176,3 +176,44 @@ fn a_descendant_that_left_the_group_is_stopped_when_the_workload_ends() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(running(&escaped).is_empty(), "the setsid() grandchild outlived the workload");
 }
+
+#[test]
+fn what_cannot_be_an_artifact_is_refused_before_it_is_read() {
+    let dir = support::scratch_dir("exit-codes-special");
+    let fifo = dir.join("trace.json");
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    let zero = dir.join("zero.csv");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    std::os::unix::fs::symlink(&b, &a).unwrap();
+    std::os::unix::fs::symlink(&a, &b).unwrap();
+    let dangling = dir.join("gone.json");
+    std::os::unix::fs::symlink(dir.join("never-written.json"), &dangling).unwrap();
+    for (path, says) in [
+        (&fifo, "is a FIFO (named pipe)"),
+        (&zero, "is a device"),
+        (&a, "a loop of symbolic links"),
+        (&dangling, "a symbolic link to nothing"),
+    ] {
+        let started = std::time::Instant::now();
+        let out = prof(&["analyze", "--json", path.to_str().unwrap()]);
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{says}: took {:?}", started.elapsed());
+        assert_eq!(out.status.code(), Some(3), "{says}");
+        let doc = error_doc(&out);
+        assert!(doc["message"].as_str().unwrap().contains(says), "{doc}");
+    }
+}
+
+#[test]
+fn control_characters_from_a_file_name_do_not_reach_the_terminal() {
+    let dir = support::scratch_dir("exit-codes-escape");
+    let evil = dir.join("x\u{1b}]0;owned\u{7}\u{1b}[2J.json");
+    std::fs::write(&evil, "{}").unwrap();
+    let out = prof(&["analyze", evil.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert!(err.contains("x\\x1b]0;owned\\x07\\x1b[2J.json"), "{err}");
+}

@@ -661,3 +661,48 @@ fn a_server_that_dies_while_health_is_polled_ends_the_wait_at_once() {
     assert!(err.contains("exited with status 3") && err.contains("model load failed late"), "{err}");
     assert_group_gone(logged_pgid(&out_dir.join("server.log")));
 }
+
+#[test]
+fn a_health_url_answering_500_ends_the_wait_early() {
+    let dir = scratch("serve-health-500");
+    let out_dir = dir.join("out");
+    let port = free_port();
+    let server = format!("python3 {} --port {port} --status 500", script("never_healthy.py"));
+    let health = format!("http://127.0.0.1:{port}/health");
+    let args = ["--server", &server, "--health", &health, "--ready-timeout", "60s", "--tool", "none"];
+    let (out, elapsed) = serve(&[&args[..], &["--out", out_dir.to_str().unwrap(), "--yes"]].concat());
+    assert!(!out.status.success());
+    assert!(elapsed < Duration::from_secs(20), "polled 500s for {elapsed:?} instead of stopping");
+    let err = stderr(&out);
+    assert!(err.contains("with status 500 5 times in a row"), "{err}");
+    assert_group_gone(logged_pgid(&out_dir.join("server.log")));
+}
+
+#[test]
+fn a_window_where_no_request_succeeds_is_a_failure() {
+    let dir = scratch("serve-nothing-served");
+    let out_dir = dir.join("out");
+    let port = free_port();
+    let server = format!("python3 {} --port {port}", script("healthy.py"));
+    let health = format!("http://127.0.0.1:{port}/health");
+    let endpoint = format!("http://127.0.0.1:{port}/missing");
+    let (out, _) = serve(&[
+        "--server",
+        &server,
+        "--health",
+        &health,
+        "--endpoint",
+        &endpoint,
+        "--requests",
+        "3",
+        "--warmup-requests",
+        "0",
+        "--tool",
+        "none",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--yes",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no request of the window succeeded"), "{}", stderr(&out));
+}

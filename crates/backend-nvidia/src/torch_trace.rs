@@ -49,6 +49,11 @@ use std::path::Path;
 /// Bytes read per chunk; the buffer grows when one event is larger.
 const CHUNK: usize = 8 << 20;
 
+/// The largest single JSON value (one event, or one top-level value that is skipped) the
+/// reader holds: beyond it the file is refused, so a small crafted `.json.gz` that inflates
+/// to one endless string cannot take gigabytes.
+const MAX_VALUE_BYTES: usize = 64 << 20;
+
 /// The first two bytes of a gzip stream.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
@@ -171,6 +176,7 @@ struct Scanner<R> {
     lines_before: usize,
     inside_events: bool,
     events: usize,
+    max_value: usize,
 }
 
 impl<R: Read> Scanner<R> {
@@ -186,6 +192,7 @@ impl<R: Read> Scanner<R> {
             lines_before: 0,
             inside_events: false,
             events: 0,
+            max_value: MAX_VALUE_BYTES,
         }
     }
 
@@ -207,7 +214,11 @@ impl<R: Read> Scanner<R> {
         self.end -= keep;
         if self.buf.is_empty() || self.end * 2 > self.buf.len() {
             let target = (self.buf.len() * 2).max(self.chunk);
-            self.buf.resize(target, 0);
+            if self.end >= self.max_value {
+                let reason = format!("one JSON value runs past {} MiB: refused", self.max_value >> 20);
+                return Err(Fail::Bad { at: 0, reason });
+            }
+            self.buf.resize(target.min(self.max_value.max(self.chunk) * 2), 0);
         }
         let before = self.end;
         while self.end < self.buf.len() {

@@ -124,7 +124,7 @@ impl Failure {
     /// Reports it: the message on stderr, and with `json` the document on stdout. Returns
     /// the exit status.
     pub fn report(&self, json: bool) -> ExitCode {
-        eprintln!("prof: {}", self.message);
+        eprintln!("prof: {}", printable(&self.message));
         if json {
             if let Ok(text) = serde_json::to_string_pretty(self) {
                 crate::render::write_stdout(format_args!("{text}\n"));
@@ -132,6 +132,20 @@ impl Failure {
         }
         ExitCode::from(self.exit_code)
     }
+}
+
+/// `text` with control characters (other than line breaks and tabs) shown as `\xNN`: a
+/// message quoting a hostile file must not retitle, clear or recolour the terminal.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if ch.is_control() && ch != '\n' && ch != '\t' {
+            out.push_str(&format!("\\x{:02x}", u32::from(ch)));
+        } else {
+            out.push(ch);
+        }
+    }
+    out
 }
 
 impl From<String> for Failure {
@@ -210,6 +224,7 @@ mod tests {
             Failure::from(Error::io("/p", std::io::Error::other("e"))).or_kind(Kind::Usage).kind,
             Kind::BadInput
         );
+        assert_eq!(printable("a\u{1b}]0;owned\u{7}\tb\nc\r"), "a\\x1b]0;owned\\x07\tb\nc\\x0d");
         let json = serde_json::to_value(&bad).unwrap();
         assert_eq!(json["schema"], "prof.error.v1");
         assert_eq!(json["kind"], "bad_input");

@@ -4,7 +4,8 @@ process in its own process group (as real servers start workers), so a test can 
 that prof stops the whole group. --say prints a line at start (an error a real server
 logs while it keeps running, such as a worker's CUDA out-of-memory). --die-after SECONDS
 makes it exit with status 3 that long after start, leaving its worker behind, as a server
-whose model load crashes late does."""
+whose model load crashes late does. --status makes /health answer that status instead of 503
+(500: a server that is up but broken)."""
 import argparse
 import http.server
 import os
@@ -16,6 +17,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, required=True)
 parser.add_argument("--say", default=None)
 parser.add_argument("--die-after", type=float, default=None)
+parser.add_argument("--status", type=int, default=503)
 args = parser.parse_args()
 
 worker = subprocess.Popen(["sleep", "300"])
@@ -36,7 +38,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
-        self.send_response(503)
+        self.send_response(args.status)
         self.send_header("Content-Length", "0")
         self.end_headers()
 

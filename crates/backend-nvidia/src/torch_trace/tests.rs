@@ -295,3 +295,15 @@ fn collective_metadata_on_a_kernel_gives_its_bytes_and_kind() {
         t.ops.iter().map(|op| op.details.as_ref().and_then(|d| d.op_type).map(|id| t.name(id))).collect();
     assert_eq!(types, [Some("allreduce"), None, None]);
 }
+
+#[test]
+fn one_endless_value_is_refused_at_the_bound_not_read_to_the_end() {
+    use std::io::Read as _;
+    // What a tiny `.json.gz` bomb inflates to: one string that never ends (200 MiB here).
+    let head = &b"{\"schemaVersion\": 1, \"traceEvents\": [{\"name\": \""[..];
+    let endless = head.chain(std::io::repeat(b'a').take(200 << 20));
+    let started = std::time::Instant::now();
+    let error = read_torch_trace(endless, Path::new("bomb.json")).unwrap_err().to_string();
+    assert!(error.starts_with("bomb.json:1: ") && error.contains("runs past 64 MiB: refused"), "{error}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
+}

@@ -74,10 +74,45 @@ pub fn load_any(registry: &Registry, path: &Path, families: &Families) -> Result
         .map_err(|failure| failure.or_kind(Kind::BadInput).at_path(path.display().to_string()))
 }
 
-fn load_recognised(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, Failure> {
-    if !path.exists() {
-        return Err(format!("{}: no such file or directory", path.display()).into());
+/// Refuses what cannot be an artifact before any loader opens it: a missing path, a broken
+/// link or a link loop, a file that cannot be opened, and anything that is not a regular file
+/// or a directory (a FIFO would block forever, `/dev/zero` never ends).
+fn check_readable(path: &Path) -> Result<(), Failure> {
+    use std::os::unix::fs::FileTypeExt;
+    let shown = path.display();
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(error) if error.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(format!("{shown}: a loop of symbolic links").into());
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            let broken = std::fs::symlink_metadata(path).is_ok();
+            let what = if broken { "a symbolic link to nothing" } else { "no such file or directory" };
+            return Err(format!("{shown}: {what}").into());
+        }
+        Err(error) => return Err(format!("{shown}: {error}").into()),
+    };
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Ok(());
     }
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!("{shown}: is {what}; prof reads artifacts from regular files and directories").into());
+    }
+    std::fs::File::open(path).map(drop).map_err(|error| format!("{shown}: cannot be read: {error}").into())
+}
+
+fn load_recognised(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, Failure> {
+    check_readable(path)?;
     if prof_core::util_csv::is_util_csv(path) {
         return Ok(Loaded::Timeline(prof_core::util_csv::load_util_csv(path)?));
     }

@@ -217,6 +217,7 @@ pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, Failure> {
         confirm()?;
     }
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let _lock = crate::serve::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
     let load = match plan.bench {
         Some(_) => Load::Bench,
         None => Load::Builtin(spec(args.requests, args.concurrency, args.window)),
@@ -359,5 +360,13 @@ fn finish(
     }
     let bench_failed = session.bench.as_ref().is_some_and(|b| !b.success());
     let left = !session.server_left.is_empty();
-    Ok(if bench_failed || left { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    // A window in which no request succeeded measured nothing: not a success.
+    let nothing_served = matches!((load, &session.load), (Load::Builtin(_), Some(result)) if result.ok == 0);
+    if nothing_served {
+        let first = session.load.as_ref().and_then(|r| r.first_error.clone()).unwrap_or_else(|| "none".to_owned());
+        eprintln!(
+            "prof serve: no request of the window succeeded (first error: {first}); the numbers above measure nothing"
+        );
+    }
+    Ok(if bench_failed || left || nothing_served { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

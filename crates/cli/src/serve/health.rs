@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 /// How long the fail-fast check watches a new server before the health URL is polled.
 pub const EARLY_CHECK: Duration = Duration::from_secs(2);
+/// Consecutive HTTP 500 answers to the health URL that end the wait (503 keeps it going).
+pub const BROKEN_AFTER_500S: u32 = 5;
 /// How long a server whose log shows an error is given to exit, so the report can say how.
 const DYING_GRACE: Duration = Duration::from_millis(300);
 /// Pause between two health requests.
@@ -108,6 +110,9 @@ pub async fn wait_ready(
         }
     }
     let mut last = "no answer yet".to_owned();
+    // 503 is how a loading server says "not yet"; 500 says it is broken: a few in a row end
+    // the wait instead of polling until the limit.
+    let mut internal_errors = 0u32;
     loop {
         check_alive(server, Duration::ZERO, &mut watch, group_done, suspect.as_ref()).await?;
         if let Some(found) = watch.poll(FATAL_PATTERNS).map_err(|e| SessionFailure::new(e.to_string()))? {
@@ -136,8 +141,24 @@ pub async fn wait_ready(
         };
         match answer {
             Ok(response) if response.status == 200 => return Ok(started.elapsed()),
-            Ok(response) => last = format!("status {}", response.status),
-            Err(error) => last = error,
+            Ok(response) => {
+                last = format!("status {}", response.status);
+                internal_errors = if response.status == 500 { internal_errors + 1 } else { 0 };
+                if internal_errors >= BROKEN_AFTER_500S {
+                    let failure = SessionFailure::new(format!(
+                        "the server answered GET {} with status 500 {internal_errors} times in a row: it is up but \
+                         broken; last lines of {}:\n{}",
+                        readiness.url.text,
+                        server.plan().log.display(),
+                        log_tail(&server.plan().log, 20)
+                    ));
+                    return Err(with_suspect(failure, suspect.as_ref()));
+                }
+            }
+            Err(error) => {
+                last = error;
+                internal_errors = 0;
+            }
         }
         tokio::select! {
             alive = check_alive(server, POLL_EVERY.min(remaining), &mut watch, group_done, suspect.as_ref()) => alive?,

@@ -5,6 +5,7 @@
 pub mod health;
 pub mod http;
 pub mod load;
+pub mod out_lock;
 pub mod plan;
 pub mod report;
 pub mod session;
