@@ -14,6 +14,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
+/// The longest line read; a longer one is an error (rocprof's lines are far shorter).
+const MAX_LINE_BYTES: u64 = 16 << 20;
+
 /// One data row: its fields and the line it starts on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Record {
@@ -174,12 +177,18 @@ impl<R: BufRead> CsvReader<R> {
         row.begin_field();
         loop {
             self.buf.clear();
-            let read = self.reader.read_line(&mut self.buf).map_err(|e| match e.kind() {
+            // Bounded: a file with no line breaks (zeros, a binary) must not be read whole.
+            let mut bounded = std::io::Read::take(&mut self.reader, MAX_LINE_BYTES + 1);
+            let read = bounded.read_line(&mut self.buf).map_err(|e| match e.kind() {
                 std::io::ErrorKind::InvalidData => {
                     Error::artifact(&self.path, self.line + 1, "the line is not UTF-8; rocprof writes UTF-8 CSV")
                 }
                 _ => Error::io(&self.path, e),
             })?;
+            if read as u64 > MAX_LINE_BYTES {
+                let reason = format!("the line runs past {} MiB without a line break", MAX_LINE_BYTES >> 20);
+                return Err(Error::artifact(&self.path, self.line + 1, reason));
+            }
             if read == 0 {
                 if row.in_quotes {
                     return Err(Error::artifact(
@@ -367,5 +376,15 @@ mod tests {
         let fresh = rows(&format!("{real}{odd}")).unwrap();
         let last = fresh.last().unwrap();
         assert_eq!((last[0].as_str(), last[1].as_str(), last[2].as_str()), ("x\ny", "a\"b", ""));
+    }
+
+    #[test]
+    fn a_file_without_line_breaks_is_refused_at_the_bound() {
+        use std::io::Read as _;
+        let zeros = std::io::BufReader::new(std::io::repeat(b'0').take(200 << 20));
+        let started = std::time::Instant::now();
+        let error = CsvReader::from_reader(zeros, Path::new("zeros.csv")).err().expect("refused").to_string();
+        assert_eq!(error, "zeros.csv:1: the line runs past 16 MiB without a line break");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
     }
 }

@@ -68,11 +68,12 @@ fn missing_rocprofv3_names_the_install_line() {
     assert!(error.contains("rocprofv3") && error.contains("rocprofiler-sdk"), "{error}");
 }
 
-/// A capture directory laid out as `-d DIR -o prof` leaves it, from the recorded sdk 1.0 files.
+/// A capture directory laid out as `-d DIR -o prof` leaves it, from the recorded sdk 1.0 files
+/// (not its memory copy trace: that one was recorded in another run, see
+/// `copies_from_another_run_are_refused`).
 fn capture_dir(tmp: &TempDir, sub: &str, prefix: &str) -> PathBuf {
     for (name, fixture_name) in [
         ("kernel_trace.csv", "rocprofv3/sdk1.0_kernel_trace.csv"),
-        ("memory_copy_trace.csv", "rocprofv3/sdk1.0_memory_copy_trace.csv"),
         ("hip_api_trace.csv", "rocprofv3/sdk1.0_hip_api_trace.csv"),
     ] {
         tmp.file(&format!("{sub}/{prefix}{name}"), &fixture(fixture_name));
@@ -89,13 +90,13 @@ fn loads_both_output_layouts_and_single_files() {
     for dir in [&flat, &nested] {
         assert!(tool.recognizes(dir), "{}", dir.display());
         let t = tool.load(std::slice::from_ref(dir)).unwrap();
-        // 9 kernels + 4 copies (python, see rocprofv3_trace tests), 17 HIP calls.
-        assert_eq!((t.ops.len(), t.host.len()), (13, 17));
+        // 9 kernels (python, see rocprofv3_trace tests), 17 HIP calls.
+        assert_eq!((t.ops.len(), t.host.len()), (9, 17));
         assert_eq!(t.ops.iter().filter(|op| op.kind == OpKind::Kernel).count(), 9);
     }
     let file = flat.join("prof_kernel_trace.csv");
     assert!(tool.recognizes(&file));
-    assert_eq!(tool.load(&[file]).unwrap().ops.len(), 13, "a file brings its same-prefix siblings");
+    assert_eq!(tool.load(&[file]).unwrap().host.len(), 17, "a file brings its same-prefix siblings");
     let fixture_file = fixture_path("rocprofv3/sdk0.5_kernel_trace.csv");
     let t = Rocprofv3Tool::load_path(&fixture_file).unwrap();
     assert_eq!(summarize_kernels(&t, &Families::builtin()).device_ns, 795_453);
@@ -110,10 +111,23 @@ fn two_processes_keep_their_correlation_ids_apart() {
     capture_dir(&tmp, "run/host", "100_");
     capture_dir(&tmp, "run/host", "200_");
     let t = tool(&tmp).load(&[tmp.path().join("run")]).unwrap();
-    assert_eq!(t.ops.len(), 26);
+    assert_eq!(t.ops.len(), 18);
     let first: Vec<u64> = t.ops.iter().filter_map(|op| op.correlation).filter(|c| c >> 32 == 0).collect();
     let second: Vec<u64> = t.ops.iter().filter_map(|op| op.correlation).filter(|c| c >> 32 == 1).collect();
-    assert_eq!((first.len(), second.len()), (13, 13));
+    assert_eq!((first.len(), second.len()), (9, 9));
+}
+
+#[test]
+fn copies_from_another_run_are_refused() {
+    // The recorded sdk 1.0 kernel and memory copy traces come from two runs: the kernels span
+    // 144 us, the copies 162 ms, ending 492,188 s before the kernels start (python over the
+    // CSVs' Start_Timestamp/End_Timestamp columns).
+    let tmp = TempDir::new("two-runs");
+    let dir = capture_dir(&tmp, "run", "prof_");
+    tmp.file("run/prof_memory_copy_trace.csv", &fixture("rocprofv3/sdk1.0_memory_copy_trace.csv"));
+    let error = tool(&tmp).load(&[dir]).unwrap_err().to_string();
+    assert!(error.contains("prof_memory_copy_trace.csv") && error.contains("492188 s away"), "{error}");
+    assert!(error.contains("come from different runs"), "{error}");
 }
 
 #[test]

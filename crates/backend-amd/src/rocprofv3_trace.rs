@@ -146,11 +146,19 @@ pub fn load_processes(groups: &[TraceFiles], source: &str) -> Result<Timeline> {
     for (index, files) in groups.iter().enumerate() {
         let base = if many { u64::try_from(index).unwrap_or(u64::MAX) << 32 } else { 0 };
         let agents = files.agent_info.as_deref().map(AgentMap::from_file).transpose()?;
+        let before = timeline.ops.len();
         if let Some(path) = &files.kernel {
             load_kernel_trace(CsvReader::open(path)?, agents.as_ref(), base, &mut timeline)?;
         }
+        let kernels_end = timeline.ops.len();
         if let Some(path) = &files.memory_copy {
             load_memory_copies(CsvReader::open(path)?, agents.as_ref(), base, &mut timeline)?;
+        }
+        if let (Some(kernels), Some(copies)) = (&files.kernel, &files.memory_copy) {
+            let spans = (span(&timeline.ops[before..kernels_end]), span(&timeline.ops[kernels_end..]));
+            if let (Some(k), Some(c)) = spans {
+                check_same_run((kernels, k), (copies, c))?;
+            }
         }
         if let Some(path) = &files.hip_api {
             load_hip_api(CsvReader::open(path)?, base, &mut timeline)?;
@@ -158,6 +166,39 @@ pub fn load_processes(groups: &[TraceFiles], source: &str) -> Result<Timeline> {
     }
     Ok(timeline)
 }
+
+/// First start and last end of `ops`, ns.
+fn span(ops: &[DeviceOp]) -> Option<(u64, u64)> {
+    let start = ops.iter().map(|op| op.start_ns).min()?;
+    Some((start, ops.iter().map(|op| op.end_ns()).max().unwrap_or(start)))
+}
+
+/// Refuses two files of one output prefix whose times cannot come from one run: spans that do
+/// not overlap and lie further apart than [`SAME_RUN_GAP_NS`] and ten times their own length
+/// (joined, they would make one long idle "run").
+fn check_same_run(a: (&Path, (u64, u64)), b: (&Path, (u64, u64))) -> Result<()> {
+    let ((first, (a0, a1)), (second, (b0, b1))) = (a, b);
+    let gap = b0.saturating_sub(a1).max(a0.saturating_sub(b1));
+    let lengths = (a1 - a0).saturating_add(b1 - b0);
+    if gap > SAME_RUN_GAP_NS && gap / 10 > lengths {
+        return Err(Error::artifact(
+            second,
+            0,
+            format!(
+                "its times lie {:.0} s away from those of {} (each file spans {:.3} s and {:.3} s): the two come \
+                 from different runs; analyze them one at a time",
+                gap as f64 / 1e9,
+                first.display(),
+                (a1 - a0) as f64 / 1e9,
+                (b1 - b0) as f64 / 1e9
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Two files of one run may lie this far apart (ns) before [`check_same_run`] looks closer.
+const SAME_RUN_GAP_NS: u64 = 60_000_000_000;
 
 /// Appends the kernel dispatches of `csv` (a `kernel_trace.csv`) to `timeline`.
 pub fn load_kernel_trace<R: BufRead>(

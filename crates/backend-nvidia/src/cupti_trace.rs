@@ -86,8 +86,24 @@ pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// a bomb is refused instead of filling memory. Real traces compress 4–6×.
 const MAX_INFLATION: u64 = 64;
 
-/// The bytes of one trace file, inflated when it is gzipped.
+/// The bytes of one trace file, inflated when it is gzipped. The first bytes are checked
+/// before the rest is read: a large file that is not a trace (zeros) is refused at once.
 pub fn read_maybe_gzipped(file: &Path) -> Result<Vec<u8>> {
+    let mut head = [0u8; 8];
+    let opened = std::fs::File::open(file).and_then(|mut f| {
+        let mut filled = 0;
+        while filled < head.len() {
+            match std::io::Read::read(&mut f, &mut head[filled..])? {
+                0 => break,
+                n => filled += n,
+            }
+        }
+        Ok(filled)
+    });
+    let filled = opened.map_err(|e| Error::io(file, e))?;
+    if filled == head.len() && head != prof_cupti_format::MAGIC && !head.starts_with(&GZIP_MAGIC) {
+        return Err(Error::artifact(file, 0, "does not start with the prof CUPTI trace magic `PROFCUPT` (nor gzip)"));
+    }
     let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
     if !bytes.starts_with(&GZIP_MAGIC) {
         return Ok(bytes);

@@ -329,3 +329,15 @@ fn gzipped_traces_load_like_plain_ones_and_bombs_and_garbage_are_refused() {
     assert!(error.contains("does not inflate"), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_large_file_that_is_not_a_trace_is_refused_from_its_first_bytes() {
+    let dir = std::env::temp_dir().join(format!("prof-cupti-zeros-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let zeros = dir.join("prof-cupti-1.pcupti");
+    // 1 GiB of zeros, sparse: reading it whole would take a gigabyte of memory.
+    std::fs::File::create(&zeros).unwrap().set_len(1 << 30).unwrap();
+    let error = read_maybe_gzipped(&zeros).unwrap_err().to_string();
+    assert!(error.contains("prof-cupti-1.pcupti") && error.contains("does not start with"), "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
