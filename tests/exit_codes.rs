@@ -217,3 +217,26 @@ fn control_characters_from_a_file_name_do_not_reach_the_terminal() {
     assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
     assert!(err.contains("x\\x1b]0;owned\\x07\\x1b[2J.json"), "{err}");
 }
+
+#[test]
+fn a_csv_with_bare_cr_line_endings_is_refused_not_read_as_empty() {
+    // Before: the Ascend table read as "no device ops" and the util CSV as "no data", exit 0.
+    let dir = support::scratch_dir("exit-codes-cr");
+    for fixture in
+        ["ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv", "nvidia/h200-phases/util-hf-decode.csv"]
+    {
+        let text = std::fs::read(fixture_arg(fixture)).unwrap();
+        let name = std::path::Path::new(fixture).file_name().unwrap();
+        let cr: Vec<u8> = text.iter().map(|&b| if b == b'\n' { b'\r' } else { b }).collect();
+        std::fs::write(dir.join(name), cr).unwrap();
+        let out = prof(&["analyze", dir.join(name).to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(3), "{fixture}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("lines end in a bare CR"), "{fixture}");
+        // The same file with CRLF endings still loads.
+        let crlf: Vec<u8> = text.iter().flat_map(|&b| if b == b'\n' { vec![b'\r', b'\n'] } else { vec![b] }).collect();
+        let windows = dir.join(format!("crlf-{}", name.to_string_lossy()));
+        std::fs::write(&windows, crlf).unwrap();
+        let out = prof(&["analyze", "--phase", "all", windows.to_str().unwrap()]);
+        assert!(out.status.success(), "{fixture} with CRLF: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

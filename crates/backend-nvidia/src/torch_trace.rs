@@ -304,6 +304,11 @@ impl<R: Read> Scanner<R> {
             first = false;
             match key {
                 None => break,
+                Some(true) if saw_events => {
+                    // JSON leaves duplicate keys undefined; reading both would double every op.
+                    let reason = "a second traceEvents key: the trace is ambiguous (duplicate keys), refused".into();
+                    return Err(Fail::Bad { at: *pos, reason });
+                }
                 Some(true) => {
                     self.events(pos, timeline, importer)?;
                     saw_events = true;

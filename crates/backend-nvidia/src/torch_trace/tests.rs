@@ -307,3 +307,10 @@ fn one_endless_value_is_refused_at_the_bound_not_read_to_the_end() {
     assert!(error.starts_with("bomb.json:1: ") && error.contains("runs past 64 MiB: refused"), "{error}");
     assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
 }
+
+#[test]
+fn a_second_trace_events_key_is_refused_not_added() {
+    let text = br#"{"schemaVersion": 1, "traceEvents": [], "traceEvents": []}"#;
+    let error = read_torch_trace(&text[..], Path::new("twice.json")).unwrap_err().to_string();
+    assert!(error.contains("a second traceEvents key"), "{error}");
+}

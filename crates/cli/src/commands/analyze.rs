@@ -108,7 +108,23 @@ fn check_readable(path: &Path) -> Result<(), Failure> {
         };
         return Err(format!("{shown}: is {what}; prof reads artifacts from regular files and directories").into());
     }
-    std::fs::File::open(path).map(drop).map_err(|error| format!("{shown}: cannot be read: {error}").into())
+    let mut file = std::fs::File::open(path).map_err(|error| format!("{shown}: cannot be read: {error}"))?;
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
+        // A CSV whose lines end in a bare CR (classic Mac) reads as one long line: every
+        // loader would see a header and no rows.
+        let mut head = vec![0u8; 64 << 10];
+        let n = std::io::Read::read(&mut file, &mut head).unwrap_or(0);
+        let head = &head[..n];
+        if head.contains(&b'\r') && !head.contains(&b'\n') {
+            let fix = format!("tr '\\r' '\\n' < {shown} > fixed.csv");
+            return Err(Failure::new(
+                Kind::BadInput,
+                format!("{shown}:1: lines end in a bare CR, not LF; convert with `{fix}`"),
+            )
+            .at_path(shown.to_string()));
+        }
+    }
+    Ok(())
 }
 
 fn load_recognised(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, Failure> {
