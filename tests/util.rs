@@ -175,3 +175,22 @@ fn a_duration_cut_short_by_ctrl_c_keeps_its_samples() {
     assert_eq!(out.status.code(), Some(130));
     assert!(String::from_utf8_lossy(&out.stdout).contains("source: nvidia-smi"), "{out:?}");
 }
+
+#[test]
+fn watch_samples_until_stopped_with_a_line_every_five_seconds() {
+    use std::io::{BufRead, BufReader};
+    let csv = scratch_dir("util-watch").join("samples.csv");
+    let mut child = spawn_util("busy", &["--watch", "--interval", "100ms", "--json", "--csv", csv.to_str().unwrap()]);
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let line = lines.next().unwrap().unwrap();
+    assert!(line.starts_with("prof util: +5 s  device 0 100 %"), "{line}");
+    // SAFETY: kill(2) on the prof we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "Ctrl-C is how a watch ends");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["mode"], "watch");
+    assert_eq!(doc["verdict"]["kind"], "busy");
+    assert!(csv_rows(&csv) as u64 >= doc["samples"].as_u64().unwrap());
+}

@@ -9,3 +9,4 @@ pub mod detect;
 pub mod diff;
 pub mod serve;
 pub mod util;
+pub mod util_record;

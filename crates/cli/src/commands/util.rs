@@ -2,7 +2,7 @@
 //! probe while a command runs (or for `--duration`, or once), then summarises each device
 //! and gives a verdict with the next step.
 //!
-//! `--json` prints schema `prof.util.v1`: `{"schema", "source", "mode": "snapshot"|"duration"|"command",
+//! `--json` prints schema `prof.util.v1`: `{"schema", "source", "mode": "snapshot"|"duration"|"command"|"watch" (0.4.0),
 //! "command": [string]|null, "exit_code": int|null, "interval_ns", "elapsed_ns", "samples",
 //! "missed_ticks", "sample_errors": {count, first}, "sample_cost": {calls, mean_ns, max_ns},
 //! "devices": [DeviceSummary], "verdict": Verdict, "phases": PhaseView (not for a snapshot; see
@@ -13,13 +13,12 @@
 //! duration, `devices` and `verdict` describe the window `--phase` picks: by default the active
 //! phase (from the first busy sample to the last), not the idle lead-in of imports and loading.
 
+use super::util_record::{self, record_command, record_for, Ended, Sampling};
 use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
 use crate::render::{print_json, table};
 use clap::Args;
-use prof_core::recorder::{Recorder, RecorderHandle, Recording, Tick, DEFAULT_INTERVAL};
-use prof_core::samples_csv::CsvStream;
-use prof_core::supervisor::{self, RunPlan};
+use prof_core::recorder::{Recording, DEFAULT_INTERVAL};
 use prof_core::{judge_snapshot, summarize, DeviceSummary, Registry, UtilizationProbe, Verdict};
 use serde::Serialize;
 use std::ffi::OsString;
@@ -36,6 +35,10 @@ pub struct UtilArgs {
     /// Sample for this long instead of running a command.
     #[arg(long, value_parser = parse_duration)]
     duration: Option<Duration>,
+    /// Sample until stopped (Ctrl-C, SIGTERM, SIGHUP), e.g. beside a running training job, with
+    /// one line every 5 s on stderr; the summary and verdict come at the end (exit 0).
+    #[arg(long, conflicts_with = "duration")]
+    watch: bool,
     /// Stop the command after this long (default: never; a training run is not cut short).
     #[arg(long, value_parser = parse_duration)]
     timeout: Option<Duration>,
@@ -106,12 +109,16 @@ fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn Utili
 /// Runs `prof util`.
 pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
     let mut probe = open_probe(registry, args.vendor.as_deref())?;
+    let sampling = Sampling { interval: args.interval, csv: args.csv.as_deref(), watch: args.watch };
     let (mode, recording, ended) = if !args.command.is_empty() {
-        let (recording, ended) = record_command(probe, args)?;
+        let log = args.out.join("util-workload.log");
+        let (recording, ended) = record_command(probe, &sampling, &args.command, args.timeout, &log)?;
         ("command", recording, ended)
-    } else if let Some(duration) = args.duration {
-        let (recording, ended) = record_for(probe, args, duration)?;
-        ("duration", recording, ended)
+    } else if let Some(duration) = args.duration.or(args.watch.then_some(Duration::MAX)) {
+        let (recording, ended) = record_for(probe, &sampling, duration)?;
+        // A watch is meant to be ended by Ctrl-C: that is its normal end.
+        let ended = if args.watch { Ended::Exited(None) } else { ended };
+        (if args.watch { "watch" } else { "duration" }, recording, ended)
     } else {
         // Rate counters (NVML GPM) need one interval between two reads.
         std::thread::sleep(DEFAULT_INTERVAL);
@@ -130,7 +137,7 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
         (Some(phases), summaries, verdict)
     };
     if let Some(path) = &args.csv {
-        rewrite_csv(path, &recording)?;
+        util_record::rewrite_csv(path, &recording)?;
     }
     if let Some(path) = &args.html {
         let report = render_text(&recording, &summaries, &verdict, exit_code);
@@ -177,93 +184,6 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
         Ended::Exited(Some(code)) if code != 0 => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Ended::Exited(_) => ExitCode::SUCCESS,
     })
-}
-
-/// How a recording ended.
-#[derive(Debug, Clone, Copy)]
-enum Ended {
-    /// The command exited (with this status, or 128 + its signal), or the duration ran out.
-    Exited(Option<i32>),
-    /// A signal to prof (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); the command's group was stopped.
-    Signal(i32),
-    /// `--timeout` ran out; the command's group was stopped.
-    TimedOut,
-}
-
-impl Ended {
-    fn stopped_by(self) -> Option<String> {
-        match self {
-            Ended::Exited(_) => None,
-            Ended::Signal(signal) => Some(prof_core::error::signal_name(signal)),
-            Ended::TimedOut => Some("the --timeout limit".to_owned()),
-        }
-    }
-}
-
-/// Starts the recorder; with `--csv`, every tick is also written to the file as it is taken.
-fn start(probe: Box<dyn UtilizationProbe>, args: &UtilArgs) -> Result<RecorderHandle, Failure> {
-    let Some(path) = &args.csv else { return Ok(Recorder::start(probe, args.interval)?) };
-    let file = std::fs::File::create(path).map_err(|e| Failure::from(prof_core::Error::io(path, e)))?;
-    let mut stream = CsvStream::new(std::io::BufWriter::new(file));
-    let shown = path.display().to_string();
-    let mut warned = false;
-    let sink = Box::new(move |tick: &Tick| {
-        if let Err(error) = stream.push(tick) {
-            if !std::mem::replace(&mut warned, true) {
-                eprintln!("prof util: cannot write {shown}: {error}; the samples are kept in memory");
-            }
-        }
-    });
-    Ok(Recorder::start_streaming(probe, args.interval, sink)?)
-}
-
-/// Writes the whole recording to `path` through a temporary file, so the streamed copy stays
-/// until the complete one replaces it.
-fn rewrite_csv(path: &std::path::Path, recording: &Recording) -> Result<(), Failure> {
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".partial");
-    let temporary = PathBuf::from(temporary);
-    let written =
-        std::fs::File::create(&temporary).and_then(|mut file| prof_core::write_csv(&recording.ticks, &mut file));
-    written.and_then(|()| std::fs::rename(&temporary, path)).map_err(|e| Failure::from(prof_core::Error::io(path, e)))
-}
-
-/// Samples while the command runs under the supervisor. The samples are kept however it
-/// ends: its exit, a signal to prof, or `--timeout`.
-fn record_command(probe: Box<dyn UtilizationProbe>, args: &UtilArgs) -> Result<(Recording, Ended), Failure> {
-    let log = args.out.join("util-workload.log");
-    let mut plan = RunPlan::new("workload", args.command.clone(), &log);
-    plan.timeout = args.timeout;
-    plan.echo = true;
-    let handle = start(probe, args)?;
-    let outcome = supervisor::run(&plan);
-    let recording = handle.stop();
-    let ended = match outcome {
-        Ok(outcome) => Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s))),
-        Err(prof_core::Error::Interrupted { signal, .. }) => Ended::Signal(signal),
-        Err(prof_core::Error::TimedOut { .. }) => Ended::TimedOut,
-        Err(other) => return Err(other.into()),
-    };
-    Ok((recording, ended))
-}
-
-/// Samples for `duration`, or until a signal to prof ends it early (the samples are kept).
-fn record_for(
-    probe: Box<dyn UtilizationProbe>,
-    args: &UtilArgs,
-    duration: Duration,
-) -> Result<(Recording, Ended), Failure> {
-    let runtime = supervisor::runtime()?;
-    let handle = start(probe, args)?;
-    let signal = runtime.block_on(async {
-        let mut stop = supervisor::StopSignals::listen()?;
-        Ok::<_, prof_core::Error>(tokio::select! {
-            _ = tokio::time::sleep(duration) => None,
-            signal = stop.recv() => Some(signal),
-        })
-    });
-    let recording = handle.stop();
-    Ok((recording, signal?.map_or(Ended::Exited(None), Ended::Signal)))
 }
 
 fn opt(value: Option<f64>, unit: &str) -> String {

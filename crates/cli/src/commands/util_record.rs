@@ -1,0 +1,172 @@
+//! How `prof util` records: the recorder with its CSV stream and watch lines, around a
+//! supervised command or for a duration, and how the recording ended. The samples are kept
+//! however it ends.
+
+use crate::failure::Failure;
+use prof_core::recorder::{Recorder, RecorderHandle, Recording, Tick};
+use prof_core::samples_csv::CsvStream;
+use prof_core::supervisor::{self, RunPlan};
+use prof_core::UtilizationProbe;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How to sample.
+pub struct Sampling<'a> {
+    /// The interval.
+    pub interval: Duration,
+    /// Stream every sample to this CSV.
+    pub csv: Option<&'a Path>,
+    /// Print a line every [`WATCH_EVERY`] on stderr.
+    pub watch: bool,
+}
+
+/// How often `--watch` prints a line.
+pub const WATCH_EVERY: Duration = Duration::from_secs(5);
+
+/// How a recording ended.
+#[derive(Debug, Clone, Copy)]
+pub enum Ended {
+    /// The command exited (with this status, or 128 + its signal), or the duration ran out.
+    Exited(Option<i32>),
+    /// A signal to prof (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT); the command's group was stopped.
+    Signal(i32),
+    /// `--timeout` ran out; the command's group was stopped.
+    TimedOut,
+}
+
+impl Ended {
+    /// What stopped it early, for the report.
+    pub fn stopped_by(self) -> Option<String> {
+        match self {
+            Ended::Exited(_) => None,
+            Ended::Signal(signal) => Some(prof_core::error::signal_name(signal)),
+            Ended::TimedOut => Some("the --timeout limit".to_owned()),
+        }
+    }
+}
+
+/// Starts the recorder; with a CSV every tick is also written to it as it is taken, and with
+/// `watch` a line is printed every [`WATCH_EVERY`].
+fn start(probe: Box<dyn UtilizationProbe>, sampling: &Sampling<'_>) -> Result<RecorderHandle, Failure> {
+    let mut stream = match sampling.csv {
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| Failure::from(prof_core::Error::io(path, e)))?;
+            Some((CsvStream::new(std::io::BufWriter::new(file)), path.display().to_string(), false))
+        }
+        None => None,
+    };
+    let mut watch = sampling.watch.then(WatchLines::default);
+    let sink = Box::new(move |tick: &Tick| {
+        if let Some((stream, shown, warned)) = stream.as_mut() {
+            if let Err(error) = stream.push(tick) {
+                if !std::mem::replace(warned, true) {
+                    eprintln!("prof util: cannot write {shown}: {error}; the samples are kept in memory");
+                }
+            }
+        }
+        if let Some(watch) = watch.as_mut() {
+            watch.push(tick);
+        }
+    });
+    Ok(Recorder::start_streaming(probe, sampling.interval, sink)?)
+}
+
+/// The `--watch` lines: each device's mean utilization, peak memory and power since the last
+/// line.
+#[derive(Default)]
+struct WatchLines {
+    since_ns: u64,
+    /// Per device: (util sum, util samples, peak memory bytes, last power W).
+    devices: std::collections::BTreeMap<u32, (f64, u32, u64, Option<f64>)>,
+}
+
+impl WatchLines {
+    fn push(&mut self, tick: &Tick) {
+        for sample in &tick.samples {
+            let entry = self.devices.entry(sample.device).or_default();
+            if let Some(util) = sample.gpu_util_pct {
+                entry.0 += util;
+                entry.1 += 1;
+            }
+            entry.2 = entry.2.max(sample.mem_used_bytes.unwrap_or(0));
+            entry.3 = sample.power_w.or(entry.3);
+        }
+        if tick.t_ns.saturating_sub(self.since_ns) < WATCH_EVERY.as_nanos() as u64 {
+            return;
+        }
+        let parts: Vec<String> = std::mem::take(&mut self.devices)
+            .into_iter()
+            .map(|(device, (sum, n, memory, power))| {
+                let util = if n > 0 { format!("{:.0} %", sum / f64::from(n)) } else { "-".to_owned() };
+                let power = power.map(|w| format!(", {w:.0} W")).unwrap_or_default();
+                format!("device {device} {util}, {:.1} GiB{power}", memory as f64 / f64::from(1u32 << 30))
+            })
+            .collect();
+        eprintln!("prof util: +{:.0} s  {}", tick.t_ns as f64 / 1e9, parts.join("; "));
+        self.since_ns = tick.t_ns;
+    }
+}
+
+/// Writes the whole recording to `path` through a temporary file, so the streamed copy stays
+/// until the complete one replaces it.
+pub fn rewrite_csv(path: &Path, recording: &Recording) -> Result<(), Failure> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".partial");
+    let temporary = PathBuf::from(temporary);
+    let written =
+        std::fs::File::create(&temporary).and_then(|mut file| prof_core::write_csv(&recording.ticks, &mut file));
+    written.and_then(|()| std::fs::rename(&temporary, path)).map_err(|e| Failure::from(prof_core::Error::io(path, e)))
+}
+
+/// Samples while `command` runs under the supervisor (its output in `log`). The samples are
+/// kept however it ends: its exit, a signal to prof, or `timeout`.
+pub fn record_command(
+    probe: Box<dyn UtilizationProbe>,
+    sampling: &Sampling<'_>,
+    command: &[OsString],
+    timeout: Option<Duration>,
+    log: &Path,
+) -> Result<(Recording, Ended), Failure> {
+    let mut plan = RunPlan::new("workload", command.to_vec(), log);
+    plan.timeout = timeout;
+    plan.echo = true;
+    let handle = start(probe, sampling)?;
+    let outcome = supervisor::run(&plan);
+    let recording = handle.stop();
+    let ended = match outcome {
+        Ok(outcome) => Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s))),
+        Err(prof_core::Error::Interrupted { signal, .. }) => Ended::Signal(signal),
+        Err(prof_core::Error::TimedOut { .. }) => Ended::TimedOut,
+        Err(other) => return Err(other.into()),
+    };
+    Ok((recording, ended))
+}
+
+/// Samples for `duration` (`Duration::MAX`: until stopped), or until a signal to prof ends it
+/// early (the samples are kept).
+pub fn record_for(
+    probe: Box<dyn UtilizationProbe>,
+    sampling: &Sampling<'_>,
+    duration: Duration,
+) -> Result<(Recording, Ended), Failure> {
+    let runtime = supervisor::runtime()?;
+    let handle = start(probe, sampling)?;
+    let signal = runtime.block_on(async {
+        let mut stop = supervisor::StopSignals::listen()?;
+        Ok::<_, prof_core::Error>(tokio::select! {
+            _ = sleep_or_forever(duration) => None,
+            signal = stop.recv() => Some(signal),
+        })
+    });
+    let recording = handle.stop();
+    Ok((recording, signal?.map_or(Ended::Exited(None), Ended::Signal)))
+}
+
+/// Sleeps `duration`; `Duration::MAX` never ends.
+async fn sleep_or_forever(duration: Duration) {
+    match tokio::time::Instant::now().checked_add(duration) {
+        Some(deadline) if duration != Duration::MAX => tokio::time::sleep_until(deadline).await,
+        _ => std::future::pending().await,
+    }
+}
