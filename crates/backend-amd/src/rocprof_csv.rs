@@ -35,6 +35,9 @@ pub struct CsvReader<R> {
     columns: HashMap<String, usize>,
     /// The line being split (reused).
     buf: String,
+    /// The line of a last row without a line break: the file was cut while it was written, so
+    /// that row was left out.
+    cut: Option<usize>,
 }
 
 impl CsvReader<BufReader<File>> {
@@ -55,6 +58,7 @@ impl<R: BufRead> CsvReader<R> {
             header: Vec::new(),
             columns: HashMap::new(),
             buf: String::new(),
+            cut: None,
         };
         let header = match csv.next_fields()? {
             Some((_, fields)) => fields,
@@ -70,6 +74,19 @@ impl<R: BufRead> CsvReader<R> {
     /// The file being read.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// After the last row: notes in `timeline` that the file's last row was cut and left out.
+    pub fn mark_cut(&self, timeline: &mut prof_core::Timeline) {
+        let Some(line) = self.cut else { return };
+        let note = format!(
+            "{}:{line}: the last row has no line break (the file was cut short); it was left out",
+            self.path.display()
+        );
+        timeline.partial = Some(match timeline.partial.take() {
+            Some(earlier) => format!("{earlier}; {note}"),
+            None => note,
+        });
     }
 
     /// The header's column names.
@@ -212,6 +229,12 @@ impl<R: BufRead> CsvReader<R> {
             let ends_line = text.ends_with('\n');
             let text = text.strip_suffix('\n').unwrap_or(text);
             let text = text.strip_suffix('\r').unwrap_or(text);
+            if !ends_line && start > 1 {
+                // The writer ends every row with a line break; a last row without one was cut
+                // (a field may have lost digits): left out, and the result marked partial.
+                self.cut = Some(start);
+                return Ok(None);
+            }
             row.split(text);
             if row.in_quotes && ends_line {
                 row.current().push('\n');
@@ -324,7 +347,17 @@ mod tests {
             rows(text).unwrap(),
             vec![vec!["f(int, float)".to_owned(), "3".to_owned()], vec!["say \"hi\"".to_owned(), "4".to_owned()]]
         );
-        assert_eq!(rows("a,b\n\"x\ny\",1").unwrap(), vec![vec!["x\ny".to_owned(), "1".to_owned()]]);
+        assert_eq!(rows("a,b\n\"x\ny\",1\n").unwrap(), vec![vec!["x\ny".to_owned(), "1".to_owned()]]);
+        // The same file cut before its last line break: the row is left out and noted.
+        let mut csv = reader("a,b\n1,2\n\"x\ny\",1").unwrap();
+        assert_eq!(csv.next_record().unwrap().unwrap().fields, ["1", "2"]);
+        assert!(csv.next_record().unwrap().is_none());
+        let mut t = prof_core::Timeline::new("t");
+        csv.mark_cut(&mut t);
+        assert_eq!(
+            t.partial.as_deref(),
+            Some("t.csv:3: the last row has no line break (the file was cut short); it was left out")
+        );
     }
 
     #[test]

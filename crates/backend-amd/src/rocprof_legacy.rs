@@ -64,6 +64,7 @@ pub fn read<R: BufRead>(mut csv: CsvReader<R>, timeline: &mut Timeline) -> Resul
         timeline.push_op(op);
         added += 1;
     }
+    csv.mark_cut(timeline);
     Ok(added)
 }
 

@@ -240,6 +240,7 @@ pub fn load_kernel_trace<R: BufRead>(
         timeline.push_op(op);
         added += 1;
     }
+    csv.mark_cut(timeline);
     Ok(added)
 }
 
@@ -271,6 +272,7 @@ pub fn load_memory_copies<R: BufRead>(
         timeline.push_op(op);
         added += 1;
     }
+    csv.mark_cut(timeline);
     Ok(added)
 }
 
@@ -296,6 +298,7 @@ pub fn load_hip_api<R: BufRead>(mut csv: CsvReader<R>, corr_base: u64, timeline:
         timeline.host.push(span);
         added += 1;
     }
+    csv.mark_cut(timeline);
     Ok(added)
 }
 

@@ -148,15 +148,15 @@ fn bad_kernel_traces_name_the_file_line_and_expected_columns() {
     assert!(wrong.contains(":1") && wrong.contains("`Kind`") && wrong.contains("kernel_trace.csv header"), "{wrong}");
     let row2 = good.lines().nth(1).unwrap();
     let cut = row2.rsplitn(6, ',').last().unwrap();
-    let truncated = kernel_error(&format!("{header}\n{cut}"));
+    let truncated = kernel_error(&format!("{header}\n{cut}\n"));
     assert!(truncated.contains(":2") && truncated.contains("has 17 fields but the header has 22"), "{truncated}");
-    let mid_name = kernel_error(&format!("{header}\n{}", &row2[..row2.len() / 2]));
+    let mid_name = kernel_error(&format!("{header}\n{}\n", &row2[..row2.len() / 2]));
     assert!(mid_name.contains(":2") && mid_name.contains("quoted field is not closed"), "{mid_name}");
-    let text = kernel_error(&format!("{header}\n{}", row2.replace("1550151853029637", "12:00:01")));
+    let text = kernel_error(&format!("{header}\n{}\n", row2.replace("1550151853029637", "12:00:01")));
     assert!(text.contains(":2") && text.contains("`Start_Timestamp` is `12:00:01`"), "{text}");
-    let backwards = kernel_error(&format!("{header}\n{}", row2.replace("1550151853042437", "1550151853029636")));
+    let backwards = kernel_error(&format!("{header}\n{}\n", row2.replace("1550151853042437", "1550151853029636")));
     assert!(backwards.contains(":2") && backwards.contains("before the start"), "{backwards}");
-    let agent = kernel_error(&format!("{header}\n{}", row2.replace("Agent 4", "GPU-X")));
+    let agent = kernel_error(&format!("{header}\n{}\n", row2.replace("Agent 4", "GPU-X")));
     assert!(agent.contains("`GPU-X`"), "{agent}");
     let empty = kernel_error("");
     assert!(empty.contains("k_kernel_trace.csv:1") && empty.contains("empty"), "{empty}");
@@ -164,4 +164,17 @@ fn bad_kernel_traces_name_the_file_line_and_expected_columns() {
     let mut t = Timeline::new("t");
     assert_eq!(load_kernel_trace(csv(&bom, "bom"), None, 0, &mut t).unwrap(), 9, "BOM and CRLF are accepted");
     assert_eq!(t.ops[0].dur_ns, 12_800);
+}
+
+#[test]
+fn a_file_cut_inside_its_last_row_keeps_the_complete_rows_and_says_so() {
+    // The recorded trace cut 3 bytes short, inside its last row (whose last fields would read
+    // with lost digits or go missing): the row is left out, not read with a wrong value.
+    let good = std::fs::read_to_string(fixture_path("rocprofv3/sdk1.0_kernel_trace.csv")).unwrap();
+    assert!(good.ends_with('\n'));
+    let cut = &good[..good.len() - 3];
+    let mut t = Timeline::new("t");
+    assert_eq!(load_kernel_trace(csv(cut, "cut"), None, 0, &mut t).unwrap(), 8);
+    let partial = t.partial.as_deref().unwrap();
+    assert!(partial.contains(":10: the last row has no line break"), "{partial}");
 }
