@@ -47,8 +47,12 @@ pub const EARLY_PATTERNS: &[&str] = &[
     "unrecognized arguments",
 ];
 
-/// The longest line kept for matching; a longer one is matched on its first part.
+/// The most of one unfinished line kept in memory: past it, the line is matched as it stands,
+/// and only its head and its last [`LINE_TAIL`] bytes are kept (so a pattern split across two
+/// reads is still seen), however long the line grows.
 const MAX_LINE: usize = 64 * 1024;
+/// Bytes of a long line's end kept across reads (longer than any pattern).
+const LINE_TAIL: usize = 256;
 
 /// An error line found in a log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,8 +75,21 @@ fn match_line(line: &str, line_number: usize, patterns: &'static [&'static str])
     patterns.iter().find(|pattern| lower.contains(&pattern.to_ascii_lowercase())).map(|pattern| LogError {
         pattern,
         line_number,
-        line: line.trim().to_owned(),
+        line: shortened(line.trim()),
     })
+}
+
+/// A line for a report: whole when short, else its start and its end around `…`.
+fn shortened(line: &str) -> String {
+    const HEAD: usize = 200;
+    const TAIL: usize = 200;
+    let count = line.chars().count();
+    if count <= HEAD + TAIL {
+        return line.to_owned();
+    }
+    let head: String = line.chars().take(HEAD).collect();
+    let tail: String = line.chars().skip(count - TAIL).collect();
+    format!("{head} … {tail}")
 }
 
 /// Follows a log file as it grows, matching each complete line once.
@@ -82,12 +99,14 @@ pub struct LogWatch {
     offset: u64,
     lines_seen: usize,
     partial: Vec<u8>,
+    /// A pattern found in the part of the unfinished line that was already dropped.
+    pending: Option<&'static str>,
 }
 
 impl LogWatch {
     /// A watch over `path` from its beginning (the file need not exist yet).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self { path: path.into(), offset: 0, lines_seen: 0, partial: Vec::new() }
+        Self { path: path.into(), offset: 0, lines_seen: 0, partial: Vec::new(), pending: None }
     }
 
     /// The watched file.
@@ -114,14 +133,30 @@ impl LogWatch {
             let line = &self.partial[consumed..consumed + end];
             consumed += end + 1;
             self.lines_seen += 1;
+            let pending = self.pending.take();
             if found.is_none() {
-                let text = String::from_utf8_lossy(&line[..line.len().min(MAX_LINE)]);
-                found = match_line(&text, self.lines_seen, patterns);
+                let text = String::from_utf8_lossy(line);
+                found = match_line(&text, self.lines_seen, patterns).or_else(|| {
+                    pending.map(|pattern| LogError {
+                        pattern,
+                        line_number: self.lines_seen,
+                        line: shortened(text.trim()),
+                    })
+                });
             }
         }
         self.partial.drain(..consumed);
         if self.partial.len() > MAX_LINE {
-            self.partial.truncate(MAX_LINE);
+            // An unfinished line past the bound: match what there is now, keep its head (for the
+            // report) and its tail (for a pattern that continues in the next read).
+            if self.pending.is_none() {
+                let text = String::from_utf8_lossy(&self.partial);
+                self.pending = match_line(&text, 0, patterns).map(|found| found.pattern);
+            }
+            let tail = self.partial.split_off(self.partial.len() - LINE_TAIL);
+            self.partial.truncate(MAX_LINE / 2);
+            self.partial.extend_from_slice(b" ... ");
+            self.partial.extend_from_slice(&tail);
         }
         Ok(found)
     }
@@ -132,7 +167,9 @@ impl LogWatch {
             return Ok(Some(found));
         }
         let text = String::from_utf8_lossy(&self.partial).into_owned();
-        Ok(match_line(&text, self.lines_seen + 1, patterns).filter(|_| !text.trim().is_empty()))
+        let line_number = self.lines_seen + 1;
+        let pending = self.pending.map(|pattern| LogError { pattern, line_number, line: shortened(text.trim()) });
+        Ok(match_line(&text, line_number, patterns).or(pending).filter(|_| !text.trim().is_empty()))
     }
 }
 
@@ -140,6 +177,32 @@ impl LogWatch {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn an_error_far_into_a_long_line_is_seen_however_the_line_arrives() {
+        let dir = std::env::temp_dir().join(format!("prof-watch-long-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("server.log");
+        // 1 MiB of progress-bar noise, then the error, written in 64 KiB pieces.
+        let mut line = "#".repeat(1 << 20);
+        line.push_str(" RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB");
+        let mut log = std::fs::File::create(&path).unwrap();
+        let mut watch = LogWatch::new(&path);
+        for piece in line.as_bytes().chunks(64 << 10) {
+            log.write_all(piece).unwrap();
+            assert_eq!(watch.poll(EARLY_PATTERNS).unwrap(), None, "the line is not finished yet");
+        }
+        log.write_all(b"\nnext line\n").unwrap();
+        let found = watch.poll(EARLY_PATTERNS).unwrap().expect("the error at the end of the long line");
+        assert_eq!((found.pattern, found.line_number), ("out of memory", 1));
+        assert!(found.line.len() < 1024, "the reported line is bounded: {}", found.line.len());
+        assert!(found.line.ends_with("Tried to allocate 2.00 GiB"), "{}", found.line);
+        // The same line written at once is matched on all of it, not its first 64 KiB.
+        let whole = dir.join("whole.log");
+        std::fs::write(&whole, format!("{line}\n")).unwrap();
+        assert_eq!(LogWatch::new(&whole).poll(EARLY_PATTERNS).unwrap().map(|f| f.pattern), Some("out of memory"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn fatal_patterns_skip_the_looser_early_ones() {
