@@ -67,6 +67,12 @@ fn run_steps(plan: &CapturePlan) -> Result<Vec<RunOutcome>> {
     let mut steps = Vec::new();
     for step in &plan.steps {
         let outcome = supervisor::run(step)?;
+        if let Some(error) = &outcome.log_error {
+            // Without its log a failure could not be explained: say so now.
+            let source =
+                std::io::Error::other(format!("the log of step `{}` could not be written: {error}", step.label));
+            return Err(Error::io(&outcome.log, source));
+        }
         if !outcome.success() {
             return Err(Error::StepFailed {
                 exit_code: outcome.exit_code,

@@ -95,6 +95,8 @@ pub struct RunOutcome {
     pub elapsed: Duration,
     /// Its log file.
     pub log: PathBuf,
+    /// Why the log could not be written (a full disk), when it could not: the output is lost.
+    pub log_error: Option<String>,
 }
 
 impl RunOutcome {
@@ -204,6 +206,9 @@ pub fn forwarded(received: i32) -> i32 {
     }
 }
 
+/// The first error writing a step's log, shared by its two output copiers.
+type LogFailure = std::sync::Arc<std::sync::Mutex<Option<String>>>;
+
 /// A running, supervised process group. Dropping it kills the group.
 pub struct Supervised {
     child: Child,
@@ -217,6 +222,8 @@ pub struct Supervised {
     group_stopped: bool,
     /// The [`crate::guard::TOKEN_VAR`] value of this group and its descendants.
     token: String,
+    /// Set when writing the log failed.
+    log_failed: LogFailure,
     interrupt: StopSignals,
 }
 
@@ -252,11 +259,12 @@ impl Supervised {
         crate::guard::register(&token, pgid);
         let log = std::sync::Arc::new(std::sync::Mutex::new(log));
         let mut copiers = Vec::new();
+        let log_failed = LogFailure::default();
         if let Some(out) = child.stdout.take() {
-            copiers.push(tokio::spawn(copy_to_log(out, log.clone(), plan.echo)));
+            copiers.push(tokio::spawn(copy_to_log(out, log.clone(), plan.echo, log_failed.clone())));
         }
         if let Some(err) = child.stderr.take() {
-            copiers.push(tokio::spawn(copy_to_log(err, log, plan.echo)));
+            copiers.push(tokio::spawn(copy_to_log(err, log, plan.echo, log_failed.clone())));
         }
         Ok(Self {
             child,
@@ -267,6 +275,7 @@ impl Supervised {
             reaped: false,
             group_stopped: false,
             token,
+            log_failed,
             interrupt,
         })
     }
@@ -279,6 +288,11 @@ impl Supervised {
     /// The plan being run.
     pub fn plan(&self) -> &RunPlan {
         &self.plan
+    }
+
+    /// Why its log could not be written so far (a full disk), if it could not.
+    pub fn log_error(&self) -> Option<String> {
+        self.log_failed.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// Returns `Ok` once the process has stayed up for `window`, or
@@ -326,7 +340,14 @@ impl Supervised {
                 self.reaped = true;
                 let (exit_code, signal) = status.map(status_parts).unwrap_or((None, None));
                 self.finish_group().await;
-                Ok(RunOutcome { label: self.plan.label.clone(), exit_code, signal, elapsed: self.started.elapsed(), log: self.plan.log.clone() })
+                Ok(RunOutcome {
+                    label: self.plan.label.clone(),
+                    exit_code,
+                    signal,
+                    elapsed: self.started.elapsed(),
+                    log: self.plan.log.clone(),
+                    log_error: self.log_error(),
+                })
             }
             _ = sleeper => {
                 self.stop(libc::SIGTERM).await;
@@ -389,6 +410,7 @@ async fn copy_to_log(
     mut source: impl AsyncRead + Unpin,
     log: std::sync::Arc<std::sync::Mutex<std::fs::File>>,
     echo: bool,
+    failed: LogFailure,
 ) {
     use std::io::Write;
     let mut buf = vec![0u8; 16 * 1024];
@@ -398,7 +420,10 @@ async fn copy_to_log(
             Ok(n) => n,
         };
         if let Ok(mut file) = log.lock() {
-            let _ = file.write_all(&buf[..n]);
+            if let Err(error) = file.write_all(&buf[..n]) {
+                let mut first = failed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                first.get_or_insert_with(|| error.to_string());
+            }
         }
         if echo {
             let _ = std::io::stderr().write_all(&buf[..n]);

@@ -197,3 +197,19 @@ fn display_command_quotes_for_a_shell() {
         "CUDA_INJECTION64_PATH=/opt/prof/libprof_cupti.so python3 bench.py --name 'it'\\''s here'"
     );
 }
+
+#[test]
+fn a_log_that_cannot_be_written_is_reported_not_ignored() {
+    // /dev/full fails every write with ENOSPC, as a full disk does.
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    let plan = RunPlan::new("workload", argv(&["sh", "-c", "echo some output"]), "/dev/full");
+    let outcome = supervisor::run(&plan).unwrap();
+    assert!(outcome.success());
+    let error = outcome.log_error.expect("the failed write is kept");
+    assert!(error.contains("No space left on device"), "{error}");
+    let capture = prof_core::CapturePlan { steps: vec![plan], ..prof_core::CapturePlan::default() };
+    let refused = prof_core::capture::run_capture(&capture).unwrap_err().to_string();
+    assert!(refused.contains("/dev/full") && refused.contains("could not be written"), "{refused}");
+}

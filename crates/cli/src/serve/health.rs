@@ -115,6 +115,12 @@ pub async fn wait_ready(
     let mut internal_errors = 0u32;
     loop {
         check_alive(server, Duration::ZERO, &mut watch, group_done, suspect.as_ref()).await?;
+        if let Some(error) = server.log_error() {
+            return Err(SessionFailure::new(format!(
+                "cannot write the server's log {}: {error}; prof cannot watch it for errors, so it stops here",
+                server.plan().log.display()
+            )));
+        }
         if let Some(found) = watch.poll(FATAL_PATTERNS).map_err(|e| SessionFailure::new(e.to_string()))? {
             return Err(log_error(server, &found, "before it became healthy"));
         }
