@@ -89,19 +89,11 @@ const MAX_INFLATION: u64 = 64;
 /// The bytes of one trace file, inflated when it is gzipped. The first bytes are checked
 /// before the rest is read: a large file that is not a trace (zeros) is refused at once.
 pub fn read_maybe_gzipped(file: &Path) -> Result<Vec<u8>> {
-    let mut head = [0u8; 8];
-    let opened = std::fs::File::open(file).and_then(|mut f| {
-        let mut filled = 0;
-        while filled < head.len() {
-            match std::io::Read::read(&mut f, &mut head[filled..])? {
-                0 => break,
-                n => filled += n,
-            }
-        }
-        Ok(filled)
-    });
-    let filled = opened.map_err(|e| Error::io(file, e))?;
-    if filled == head.len() && head != prof_cupti_format::MAGIC && !head.starts_with(&GZIP_MAGIC) {
+    let mut head = Vec::with_capacity(8);
+    std::fs::File::open(file)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 8), &mut head))
+        .map_err(|e| Error::io(file, e))?;
+    if head.len() == 8 && head != prof_cupti_format::MAGIC && !head.starts_with(&GZIP_MAGIC) {
         return Err(Error::artifact(file, 0, "does not start with the prof CUPTI trace magic `PROFCUPT` (nor gzip)"));
     }
     let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;

@@ -70,9 +70,7 @@ pub fn unregister(token: &str) {
 pub fn marked(token: &str) -> Vec<i32> {
     let wanted = format!("{TOKEN_VAR}={token}");
     let me = std::process::id() as i32;
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+    crate::supervisor::proc_pids()
         .filter(|&pid| pid != me)
         .filter(|pid| {
             std::fs::read(format!("/proc/{pid}/environ"))

@@ -134,12 +134,15 @@ pub fn kill_group(pgid: i32, signal: i32) {
     }
 }
 
+/// The pids listed in `/proc` (none where it cannot be read).
+pub fn proc_pids() -> impl Iterator<Item = i32> {
+    std::fs::read_dir("/proc").into_iter().flatten().filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+}
+
 /// Pids of the processes of group `pgid` that are still running (zombies excluded),
 /// read from `/proc`: the check that nothing a capture started is left behind.
 pub fn live_group_members(pgid: i32) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+    proc_pids()
         .filter(|pid| {
             let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
             // Fields after the parenthesised command: state, ppid, pgrp, …

@@ -84,11 +84,6 @@ impl Window {
             Toggle::Ignored
         }
     }
-
-    /// True once the window has opened.
-    pub fn has_opened(&self) -> bool {
-        self.start.load(Ordering::Acquire) != OPEN
-    }
 }
 
 #[cfg(test)]
@@ -130,8 +125,8 @@ mod tests {
     #[test]
     fn open_and_close_act_once_and_in_order() {
         let w = Window::new(0, 0, Some(2), true);
-        assert!(!w.close(10) && !w.has_opened(), "closing a window that never opened does nothing");
-        assert!(w.open(100) && w.has_opened() && !w.open(200));
+        assert!(!w.close(10) && !w.contains(10), "closing a window that never opened does nothing");
+        assert!(w.open(100) && w.contains(100) && !w.open(200));
         assert_eq!(w.end(), Some(100 + 2 * MS));
         assert!(w.close(150) && !w.close(160));
         assert!(w.contains(149) && !w.contains(150));

@@ -166,7 +166,7 @@ pub fn record_for(
 /// Sleeps `duration`; `Duration::MAX` never ends.
 async fn sleep_or_forever(duration: Duration) {
     match tokio::time::Instant::now().checked_add(duration) {
-        Some(deadline) if duration != Duration::MAX => tokio::time::sleep_until(deadline).await,
-        _ => std::future::pending().await,
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
     }
 }

@@ -3,8 +3,9 @@
 //! it answers 200 or the limit passes. Waiting stops the moment the process dies.
 
 use super::http::{self, Url};
-use super::session::{SessionFailure, StopSignals};
+use super::session::SessionFailure;
 use prof_core::serve_watch::{LogError, LogWatch, EARLY_PATTERNS, FATAL_PATTERNS};
+use prof_core::supervisor::StopSignals;
 use prof_core::supervisor::{log_tail, Supervised};
 use std::time::{Duration, Instant};
 

@@ -7,24 +7,9 @@ use super::health::{self, Readiness};
 use super::load::{self, LoadResult, LoadSpec};
 use super::plan::{ServePlan, WindowControl};
 use prof_core::recorder::{Recorder, RecorderHandle, Recording};
-use prof_core::supervisor::{live_group_members, RunOutcome, RunPlan, Supervised};
+use prof_core::supervisor::{live_group_members, RunOutcome, RunPlan, StopSignals, Supervised};
 use prof_core::UtilizationProbe;
 use std::time::Duration;
-
-/// The signals that stop the session and the server (core's, mapped to a session failure).
-pub struct StopSignals(prof_core::supervisor::StopSignals);
-
-impl StopSignals {
-    /// Starts listening; from now on none of them kills prof outright.
-    pub fn listen() -> Result<Self, SessionFailure> {
-        prof_core::supervisor::StopSignals::listen().map(Self).map_err(|e| SessionFailure::new(e.to_string()))
-    }
-
-    /// Resolves when one arrives, with its number.
-    pub async fn recv(&mut self) -> i32 {
-        self.0.recv().await
-    }
-}
 
 /// The load of the window: the built-in generator or a benchmark command.
 #[derive(Debug, Clone)]
@@ -111,7 +96,7 @@ enum OpenWindow {
 
 /// Runs the session of `plan` (inside a tokio runtime).
 pub async fn run(plan: &ServePlan, input: SessionInput) -> Result<SessionReport, SessionFailure> {
-    let mut interrupt = StopSignals::listen()?;
+    let mut interrupt = StopSignals::listen().map_err(|e| SessionFailure::new(e.to_string()))?;
     let mut server = Supervised::start(plan.server.clone()).await.map_err(|e| SessionFailure::new(e.to_string()))?;
     let pgid = server.pgid();
     let mut report = SessionReport { server_pgid: pgid, ..SessionReport::default() };
