@@ -158,4 +158,34 @@ PY
 else
     echo "no prof binary at $prof (cargo build -p prof-cli first): corpus/util_csv_clocks not seeded" >&2
 fi
+# The adversarial cases of issue #19 as seeds, made from the seeds above: every CSV target gets
+# its seeds cut three bytes before the end of the last row (a writer killed mid-row) and with
+# bare-CR line ends; the torch target a second traceEvents key and kernel durations that sum
+# past 2^64 ns; the CUPTI target a trace cut inside its last record.
+python3 - "$here/corpus" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+for target in sorted(os.listdir(root)):
+    d = os.path.join(root, target)
+    if not os.path.isdir(d):
+        continue
+    for name in sorted(os.listdir(d)):
+        if name.startswith("adv_"):
+            continue
+        path = os.path.join(d, name)
+        data = open(path, "rb").read()
+        if name.endswith((".csv", ".txt")) and data.count(b"\n") > 1:
+            whole = data.rstrip(b"\r\n")
+            open(os.path.join(d, "adv_cut_" + name), "wb").write(whole[:-3])
+            open(os.path.join(d, "adv_cr_" + name), "wb").write(data.replace(b"\r\n", b"\n").replace(b"\n", b"\r"))
+        elif name.endswith(".pcupti") and len(data) > 64:
+            open(os.path.join(d, "adv_cut_" + name), "wb").write(data[:-5])
+torch = os.path.join(root, "torch_trace")
+kernel = lambda name, ts: {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts,
+                           "dur": 10 ** 16, "args": {"device": 0, "stream": 7, "correlation": ts}}
+events = [kernel("a", 1), kernel("b", 2)]
+open(os.path.join(torch, "adv_overflow.json"), "w").write(json.dumps({"schemaVersion": 1, "traceEvents": events}))
+text = json.dumps({"schemaVersion": 1, "traceEvents": events[:1]})
+open(os.path.join(torch, "adv_duplicate_key.json"), "w").write(text[:-1] + ', "traceEvents": ' + json.dumps(events[1:]) + "}")
+PY
 echo "seeded $(find "$here/corpus" -type f | wc -l) files into $here/corpus"

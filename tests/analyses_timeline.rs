@@ -164,9 +164,9 @@ fn rocprofv3_streams_gaps_and_broken_correlation() {
     assert!(a.get("launch").is_none() && a.get("overlap").is_none(), "{a}");
 
     // sdk1.0: the kernel, copy and HIP API traces are three separate documentation samples. The
-    // copies lie 492,188 s from the kernels, so the three together are refused; the kernels with
-    // their HIP calls load, and the correlation ids match but the clocks do not:
-    // `amd1.0 launch {kernels: 0, broken: 9}`.
+    // copies lie 492,188 s from the kernels, so the three together are refused; the HIP calls lie
+    // 495,136 s from them (python over Start_/End_Timestamp): their ids would link every kernel
+    // to a call of another run, so they are left out (no launch section) and the answer says so.
     let together = support::prof(&[
         "analyze",
         "--json",
@@ -180,10 +180,11 @@ fn rocprofv3_streams_gaps_and_broken_correlation() {
     }
     let doc =
         prof_json(&["analyze", "--phase", "all", "--json", run.join("sdk1.0_kernel_trace.csv").to_str().unwrap()]);
-    let a = &doc["analyses"];
-    assert_eq!((u(&a["launch"]["kernels"]), u(&a["launch"]["broken_links"])), (0, 9));
-    assert!(a["launch"]["delay"].is_null());
-    assert_eq!(a["launch"]["verdict"], "unknown");
+    assert!(doc["analyses"].get("launch").is_none(), "{}", doc["analyses"]);
+    let partial = doc["partial"].as_str().unwrap();
+    assert!(partial.contains("sdk1.0_hip_api_trace.csv: its times lie 495136 s away"), "{partial}");
+    assert!(partial.ends_with("its HIP calls were left out"), "{partial}");
+    assert_eq!(u(&doc["summary"]["ops"]), 9);
 }
 
 #[test]

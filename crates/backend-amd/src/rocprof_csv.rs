@@ -76,17 +76,16 @@ impl<R: BufRead> CsvReader<R> {
         &self.path
     }
 
+    /// After the last row: the note saying the file's last row was cut and left out, if it was.
+    pub fn cut_note(&self) -> Option<String> {
+        self.cut.map(|line| prof_core::error::cut_last_row(&self.path, line))
+    }
+
     /// After the last row: notes in `timeline` that the file's last row was cut and left out.
     pub fn mark_cut(&self, timeline: &mut prof_core::Timeline) {
-        let Some(line) = self.cut else { return };
-        let note = format!(
-            "{}:{line}: the last row has no line break (the file was cut short); it was left out",
-            self.path.display()
-        );
-        timeline.partial = Some(match timeline.partial.take() {
-            Some(earlier) => format!("{earlier}; {note}"),
-            None => note,
-        });
+        if let Some(note) = self.cut_note() {
+            timeline.note_partial(note);
+        }
     }
 
     /// The header's column names.

@@ -46,7 +46,7 @@ pub fn read<R: BufRead>(mut csv: CsvReader<R>, timeline: &mut Timeline) -> Resul
     let lds = csv.find("lds");
     let vgpr = csv.find("arch_vgpr");
     let mut added = 0;
-    while let Some(r) = csv.next_record()? {
+    while let Some(r) = csv.next_record()?.filter(|_| !timeline.is_full()) {
         let (start_ns, end_ns) = (csv.u64(&r, begin)?, csv.u64(&r, end)?);
         if end_ns < start_ns {
             return Err(csv.error(&r, format!("EndNs {end_ns} is before BeginNs {start_ns}")));

@@ -11,7 +11,7 @@
 
 use crate::rocprof_csv::CsvReader;
 use prof_core::families::Families;
-use prof_core::kernel_summary::{summary_from_totals, KernelRow, KernelSummary};
+use prof_core::kernel_summary::{summary_from_totals, CheckedTotals, KernelRow, KernelSummary};
 use prof_core::{NameId, OpKind, Result};
 use std::path::Path;
 
@@ -48,6 +48,7 @@ pub fn read(text: &str, path: &Path, families: &Families) -> Result<KernelSummar
     let width = csv.header().len();
     let lines: Vec<&str> = text.lines().collect();
     let mut kernels = Vec::new();
+    let mut sums = CheckedTotals::default();
     loop {
         let record = match csv.next_record() {
             Ok(Some(r)) => r,
@@ -60,6 +61,7 @@ pub fn read(text: &str, path: &Path, families: &Families) -> Result<KernelSummar
         let calls = csv.u64(&record, 1)?;
         let total = csv.u64(&record, 2)?;
         let mean = csv.f64(&record, 3)?;
+        sums.add(calls, total).map_err(|reason| csv.error(&record, reason))?;
         let name = csv.text(&record, 0).to_owned();
         let family = families.classify_op(OpKind::Kernel, &name, None);
         kernels.push(KernelRow {
@@ -75,7 +77,9 @@ pub fn read(text: &str, path: &Path, families: &Families) -> Result<KernelSummar
             share_pct: 0.0,
         });
     }
-    Ok(summary(path, kernels))
+    let mut summary = summary(path, kernels);
+    summary.partial = csv.cut_note();
+    Ok(summary)
 }
 
 /// A row of the ROCm 4 kind: the name unquoted, with commas; rebuilt from the raw line the

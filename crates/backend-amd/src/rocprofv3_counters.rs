@@ -87,23 +87,29 @@ impl Columns {
 
 /// Reads a whole counter-collection CSV from `reader`, line by line, into dispatches in the
 /// order their first row appears. Errors name the 1-based line.
-pub fn parse_counter_csv(reader: impl BufRead) -> Result<Vec<CounterDispatch>, AmdError> {
-    let mut lines = reader.lines().enumerate();
-    let columns = match lines.next() {
+pub fn parse_counter_csv(mut reader: impl BufRead) -> Result<Vec<CounterDispatch>, AmdError> {
+    let mut line = String::new();
+    let columns = match next_line(&mut reader, &mut line, 1)? {
         None => return Err(AmdError::output(TOOL, 1, "empty file: no header line")),
-        Some((_, Err(e))) => return Err(AmdError::output(TOOL, 1, format!("unreadable: {e}"))),
-        Some((_, Ok(line))) if line.trim().is_empty() => {
+        Some(_) if line.trim().is_empty() => {
             return Err(AmdError::output(TOOL, 1, "first line is empty, expected the CSV header"))
         }
-        Some((_, Ok(line))) => Columns::from_header(&split_csv(&line, 1)?)?,
+        Some(_) => Columns::from_header(&split_csv(&line, 1)?)?,
     };
     let mut dispatches: Vec<CounterDispatch> = Vec::new();
     let mut index_of: BTreeMap<u64, usize> = BTreeMap::new();
-    for (index, line) in lines {
-        let number = index + 1;
-        let line = line.map_err(|e| AmdError::output(TOOL, number, format!("unreadable: {e}")))?;
+    let mut number = 1;
+    loop {
+        number += 1;
+        let Some(ended) = next_line(&mut reader, &mut line, number)? else { break };
         if line.trim().is_empty() {
             continue;
+        }
+        if !ended {
+            // rocprofv3 ends every row with a line break: this one was cut while the file was
+            // written, and its value or timestamps may have lost digits.
+            let reason = "the last row has no line break (the file was cut short): rerun or copy the whole file";
+            return Err(AmdError::output(TOOL, number, reason));
         }
         let row = split_csv(&line, number)?;
         if row.len() != columns.width {
@@ -136,6 +142,29 @@ pub fn parse_counter_csv(reader: impl BufRead) -> Result<Vec<CounterDispatch>, A
     Ok(dispatches)
 }
 
+/// Longest line read: a file without line breaks is refused, not held whole.
+const MAX_LINE_BYTES: u64 = 16 << 20;
+
+/// Reads the next line of `reader` into `line` (without its line break): `None` at the end,
+/// else whether it ended with a line break.
+fn next_line(reader: &mut impl BufRead, line: &mut String, number: usize) -> Result<Option<bool>, AmdError> {
+    line.clear();
+    let read = std::io::Read::take(&mut *reader, MAX_LINE_BYTES + 1)
+        .read_line(line)
+        .map_err(|e| AmdError::output(TOOL, number, format!("unreadable: {e}")))?;
+    if read as u64 > MAX_LINE_BYTES {
+        let reason = format!("the line runs past {} MiB without a line break", MAX_LINE_BYTES >> 20);
+        return Err(AmdError::output(TOOL, number, reason));
+    }
+    if read == 0 {
+        return Ok(None);
+    }
+    let ended = line.ends_with('\n');
+    let kept = line.trim_end_matches(['\n', '\r']).len();
+    line.truncate(kept);
+    Ok(Some(ended))
+}
+
 fn read_row(row: &[String], columns: &Columns, line: usize) -> Result<CounterDispatch, AmdError> {
     let [dispatch, kernel, _, _, start, end] = columns.required.map(|i| row.get(i).map(String::as_str).unwrap_or(""));
     let optional = columns.optional.map(|i| i.and_then(|i| row.get(i)).map(String::as_str));
@@ -145,6 +174,11 @@ fn read_row(row: &[String], columns: &Columns, line: usize) -> Result<CounterDis
             Some(text) => integer(text, OPTIONAL_COLUMNS.get(index).copied().unwrap_or("?"), line).map(Some),
         }
     };
+    let (start_ns, end_ns) = (integer(start, "Start_Timestamp", line)?, integer(end, "End_Timestamp", line)?);
+    if end_ns < start_ns {
+        let reason = format!("`End_Timestamp` {end_ns} is before `Start_Timestamp` {start_ns}");
+        return Err(AmdError::output(TOOL, line, reason));
+    }
     Ok(CounterDispatch {
         dispatch_id: integer(dispatch, "Dispatch_Id", line)?,
         kernel: kernel.to_owned(),
@@ -156,8 +190,8 @@ fn read_row(row: &[String], columns: &Columns, line: usize) -> Result<CounterDis
         vgpr_count: number(5)?,
         accum_vgpr_count: number(6)?,
         sgpr_count: number(7)?,
-        start_ns: integer(start, "Start_Timestamp", line)?,
-        end_ns: integer(end, "End_Timestamp", line)?,
+        start_ns,
+        end_ns,
         counters: BTreeMap::new(),
     })
 }

@@ -86,6 +86,15 @@ fn truncated_last_row_is_an_error_at_its_line() {
     let cut = &text[..text.len() - 30];
     let (line, reason) = error_of(cut);
     assert_eq!(line, 5);
+    assert!(reason.contains("no line break"), "{reason}");
+    // Cut inside its last field (the field count still right): the same refusal, not a
+    // shorter timestamp.
+    let whole = text.trim_end();
+    let (line, reason) = error_of(&whole[..whole.len() - 3]);
+    assert_eq!(line, 5);
+    assert!(reason.contains("no line break"), "{reason}");
+    // A short row that does end its line is still caught by its field count.
+    let (_, reason) = error_of(&format!("{}\n", &text[..text.len() - 30]));
     assert!(reason.contains("fields"), "{reason}");
 }
 

@@ -157,14 +157,32 @@ pub fn load_processes(groups: &[TraceFiles], source: &str) -> Result<Timeline> {
         if let (Some(kernels), Some(copies)) = (&files.kernel, &files.memory_copy) {
             let spans = (span(&timeline.ops[before..kernels_end]), span(&timeline.ops[kernels_end..]));
             if let (Some(k), Some(c)) = spans {
-                check_same_run((kernels, k), (copies, c))?;
+                if let Some(apart) = different_runs(kernels, k, c) {
+                    return Err(Error::artifact(copies, 0, format!("{apart}; analyze them one at a time")));
+                }
             }
         }
         if let Some(path) = &files.hip_api {
+            let host_before = timeline.host.len();
             load_hip_api(CsvReader::open(path)?, base, &mut timeline)?;
+            let calls = host_span(&timeline.host[host_before..]);
+            if let (Some(kernels), Some(k), Some(h)) = (&files.kernel, span(&timeline.ops[before..]), calls) {
+                if let Some(apart) = different_runs(kernels, k, h) {
+                    // Kernels launched by calls of another run would link by id and measure
+                    // launch delays across days: the calls are left out, and the answer says so.
+                    timeline.host.truncate(host_before);
+                    timeline.note_partial(format!("{}: {apart}; its HIP calls were left out", path.display()));
+                }
+            }
         }
     }
     Ok(timeline)
+}
+
+/// First start and last end of host `spans`, ns.
+fn host_span(spans: &[HostSpan]) -> Option<(u64, u64)> {
+    let start = spans.iter().map(|s| s.start_ns).min()?;
+    Some((start, spans.iter().map(|s| s.start_ns.saturating_add(s.dur_ns)).max().unwrap_or(start)))
 }
 
 /// First start and last end of `ops`, ns.
@@ -173,31 +191,26 @@ fn span(ops: &[DeviceOp]) -> Option<(u64, u64)> {
     Some((start, ops.iter().map(|op| op.end_ns()).max().unwrap_or(start)))
 }
 
-/// Refuses two files of one output prefix whose times cannot come from one run: spans that do
-/// not overlap and lie further apart than [`SAME_RUN_GAP_NS`] and ten times their own length
-/// (joined, they would make one long idle "run").
-fn check_same_run(a: (&Path, (u64, u64)), b: (&Path, (u64, u64))) -> Result<()> {
-    let ((first, (a0, a1)), (second, (b0, b1))) = (a, b);
+/// Why a file whose times span `(b0, b1)` cannot come from the run of `first` (spanning
+/// `(a0, a1)`), if it cannot: spans that do not overlap and lie further apart than
+/// [`SAME_RUN_GAP_NS`] and ten times their own length (joined, they would make one long idle
+/// "run").
+fn different_runs(first: &Path, (a0, a1): (u64, u64), (b0, b1): (u64, u64)) -> Option<String> {
     let gap = b0.saturating_sub(a1).max(a0.saturating_sub(b1));
     let lengths = (a1 - a0).saturating_add(b1 - b0);
-    if gap > SAME_RUN_GAP_NS && gap / 10 > lengths {
-        return Err(Error::artifact(
-            second,
-            0,
-            format!(
-                "its times lie {:.0} s away from those of {} (each file spans {:.3} s and {:.3} s): the two come \
-                 from different runs; analyze them one at a time",
-                gap as f64 / 1e9,
-                first.display(),
-                (a1 - a0) as f64 / 1e9,
-                (b1 - b0) as f64 / 1e9
-            ),
-        ));
-    }
-    Ok(())
+    (gap > SAME_RUN_GAP_NS && gap / 10 > lengths).then(|| {
+        format!(
+            "its times lie {:.0} s away from those of {} (each file spans {:.3} s and {:.3} s): the two come from \
+             different runs",
+            gap as f64 / 1e9,
+            first.display(),
+            (a1 - a0) as f64 / 1e9,
+            (b1 - b0) as f64 / 1e9
+        )
+    })
 }
 
-/// Two files of one run may lie this far apart (ns) before [`check_same_run`] looks closer.
+/// Two files of one run may lie this far apart (ns) before [`different_runs`] looks closer.
 const SAME_RUN_GAP_NS: u64 = 60_000_000_000;
 
 /// Appends the kernel dispatches of `csv` (a `kernel_trace.csv`) to `timeline`.
@@ -214,7 +227,7 @@ pub fn load_kernel_trace<R: BufRead>(
     let lds = csv.find("LDS_Block_Size").or_else(|| csv.find("Group_Segment_Size"));
     let mut added = 0;
     let mut r = Record::default();
-    while csv.next_record_into(&mut r)? {
+    while !timeline.is_full() && csv.next_record_into(&mut r)? {
         if csv.text(&r, kind) != "KERNEL_DISPATCH" {
             return Err(csv
                 .error(&r, format!("`Kind` is {}, not KERNEL_DISPATCH", prof_core::error::quote(csv.text(&r, kind)))));
@@ -257,7 +270,7 @@ pub fn load_memory_copies<R: BufRead>(
     let bytes = csv.find("Bytes").or_else(|| csv.find("Size"));
     let mut added = 0;
     let mut r = Record::default();
-    while csv.next_record_into(&mut r)? {
+    while !timeline.is_full() && csv.next_record_into(&mut r)? {
         let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
         let dir = csv.text(&r, direction);
         let end_column = if dir.contains("HOST_TO_DEVICE") { dest } else { source };
@@ -281,7 +294,7 @@ pub fn load_hip_api<R: BufRead>(mut csv: CsvReader<R>, corr_base: u64, timeline:
     let [domain, function, pid, tid, corr, start, end] = columns(&csv, HIP_COLUMNS, HIP_EXPECTED)?;
     let mut added = 0;
     let mut r = Record::default();
-    while csv.next_record_into(&mut r)? {
+    while !timeline.is_full() && csv.next_record_into(&mut r)? {
         let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
         let category =
             if csv.text(&r, domain).starts_with("HIP_") { HostCategory::Runtime } else { HostCategory::Other };
@@ -295,7 +308,7 @@ pub fn load_hip_api<R: BufRead>(mut csv: CsvReader<R>, corr_base: u64, timeline:
             dur_ns,
             correlation: Some(corr_base | csv.u64(&r, corr)?),
         };
-        timeline.host.push(span);
+        timeline.push_host(span);
         added += 1;
     }
     csv.mark_cut(timeline);

@@ -119,8 +119,12 @@ fn core_analyses_run_on_the_amd_timeline() {
     let report = diagnose(&t, &s);
     // 66.6 % busy is above the host-bound threshold (50 %): no such finding.
     assert!(report.get(DiagnosisKind::HostBound).is_none());
-    let launch = t.host_by_correlation()[&4];
-    assert_eq!(t.name(t.host[launch].name), "__hipRegisterFunction", "ids link, though these came from two runs");
+    // The HIP calls were recorded in another run: python over both CSVs, the calls span
+    // 1,055,015.44-1,055,015.92 s and the kernels start at 1,550,151.85 s. Their ids would link
+    // (kernel 4 to __hipRegisterFunction), so they are left out rather than joined.
+    assert!(t.host.is_empty());
+    let note = t.partial.as_deref().unwrap();
+    assert!(note.contains("sdk1.0_hip_api_trace.csv: its times lie 495136 s away"), "{note}");
 }
 
 #[test]

@@ -59,6 +59,8 @@ pub struct CsvTable {
     fields: Vec<(usize, usize)>,
     /// 1-based line each data row starts on.
     lines: Vec<usize>,
+    /// The line of a last row cut short (left out), if the file ends inside one.
+    cut: Option<usize>,
 }
 
 /// One data row, read through its table's header.
@@ -109,7 +111,12 @@ impl CsvTable {
             }
         }
         let text = String::from_utf8(bytes).map_err(|e| AscendError::file(path, 0, format!("not UTF-8: {e}")))?;
-        Ok(Self { header, text, fields, lines })
+        Ok(Self { header, text, fields, lines, cut: splitter.cut })
+    }
+
+    /// The note saying the file's last row was cut short and left out, if it was.
+    pub fn cut_note(&self) -> Option<String> {
+        self.cut.map(|line| prof_core::error::cut_last_row(self.path(), line))
     }
 
     /// The file this table came from.
@@ -260,6 +267,11 @@ impl CsvReader {
     /// columns of a wide table.
     pub fn split_only_up_to(&mut self, last: usize) {
         self.splitter.last = Some(last);
+    }
+
+    /// After the last row: the note saying the file's last row was cut short and left out.
+    pub fn cut_note(&self) -> Option<String> {
+        self.splitter.cut.map(|line| prof_core::error::cut_last_row(&self.header.path, line))
     }
 
     /// The next data row, `None` at the end of the file.
@@ -420,6 +432,9 @@ struct Splitter {
     tail_fields: usize,
     /// Every byte of the current record is ASCII (so it is UTF-8 without a check).
     ascii: bool,
+    /// The line of a last record without a line break: the file was cut while it was written,
+    /// so that record was left out.
+    cut: Option<usize>,
 }
 
 impl Splitter {
@@ -436,6 +451,12 @@ impl Splitter {
             match self.record(input, start, eof) {
                 Ok(next) => {
                     *pos = next;
+                    if eof && next == input.len() && line > 1 && input.last() != Some(&b'\n') {
+                        // msprof ends every row with a line break: one without it was cut (a
+                        // field may have lost digits), so it is left out and noted.
+                        self.cut = Some(line);
+                        return Split::End;
+                    }
                     self.unescape(input);
                     if self.fields.len() == 1 && self.tail_fields == 0 && self.fields[0].0 == self.fields[0].1 {
                         continue;

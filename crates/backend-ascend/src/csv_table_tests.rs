@@ -27,7 +27,14 @@ fn missing_column_names_file_and_column() {
 
 #[test]
 fn truncated_row_is_an_error_with_its_line() {
-    let err = parse("Name,Type,Duration(us)\nA,B,1\nC,D").unwrap_err().to_string();
+    // Cut inside the last row (no line break): that row is left out and noted.
+    let t = parse("Name,Type,Duration(us)\nA,B,1\nC,D").unwrap();
+    assert_eq!(t.len(), 1);
+    let note = t.cut_note().unwrap();
+    assert!(note.starts_with("op_summary_1.csv:3: the last row has no line break"), "{note}");
+    assert!(parse("Name,Type,Duration(us)\nA,B,1\n").unwrap().cut_note().is_none());
+    // A short row that ends its line is an error.
+    let err = parse("Name,Type,Duration(us)\nA,B,1\nC,D\n").unwrap_err().to_string();
     assert!(err.contains("op_summary_1.csv:3") && err.contains("2 fields where the header has 3"), "{err}");
     let err = parse("Name,Shapes\nA,\"1,2\n").unwrap_err().to_string();
     assert!(err.contains(":2") && err.contains("unterminated"), "{err}");
@@ -128,8 +135,14 @@ fn streaming_errors_name_the_file_and_line() {
     let path = scratch_file("header-only.csv", b"\xEF\xBB\xBFName,Type\r\n");
     assert_eq!(streamed(&path, 2).unwrap(), vec![]);
     assert_eq!(CsvReader::open_with_buffer(&path, 1).unwrap().header().names(), ["Name", "Type"]);
+    // A last row without its line break was cut: left out (whatever the buffer), and noted.
     let path = scratch_file("no-final-newline.csv", b"Name,Type\n\nA,\"B\"");
-    assert_eq!(streamed(&path, 3).unwrap(), vec![(3, vec!["A".to_owned(), "B".to_owned()])]);
+    for capacity in [3, 1 << 10] {
+        assert_eq!(streamed(&path, capacity).unwrap(), vec![]);
+        let mut reader = CsvReader::open_with_buffer(&path, capacity).unwrap();
+        assert!(reader.next_row().unwrap().is_none());
+        assert!(reader.cut_note().unwrap().contains("no-final-newline.csv:3: the last row has no line break"));
+    }
 }
 
 fn streamed_up_to(path: &Path, capacity: usize, last: usize) -> Result<Vec<(usize, Vec<String>)>, AscendError> {
@@ -164,7 +177,7 @@ fn splitting_only_the_leading_columns_counts_the_rest_the_same_way() {
     let err = streamed_up_to(&path, 4, 0).unwrap_err().to_string();
     assert!(err.contains("open-quote-up-to.csv:3") && err.contains("unterminated"), "{err}");
     let path = scratch_file("no-final-newline-up-to.csv", b"Name,Type\n\nA,\"B\"");
-    assert_eq!(streamed_up_to(&path, 3, 0).unwrap(), vec![(3, vec!["A".to_owned()])]);
+    assert_eq!(streamed_up_to(&path, 3, 0).unwrap(), vec![]);
 }
 
 /// The records of `text` read one character at a time, the obvious way (the header first):

@@ -9,7 +9,7 @@
 use crate::csv_table::CsvTable;
 use crate::error::AscendError;
 use crate::task_type;
-use prof_core::kernel_summary::summary_from_totals;
+use prof_core::kernel_summary::{summary_from_totals, CheckedTotals};
 use prof_core::{Families, KernelRow, KernelSummary, NameId};
 use std::path::Path;
 
@@ -32,15 +32,17 @@ pub fn summarize(table: &CsvTable, families: &Families) -> Result<KernelSummary,
     let min = table.column(&["Min Time(us)"]);
     let max = table.column(&["Max Time(us)"]);
     let mut rows: Vec<KernelRow> = Vec::new();
+    let mut sums = CheckedTotals::default();
     for row in table.rows() {
         let name = row.text(op_type)?;
         let calls = row.integer(Some(count))?.ok_or_else(|| row.error(count, "is empty or N/A"))?;
         let total_ns = row.micros_ns(Some(total))?.ok_or_else(|| row.error(total, "is empty or N/A"))?;
         let min_ns = row.micros_ns(min)?.unwrap_or(0);
         let max_ns = row.micros_ns(max)?.unwrap_or(0);
+        sums.add(calls, total_ns).map_err(|reason| AscendError::file(table.path(), row.line(), reason))?;
         if let Some(k) = rows.iter_mut().find(|k| k.name == name) {
             k.calls += calls;
-            k.total_ns = k.total_ns.saturating_add(total_ns);
+            k.total_ns += total_ns;
             k.min_ns = k.min_ns.min(min_ns);
             k.max_ns = k.max_ns.max(max_ns);
             continue;
@@ -65,7 +67,9 @@ pub fn summarize(table: &CsvTable, families: &Families) -> Result<KernelSummary,
     for k in &mut rows {
         k.mean_ns = if k.calls == 0 { 0.0 } else { k.total_ns as f64 / k.calls as f64 };
     }
-    Ok(summary_from_totals(table.path().display().to_string(), rows))
+    let mut summary = summary_from_totals(table.path().display().to_string(), rows);
+    summary.partial = table.cut_note();
+    Ok(summary)
 }
 
 #[cfg(test)]

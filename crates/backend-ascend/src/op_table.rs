@@ -111,10 +111,16 @@ pub fn load(path: &std::path::Path) -> Result<Timeline, AscendError> {
     while let Some(row) = reader.next_row()? {
         let op = row_op(&row, &layout, &mut timeline)?;
         timeline.push_op(op);
+        if timeline.is_full() {
+            break;
+        }
         if timeline.ops.len() == RESERVE_AFTER {
             let expected = size as f64 / reader.consumed().max(1) as f64 * RESERVE_AFTER as f64;
             timeline.ops.reserve(((expected * 1.01) as usize).saturating_sub(RESERVE_AFTER));
         }
+    }
+    if let Some(note) = reader.cut_note() {
+        timeline.note_partial(note);
     }
     Ok(timeline)
 }

@@ -126,11 +126,17 @@ struct Partial {
     ops: u64,
     device_ns: u64,
     span: Option<(u64, u64)>,
+    /// The note of a last row cut short (left out).
+    cut: Option<String>,
 }
 
 impl Partial {
-    /// Adds the totals of the part of the file right after this one.
-    fn absorb(&mut self, later: Partial) {
+    /// Adds the totals of the part of the file right after this one; `None` (and nothing
+    /// added) when the summed device time would pass 2^64 ns, so that the file is read again
+    /// by one thread and the error names the row.
+    fn absorb(&mut self, later: Partial) -> Option<()> {
+        self.device_ns = self.device_ns.checked_add(later.device_ns)?;
+        self.cut = later.cut;
         let type_ids: Vec<NameId> =
             (0..later.types.len()).map(|i| self.types.intern(later.types.resolve(NameId(i as u32)))).collect();
         for (id, acc) in later.by_name.into_iter().enumerate() {
@@ -144,7 +150,7 @@ impl Partial {
         for (id, (calls, total)) in later.by_type.into_iter().enumerate() {
             let slot = &mut self.by_type[type_ids[id].0 as usize];
             slot.0 += calls;
-            slot.1 = slot.1.saturating_add(total);
+            slot.1 += total;
         }
         for (device, acc) in later.devices {
             match self.device_index.get(&device) {
@@ -156,11 +162,11 @@ impl Partial {
             }
         }
         self.ops += later.ops;
-        self.device_ns = self.device_ns.saturating_add(later.device_ns);
         self.span = match (self.span, later.span) {
             (Some((lo, hi)), Some((l, h))) => Some((lo.min(l), hi.max(h))),
             (a, b) => a.or(b),
         };
+        Some(())
     }
 }
 
@@ -208,10 +214,7 @@ fn in_parts(mut first: CsvReader, layout: &Layout, size: u64, threads: usize) ->
         let mut total = scan(first, layout, false).ok();
         for part in later {
             let part = part.join().ok().flatten();
-            total = total.zip(part).map(|(mut total, part)| {
-                total.absorb(part);
-                total
-            });
+            total = total.zip(part).and_then(|(mut total, part)| total.absorb(part).map(|()| total));
         }
         total
     })
@@ -257,7 +260,9 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
             None => 0,
         };
         let op_type = row.get(layout.op_type);
-        let end = start.saturating_add(dur);
+        let end = start
+            .checked_add(dur)
+            .ok_or_else(|| row.error(layout.duration, "takes the op's end past 2^64 ns: the times cannot be real"))?;
         let name_id = p.names.intern(name);
         if name_id.0 as usize == p.by_name.len() {
             let kind = task_type::op_kind(row.get(layout.core).unwrap_or(""), name);
@@ -279,7 +284,9 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
         p.by_type[type_id].0 += 1;
         p.by_type[type_id].1 = p.by_type[type_id].1.saturating_add(dur);
         p.ops += 1;
-        p.device_ns = p.device_ns.saturating_add(dur);
+        p.device_ns = p.device_ns.checked_add(dur).ok_or_else(|| {
+            row.error(layout.duration, "takes the summed device time past 2^64 ns: the times cannot be real")
+        })?;
         p.span = Some(p.span.map_or((start, end), |(lo, hi)| (lo.min(start), hi.max(end))));
         // Rows of one device come in runs: look the device up only when it changes.
         if p.devices.get(last_device).is_none_or(|(id, _)| *id != device) {
@@ -289,6 +296,11 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
             });
         }
         p.devices[last_device].1.add(start, end);
+    }
+    p.cut = reader.cut_note();
+    if later_part && p.cut.is_some() {
+        // Its line counts from the part's start: the whole file is read again by one thread.
+        return Err(AscendError::file(reader.header().path(), 0, "cut short inside a later part"));
     }
     Ok(p)
 }
@@ -327,7 +339,7 @@ fn finish(p: Partial, path: &Path, families: &Families) -> Result<OpTableSummary
         kernels,
         families: families_out,
         devices,
-        partial: None,
+        partial: p.cut,
     };
     Ok(OpTableSummary { summary, op_types })
 }

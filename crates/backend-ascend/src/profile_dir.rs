@@ -163,7 +163,7 @@ fn merge(mut ops: Timeline, trace: Timeline) -> Timeline {
     for span in &trace.host {
         let mut span = span.clone();
         span.name = ops.intern(trace.name(span.name));
-        ops.host.push(span);
+        ops.push_host(span);
     }
     for series in &trace.counters {
         let mut series = series.clone();

@@ -89,7 +89,7 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
                     }
                     _ => {
                         flows.slice(pid, tid, start, dur, Target::Host(timeline.host.len()));
-                        timeline.host.push(HostSpan {
+                        timeline.push_host(HostSpan {
                             name: name_id,
                             category: host_category(name, event.get("cat").and_then(Value::as_str)),
                             pid: u32::try_from(pid).unwrap_or(u32::MAX),

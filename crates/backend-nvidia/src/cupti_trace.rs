@@ -69,12 +69,16 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Timeline> {
     let mut timeline = Timeline::new(source);
     let mut partial = Vec::new();
     for (index, file) in files.iter().enumerate() {
+        if timeline.is_full() {
+            break;
+        }
         let bytes = read_maybe_gzipped(file)?;
         let index = u32::try_from(index).map_err(|_| Error::Unsupported("too many CUPTI traces".to_owned()))?;
         let loaded = load_bytes(&bytes, file, index, &mut timeline)?;
         partial.extend(loaded.partial.map(|reason| format!("{}: {reason}", file.display())));
     }
     if !partial.is_empty() {
+        partial.extend(timeline.partial.take());
         timeline.partial = Some(partial.join("; "));
     }
     Ok(timeline)
@@ -149,7 +153,7 @@ pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline
     let mut window_closed = false;
     let mut ended = false;
     let mut truncated = None;
-    while pos < bytes.len() {
+    while pos < bytes.len() && !timeline.is_full() {
         reader.record += 1;
         if ended {
             return Err(reader.error(format!("data after the END record at byte {pos}")));
@@ -177,7 +181,7 @@ pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline
             }
             Record::Api(api) => {
                 let span = reader.api(&api, timeline)?;
-                timeline.host.push(span);
+                timeline.push_host(span);
             }
             Record::Dropped(count) => dropped = dropped.saturating_add(count),
             Record::WindowEnd(_) => window_closed = true,
@@ -195,7 +199,7 @@ pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline
         }
     }
     let mut reasons: Vec<String> = truncated.into_iter().collect();
-    if !ended && !window_closed && reasons.is_empty() {
+    if !ended && !window_closed && reasons.is_empty() && !timeline.is_full() {
         reasons.push(format!(
             "no END record after {records} records: the process stopped without flushing (crash, kill or os._exit)"
         ));

@@ -103,9 +103,21 @@ impl DetailsLaunch {
     }
 }
 
+/// ncu ends its output with a line break: a page without one was cut while it was written
+/// (a metric value may have lost digits, a finding its speedup), so it is refused, naming the
+/// cut line.
+fn refuse_cut(tool: &str, text: &str) -> Result<(), NvidiaError> {
+    if text.is_empty() || text.ends_with('\n') {
+        return Ok(());
+    }
+    let line = text.matches('\n').count() + 1;
+    Err(NvidiaError::output(tool, line, "the last row has no line break (the output was cut short); capture it again"))
+}
+
 /// Parses `ncu --csv --page details` output (preamble allowed) into one entry per launch, in
 /// page order.
 pub fn parse_details(text: &str) -> Result<Vec<DetailsLaunch>, NvidiaError> {
+    refuse_cut(DETAILS_TOOL, text)?;
     let records = read_records(DETAILS_TOOL, text)?;
     let (header, rows) = split_header(DETAILS_TOOL, &records)?;
     let columns = Columns::new(header);
@@ -204,6 +216,7 @@ impl RawLaunch {
 /// Parses `ncu --csv --page raw` output (preamble allowed; the units row is required) into one
 /// entry per launch, in page order.
 pub fn parse_raw(text: &str) -> Result<Vec<RawLaunch>, NvidiaError> {
+    refuse_cut(RAW_TOOL, text)?;
     let records = read_records(RAW_TOOL, text)?;
     let (header, rows) = split_header(RAW_TOOL, &records)?;
     let columns = Columns::new(header);

@@ -25,7 +25,7 @@ mod layout;
 mod record;
 
 use layout::Layout;
-use prof_core::kernel_summary::summary_from_totals;
+use prof_core::kernel_summary::{summary_from_totals, CheckedTotals};
 use prof_core::{Error, Families, KernelRow, KernelSummary, NameId, OpKind, Result};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -103,6 +103,8 @@ pub struct StatsTable {
     pub totals_derived: bool,
     /// Rows in file order (nsys sorts them by total, longest first).
     pub rows: Vec<StatsRow>,
+    /// Set when the file was cut inside its last row, which was left out; says where.
+    pub partial: Option<String>,
 }
 
 impl StatsTable {
@@ -123,6 +125,15 @@ impl StatsTable {
 
     /// Parses `text`, the content of the file `source` (named in errors).
     pub fn parse(text: &str, source: &Path) -> Result<Self> {
+        // nsys ends every row with a line break: a last row without one was cut while the file
+        // was written (a time may have lost digits, a name its end), so it is left out.
+        let (text, partial) = match text.rfind('\n') {
+            Some(end) if end + 1 < text.len() && !text[end + 1..].trim().is_empty() => {
+                let line = text.matches('\n').count() + 1;
+                (&text[..=end], Some(prof_core::error::cut_last_row(source, line)))
+            }
+            _ => (text, None),
+        };
         let records = record::records(text).map_err(|(line, reason)| Error::artifact(source, line, reason))?;
         let mut records = records.into_iter();
         let Some(header) = records.next() else {
@@ -130,18 +141,24 @@ impl StatsTable {
         };
         let layout =
             Layout::from_header(&header.fields).map_err(|reason| Error::artifact(source, header.line, reason))?;
+        let mut sums = CheckedTotals::default();
         let rows = records
-            .map(|r| layout.row(&r).map_err(|reason| Error::artifact(source, r.line, reason)))
+            .map(|r| {
+                let row = layout.row(&r).map_err(|reason| Error::artifact(source, r.line, reason))?;
+                sums.add(row.instances, row.total_ns).map_err(|reason| Error::artifact(source, r.line, reason))?;
+                Ok(row)
+            })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self { source: source.to_owned(), report: layout.report, totals_derived: layout.total.is_none(), rows })
+        let totals_derived = layout.total.is_none();
+        Ok(Self { source: source.to_owned(), report: layout.report, totals_derived, rows, partial })
     }
 
-    /// Sum of the rows' totals, ns.
+    /// Sum of the rows' totals, ns (checked when the rows were read).
     pub fn total_ns(&self) -> u64 {
-        self.rows.iter().fold(0, |sum, r| sum.saturating_add(r.total_ns))
+        self.rows.iter().map(|r| r.total_ns).sum()
     }
 
-    /// Sum of the rows' instance counts.
+    /// Sum of the rows' instance counts (checked when the rows were read).
     pub fn instances(&self) -> u64 {
         self.rows.iter().map(|r| r.instances).sum()
     }
@@ -162,7 +179,7 @@ impl StatsTable {
             if let Some(&at) = index.get(name) {
                 if let Some(k) = merged.get_mut(at) {
                     k.calls += row.instances;
-                    k.total_ns = k.total_ns.saturating_add(row.total_ns);
+                    k.total_ns += row.total_ns;
                     k.min_ns = k.min_ns.min(row.min_ns);
                     k.max_ns = k.max_ns.max(row.max_ns);
                 }
@@ -197,7 +214,9 @@ impl StatsTable {
     /// empty. `None` for API and NVTX reports.
     pub fn to_kernel_summary(&self, families: &Families) -> Option<KernelSummary> {
         let kernels = self.kernel_rows(families)?;
-        Some(summary_from_totals(self.source.display().to_string(), kernels))
+        let mut summary = summary_from_totals(self.source.display().to_string(), kernels);
+        summary.partial.clone_from(&self.partial);
+        Some(summary)
     }
 }
 

@@ -118,7 +118,7 @@ fn read_chunked(reader: impl Read, path: &Path, chunk: usize) -> Result<Timeline
     let mut timeline = Timeline::new(path.display().to_string());
     let mut importer = Importer::default();
     match scanner.document(&mut timeline, &mut importer) {
-        Ok(()) => Ok(timeline),
+        Ok(()) | Err(Fail::Full) => Ok(timeline),
         Err(Fail::Cut { at, inside_events, reason }) if scanner.events > 0 => {
             let (line, offset) = scanner.locate(at);
             let place = if inside_events { "inside traceEvents" } else { "after traceEvents" };
@@ -141,8 +141,17 @@ fn read_chunked(reader: impl Read, path: &Path, chunk: usize) -> Result<Timeline
 }
 
 enum Fail {
-    Cut { at: usize, inside_events: bool, reason: &'static str },
-    Bad { at: usize, reason: String },
+    /// The memory budget is spent: the timeline says so and keeps what it holds.
+    Full,
+    Cut {
+        at: usize,
+        inside_events: bool,
+        reason: &'static str,
+    },
+    Bad {
+        at: usize,
+        reason: String,
+    },
     Io(std::io::Error),
 }
 
@@ -358,6 +367,9 @@ impl<R: Read> Scanner<R> {
                 Ok(((), next))
             })?;
             self.events += 1;
+            if timeline.is_full() {
+                return Err(Fail::Full);
+            }
             done = self.step(pos, |b, i| {
                 let i = ws(b, i)?;
                 match peek(b, i)? {

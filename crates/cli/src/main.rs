@@ -28,6 +28,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Most memory a loaded timeline may hold (e.g. 512M, 4G): a larger artifact is read up to
+    /// it and reported as partial. Default: PROF_MEMORY_BUDGET, else half of this machine's memory.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = prof_core::load_budget::parse_size)]
+    memory_budget: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,6 +80,9 @@ fn main() -> ExitCode {
         prof_core::guard::install(exe, vec![GUARD_ARG.into()]);
     }
     let cli = Cli::parse();
+    if let Some(bytes) = cli.memory_budget {
+        prof_core::load_budget::set_memory_budget(bytes);
+    }
     let registry = registry::build();
     let json = cli.command.json();
     let result = match cli.command {

@@ -122,6 +122,13 @@ pub fn signal_name(signal: i32) -> String {
     }
 }
 
+/// The note of a table whose last row has no line break: every writer prof reads ends each
+/// row with one, so the file was cut while it was written and that row (whose last field may
+/// have lost digits) was left out.
+pub fn cut_last_row(path: &std::path::Path, line: usize) -> String {
+    format!("{}:{line}: the last row has no line break (the file was cut short); it was left out", path.display())
+}
+
 /// Quotes a piece of tool output for an error message, trimmed and shortened to a readable
 /// length, so a garbage line never floods the terminal.
 pub fn quote(text: &str) -> String {

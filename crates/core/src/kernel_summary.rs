@@ -190,6 +190,29 @@ impl KernelAcc {
     }
 }
 
+/// Running sums of a totals report's rows (calls and ns), checked as each row is read: a file
+/// whose counts or times sum past 2^64 cannot be real, and a saturated or wrapped sum would
+/// make every share wrong. The readers of per-kernel totals feed every row through it, so the
+/// sums [`summary_from_totals`] takes afterwards cannot overflow.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CheckedTotals {
+    /// Calls summed so far.
+    pub calls: u64,
+    /// Time summed so far, ns.
+    pub ns: u64,
+}
+
+impl CheckedTotals {
+    /// Adds one row's `calls` and `ns`; the error says which sum passed 2^64.
+    pub fn add(&mut self, calls: u64, ns: u64) -> Result<(), String> {
+        let too_big =
+            |what: &str| format!("the {what} summed up to this row pass 2^64: the file's numbers cannot be real");
+        self.calls = self.calls.checked_add(calls).ok_or_else(|| too_big("call counts"))?;
+        self.ns = self.ns.checked_add(ns).ok_or_else(|| too_big("times"))?;
+        Ok(())
+    }
+}
+
 /// Orders kernel rows as every summary lists them: longest total first, ties by name.
 pub fn rank_kernels(kernels: &mut [KernelRow]) {
     kernels.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
@@ -322,6 +345,17 @@ fn device_time(device: u32, mut spans: Vec<(u64, u64)>) -> DeviceTime {
 mod tests {
     use super::*;
     use crate::timeline::DeviceOp;
+
+    #[test]
+    fn checked_totals_refuse_what_passes_64_bits() {
+        let mut sums = CheckedTotals::default();
+        sums.add(3, u64::MAX - 5).unwrap();
+        assert_eq!(sums, CheckedTotals { calls: 3, ns: u64::MAX - 5 });
+        assert!(sums.add(1, 6).unwrap_err().starts_with("the times summed"));
+        let mut sums = CheckedTotals::default();
+        sums.add(u64::MAX, 0).unwrap();
+        assert!(sums.add(1, 0).unwrap_err().starts_with("the call counts summed"));
+    }
 
     #[test]
     fn overlapping_streams_count_once_and_rows_rank_by_total() {

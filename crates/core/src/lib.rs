@@ -28,6 +28,7 @@ pub mod families;
 pub mod guard;
 pub mod intern;
 pub mod kernel_summary;
+pub mod load_budget;
 pub mod phases;
 pub mod probe;
 pub mod recorder;

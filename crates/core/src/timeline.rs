@@ -2,6 +2,7 @@
 //! and every analysis is written once against it.
 
 use crate::intern::{Interner, NameId};
+use crate::load_budget::{LoadBudget, DETAILS_BYTES, HOST_BYTES, OP_BYTES};
 use serde::Serialize;
 
 /// What a device operation does.
@@ -160,6 +161,8 @@ pub struct Timeline {
     pub counters: Vec<CounterSeries>,
     /// Set when the artifact was cut short and the timeline holds only what was read; says why.
     pub partial: Option<String>,
+    /// Bytes held against the memory budget, and the checked device time.
+    pub(crate) load: LoadBudget,
 }
 
 impl Timeline {
@@ -178,9 +181,86 @@ impl Timeline {
         self.names.resolve(id)
     }
 
-    /// Appends a device op.
+    /// A timeline from `source` that holds at most `bytes` (instead of the process's budget).
+    pub fn with_memory_budget(source: impl Into<String>, bytes: u64) -> Self {
+        let mut timeline = Self::new(source);
+        timeline.load.limit = Some(bytes);
+        timeline
+    }
+
+    /// Appends a device op, unless the memory budget is spent: then the timeline is marked
+    /// partial and takes no more (see [`Timeline::is_full`]).
     pub fn push_op(&mut self, op: DeviceOp) {
+        let bytes = OP_BYTES + if op.details.is_some() { DETAILS_BYTES } else { 0 };
+        if !self.take(bytes) {
+            return;
+        }
+        let sum = self.load.device_ns.checked_add(op.dur_ns);
+        match sum.filter(|_| op.start_ns.checked_add(op.dur_ns).is_some()) {
+            Some(sum) => self.load.device_ns = sum,
+            None => {
+                self.load.overflow_at.get_or_insert(self.ops.len());
+            }
+        }
         self.ops.push(op);
+    }
+
+    /// Appends a host span, unless the memory budget is spent (as [`Timeline::push_op`]).
+    pub fn push_host(&mut self, span: HostSpan) {
+        if self.take(HOST_BYTES) {
+            self.host.push(span);
+        }
+    }
+
+    /// True once the memory budget refused an op or span: a reader may stop reading.
+    pub fn is_full(&self) -> bool {
+        self.load.full
+    }
+
+    /// Counts `bytes` against the budget; the first refusal marks the timeline partial.
+    fn take(&mut self, bytes: u64) -> bool {
+        let was_full = self.load.full;
+        if self.load.take(bytes) {
+            return true;
+        }
+        if !was_full {
+            self.note_partial(self.load.note(self.ops.len()));
+        }
+        false
+    }
+
+    /// Marks the timeline partial for `reason`, after any reason noted before.
+    pub fn note_partial(&mut self, reason: String) {
+        self.partial = Some(match self.partial.take() {
+            Some(earlier) => format!("{earlier}; {reason}"),
+            None => reason,
+        });
+    }
+
+    /// Whether what was loaded can be analysed: an error when the memory budget was spent
+    /// before the first device op (an empty answer would be wrong), or naming the first op
+    /// whose duration took the summed device time (or its own end) past 2^64 ns: durations no
+    /// real trace has, which no sum can hold exactly.
+    pub fn check_loaded(&self) -> Result<(), String> {
+        if self.is_full() && self.ops.is_empty() {
+            return Err(format!(
+                "{}: the memory budget ({}) was spent before the first device op; raise it with --memory-budget \
+                 or PROF_MEMORY_BUDGET",
+                self.source,
+                crate::load_budget::human_bytes(self.load.limit.unwrap_or_else(crate::load_budget::memory_budget))
+            ));
+        }
+        let Some(index) = self.load.overflow_at else { return Ok(()) };
+        let op = &self.ops[index];
+        Err(format!(
+            "{}: device op {} ({}, start {} ns, duration {} ns): the time summed to it passes 2^64 ns (584 years); \
+             the file's durations cannot be real",
+            self.source,
+            index + 1,
+            crate::error::quote(self.name(op.name)),
+            op.start_ns,
+            op.dur_ns
+        ))
     }
 
     /// Earliest start and latest end over device ops and host spans, if any.
@@ -224,5 +304,53 @@ mod tests {
         let index = t.host_by_correlation()[&42];
         assert_eq!(t.name(t.host[index].name), "cudaLaunchKernel");
         assert_eq!(std::mem::size_of::<DeviceOp>(), 64);
+    }
+
+    #[test]
+    fn a_spent_budget_stops_the_timeline_and_says_so() {
+        // Room for three bare ops: the fourth is refused, and so is a host span after it.
+        let mut t = Timeline::with_memory_budget("big.json", 3 * OP_BYTES + 10);
+        let k = t.intern("k");
+        for i in 0..5 {
+            t.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, i * 10, 5));
+        }
+        t.push_host(HostSpan {
+            name: k,
+            category: HostCategory::Runtime,
+            pid: 1,
+            tid: 1,
+            start_ns: 0,
+            dur_ns: 1,
+            correlation: None,
+        });
+        assert_eq!((t.ops.len(), t.host.len()), (3, 0));
+        assert!(t.is_full());
+        let note = t.partial.as_deref().unwrap();
+        assert!(note.starts_with("stopped at the memory budget (202 B) after 3 device ops"), "{note}");
+        assert_eq!(note.matches("stopped").count(), 1, "noted once: {note}");
+        assert_eq!(t.check_loaded(), Ok(()), "a partial timeline with ops is analysed");
+        let mut empty = Timeline::with_memory_budget("big.json", 10);
+        empty.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, 0, 5));
+        let error = empty.check_loaded().unwrap_err();
+        assert!(
+            error.starts_with("big.json: the memory budget (10 B) was spent before the first device op"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn durations_that_sum_past_64_bits_name_the_op() {
+        let mut t = Timeline::new("bad.csv");
+        let (a, b) = (t.intern("a"), t.intern("b"));
+        t.push_op(DeviceOp::new(OpKind::Kernel, a, 0, 7, 0, u64::MAX - 10));
+        assert_eq!(t.check_loaded(), Ok(()));
+        t.push_op(DeviceOp::new(OpKind::Kernel, b, 0, 7, 5, 20));
+        let error = t.check_loaded().unwrap_err();
+        assert!(error.starts_with("bad.csv: device op 2 (`b`, start 5 ns, duration 20 ns)"), "{error}");
+        // An op whose own end passes 2^64 is refused the same way.
+        let mut t = Timeline::new("end.csv");
+        let a = t.intern("a");
+        t.push_op(DeviceOp::new(OpKind::Kernel, a, 0, 7, u64::MAX - 1, 2));
+        assert!(t.check_loaded().unwrap_err().contains("device op 1"));
     }
 }

@@ -114,19 +114,29 @@ fn bad_details_pages() {
         details_error(&no_value),
         "ncu --csv --page details: unexpected output at line 1: the header has no \"Metric Value\" column"
     );
-    // Cut in the middle of line 3, after the unit field: `…","Ghz",` then nothing.
+    // Cut inside the last row, the page ending there: refused naming the line, whatever the
+    // field count (a value cut to fewer digits would still fit it).
+    let whole = text.trim_end();
+    let err = details_error(&whole[..whole.len() - 3]);
+    let last = whole.lines().count();
+    assert!(
+        err.ends_with(&format!(
+            "line {last}: the last row has no line break (the output was cut short); capture it again"
+        )),
+        "{err}"
+    );
+    // Rows cut short but ending their line (a hand edit): each check names the line.
     let lines: Vec<&str> = text.lines().collect();
     let third = lines[2];
     let cut = &third[..third.find("\"Ghz\",").unwrap() + 6];
-    let err = details_error(&format!("{}\n{}\n{cut}", lines[0], lines[1]));
+    let err = details_error(&format!("{}\n{}\n{cut}\n", lines[0], lines[1]));
     assert!(err.ends_with("line 3: the metric `SM Frequency` has no value: the row is truncated"), "{err}");
     let before_value = &third[..third.find("\"Ghz\"").unwrap()];
-    let err = details_error(&format!("{}\n{before_value}", lines[0]));
+    let err = details_error(&format!("{}\n{before_value}\n", lines[0]));
     assert!(err.ends_with("line 2: 14 fields where 15 are needed: the row is truncated or not `,`-separated"), "{err}");
     let cut_quote = &third[..third.len() - 4];
-    assert!(
-        details_error(&format!("{}\n{cut_quote}", lines[0])).contains("line 2: the record ends inside a quoted field")
-    );
+    assert!(details_error(&format!("{}\n{cut_quote}\n", lines[0]))
+        .contains("line 2: the record ends inside a quoted field"));
     let wide = format!("{header}\n{},\"extra\",\"x\",\"y\",\"z\",\"w\"\n", lines[1]);
     assert!(details_error(&wide).contains("line 2: 21 fields, but the header has 20"), "{}", details_error(&wide));
     let speedup = text.replacen("\"local\",\"97.05\"", "\"local\",\"lots\"", 1);
@@ -148,20 +158,24 @@ fn bad_raw_pages() {
     let text = fixture("h200-ncu/nvjet-raw.csv");
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 5, "header, units and 3 launches");
-    let no_units = [lines[0], lines[2], lines[3]].join("\n");
+    let no_units = [lines[0], lines[2], lines[3], ""].join("\n");
     assert_eq!(
         raw_error(&no_units),
         "ncu --csv --page raw: unexpected output at line 2: expected the units row (empty launch columns, then \
          one unit per metric) after the header, found a launch row"
     );
-    assert!(raw_error(lines[0]).contains("line 1: the page has a header but no rows"));
-    assert!(raw_error(&lines[..2].join("\n")).contains("line 2: the page has a header and units but no launch rows"));
+    assert!(raw_error(&format!("{}\n", lines[0])).contains("line 1: the page has a header but no rows"));
+    let units_only = format!("{}\n", lines[..2].join("\n"));
+    assert!(raw_error(&units_only).contains("line 2: the page has a header and units but no launch rows"));
     let half = &lines[3][..lines[3].len() / 2];
     let truncated = format!("{}\n{}\n{}\n{half}", lines[0], lines[1], lines[2]);
     let err = raw_error(&truncated);
-    assert!(err.starts_with("ncu --csv --page raw: unexpected output at line 4: "), "{err}");
+    assert!(
+        err.starts_with("ncu --csv --page raw: unexpected output at line 4: the last row has no line break"),
+        "{err}"
+    );
     let at_comma = &lines[3][..lines[3][..lines[3].len() / 2].rfind("\",").unwrap() + 2];
-    let err = raw_error(&format!("{}\n{}\n{at_comma}", lines[0], lines[1]));
+    let err = raw_error(&format!("{}\n{}\n{at_comma}\n", lines[0], lines[1]));
     assert!(err.contains("line 3: ") && err.contains("fields where 794 are needed"), "{err}");
     let missing_id = text.replacen("\"ID\"", "\"Launch\"", 1);
     assert!(raw_error(&missing_id).contains("no ncu CSV header found"));

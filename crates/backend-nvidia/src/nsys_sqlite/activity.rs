@@ -91,6 +91,9 @@ impl<'e> Reader<'e> {
         let mut rows = statement.query([]).map_err(|e| sql_error(path, &format!("reading {table}"), &e))?;
         let mut at = At { path, table, row: 0 };
         while let Some(row) = rows.next().map_err(|e| sql_error(path, &format!("reading {table}"), &e))? {
+            if timeline.is_full() {
+                break;
+            }
             at.row += 1;
             match table {
                 KERNEL_TABLE => {
@@ -103,11 +106,11 @@ impl<'e> Reader<'e> {
                 }
                 RUNTIME_TABLE => {
                     let span = self.api_call(row, &at, timeline)?;
-                    timeline.host.push(span);
+                    timeline.push_host(span);
                 }
                 _ => {
                     let span = self.nvtx_range(row, &at, timeline)?;
-                    timeline.host.push(span);
+                    timeline.push_host(span);
                 }
             }
         }

@@ -157,10 +157,24 @@ fn bad_input_names_file_line_and_column() {
     assert!(err.starts_with("short.csv:2: expected 9 fields as in the header, found 8"), "{err}");
 
     let exec = fixture_text("cudalm_rtx2080ti_nsys2022.4.2_kernexecsum.csv");
-    // Cut 20 bytes into the quoted kernel name of the fifth row (line 6).
+    // Cut 20 bytes into the quoted kernel name of the fifth row (line 6): the file ends there,
+    // so that row is left out and the table says so; the four rows before it are read.
     let inside = exec.match_indices(",\"").nth(4).unwrap().0 + 20;
-    let err = error(exec.get(..inside).unwrap(), "cut.csv");
-    assert_eq!(err, "cut.csv:6: a quoted field opened here is never closed");
+    let cut = StatsTable::parse(exec.get(..inside).unwrap(), Path::new("cut.csv")).unwrap();
+    assert_eq!(cut.rows.len(), 4);
+    assert_eq!(
+        cut.partial.as_deref(),
+        Some("cut.csv:6: the last row has no line break (the file was cut short); it was left out")
+    );
+    // A quote left open before the end of the file is still an error naming its line.
+    let err = error(&format!("{}\n", exec.get(..inside).unwrap()), "open.csv");
+    assert_eq!(err, "open.csv:6: a quoted field opened here is never closed");
+    // Totals that sum past 2^64 ns name the row that passed it.
+    let big = kern.replacen(",2762929184,", ",18446744073709551000,", 1);
+    assert_eq!(
+        error(&big, "big.csv"),
+        "big.csv:3: the times summed up to this row pass 2^64: the file's numbers cannot be real"
+    );
 
     let table = fixture_path("tienshen_rtx3060ti_nvtx_sum_int8_table.txt");
     let err = StatsTable::from_file(&table).unwrap_err().to_string();

@@ -70,8 +70,18 @@ pub enum Loaded {
 /// Loads `path` with the first backend tool or importer that recognises it. Every failure is
 /// bad input (exit 3) naming the path.
 pub fn load_any(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, Failure> {
-    load_recognised(registry, path, families)
-        .map_err(|failure| failure.or_kind(Kind::BadInput).at_path(path.display().to_string()))
+    let loaded = match load_recognised(registry, path, families) {
+        Ok(Loaded::Timeline(timeline)) => checked(timeline).map(Loaded::Timeline),
+        other => other,
+    };
+    loaded.map_err(|failure| failure.or_kind(Kind::BadInput).at_path(path.display().to_string()))
+}
+
+/// `timeline`, unless its durations sum past what any sum can hold exactly (an error naming
+/// the op: a number from it would be wrong).
+pub fn checked(timeline: Timeline) -> Result<Timeline, Failure> {
+    timeline.check_loaded().map_err(|reason| Failure::new(Kind::BadInput, reason))?;
+    Ok(timeline)
 }
 
 /// Refuses what cannot be an artifact before any loader opens it: a missing path, a broken
@@ -160,14 +170,16 @@ fn load_recognised(registry: &Registry, path: &Path, families: &Families) -> Res
 }
 
 #[cfg(feature = "nvidia")]
-fn load_embedded() -> Result<Timeline, String> {
-    prof_backend_nvidia::torch_trace::read_torch_trace(EMBEDDED_TRACE, Path::new(EMBEDDED_NAME))
-        .map_err(|e| e.to_string())
+fn load_embedded() -> Result<Timeline, Failure> {
+    let timeline = prof_backend_nvidia::torch_trace::read_torch_trace(EMBEDDED_TRACE, Path::new(EMBEDDED_NAME))
+        .map_err(|e| Failure::from(e.to_string()))?;
+    timeline.check_loaded().map_err(|reason| Failure::new(Kind::BadInput, reason))?;
+    Ok(timeline)
 }
 
 #[cfg(not(feature = "nvidia"))]
-fn load_embedded() -> Result<Timeline, String> {
-    Err("this build has no NVIDIA backend, so no embedded default profile: give a PATH".to_owned())
+fn load_embedded() -> Result<Timeline, Failure> {
+    Err("this build has no NVIDIA backend, so no embedded default profile: give a PATH".into())
 }
 
 /// Loads the family table: the built-ins, with the user's file in front.

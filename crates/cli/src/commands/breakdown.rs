@@ -165,6 +165,7 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
     let ascend = sections::AscendPrefetch::start(paths.first().map(PathBuf::as_path));
     let loading = progress::spinner("loading the capture".to_owned(), true);
     let timeline = tool.load(&paths).map_err(|e| Failure::from(e).or_kind(Kind::BadInput))?;
+    let timeline = super::analyze::checked(timeline)?;
     loading.finish();
     let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
     let summary = summarize_kernels(&timeline, &families);

@@ -304,6 +304,7 @@ fn finish(
     if let Some(tool) = tool {
         let paths: Vec<PathBuf> = plan.artifacts.iter().map(|a| a.path.clone()).collect();
         let timeline = tool.load(&paths).map_err(|e| e.to_string())?;
+        timeline.check_loaded()?;
         let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
         let families = families(None)?;
         let summary = summarize_kernels(&timeline, &families);

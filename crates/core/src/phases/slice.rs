@@ -126,6 +126,7 @@ impl Timeline {
                 })
                 .collect(),
             partial: self.partial.clone(),
+            ..Timeline::default()
         }
     }
 }
