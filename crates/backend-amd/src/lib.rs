@@ -21,6 +21,7 @@ pub mod detect;
 pub mod error;
 pub mod rocm_smi_concise;
 pub mod rocm_smi_json;
+pub mod rocpd;
 pub mod rocprof_csv;
 pub mod rocprof_importers;
 pub mod rocprof_legacy;
@@ -28,6 +29,7 @@ pub mod rocprof_stats;
 pub mod rocprofv3_counter_report;
 pub mod rocprofv3_counters;
 pub mod rocprofv3_deep_dive;
+pub mod rocprofv3_json;
 pub mod rocprofv3_tool;
 pub mod rocprofv3_trace;
 pub mod rsmi_lib;
@@ -89,7 +91,12 @@ impl Vendor for AmdVendor {
 
     /// Legacy rocprof `results.csv` dispatch tables and kernel stats (totals only).
     fn importers(&self) -> Vec<Box<dyn prof_core::Importer>> {
-        vec![Box::new(rocprof_importers::RocprofResultsImporter), Box::new(rocprof_importers::KernelStatsImporter)]
+        vec![
+            Box::new(rocprof_importers::RocprofResultsImporter),
+            Box::new(rocprof_importers::KernelStatsImporter),
+            Box::new(rocprof_importers::Rocprofv3JsonImporter),
+            Box::new(rocprof_importers::RocpdImporter),
+        ]
     }
 
     /// `rocprofv3 --pmc` hardware counters of one kernel ([`rocprofv3_deep_dive::Rocprofv3CounterTool`]).

@@ -154,7 +154,16 @@ impl<R: BufRead> CsvReader<R> {
     /// Column `index` of `record` as an unsigned integer; an error naming the column otherwise.
     pub fn u64(&self, record: &Record, index: usize) -> Result<u64> {
         let text = self.text(record, index).trim();
-        text.parse::<u64>().map_err(|_| self.bad_value(record, index, "an unsigned integer"))
+        text.parse::<u64>().map_err(|_| {
+            let rounded = text.contains(['E', 'e']) && text.parse::<f64>().is_ok();
+            let what = if rounded {
+                "an unsigned integer (a number in scientific notation was rounded when the file was re-saved, by a \
+                 spreadsheet or pandas: its nanoseconds are lost)"
+            } else {
+                "an unsigned integer"
+            };
+            self.bad_value(record, index, what)
+        })
     }
 
     /// Like [`CsvReader::u64`] for a column that may be absent from the header.

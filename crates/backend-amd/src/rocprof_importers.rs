@@ -89,3 +89,54 @@ mod tests {
         assert!(!KernelStatsImporter.recognizes(tmp.path()), "only a directory holding the file itself");
     }
 }
+
+/// Reads rocprofv3's JSON output (`--output-format json`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Rocprofv3JsonImporter;
+
+impl Importer for Rocprofv3JsonImporter {
+    fn name(&self) -> &'static str {
+        "rocprofv3-json"
+    }
+
+    fn recognizes(&self, path: &Path) -> bool {
+        path.is_file() && crate::rocprofv3_json::is_rocprofv3_json(path)
+    }
+
+    fn recognize(&self, path: &Path) -> Option<prof_core::Recognition> {
+        self.recognizes(path).then(|| {
+            prof_core::Recognition::new(prof_core::Certainty::Signature, "JSON with the `rocprofiler-sdk-tool` key")
+        })
+    }
+
+    fn load(&self, path: &Path) -> Result<Timeline> {
+        crate::rocprofv3_json::load(path)
+    }
+}
+
+/// Reads rocprofv3's rocpd SQLite database (the default output since ROCm 7).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RocpdImporter;
+
+impl Importer for RocpdImporter {
+    fn name(&self) -> &'static str {
+        "rocpd-sqlite"
+    }
+
+    fn recognizes(&self, path: &Path) -> bool {
+        path.is_file() && crate::rocpd::is_rocpd(path)
+    }
+
+    fn recognize(&self, path: &Path) -> Option<prof_core::Recognition> {
+        self.recognizes(path).then(|| {
+            prof_core::Recognition::new(
+                prof_core::Certainty::Signature,
+                "SQLite with rocpd_metadata and the kernels view",
+            )
+        })
+    }
+
+    fn load(&self, path: &Path) -> Result<Timeline> {
+        crate::rocpd::load(path)
+    }
+}

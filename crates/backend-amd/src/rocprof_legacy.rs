@@ -10,14 +10,26 @@
 //! with no per-dimension split, so grid and block are left unset. Kernel names are kept as
 //! rocprof prints them, `[clone .kd]` suffix included. No correlation id: this table does not
 //! link dispatches to API calls.
+//!
+//! rocprof-compute (Omniperf) keeps the same table as `timestamps.csv` in its workload
+//! directories, with columns renamed: over rocprof v1 (ROCm 6.0) `Dispatch_ID, Kernel_Name,
+//! GPU_ID, queue-id, …, Start_Timestamp, End_Timestamp, …`; over rocprofv3 (ROCm 6.1+)
+//! `Dispatch_ID, GPU_ID, Queue_ID, …, Arch_VGPR, …, Kernel_Name, Start_Timestamp,
+//! End_Timestamp, Correlation_ID`. Each column is looked up under every name it has had.
 
 use crate::rocprof_csv::CsvReader;
 use prof_core::{DeviceOp, OpKind, Result, Timeline};
 use std::io::BufRead;
 use std::path::Path;
 
-/// The columns the loader needs.
-pub const COLUMNS: &[&str] = &["KernelName", "gpu-id", "queue-id", "BeginNs", "EndNs"];
+/// The columns the loader needs, each under the names rocprof v1 and rocprof-compute give it.
+pub const COLUMNS: [&[&str]; 5] = [
+    &["KernelName", "Kernel_Name"],
+    &["gpu-id", "GPU_ID"],
+    &["queue-id", "Queue_ID"],
+    &["BeginNs", "Start_Timestamp"],
+    &["EndNs", "End_Timestamp"],
+];
 
 const EXPECTED: &str = "a rocprof v1 results.csv header (Index, KernelName, gpu-id, queue-id, …, DispatchNs, \
      BeginNs, EndNs, CompleteNs, DurationNs)";
@@ -26,7 +38,7 @@ const EXPECTED: &str = "a rocprof v1 results.csv header (Index, KernelName, gpu-
 pub fn is_results_csv(path: &Path) -> bool {
     path.is_file()
         && path.extension().is_some_and(|e| e == "csv")
-        && CsvReader::open(path).is_ok_and(|csv| csv.has_all(COLUMNS))
+        && CsvReader::open(path).is_ok_and(|csv| COLUMNS.iter().all(|names| names.iter().any(|n| csv.has_all(&[n]))))
 }
 
 /// Loads the dispatch table at `path`.
@@ -39,12 +51,15 @@ pub fn load(path: &Path) -> Result<Timeline> {
 /// Appends the dispatches of `csv` to `timeline`; returns how many.
 pub fn read<R: BufRead>(mut csv: CsvReader<R>, timeline: &mut Timeline) -> Result<usize> {
     let mut index = [0usize; 5];
-    for (slot, name) in index.iter_mut().zip(COLUMNS) {
-        *slot = csv.require(name, EXPECTED)?;
+    for (slot, names) in index.iter_mut().zip(COLUMNS) {
+        *slot = match names.iter().find_map(|n| csv.find(n)) {
+            Some(at) => at,
+            None => csv.require(names[0], EXPECTED)?,
+        };
     }
     let [name, gpu, queue, begin, end] = index;
-    let lds = csv.find("lds");
-    let vgpr = csv.find("arch_vgpr");
+    let lds = csv.find("lds").or_else(|| csv.find("LDS_Per_Workgroup"));
+    let vgpr = csv.find("arch_vgpr").or_else(|| csv.find("Arch_VGPR"));
     let mut added = 0;
     while let Some(r) = csv.next_record()?.filter(|_| !timeline.is_full()) {
         let (start_ns, end_ns) = (csv.u64(&r, begin)?, csv.u64(&r, end)?);
@@ -109,5 +124,26 @@ mod tests {
         let e = parse("KernelName,gpu-id,queue-id,BeginNs\n").unwrap_err().to_string();
         assert!(e.contains("results.csv:1") && e.contains("`EndNs`") && e.contains("rocprof v1"), "{e}");
         assert!(!is_results_csv(&fixture_path("rocprofv3/sdk1.0_kernel_trace.csv")));
+    }
+
+    /// rocprof-compute's `timestamps.csv`, real files of both header styles (tests/fixtures/amd/
+    /// SOURCES.md). python csv: MI200 (over rocprof v1) 3 dispatches, 20640 + 15520 + 16480 =
+    /// 52640 ns on GPU_ID 2; MI300X (over rocprofv3) 16119 + 13560 + 13480 = 43159 ns on GPU_ID
+    /// 60633; the MI300A file's timestamps were rounded to `1.62068E+14` and are refused.
+    #[test]
+    fn rocprof_compute_timestamps_of_both_header_styles() {
+        for (workload, device, durations) in [
+            ("device_filter_MI200", 2, [20_640, 15_520, 16_480]),
+            ("device_filter_MI300X_A1", 60_633, [16_119, 13_560, 13_480]),
+        ] {
+            let path = fixture_path(&format!("rocprof-compute/{workload}/timestamps.csv"));
+            assert!(is_results_csv(&path), "{workload}");
+            let t = load(&path).unwrap();
+            assert_eq!(t.ops.iter().map(|o| o.dur_ns).collect::<Vec<_>>(), durations, "{workload}");
+            assert!(t.ops.iter().all(|o| o.device == device && t.name(o.name).starts_with("vecCopy(double*")));
+        }
+        let rounded = fixture_path("rocprof-compute/vcopy_MI300A_A1/timestamps.csv");
+        let e = load(&rounded).unwrap_err().to_string();
+        assert!(e.contains("timestamps.csv:2: `Start_Timestamp` is `1.62068E+14`") && e.contains("scientific"), "{e}");
     }
 }

@@ -238,17 +238,7 @@ fn op(step: &str, group: &str, name: &str, entry: &Value, path: &Path) -> Result
 }
 
 /// One transport's totals over a rank's ops.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct TransportTotal {
-    /// `RDMA`, `HCCS`, `PCIE` or `SDMA`.
-    pub transport: String,
-    /// Ops that moved data over it.
-    pub ops: u64,
-    /// Transit size, bytes.
-    pub bytes: u64,
-    /// Transit time, ns.
-    pub transit_ns: u64,
-}
+pub use prof_core::vendor_tables::TransportTotal;
 
 /// Bytes, transit time and ops per transport over `ops`, by transport name.
 pub fn transport_totals(ops: &[CommOp]) -> Vec<TransportTotal> {

@@ -6,26 +6,11 @@
 
 use crate::communication::{object, scaled_number, steps};
 use crate::error::AscendError;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// One link's totals over the file's ops.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct MatrixLink {
-    /// Sending rank.
-    pub src: u32,
-    /// Receiving rank.
-    pub dst: u32,
-    /// Transport type as written (`LOCAL`, `HCCS`, `PCIE`, `RDMA`).
-    pub transport: String,
-    /// Ops that used the link.
-    pub ops: u64,
-    /// Transit size, bytes.
-    pub bytes: u64,
-    /// Transit time, ns.
-    pub transit_ns: u64,
-}
+pub use prof_core::vendor_tables::Link as MatrixLink;
 
 /// Reads `communication_matrix.json` at `path`: the links by (src, dst, transport).
 pub fn load(path: &Path) -> Result<Vec<MatrixLink>, AscendError> {

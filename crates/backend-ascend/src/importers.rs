@@ -4,7 +4,7 @@
 use crate::csv_table::CsvTable;
 use crate::profile_dir::ProfileFiles;
 use crate::{op_statistic, op_table, trace_json};
-use prof_core::{Families, Importer, KernelSummary, Result, Timeline};
+use prof_core::{Certainty, Families, Importer, KernelSummary, Recognition, Result, StreamedSummary, Timeline};
 use std::io::{BufRead, Read};
 use std::path::Path;
 
@@ -32,8 +32,20 @@ impl Importer for OpTableImporter {
         path.is_file() && csv_header(path).is_some_and(|h| op_table::is_op_table_header(&h))
     }
 
+    fn recognize(&self, path: &Path) -> Option<Recognition> {
+        self.recognizes(path).then(|| Recognition::new(Certainty::Signature, "the header of an Ascend op table"))
+    }
+
     fn load(&self, path: &Path) -> Result<Timeline> {
         Ok(op_table::load(path)?)
+    }
+
+    fn stream_summary(&self, path: &Path, families: &Families) -> Option<Result<StreamedSummary>> {
+        Some(
+            crate::op_table_summary::summarize(path, families)
+                .map(|s| StreamedSummary { summary: s.summary, op_types: Some(s.op_types) })
+                .map_err(Into::into),
+        )
     }
 }
 
@@ -100,6 +112,21 @@ impl Importer for ProfileDirImporter {
             || name.ends_with("_ascend_pt")
             || matches!(name, "ASCEND_PROFILER_OUTPUT" | "mindstudio_profiler_output");
         named || ProfileFiles::find(path).is_ok()
+    }
+
+    fn recognize(&self, path: &Path) -> Option<Recognition> {
+        if !path.is_dir() {
+            return None;
+        }
+        // The directory's files carry msprof's and torch_npu's own names: surer than the msprof
+        // tool's look for `PROF_*` directories, and this importer also reads op_statistic alone.
+        if ProfileFiles::find(path).is_ok() {
+            return Some(Recognition::new(
+                Certainty::Signature,
+                "a directory holding msprof / torch_npu profile files",
+            ));
+        }
+        self.recognizes(path).then(|| Recognition::new(Certainty::Name, "the name of an Ascend profile directory"))
     }
 
     fn load(&self, path: &Path) -> Result<Timeline> {

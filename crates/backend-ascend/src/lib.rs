@@ -61,6 +61,7 @@ pub mod toolkit_info;
 pub mod tools;
 pub mod trace_flows;
 pub mod trace_json;
+mod vendor_extras;
 
 pub use error::AscendError;
 pub use tools::SearchPaths;
@@ -111,6 +112,38 @@ impl Vendor for AscendVendor {
     /// `npu-smi info` (and `-t common` / `-t usages` where they work) per sample ([`npu_smi_probe::NpuSmiProbe`]).
     fn utilization_probe(&self) -> Option<prof_core::Result<Box<dyn prof_core::UtilizationProbe>>> {
         Some(npu_smi_probe::NpuSmiProbe::open(&self.paths).map(|p| Box::new(p) as Box<dyn prof_core::UtilizationProbe>))
+    }
+
+    /// The op checks (compute-bound, static vs dynamic) of an Ascend profile or op table.
+    fn sections(&self, path: &std::path::Path) -> Vec<prof_core::section::Section> {
+        vendor_extras::sections(path)
+    }
+
+    /// `communication.json` under or beside the artifact.
+    fn communication(&self, path: &std::path::Path) -> Option<prof_core::Result<prof_core::vendor_tables::CommTable>> {
+        vendor_extras::communication(path)
+    }
+
+    /// `step_trace_time.csv`, `communication.json` and `communication_matrix.json` of a rank.
+    fn rank_tables(&self, path: &std::path::Path) -> prof_core::vendor_tables::RankTables {
+        vendor_extras::rank_tables(path)
+    }
+
+    /// A torch_npu profile directory's `profiler_info_<R>.json`.
+    fn rank_of_entry(&self, entry: &std::path::Path) -> Option<u32> {
+        vendor_extras::rank_of_entry(entry)
+    }
+
+    /// msprof-analyze's `cluster_analysis_output/cluster_step_trace_time.csv`.
+    fn cluster_table(&self, path: &std::path::Path) -> Option<prof_core::vendor_tables::ClusterTable> {
+        vendor_extras::cluster_table(path)
+    }
+
+    fn cluster_splits(
+        &self,
+        table: &std::path::Path,
+    ) -> prof_core::Result<Vec<(u32, prof_core::analysis::ranks::RankSplit)>> {
+        vendor_extras::cluster_splits(table)
     }
 
     /// msprof captures loaded as profile directories ([`msprof_tool::MsprofTool`]).

@@ -1,21 +1,24 @@
-//! Per-task op tables into [`Timeline`] device ops: torch_npu's `kernel_details.csv` and
-//! msprof's `op_summary_*.csv`.
+//! Per-task op tables into [`Timeline`] device ops: torch_npu's `kernel_details.csv`, msprof's
+//! `op_summary_*.csv` and msprof's `task_time_*.csv` (every task of the device, kernels and
+//! runtime bookkeeping alike, without op types).
 //!
 //! Column names by producer, from the recorded headers:
 //!
-//! | field | torch_npu `kernel_details.csv` (2023-11) | msprof `op_summary_*.csv` (CANN 8.x) |
-//! |---|---|---|
-//! | name | `Name` | `Op Name` |
-//! | op type | `Type` | `OP Type` |
-//! | core | `Accelerator Core` | `Task Type` |
-//! | start | `Start Time(us)` | `Task Start Time(us)` (tab-padded) |
-//! | duration | `Duration(us)` | `Task Duration(us)` |
-//! | blocks | `Block Dim`, `Mix Block Dim` | `Block Num`, `Mix Block Num` |
-//! | device | — (one file per rank) | `Device_id` |
+//! | field | torch_npu `kernel_details.csv` (2023-11) | msprof `op_summary_*.csv` (CANN 8.x) | msprof `task_time_*.csv` (CANN 8.x) |
+//! |---|---|---|---|
+//! | name | `Name` | `Op Name` | `kernel_name` |
+//! | op type | `Type` | `OP Type` | — |
+//! | core | `Accelerator Core` | `Task Type` | `kernel_type` |
+//! | start | `Start Time(us)` | `Task Start Time(us)` (tab-padded) | `task_start(us)` (tab-padded) |
+//! | duration | `Duration(us)` | `Task Duration(us)` | `task_time(us)` |
+//! | blocks | `Block Dim`, `Mix Block Dim` | `Block Num`, `Mix Block Num` | — |
+//! | device | — (one file per rank) | `Device_id` | `Device_id` (older msprof: none) |
 //!
-//! Both have `Stream ID`, `Task ID`, `Input Shapes` and the per-metric-set `aic_*` / `aiv_*`
-//! columns. A value of `N/A` is absent: an HCCL row's `Stream ID` is `N/A`, so the op gets
-//! [`UNKNOWN_STREAM`]; a file without a device column puts every op on device 0.
+//! The first two have `Stream ID`, `Task ID`, `Input Shapes` and the per-metric-set `aic_*` /
+//! `aiv_*` columns; task_time has `stream_id` and `task_id`. A value of `N/A` is absent: an
+//! HCCL row's `Stream ID` is `N/A`, so the op gets [`UNKNOWN_STREAM`]; a task without a name
+//! (task_time's `PROFILING_ENABLE`, `TASK_TIMEOUT_SET` rows) is named by its task type; a file
+//! without a device column puts every op on device 0.
 
 use crate::csv_table::{CsvReader, CsvTable, Header, Row};
 use crate::error::AscendError;
@@ -28,17 +31,17 @@ pub const UNKNOWN_STREAM: u64 = u64::MAX;
 /// Names of each column across producers, torch_npu first.
 pub mod columns {
     /// Op (kernel) name.
-    pub const NAME: &[&str] = &["Name", "Op Name"];
+    pub const NAME: &[&str] = &["Name", "Op Name", "kernel_name"];
     /// Framework op type.
     pub const OP_TYPE: &[&str] = &["Type", "OP Type"];
     /// Core / task type.
-    pub const CORE: &[&str] = &["Accelerator Core", "Task Type"];
+    pub const CORE: &[&str] = &["Accelerator Core", "Task Type", "kernel_type"];
     /// Start, µs.
-    pub const START: &[&str] = &["Start Time(us)", "Task Start Time(us)"];
+    pub const START: &[&str] = &["Start Time(us)", "Task Start Time(us)", "task_start(us)"];
     /// Duration, µs.
-    pub const DURATION: &[&str] = &["Duration(us)", "Task Duration(us)"];
+    pub const DURATION: &[&str] = &["Duration(us)", "Task Duration(us)", "task_time(us)"];
     /// Stream.
-    pub const STREAM: &[&str] = &["Stream ID"];
+    pub const STREAM: &[&str] = &["Stream ID", "stream_id"];
     /// Device.
     pub const DEVICE: &[&str] = &["Device_id"];
     /// Blocks (cores) the op was spread over.
@@ -129,8 +132,16 @@ pub fn load(path: &std::path::Path) -> Result<Timeline, AscendError> {
 /// are allocated once, not doubled and copied).
 const RESERVE_AFTER: usize = 4096;
 
+/// The name of a row's task: its name, else (a runtime task without one) its task type.
+pub(crate) fn task_name<'a>(row: &Row<'a>, layout: &Layout) -> Result<&'a str, AscendError> {
+    match row.get(Some(layout.name)).or_else(|| row.get(layout.core)) {
+        Some(name) => Ok(name),
+        None => row.text(layout.name),
+    }
+}
+
 fn row_op(row: &Row<'_>, layout: &Layout, timeline: &mut Timeline) -> Result<DeviceOp, AscendError> {
-    let name = row.text(layout.name)?;
+    let name = task_name(row, layout)?;
     let start = row.micros_ns(Some(layout.start))?.ok_or_else(|| row.error(layout.start, "is empty or N/A"))?;
     let dur = row.micros_ns(Some(layout.duration))?.ok_or_else(|| row.error(layout.duration, "is empty or N/A"))?;
     let core = row.get(layout.core).unwrap_or("");

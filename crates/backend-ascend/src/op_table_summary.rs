@@ -18,22 +18,10 @@ use prof_core::analysis::intervals::SortedUnion;
 use prof_core::intern::FxHashMap;
 use prof_core::kernel_summary::{family_rows, rank_kernels, KernelAcc};
 use prof_core::{DeviceTime, Families, Interner, KernelRow, KernelSummary, NameId};
-use serde::Serialize;
 use std::path::Path;
 
 /// Tasks and time of one op type (`Type` / `OP Type`; rows without one count as `N/A`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OpTypeTotal {
-    /// The op type.
-    #[serde(rename = "type")]
-    pub op_type: String,
-    /// Rows of that type.
-    pub calls: u64,
-    /// Their summed duration, ns.
-    pub total_ns: u64,
-    /// Share of all rows' duration, percent.
-    pub share_pct: f64,
-}
+pub use prof_core::OpTypeTotal;
 
 /// What one streaming pass over an op table yields.
 #[derive(Debug, Clone, PartialEq)]
@@ -252,7 +240,7 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
     let mut row_types: Vec<NameId> = Vec::new();
     let mut last_device = 0;
     while let Some(row) = reader.next_row()? {
-        let name = row.text(layout.name)?;
+        let name = crate::op_table::task_name(&row, layout)?;
         let start = row.micros_ns(Some(layout.start))?.ok_or_else(|| row.error(layout.start, "is empty or N/A"))?;
         let dur = row.micros_ns(Some(layout.duration))?.ok_or_else(|| row.error(layout.duration, "is empty or N/A"))?;
         let device = match row.integer(layout.device)? {

@@ -144,7 +144,11 @@ fn importers_recognize_by_header_and_name() {
     assert!(OpTableImporter.recognizes(&fixture_path(KERNEL_DETAILS)));
     assert!(OpTableImporter.recognizes(&fixture_path(A003_OP_SUMMARY)));
     assert!(!OpTableImporter.recognizes(&pipe.join("op_statistic_20260823165335.csv")));
-    assert!(!OpTableImporter.recognizes(&pipe.join("task_time_20260823165335.csv")));
+    // task_time is a per-task table too (python csv: 6 rows, task_time(us) summing to 184.982).
+    let task_time = pipe.join("task_time_20260823165335.csv");
+    assert!(OpTableImporter.recognizes(&task_time));
+    let t = OpTableImporter.load(&task_time).unwrap();
+    assert_eq!((t.ops.len(), t.ops.iter().map(|o| o.dur_ns).sum::<u64>()), (6, 184_982));
     assert!(OpStatisticImporter.recognizes(&pipe.join("op_statistic_20260823165335.csv")));
     assert!(TraceImporter.recognizes(&pipe.join("msprof_20260823165334.json")));
     assert!(ProfileDirImporter.recognizes(&pipe));

@@ -7,7 +7,8 @@
 //! older msprof writes `PROF_*/device_<n>/timeline/msprof_<n>_<model>_<iter>.json`. The search
 //! goes four levels down from the given directory.
 //!
-//! Best available: per-task ops from the op table (`kernel_details.csv`, else `op_summary_*`),
+//! Best available: per-task ops from the op table (`kernel_details.csv`, else `op_summary_*`,
+//! else `task_time_*`, which has every task but no op types),
 //! host spans and counters from the trace (`trace_view.json`, else `msprof_*.json`), whose
 //! device ops stand in when there is no op table; with neither, the per-type totals of
 //! `op_statistic_*`. What is missing, and which analyses that skips, goes into
@@ -24,7 +25,7 @@ use std::path::{Path, PathBuf};
 pub struct ProfileFiles {
     /// The directory searched.
     pub root: PathBuf,
-    /// Per-task op table: `kernel_details.csv` or `op_summary_*.csv`.
+    /// Per-task op table: `kernel_details.csv`, `op_summary_*.csv` or `task_time_*.csv`.
     pub op_table: Option<PathBuf>,
     /// Chrome trace: `trace_view.json` or `msprof_*.json`.
     pub trace: Option<PathBuf>,
@@ -39,6 +40,7 @@ type NameTest = fn(&str) -> bool;
 const ROLES: &[(Role, NameTest)] = &[
     (Role::OpTable, |n| n == "kernel_details.csv"),
     (Role::OpTable, |n| n.starts_with("op_summary") && n.ends_with(".csv")),
+    (Role::OpTable, |n| n.starts_with("task_time") && n.ends_with(".csv")),
     (Role::Trace, |n| n == "trace_view.json"),
     (Role::Trace, |n| n.starts_with("msprof") && n.ends_with(".json")),
     (Role::OpStatistic, |n| n.starts_with("op_statistic") && n.ends_with(".csv")),
@@ -96,7 +98,7 @@ impl ProfileFiles {
             return Err(AscendError::file(
                 root,
                 0,
-                "no Ascend profile files here (looked for kernel_details.csv, op_summary_*.csv, \
+                "no Ascend profile files here (looked for kernel_details.csv, op_summary_*.csv, task_time_*.csv, \
                  trace_view.json, msprof_*.json, op_statistic_*.csv four levels down)",
             ));
         }
@@ -113,15 +115,22 @@ impl ProfileFiles {
         let mut notes = Vec::new();
         if self.summary_only() {
             notes.push(
-                "no op table (kernel_details.csv / op_summary_*.csv) and no trace (trace_view.json / msprof_*.json): \
+                "no op table (kernel_details.csv / op_summary_*.csv / task_time_*.csv) and no trace (trace_view.json / msprof_*.json): \
                  per-op-type totals from op_statistic only; timeline analyses (streams, bubbles, overlap, steps, \
                  diagnosis) skipped",
             );
         } else {
             if self.op_table.is_none() {
                 notes.push(
-                    "no op table (kernel_details.csv / op_summary_*.csv): ops come from the trace, without op types, \
-                     block dims or shapes",
+                    "no op table (kernel_details.csv / op_summary_*.csv / task_time_*.csv): ops come from the trace, \
+                     without op types, block dims or shapes",
+                );
+            }
+            let task_time = self.op_table.as_deref().and_then(|p| p.file_name()).and_then(|n| n.to_str());
+            if task_time.is_some_and(|n| n.starts_with("task_time")) {
+                notes.push(
+                    "ops come from task_time (no op_summary / kernel_details.csv): without op types, block dims or \
+                     shapes, so the Ascend op checks are skipped",
                 );
             }
             if self.trace.is_none() {

@@ -69,3 +69,22 @@ fn directories_without_profile_files_are_errors() {
     std::fs::remove_dir_all(&empty).unwrap();
     assert!(result.unwrap_err().to_string().contains("kernel_details.csv"));
 }
+
+/// A real msprof tree with task_time and op_statistic but no op_summary: task_time gives the
+/// timeline (every task, runtime tasks named by their type). Expected from python's csv module
+/// on the file: 7 rows summing to 249,692.68 µs; `main_kernel` 3 tasks, 249,611.26 µs.
+#[test]
+fn task_time_is_the_op_table_when_there_is_no_op_summary() {
+    let root = fixture_path("neo-pan_tilelang_msprof/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA");
+    let files = ProfileFiles::find(&root).unwrap();
+    assert!(files.op_table.as_deref().unwrap().ends_with("task_time_20260605155140.csv"));
+    let t = files.load().unwrap();
+    assert_eq!(t.ops.len(), 7);
+    assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 249_692_680);
+    let main: Vec<_> = t.ops.iter().filter(|o| t.name(o.name) == "main_kernel").collect();
+    assert_eq!((main.len(), main.iter().map(|o| o.dur_ns).sum::<u64>()), (3, 249_611_260));
+    assert!(main.iter().all(|o| o.kind == prof_core::OpKind::Kernel));
+    let timeout: Vec<_> = t.ops.iter().filter(|o| t.name(o.name) == "TASK_TIMEOUT_SET").collect();
+    assert_eq!((timeout.len(), timeout[0].dur_ns, timeout[0].kind), (1, 81_400, prof_core::OpKind::Other));
+    assert!(t.partial.as_deref().unwrap().contains("ops come from task_time"), "{:?}", t.partial);
+}

@@ -84,6 +84,15 @@ impl Vendor for NvidiaVendor {
         vec![Box::new(cupti_tool::CuptiTool::new()), Box::new(nsys_tool::NsysTool::new())]
     }
 
+    /// A Kineto trace's `distributedInfo.rank` (torch.profiler names its files by host, pid
+    /// or worker, not rank).
+    fn rank_of_entry(&self, entry: &std::path::Path) -> Option<u32> {
+        if !entry.is_file() || !torch_trace::looks_like_torch_trace(entry) {
+            return None;
+        }
+        torch_trace::distributed_rank(entry)
+    }
+
     fn importers(&self) -> Vec<Box<dyn Importer>> {
         vec![
             Box::new(torch_importer::TorchTraceImporter),

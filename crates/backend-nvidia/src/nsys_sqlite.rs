@@ -19,8 +19,11 @@
 //!   export's time zero are left out: they have no interval on the capture's clock.
 //!
 //! Names are resolved through `StringIds` once per distinct id. Rows are streamed from SQLite
-//! straight into the timeline. The database is opened read-only; `META_DATA_EXPORT` must say
-//! export schema major version 3. Files that are not a whole SQLite database (an `.nsys-rep`
+//! straight into the timeline. The database is opened read-only. Its metadata table says
+//! which export schema it has: `META_DATA_EXPORT` since nsys 2023.3 (schema 3.4), before it
+//! `EXPORT_META_DATA` (nsys 2022.1–2023.1: schema 2.9.1, 3.0.0, 3.1.2); nsys 2021 exports
+//! have none and are read by their tables alone (their activity columns are the ones read
+//! here). Schema majors 2 and 3 are read; any other is refused. Files that are not a whole SQLite database (an `.nsys-rep`
 //! or `.qdstrm` given by mistake, a text file, a truncated copy) are refused before SQLite
 //! opens them, with the command that makes the export.
 
@@ -34,10 +37,13 @@ use rusqlite::{Connection, OpenFlags};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The export schema major version this loader reads (nsys 2024.6.2 writes 3.16.1).
-pub const SUPPORTED_SCHEMA_MAJOR: u32 = 3;
+/// The export schema major versions this loader reads (nsys 2022.1 writes 2.9.1, 2024.6.2
+/// writes 3.16.1).
+pub const SUPPORTED_SCHEMA_MAJORS: [u32; 2] = [2, 3];
 /// Tables every nsys export has and this loader needs.
-pub const REQUIRED_TABLES: [&str; 2] = ["META_DATA_EXPORT", "StringIds"];
+pub const REQUIRED_TABLES: [&str; 1] = ["StringIds"];
+/// The metadata table, by its name since nsys 2023.3 and before.
+pub const METADATA_TABLES: [&str; 2] = ["META_DATA_EXPORT", "EXPORT_META_DATA"];
 /// Kernel executions.
 pub const KERNEL_TABLE: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
 /// Memory copies.
@@ -52,7 +58,7 @@ pub const NVTX_TABLE: &str = "NVTX_EVENTS";
 /// export with none of them recorded no CUDA work.
 pub const CUDA_TABLES: [&str; 4] = [KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE];
 
-/// What an export says about itself in `META_DATA_EXPORT`.
+/// What an export says about itself in its metadata table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportInfo {
     /// `EXPORT_PRODUCT_VERSION`: the nsys that wrote it (`2024.6.2.225`).
@@ -126,17 +132,19 @@ pub fn export_info(path: &Path) -> Result<ExportInfo> {
     Export::open(path).map(|export| export.info)
 }
 
-/// True when `path` is an SQLite database with the tables of an nsys export: a cheap check
-/// (the file's first bytes and the table list) for choosing a loader.
+/// True when `path` is an SQLite database with the tables of an nsys export (`StringIds`
+/// and a metadata table or a CUDA activity table): a cheap check (the file's first bytes and
+/// the table list) for choosing a loader.
 pub fn is_nsys_export(path: &Path) -> bool {
     let mut magic = [0u8; 16];
     let is_sqlite = std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
         .is_ok_and(|()| &magic == SQLITE_MAGIC);
     is_sqlite
-        && open_read_only(path)
-            .and_then(|conn| table_names(&conn))
-            .is_ok_and(|tables| REQUIRED_TABLES.iter().all(|t| tables.contains(*t)))
+        && open_read_only(path).and_then(|conn| table_names(&conn)).is_ok_and(|tables| {
+            REQUIRED_TABLES.iter().all(|t| tables.contains(*t))
+                && METADATA_TABLES.iter().chain(&CUDA_TABLES).any(|t| tables.contains(*t))
+        })
 }
 
 /// An open, checked export.
@@ -156,13 +164,27 @@ impl Export {
         if !missing.is_empty() {
             let reason = format!(
                 "is an SQLite database without the table(s) {} that every nsys export has: not an nsys \
-                 export (or one older than export schema {SUPPORTED_SCHEMA_MAJOR}); export it again with \
-                 `nsys export --type sqlite`",
+                 export; export the report with `nsys export --type sqlite`",
                 missing.join(", ")
             );
             return Err(Error::artifact(path, 0, reason));
         }
-        let info = read_info(&conn, path)?;
+        let info = match METADATA_TABLES.iter().find(|t| tables.contains(**t)) {
+            Some(table) => read_info(&conn, path, table)?,
+            None if CUDA_TABLES.iter().any(|t| tables.contains(*t)) => ExportInfo {
+                product_version: None,
+                schema_version: "unrecorded (no metadata table: nsys 2021 or older)".to_owned(),
+                schema_major: 0,
+            },
+            None => {
+                let reason = format!(
+                    "is an SQLite database with StringIds but neither a metadata table ({}) nor CUDA \
+                     activity: not an nsys export",
+                    METADATA_TABLES.join(" or ")
+                );
+                return Err(Error::artifact(path, 0, reason));
+            }
+        };
         if !CUDA_TABLES.iter().any(|t| tables.contains(*t)) {
             let reason = format!(
                 "has none of the tables {}: the capture recorded no CUDA work (was it traced with \
@@ -189,13 +211,13 @@ fn table_names(conn: &Connection) -> rusqlite::Result<BTreeSet<String>> {
     names.collect()
 }
 
-fn read_info(conn: &Connection, path: &Path) -> Result<ExportInfo> {
-    let fail = |e: rusqlite::Error| sql_error(path, "reading META_DATA_EXPORT", &e);
+fn read_info(conn: &Connection, path: &Path, table: &str) -> Result<ExportInfo> {
+    let fail = |e: rusqlite::Error| sql_error(path, &format!("reading {table}"), &e);
     let mut statement = conn
-        .prepare(
-            "SELECT name, value FROM META_DATA_EXPORT WHERE name IN \
-             ('EXPORT_PRODUCT_VERSION', 'EXPORT_SCHEMA_VERSION', 'EXPORT_SCHEMA_VERSION_MAJOR')",
-        )
+        .prepare(&format!(
+            "SELECT name, value FROM {table} WHERE name IN \
+             ('EXPORT_PRODUCT_VERSION', 'EXPORT_SCHEMA_VERSION', 'EXPORT_SCHEMA_VERSION_MAJOR')"
+        ))
         .map_err(fail)?;
     let mut rows = statement.query([]).map_err(fail)?;
     let (mut product, mut version, mut major) = (None, None, None);
@@ -209,16 +231,16 @@ fn read_info(conn: &Connection, path: &Path) -> Result<ExportInfo> {
         }
     }
     let Some(schema_version) = version.or_else(|| major.clone()) else {
-        let reason = "META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION, so the export schema is unknown";
+        let reason = format!("{table} has no EXPORT_SCHEMA_VERSION, so the export schema is unknown");
         return Err(Error::artifact(path, 0, reason));
     };
     let major_text = major.unwrap_or_else(|| schema_version.split('.').next().unwrap_or("").to_owned());
-    let schema_major = major_text.trim().parse::<u32>().ok().filter(|m| *m == SUPPORTED_SCHEMA_MAJOR);
+    let schema_major = major_text.trim().parse::<u32>().ok().filter(|m| SUPPORTED_SCHEMA_MAJORS.contains(m));
     let Some(schema_major) = schema_major else {
         let writer = product.as_deref().map(|p| format!(" (written by nsys {p})")).unwrap_or_default();
         let reason = format!(
-            "export schema version {schema_version}{writer} is not supported: prof reads export schema \
-             {SUPPORTED_SCHEMA_MAJOR}.x (nsys 2024.6.2 writes 3.16.1)"
+            "export schema version {schema_version}{writer} is not supported: prof reads export schemas \
+             2.x and 3.x (nsys 2022.1 writes 2.9.1, nsys 2024.6.2 writes 3.16.1)"
         );
         return Err(Error::artifact(path, 0, reason));
     };

@@ -45,8 +45,8 @@ use prof_core::families::Families;
 use prof_core::kernel_summary::KernelSummary;
 use prof_core::tools::find_program;
 use prof_core::{
-    BreakdownTool, CapturePlan, CaptureRange, CaptureRequest, Error, ExpectedArtifact, Importer, Result, RunPlan,
-    Timeline,
+    BreakdownTool, CapturePlan, CaptureRange, CaptureRequest, Certainty, Error, ExpectedArtifact, Importer,
+    Recognition, Result, RunPlan, StreamedSummary, Timeline,
 };
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -178,7 +178,11 @@ impl NsysTool {
         StatsTable::from_file(path)
     }
 
-    fn load_one(path: &Path) -> Result<Timeline> {
+    fn load_one(&self, path: &Path) -> Result<Timeline> {
+        if matches!(nsys_sqlite::extension(path).as_deref(), Some("nsys-rep" | "qdrep")) && path.is_file() {
+            let export = report_export::export_of(self, path)?;
+            return nsys_sqlite::load(&export);
+        }
         if path.is_dir() {
             let export = Self::export_path(path);
             if !export.exists() {
@@ -300,7 +304,7 @@ impl BreakdownTool for NsysTool {
     /// CSV is read and then refused, saying it has no timeline and how to read it.
     fn load(&self, artifacts: &[PathBuf]) -> Result<Timeline> {
         match artifacts {
-            [one] => Self::load_one(one),
+            [one] => self.load_one(one),
             [] => Err(Error::Unsupported("nsys: no artifact to load".to_owned())),
             _ => Err(Error::Unsupported(format!("nsys: load one export at a time ({} given)", artifacts.len()))),
         }
@@ -367,12 +371,25 @@ impl Importer for NsysExportImporter {
         nsys_sqlite::is_nsys_export(path)
     }
 
+    fn recognize(&self, path: &Path) -> Option<Recognition> {
+        self.recognizes(path).then(|| Recognition::new(Certainty::Signature, "SQLite with the nsys export tables"))
+    }
+
     fn load(&self, path: &Path) -> Result<Timeline> {
         nsys_sqlite::load(path)
+    }
+
+    /// Kernels, copies and sets only: the runtime and NVTX tables add nothing to a summary.
+    fn stream_summary(&self, path: &Path, families: &Families) -> Option<Result<StreamedSummary>> {
+        Some(
+            nsys_sqlite::summarize_device_ops(path, families)
+                .map(|summary| StreamedSummary { summary, op_types: None }),
+        )
     }
 }
 
 mod launch;
+mod report_export;
 
 #[cfg(test)]
 mod tests;

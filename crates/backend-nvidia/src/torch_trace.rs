@@ -7,7 +7,8 @@
 //! keys it needs; memory stays at the buffer plus the timeline. A top-level array of events
 //! (the Chrome "array format") is read too.
 //!
-//! Only complete events (`"ph": "X"`) are imported, by `cat`:
+//! Only complete events (`"ph": "X"`) are imported, by `cat` (any case; PyTorch 1.8/1.9 wrote
+//! `Kernel`, `Memcpy`, `Memset`, `Runtime`, `Operator` for the names below):
 //! - `kernel` → [`OpKind::Kernel`] (a name containing `nccl` → [`OpKind::Communication`]),
 //!   `gpu_memcpy` → [`OpKind::Memcpy`], `gpu_memset` → [`OpKind::Memset`]; device from
 //!   `args.device` (else `pid`), stream from `args.stream` (else `tid`), correlation from
@@ -30,12 +31,15 @@
 //! line and byte offset. A file cut short (or a gzip stream that ends early) **after at
 //! least one complete event** gives a partial timeline: every event before the cut (the
 //! event the cut falls in is dropped whole), with [`Timeline::partial`] saying where it
-//! stopped; a file cut before its first complete event is an error.
+//! stopped; a file cut before its first complete event is an error. So is a file whose
+//! complete events are all of categories prof does not read (an empty report would be wrong).
 
 mod event;
 mod scan;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod versions_tests;
 
 use event::{parse_event, Importer};
 use prof_core::{Error, Result, Timeline};
@@ -73,22 +77,101 @@ pub fn load_torch_trace(path: &Path) -> Result<Timeline> {
     }
 }
 
-/// True when the head of the file at `path` reads like a Kineto trace: a `traceEvents`
-/// key beside Kineto's `schemaVersion` or `deviceProperties`.
+/// True when the file at `path` reads like a Kineto trace: a `traceEvents` key in its
+/// (decompressed) head with Kineto's `schemaVersion` or `deviceProperties` beside it (keys
+/// written after `traceEvents` are looked for in the last 64 KiB of a plain file) or an event
+/// of a category the importer reads (`kernel`, `cpu_op`, … in any case); or a top-level array
+/// of events with a CUDA category or PyTorch 1.8's `Operator`. Heads holding Ascend's process
+/// or category names (torch_npu and msprof write the same Chrome format) are not taken.
 pub fn looks_like_torch_trace(path: &Path) -> bool {
-    let Ok(mut file) = File::open(path) else { return false };
-    let mut head = vec![0u8; SNIFF_BYTES];
-    let Ok(n) = read_full(&mut file, &mut head) else { return false };
-    head.truncate(n);
-    if head.starts_with(&GZIP_MAGIC) {
-        let mut unzipped = vec![0u8; SNIFF_BYTES];
-        let mut decoder = flate2::read::MultiGzDecoder::new(head.as_slice());
+    torch_trace_evidence(path).is_some()
+}
+
+/// What made [`looks_like_torch_trace`] say yes: `Some(true)` for Kineto's own top-level keys,
+/// `Some(false)` for Kineto event categories only (a top-level array of events, as Kineto
+/// wrote before PyTorch 1.8, counts when its events have them).
+pub fn torch_trace_evidence(path: &Path) -> Option<bool> {
+    let (head, tail) = head_and_tail(path, SNIFF_BYTES)?;
+    let has = |text: &[u8], needle: &[u8]| memchr::memmem::find(text, needle).is_some();
+    // torch_npu and msprof write the same Chrome format with `cpu_op` events: their own
+    // process and category names tell them apart.
+    if ASCEND_MARKERS.iter().any(|marker| has(&head, marker)) {
+        return None;
+    }
+    if !has(&head, b"\"traceEvents\"") {
+        if !head.trim_ascii_start().starts_with(b"[") {
+            return None;
+        }
+        // Kineto before PyTorch 1.8 wrote an array with every host operator first (its first
+        // CUDA event is 19 MB into the recorded sample): its own `Operator` category counts.
+        let operator = memchr::memmem::find_iter(&head, b"\"cat\"").any(|at| category_at(&head, at) == b"Operator");
+        return (operator || kineto_category(&head)).then_some(false);
+    }
+    let kineto_keys = |text: &[u8]| has(text, b"\"schemaVersion\"") || has(text, b"\"deviceProperties\"");
+    if kineto_keys(&head) || tail.as_deref().is_some_and(kineto_keys) {
+        return Some(true);
+    }
+    let known = memchr::memmem::find_iter(&head, b"\"cat\"").any(|at| event::is_known_category(category_at(&head, at)));
+    known.then_some(false)
+}
+
+/// Names only Ascend traces (torch_npu's trace_view.json, msprof's timeline JSON) hold.
+const ASCEND_MARKERS: [&[u8]; 4] = [b"Ascend Hardware", b"AscendCL", b"\"async_npu\"", b"\"HostToDevice\""];
+
+/// The rank a Kineto trace's `distributedInfo` names (`"rank": 3`), looked for in its head and,
+/// for a plain file, its tail; `None` when it names none.
+pub fn distributed_rank(path: &Path) -> Option<u32> {
+    let (head, tail) = head_and_tail(path, SNIFF_BYTES)?;
+    [Some(head), tail].into_iter().flatten().find_map(|text| {
+        let at = memchr::memmem::find(&text, b"\"distributedInfo\"")?;
+        let info = &text[at..text.len().min(at + 4096)];
+        let info = &info[..memchr::memchr(b'}', info)?];
+        let key = memchr::memmem::find(info, b"\"rank\"")?;
+        let value = info[key + 6..].trim_ascii_start().strip_prefix(b":")?.trim_ascii_start();
+        let digits = value.iter().take_while(|b| b.is_ascii_digit()).count();
+        std::str::from_utf8(&value[..digits]).ok()?.parse().ok()
+    })
+}
+
+/// The first `bytes` of the (decompressed) file, and the last [`SNIFF_BYTES`] of a plain file
+/// longer than that.
+fn head_and_tail(path: &Path, bytes: usize) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+    let mut file = File::open(path).ok()?;
+    let mut magic = [0u8; 2];
+    let gz = file.read_exact(&mut magic).is_ok() && magic == GZIP_MAGIC;
+    file.rewind().ok()?;
+    if gz {
+        let mut unzipped = vec![0u8; bytes];
+        let mut decoder = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
         let n = read_full(&mut decoder, &mut unzipped).unwrap_or(0);
         unzipped.truncate(n);
-        head = unzipped;
+        return Some((unzipped, None));
     }
-    let has = |needle: &[u8]| memchr::memmem::find(&head, needle).is_some();
-    has(b"\"traceEvents\"") && (has(b"\"schemaVersion\"") || has(b"\"deviceProperties\""))
+    let mut head = vec![0u8; bytes];
+    let n = read_full(&mut file, &mut head).ok()?;
+    head.truncate(n);
+    if n < bytes {
+        return Some((head, None));
+    }
+    let mut tail = vec![0u8; SNIFF_BYTES];
+    let len = file.seek(std::io::SeekFrom::End(0)).ok()?;
+    file.seek(std::io::SeekFrom::Start(len.saturating_sub(SNIFF_BYTES as u64))).ok()?;
+    let n = read_full(&mut file, &mut tail).ok()?;
+    tail.truncate(n);
+    Some((head, Some(tail)))
+}
+
+/// True when some `"cat": "…"` in `text` names a CUDA category the importer reads.
+fn kineto_category(text: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, b"\"cat\"").any(|at| event::is_cuda_category(category_at(text, at)))
+}
+
+/// The string value of the `"cat"` key at `at` in `text` (empty when it is not a string).
+fn category_at(text: &[u8], at: usize) -> &[u8] {
+    let rest = &text[at + 5..];
+    let rest = rest.trim_ascii_start().strip_prefix(b":").unwrap_or_default().trim_ascii_start();
+    let Some(rest) = rest.strip_prefix(b"\"") else { return b"" };
+    rest.split(|&b| b == b'"').next().unwrap_or_default()
 }
 
 /// Reads until `buf` is full or the input ends; an error after some bytes ends the read.
@@ -118,6 +201,22 @@ fn read_chunked(reader: impl Read, path: &Path, chunk: usize) -> Result<Timeline
     let mut timeline = Timeline::new(path.display().to_string());
     let mut importer = Importer::default();
     match scanner.document(&mut timeline, &mut importer) {
+        Ok(()) if timeline.ops.is_empty() && timeline.host.is_empty() && importer.unknown_complete > 0 => {
+            // Complete events of categories prof does not know, and nothing else: reporting an
+            // empty run would be a wrong answer.
+            Err(Error::artifact(
+                path,
+                1,
+                format!(
+                    "holds {} complete events but none in a category prof reads (categories seen: {}); \
+                     it reads kernel, gpu_memcpy, gpu_memset, cuda_runtime, cuda_driver, cpu_op and \
+                     user_annotation, in any case, and the PyTorch 1.8/1.9 names Kernel, Memcpy, Memset, \
+                     Runtime, Operator",
+                    importer.unknown_complete,
+                    importer.unknown_categories.join(", ")
+                ),
+            ))
+        }
         Ok(()) | Err(Fail::Full) => Ok(timeline),
         Err(Fail::Cut { at, inside_events, reason }) if scanner.events > 0 => {
             let (line, offset) = scanner.locate(at);

@@ -53,6 +53,11 @@ pub struct BreakdownReport<'a> {
     /// For a `prof util --csv` recording: the verdict of `prof util` on it (added in 0.3.0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub util_verdict: Option<&'a prof_core::Verdict>,
+    /// How the artifact was recognised (added in 0.5.0): `vendor`, `name` (the reader),
+    /// `certainty` (`name`, `content` or `signature`), `reason`, and `inner` (the file read
+    /// when a directory was given that holds one artifact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<&'a prof_core::Format>,
 }
 
 impl<'a> BreakdownReport<'a> {
@@ -77,6 +82,7 @@ impl<'a> BreakdownReport<'a> {
             analyses: None,
             phases: None,
             util_verdict: None,
+            format: None,
         }
     }
 }

@@ -82,7 +82,7 @@ pub fn breakdown_page(timeline: Option<&Timeline>, summary: &KernelSummary, sect
     block(&mut body, "Timeline per device stream (idle gaps shaded red)", timeline.and_then(strip::timeline_strip));
     block(&mut body, "Where each device's wall time went", bars::temporal_bars(sections));
     for section in sections {
-        block(&mut body, section.title, Some(format!("<pre>{}</pre>\n", escape(&section.text))));
+        block(&mut body, &section.title, Some(format!("<pre>{}</pre>\n", escape(&section.text))));
     }
     page(&format!("prof breakdown: {}", summary.source), &body)
 }

@@ -70,6 +70,19 @@ impl Command {
 /// The hidden argument that runs prof as its own guard ([`prof_core::guard`]).
 const GUARD_ARG: &str = "__guard";
 
+/// The command line, with `analyze --help` listing the registry's readers (so the list cannot
+/// drift from what the binary reads).
+fn parse(registry: &prof_core::Registry) -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut formats = String::from("Formats read (recognised by content; the surest reader wins):\n");
+    for (vendor, names) in registry.formats_by_vendor() {
+        formats.push_str(&format!("  {vendor}: {}\n", names.join(", ")));
+    }
+    let command = Cli::command().mut_subcommand("analyze", |analyze| analyze.after_help(formats));
+    let matches = command.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+}
+
 fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|arg| arg == GUARD_ARG) {
         prof_core::guard::run_guard();
@@ -79,11 +92,11 @@ fn main() -> ExitCode {
     if let Ok(exe) = std::env::current_exe() {
         prof_core::guard::install(exe, vec![GUARD_ARG.into()]);
     }
-    let cli = Cli::parse();
+    let registry = registry::build();
+    let cli = parse(&registry);
     if let Some(bytes) = cli.memory_budget {
         prof_core::load_budget::set_memory_budget(bytes);
     }
-    let registry = registry::build();
     let json = cli.command.json();
     let result = match cli.command {
         Command::Detect(args) => commands::detect::run(&registry, &args),

@@ -4,8 +4,6 @@
 //! [`Section::key`]). A section with nothing to say (no host spans, one stream, no counters)
 //! is left out rather than printed empty.
 
-mod ascend;
-pub use ascend::AscendPrefetch;
 pub(crate) mod comm;
 mod counters;
 mod gaps;
@@ -14,6 +12,8 @@ mod layers;
 mod overlap;
 mod streams;
 mod temporal;
+mod vendor;
+pub use vendor::VendorPrefetch;
 
 use prof_core::families::Families;
 use prof_core::kernel_summary::KernelSummary;
@@ -25,7 +25,7 @@ pub struct Section {
     /// Key in the JSON `analyses` object.
     pub key: &'static str,
     /// Heading of the text block.
-    pub title: &'static str,
+    pub title: String,
     /// The text block (tables, findings), ending in a newline.
     pub text: String,
     /// The same facts for `--json`.
@@ -41,13 +41,15 @@ pub struct SectionContext<'a> {
     /// The artifact's path, when it came from a file (vendor-specific sections re-read
     /// columns the timeline does not keep).
     pub path: Option<&'a Path>,
-    /// The Ascend op checks, when they were started before the timeline was loaded.
-    pub ascend: &'a AscendPrefetch,
+    /// The backends' own sections, started before the timeline was loaded.
+    pub vendor: &'a VendorPrefetch,
+    /// The backends, for the vendor tables a section reads beside the artifact.
+    pub registry: &'a prof_core::Registry,
 }
 
 /// Every section that has something to say about `timeline`, in reading order.
 pub fn all(timeline: &Timeline, context: &SectionContext) -> Vec<Section> {
-    let builders: [fn(&Timeline, &SectionContext) -> Option<Section>; 9] = [
+    let builders: [fn(&Timeline, &SectionContext) -> Option<Section>; 8] = [
         temporal::section,
         streams::section,
         gaps::section,
@@ -56,9 +58,10 @@ pub fn all(timeline: &Timeline, context: &SectionContext) -> Vec<Section> {
         layers::section,
         counters::section,
         comm::section,
-        ascend::section,
     ];
-    builders.iter().filter_map(|build| build(timeline, context)).collect()
+    let mut sections: Vec<Section> = builders.iter().filter_map(|build| build(timeline, context)).collect();
+    sections.extend(context.vendor.take());
+    sections
 }
 
 /// The sections as one text block, each under its title.

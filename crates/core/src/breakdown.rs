@@ -4,6 +4,7 @@
 //! the tool then *loads* the artifacts into a [`Timeline`]. Loading is a pure function of
 //! the files, tested on recorded real artifacts.
 
+use crate::door::{Certainty, Recognition};
 use crate::error::{Error, Result};
 use crate::families::Families;
 use crate::kernel_summary::KernelSummary;
@@ -202,6 +203,11 @@ pub trait BreakdownTool: Send + Sync {
     fn load(&self, artifacts: &[PathBuf]) -> Result<Timeline>;
     /// True when this tool can load the artifact at `path` (by name or content).
     fn recognizes(&self, path: &Path) -> bool;
+    /// How sure this tool is that it reads `path`, and why ([`crate::Registry::recognize`]
+    /// takes the surest reader). By default: [`Self::recognizes`], as content.
+    fn recognize(&self, path: &Path) -> Option<Recognition> {
+        self.recognizes(path).then(|| Recognition::new(Certainty::Content, format!("{} output", self.name())))
+    }
     /// After a failed capture into `out_dir`: what the tool's own logs say went wrong and
     /// how to fix it, when the tool knows (a report that was never finished, a permission).
     fn explain_failure(&self, out_dir: &Path) -> Option<String> {
@@ -217,6 +223,11 @@ pub trait Importer: Send + Sync {
     fn name(&self) -> &'static str;
     /// True when the file or directory at `path` is in this format (by name or content; cheap).
     fn recognizes(&self, path: &Path) -> bool;
+    /// How sure this importer is that `path` is in its format, and why. By default:
+    /// [`Self::recognizes`], as content.
+    fn recognize(&self, path: &Path) -> Option<Recognition> {
+        self.recognizes(path).then(|| Recognition::new(Certainty::Content, format!("a {} file", self.name())))
+    }
     /// Loads it into a timeline.
     fn load(&self, path: &Path) -> Result<Timeline>;
     /// For formats that hold only per-kernel totals (nsys `stats` CSV), not a timeline: the
@@ -225,6 +236,42 @@ pub trait Importer: Send + Sync {
         let _ = (path, families);
         None
     }
+    /// Reads the format from memory (an artifact embedded in the binary); `None` when the
+    /// format is read from files only.
+    fn read_bytes(&self, bytes: &[u8], name: &Path) -> Option<Result<Timeline>> {
+        let _ = (bytes, name);
+        None
+    }
+    /// For formats that can be ranked while they stream, without a timeline (a multi-GB op
+    /// table, a database's device tables): the summary alone (`prof analyze --summary-only`).
+    fn stream_summary(&self, path: &Path, families: &Families) -> Option<Result<StreamedSummary>> {
+        let _ = (path, families);
+        None
+    }
+}
+
+/// A kernel summary computed while the artifact streamed, with the per-op-type totals the
+/// format keeps (Ascend op tables).
+#[derive(Debug, Clone)]
+pub struct StreamedSummary {
+    /// The ranked kernels and families.
+    pub summary: KernelSummary,
+    /// Tasks and time per op type, longest first, where the format has op types.
+    pub op_types: Option<Vec<OpTypeTotal>>,
+}
+
+/// Tasks and time of one op type.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct OpTypeTotal {
+    /// The op type (`MatMul`).
+    #[serde(rename = "type")]
+    pub op_type: String,
+    /// Tasks of it.
+    pub calls: u64,
+    /// Their total device time, ns.
+    pub total_ns: u64,
+    /// Share of all op time, %.
+    pub share_pct: f64,
 }
 
 #[cfg(test)]

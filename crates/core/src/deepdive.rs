@@ -36,6 +36,12 @@ pub trait DeepDive: Send + Sync {
     fn load(&self, artifacts: &[PathBuf]) -> Result<Vec<KernelReport>>;
     /// True when this tool can load the artifact at `path`.
     fn recognizes(&self, path: &Path) -> bool;
+    /// How sure this tool is that it reads `path`, and why. By default: [`Self::recognizes`],
+    /// as content.
+    fn recognize(&self, path: &Path) -> Option<crate::door::Recognition> {
+        self.recognizes(path)
+            .then(|| crate::door::Recognition::new(crate::door::Certainty::Content, format!("{} output", self.name())))
+    }
     /// What the capture's logs in `out_dir` say went wrong, with the fix, when the tool knows.
     /// Asked after a failed capture and after a successful one that produced no report
     /// (ncu exits 0 when the kernel filter matched nothing).

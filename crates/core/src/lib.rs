@@ -23,6 +23,7 @@ pub mod breakdown;
 pub mod capture;
 pub mod deepdive;
 pub mod diagnosis;
+pub mod door;
 pub mod error;
 pub mod families;
 pub mod guard;
@@ -31,10 +32,13 @@ pub mod kernel_summary;
 pub mod load_budget;
 pub mod phases;
 pub mod probe;
+pub mod rank_job;
 pub mod recorder;
 pub mod registry;
 pub mod samples_csv;
+pub mod section;
 pub mod serve_watch;
+pub mod sniff;
 pub mod supervisor;
 pub mod timeline;
 pub mod tool_cache;
@@ -44,12 +48,15 @@ pub mod util_summary;
 pub mod util_ticks;
 pub mod util_verdict;
 pub mod vendor;
+pub mod vendor_tables;
 
 pub use breakdown::{
-    BreakdownTool, CapturePlan, CaptureRange, CaptureRequest, ExpectedArtifact, Importer, WindowControl,
+    BreakdownTool, CapturePlan, CaptureRange, CaptureRequest, ExpectedArtifact, Importer, OpTypeTotal, StreamedSummary,
+    WindowControl,
 };
 pub use deepdive::{DeepDive, DeepDiveRequest, Finding, KernelReport, Occupancy, Roofline, Severity};
 pub use diagnosis::{diagnose, Diagnosis, DiagnosisKind, DiagnosisReport};
+pub use door::{Certainty, Format, Loaded, Recognition};
 pub use error::{Error, Result};
 pub use families::{Families, Family};
 pub use intern::{Interner, NameId};

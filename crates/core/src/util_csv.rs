@@ -46,6 +46,29 @@ pub fn is_util_csv(path: &Path) -> bool {
     header_matches(first.trim_end_matches(['\n', '\r']))
 }
 
+/// The `prof util --csv` recording as a format of the registry ([`crate::Registry::load`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UtilCsvImporter;
+
+impl crate::Importer for UtilCsvImporter {
+    fn name(&self) -> &'static str {
+        "prof util CSV"
+    }
+
+    fn recognizes(&self, path: &Path) -> bool {
+        path.is_file() && is_util_csv(path)
+    }
+
+    fn recognize(&self, path: &Path) -> Option<crate::door::Recognition> {
+        self.recognizes(path)
+            .then(|| crate::door::Recognition::new(crate::door::Certainty::Signature, "the `prof util --csv` header"))
+    }
+
+    fn load(&self, path: &Path) -> Result<Timeline> {
+        load_util_csv(path)
+    }
+}
+
 fn header_matches(line: &str) -> bool {
     let fixed = CSV_COLUMNS.join(",");
     line.strip_prefix(&fixed).is_some_and(|rest| rest.is_empty() || rest.starts_with(','))

@@ -1,11 +1,14 @@
 //! The [`Vendor`] trait and what detection reports: devices, driver, and each tool's status.
 
+use crate::analysis::ranks::RankSplit;
 use crate::breakdown::{BreakdownTool, Importer};
 use crate::deepdive::DeepDive;
 use crate::error::Result;
 use crate::probe::UtilizationProbe;
+use crate::section::Section;
+use crate::vendor_tables::{ClusterTable, CommTable, RankTables};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One accelerator vendor's backend: detection plus the three capabilities, each optional.
 ///
@@ -34,6 +37,38 @@ pub trait Vendor: Send + Sync {
     /// The single-kernel deep-dive tool, if the backend has one.
     fn deep_dive(&self) -> Option<Box<dyn DeepDive>> {
         None
+    }
+    /// The backend's own analyses of the artifact at `path` beyond its timeline (columns the
+    /// timeline does not keep), as sections; empty when it has none for this path. Depends on
+    /// the path only, so it may run while the timeline loads.
+    fn sections(&self, path: &Path) -> Vec<Section> {
+        let _ = path;
+        Vec::new()
+    }
+    /// The vendor's per-op communication table under or beside `path`, when there is one.
+    fn communication(&self, path: &Path) -> Option<Result<CommTable>> {
+        let _ = path;
+        None
+    }
+    /// The vendor's own per-rank tables under `path` (a rank's entry in a job directory).
+    fn rank_tables(&self, path: &Path) -> RankTables {
+        let _ = path;
+        RankTables::default()
+    }
+    /// The rank of a job directory's entry that has no rank in its name, read from what the
+    /// vendor's tools write inside it (a torch_npu `profiler_info_<R>.json`).
+    fn rank_of_entry(&self, entry: &Path) -> Option<u32> {
+        let _ = entry;
+        None
+    }
+    /// The job-wide table of per-rank splits at or under `path`, when the vendor writes one.
+    fn cluster_table(&self, path: &Path) -> Option<ClusterTable> {
+        let _ = path;
+        None
+    }
+    /// The per-rank splits of a [`ClusterTable`] file, by rank.
+    fn cluster_splits(&self, table: &Path) -> Result<Vec<(u32, RankSplit)>> {
+        Err(crate::Error::Unsupported(format!("{}: {} reads no cluster table", table.display(), self.name())))
     }
 }
 

@@ -227,3 +227,54 @@ fn global_tid_splits_into_pid_and_tid() {
     assert_eq!(activity::split_global_tid(Some(281_799_951_403_946)), (19_370, 19_370));
     assert_eq!(activity::split_global_tid(None), (0, 0));
 }
+
+/// Exports of older nsys, each a real file (tests/fixtures/nvidia/SOURCES.md): schema 2.9.1 and
+/// 3.0.0 keep their metadata in `EXPORT_META_DATA`, nsys 2021 had no metadata table. Expected
+/// numbers from python3's sqlite3 on each file: `select count(*), sum("end"-start)` of the
+/// kernel, memcpy and memset tables, and the kernel names ranked by total.
+#[test]
+fn older_exports_read_with_their_metadata_table_or_none() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/nvidia/nsys/sqlite");
+    /// File, schema version, (count, ns) of kernels, copies and sets, top kernels (name, calls, ns).
+    type Case = (&'static str, &'static str, [(usize, u64); 3], &'static [(&'static str, u64, u64)]);
+    let cases: [Case; 3] = [
+        (
+            "hw5helper_nsys2022.1.3_schema2.9.1_EXPORT_META_DATA_report1.sqlite",
+            "2.9.1",
+            [(505, 8_002_635), (6, 3_280_901), (5, 31_808)],
+            &[
+                ("transposeNaive(float *, const float *)", 101, 4_105_892),
+                ("transposeCoalesced(float *, const float *)", 101, 1_755_284),
+                ("copy(float *, const float *)", 101, 743_644),
+            ],
+        ),
+        (
+            "parallel2_nsys2022.4.1_schema3.0.0_EXPORT_META_DATA_report3.sqlite",
+            "3.0.0",
+            [(3, 12_032), (3, 27_616), (1, 1_344)],
+            &[("main_53_gpu", 1, 4_704), ("main_53_gpu__red", 1, 3_904), ("main_45_gpu", 1, 3_424)],
+        ),
+        (
+            "mordred_nsys2021_no-metadata-table_report1.sqlite",
+            "unrecorded (no metadata table: nsys 2021 or older)",
+            [(12, 8_544_420), (48, 87_995), (12, 47_965)],
+            &[("void probe_group_by_GPU2<128, 4>", 3, 8_419_851), ("void build_GPU2<128, 4>", 9, 124_569)],
+        ),
+    ];
+    for (file, schema, totals, top) in cases {
+        let path = dir.join(file);
+        assert!(is_nsys_export(&path), "{file}");
+        assert_eq!(export_info(&path).unwrap().schema_version, schema, "{file}");
+        let t = load(&path).unwrap();
+        for (kind, (count, ns)) in [OpKind::Kernel, OpKind::Memcpy, OpKind::Memset].into_iter().zip(totals) {
+            let ops: Vec<_> = t.ops.iter().filter(|o| o.kind == kind).collect();
+            assert_eq!((ops.len(), ops.iter().map(|o| o.dur_ns).sum::<u64>()), (count, ns), "{file} {kind:?}");
+        }
+        let summary = summarize_kernels(&t, &Families::builtin());
+        let kernels: Vec<_> = summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel).collect();
+        for (row, (name, calls, total)) in kernels.iter().zip(top) {
+            assert!(row.name.starts_with(name), "{file}: {} is not {name}", row.name);
+            assert_eq!((row.calls, row.total_ns), (*calls, *total), "{file} {name}");
+        }
+    }
+}

@@ -274,3 +274,34 @@ fn the_launch_control_runs_the_workload_in_its_own_session() {
     assert_eq!(argv(&stop)[1..], ["stop".to_owned(), format!("--session={session}")]);
     assert_eq!(argv(&shutdown)[1..], ["shutdown".to_owned(), format!("--session={session}")]);
 }
+
+/// A report given to prof is exported once with the nsys found (the fake replays the real
+/// report1 export), the export kept beside it and reused; with no nsys the error gives the
+/// command.
+#[test]
+fn a_report_is_exported_with_nsys_once_and_the_export_reused() {
+    let scratch = Scratch::new("report-export");
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes/nvidia/nsys");
+    let report = scratch.file("run.nsys-rep", b"a report");
+    let tool = NsysTool::new().with_program(&fake);
+    let first = tool.load(std::slice::from_ref(&report)).unwrap();
+    let export = scratch.0.join("run.sqlite");
+    let written = std::fs::metadata(&export).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let second = tool.load(std::slice::from_ref(&report)).unwrap();
+    assert_eq!(std::fs::metadata(&export).unwrap().modified().unwrap(), written, "the export is reused");
+    assert_eq!(first.ops.iter().filter(|o| o.kind == OpKind::Kernel).count(), 1);
+    assert_eq!(first.ops.len(), second.ops.len());
+    assert!(first.source.ends_with("run.sqlite"), "{}", first.source);
+    // A report newer than its export is exported again.
+    std::fs::write(&report, b"a newer report").unwrap();
+    let newer = written + Duration::from_secs(2);
+    std::fs::File::options().write(true).open(&report).unwrap().set_modified(newer).unwrap();
+    tool.load(std::slice::from_ref(&report)).unwrap();
+    assert!(std::fs::metadata(&export).unwrap().modified().unwrap() > written, "exported again");
+
+    let missing = NsysTool::new().with_program(scratch.0.join("no-nsys-here"));
+    let other = scratch.file("other.nsys-rep", b"a report");
+    let err = missing.load(std::slice::from_ref(&other)).unwrap_err().to_string();
+    assert!(err.contains("nsys is not installed here to export it; run `nsys export --type sqlite -o"), "{err}");
+}

@@ -13,17 +13,38 @@ enum Role {
     Ignored,
 }
 
+/// The role of a `cat`. Kineto before PyTorch 1.10 wrote `Kernel`, `Memcpy`, `Memset`,
+/// `Runtime` and `Operator`; case never matters.
 fn role(cat: &[u8]) -> Role {
-    match cat {
-        b"kernel" => Role::Device(OpKind::Kernel),
-        b"gpu_memcpy" => Role::Device(OpKind::Memcpy),
-        b"gpu_memset" => Role::Device(OpKind::Memset),
-        b"cuda_runtime" => Role::Host(HostCategory::Runtime),
-        b"cuda_driver" => Role::Host(HostCategory::Driver),
-        b"cpu_op" => Role::Host(HostCategory::Framework),
-        b"user_annotation" => Role::Host(HostCategory::Annotation),
-        _ => Role::Ignored,
+    let lower = |name: &[u8]| cat.eq_ignore_ascii_case(name);
+    if lower(b"kernel") {
+        Role::Device(OpKind::Kernel)
+    } else if lower(b"gpu_memcpy") || lower(b"memcpy") {
+        Role::Device(OpKind::Memcpy)
+    } else if lower(b"gpu_memset") || lower(b"memset") {
+        Role::Device(OpKind::Memset)
+    } else if lower(b"cuda_runtime") || lower(b"runtime") {
+        Role::Host(HostCategory::Runtime)
+    } else if lower(b"cuda_driver") {
+        Role::Host(HostCategory::Driver)
+    } else if lower(b"cpu_op") || lower(b"operator") {
+        Role::Host(HostCategory::Framework)
+    } else if lower(b"user_annotation") {
+        Role::Host(HostCategory::Annotation)
+    } else {
+        Role::Ignored
     }
+}
+
+/// True when `cat` is a category the importer reads.
+pub(crate) fn is_known_category(cat: &[u8]) -> bool {
+    role(cat) != Role::Ignored
+}
+
+/// True when `cat` is a category only a CUDA trace has (device work or CUDA API calls):
+/// `cpu_op` and `user_annotation` alone are not enough (torch_npu writes them too).
+pub(crate) fn is_cuda_category(cat: &[u8]) -> bool {
+    matches!(role(cat), Role::Device(_) | Role::Host(HostCategory::Runtime | HostCategory::Driver))
 }
 
 #[derive(Debug, Default)]
@@ -167,13 +188,24 @@ fn parse_args(b: &[u8], i: usize) -> Lex<Args<'_>> {
 #[derive(Debug, Default)]
 pub(crate) struct Importer {
     nccl: Vec<u8>,
+    /// Complete events of a category no role covers, and the first few such categories.
+    pub(crate) unknown_complete: usize,
+    pub(crate) unknown_categories: Vec<String>,
 }
 
 impl Importer {
     /// Adds `event` to `timeline`; an error names the field at fault.
     pub(crate) fn apply(&mut self, event: &RawEvent<'_>, timeline: &mut Timeline) -> Result<(), String> {
         let role = event.cat.map_or(Role::Ignored, |c| role(c.raw));
-        if role == Role::Ignored || event.ph.map(|p| p.raw) != Some(b"X") {
+        if event.ph.map(|p| p.raw) != Some(b"X") {
+            return Ok(());
+        }
+        if role == Role::Ignored {
+            self.unknown_complete += 1;
+            let cat = event.cat.map_or(Cow::Borrowed("(none)"), |c| String::from_utf8_lossy(c.raw));
+            if self.unknown_categories.len() < 8 && !self.unknown_categories.iter().any(|c| *c == cat) {
+                self.unknown_categories.push(cat.into_owned());
+            }
             return Ok(());
         }
         let name = event.name.ok_or("event without a `name`")?;

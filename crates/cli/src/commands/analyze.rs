@@ -13,24 +13,21 @@ use crate::sections::{self, SectionContext};
 use clap::Args;
 use prof_core::diagnosis::{diagnose, DiagnosisReport};
 use prof_core::families::Families;
-use prof_core::kernel_summary::{summarize_kernels, KernelSummary};
-use prof_core::{KernelReport, Registry, Timeline};
+use prof_core::kernel_summary::summarize_kernels;
+use prof_core::{Registry, Timeline};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The embedded default profile: torch.profiler on the H200 running work.py (decode-shaped).
-#[cfg(feature = "nvidia")]
 const EMBEDDED_TRACE: &[u8] = include_bytes!("../../../../tests/fixtures/nvidia/h200-probe/torch-trace.json");
 /// How the embedded default is named in reports.
-#[cfg(feature = "nvidia")]
 pub const EMBEDDED_NAME: &str = "embedded:h200-probe/torch-trace.json";
 
 /// Arguments of `prof analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// The artifact: a PyTorch profiler trace (.json/.json.gz), a prof CUPTI trace (file or
-    /// directory), an nsys SQLite export or stats CSV, an ncu CSV page or console report, a
-    /// `prof util --csv` recording (its clocks and throttle reasons).
+    /// The artifact, in any format listed below (NVIDIA, AMD and Ascend), or a directory: one
+    /// holding a single artifact, a profile directory, or one artifact per rank.
     /// Omitted: the embedded H200 profile.
     path: Option<PathBuf>,
     /// Kernels to list.
@@ -57,24 +54,15 @@ pub struct AnalyzeArgs {
     outputs: OutputArgs,
 }
 
-/// What an artifact turned out to hold.
-pub enum Loaded {
-    /// A timeline of device ops (most formats).
-    Timeline(Timeline),
-    /// Per-kernel totals only (nsys stats reports).
-    Summary(KernelSummary),
-    /// Single-kernel deep-dive reports (ncu CSV pages).
-    Kernels(Vec<KernelReport>),
-}
+pub use prof_core::Loaded;
 
-/// Loads `path` with the first backend tool or importer that recognises it. Every failure is
-/// bad input (exit 3) naming the path.
+/// Loads `path` through the registry's one door ([`Registry::load`]): the reader that
+/// recognises it best. Every failure is bad input (exit 3) naming the path.
 pub fn load_any(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, Failure> {
-    let loaded = match load_recognised(registry, path, families) {
-        Ok(Loaded::Timeline(timeline)) => checked(timeline).map(Loaded::Timeline),
-        other => other,
-    };
-    loaded.map_err(|failure| failure.or_kind(Kind::BadInput).at_path(path.display().to_string()))
+    registry
+        .load(path, families)
+        .map(|(loaded, _)| loaded)
+        .map_err(|error| Failure::from(error).or_kind(Kind::BadInput).at_path(path.display().to_string()))
 }
 
 /// `timeline`, unless its durations sum past what any sum can hold exactly (an error naming
@@ -84,102 +72,11 @@ pub fn checked(timeline: Timeline) -> Result<Timeline, Failure> {
     Ok(timeline)
 }
 
-/// Refuses what cannot be an artifact before any loader opens it: a missing path, a broken
-/// link or a link loop, a file that cannot be opened, and anything that is not a regular file
-/// or a directory (a FIFO would block forever, `/dev/zero` never ends).
-fn check_readable(path: &Path) -> Result<(), Failure> {
-    use std::os::unix::fs::FileTypeExt;
-    let shown = path.display();
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(error) if error.raw_os_error() == Some(libc::ELOOP) => {
-            return Err(format!("{shown}: a loop of symbolic links").into());
-        }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            let broken = std::fs::symlink_metadata(path).is_ok();
-            let what = if broken { "a symbolic link to nothing" } else { "no such file or directory" };
-            return Err(format!("{shown}: {what}").into());
-        }
-        Err(error) => return Err(format!("{shown}: {error}").into()),
-    };
-    let kind = meta.file_type();
-    if kind.is_dir() {
-        return Ok(());
-    }
-    if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
-        return Err(format!("{shown}: is {what}; prof reads artifacts from regular files and directories").into());
-    }
-    let mut file = std::fs::File::open(path).map_err(|error| format!("{shown}: cannot be read: {error}"))?;
-    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
-        // A CSV whose lines end in a bare CR (classic Mac) reads as one long line: every
-        // loader would see a header and no rows.
-        let mut head = vec![0u8; 64 << 10];
-        let n = std::io::Read::read(&mut file, &mut head).unwrap_or(0);
-        let head = &head[..n];
-        if head.contains(&b'\r') && !head.contains(&b'\n') {
-            let fix = format!("tr '\\r' '\\n' < {shown} > fixed.csv");
-            return Err(Failure::new(
-                Kind::BadInput,
-                format!("{shown}:1: lines end in a bare CR, not LF; convert with `{fix}`"),
-            )
-            .at_path(shown.to_string()));
-        }
-    }
-    Ok(())
-}
-
-fn load_recognised(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, Failure> {
-    check_readable(path)?;
-    if prof_core::util_csv::is_util_csv(path) {
-        return Ok(Loaded::Timeline(prof_core::util_csv::load_util_csv(path)?));
-    }
-    let mut known = vec!["prof util CSV (prof)".to_owned()];
-    for vendor in registry.vendors() {
-        for tool in vendor.breakdown_tools() {
-            if tool.recognizes(path) {
-                return Ok(Loaded::Timeline(tool.load(&[path.to_owned()])?));
-            }
-            known.push(format!("{} ({})", tool.name(), vendor.name()));
-        }
-        for importer in vendor.importers() {
-            if importer.recognizes(path) {
-                if let Some(summary) = importer.load_summary(path, families) {
-                    return Ok(Loaded::Summary(summary?));
-                }
-                return Ok(Loaded::Timeline(importer.load(path)?));
-            }
-            known.push(format!("{} ({})", importer.name(), vendor.name()));
-        }
-        if let Some(tool) = vendor.deep_dive() {
-            if tool.recognizes(path) {
-                return Ok(Loaded::Kernels(tool.load(&[path.to_owned()])?));
-            }
-            known.push(format!("{} ({})", tool.name(), vendor.name()));
-        }
-    }
-    Err(format!("{}: not a format prof reads; it reads: {}", path.display(), known.join(", ")).into())
-}
-
-#[cfg(feature = "nvidia")]
-fn load_embedded() -> Result<Timeline, Failure> {
-    let timeline = prof_backend_nvidia::torch_trace::read_torch_trace(EMBEDDED_TRACE, Path::new(EMBEDDED_NAME))
-        .map_err(|e| Failure::from(e.to_string()))?;
-    timeline.check_loaded().map_err(|reason| Failure::new(Kind::BadInput, reason))?;
-    Ok(timeline)
-}
-
-#[cfg(not(feature = "nvidia"))]
-fn load_embedded() -> Result<Timeline, Failure> {
-    Err("this build has no NVIDIA backend, so no embedded default profile: give a PATH".into())
+/// The embedded default, read by the registry's Kineto reader.
+fn load_embedded(registry: &Registry) -> Result<Timeline, Failure> {
+    registry
+        .read_bytes("torch-trace", EMBEDDED_TRACE, Path::new(EMBEDDED_NAME))
+        .map_err(|e| Failure::from(e).or_kind(Kind::BadInput))
 }
 
 /// Loads the family table: the built-ins, with the user's file in front.
@@ -206,7 +103,9 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         let html = args.outputs.html.as_deref();
         return match &args.path {
             Some(path) => super::analyze_summary::run(registry, path, &families, args.json, args.top, html),
-            None => super::analyze_summary::run_timeline(&load_embedded()?, &families, args.json, args.top, html),
+            None => {
+                super::analyze_summary::run_timeline(&load_embedded(registry)?, &families, args.json, args.top, html)
+            }
         };
     }
     if let Some(path) = &args.path {
@@ -214,13 +113,16 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             return outcome;
         }
     }
-    let ascend = sections::AscendPrefetch::start(args.path.as_deref());
-    let loaded = match &args.path {
+    let vendor = sections::VendorPrefetch::start(args.path.as_deref());
+    let (loaded, format) = match &args.path {
         Some(path) => {
             let _loading = progress::loading(path);
-            load_any(registry, path, &families)?
+            let (loaded, format) = registry
+                .load(path, &families)
+                .map_err(|error| Failure::from(error).or_kind(Kind::BadInput).at_path(path.display().to_string()))?;
+            (loaded, Some(format))
         }
-        None => Loaded::Timeline(load_embedded()?),
+        None => (Loaded::Timeline(load_embedded(registry)?), None),
     };
     let util_csv = args.path.as_deref().filter(|p| prof_core::util_csv::is_util_csv(p));
     let mut util_verdict = None;
@@ -252,8 +154,13 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             return Ok(ExitCode::SUCCESS);
         }
     };
-    let context =
-        SectionContext { families: &families, summary: &summary, path: args.path.as_deref(), ascend: &ascend };
+    let context = SectionContext {
+        families: &families,
+        summary: &summary,
+        path: args.path.as_deref(),
+        vendor: &vendor,
+        registry,
+    };
     let sections = timeline.as_ref().map(|t| sections::all(t, &context)).unwrap_or_default();
     let written = outputs::write(&args.outputs, timeline.as_ref(), &summary, &sections)?;
     if args.json {
@@ -263,6 +170,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         report.analyses = timeline.as_ref().map(|_| sections::to_json(&sections));
         report.phases = phases.as_ref();
         report.util_verdict = util_verdict.as_ref();
+        report.format = format.as_ref();
         print_json(&report)?;
     } else {
         if let Some(phases) = &phases {
@@ -270,6 +178,9 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         }
         if let Some(verdict) = &util_verdict {
             outln!("{}", super::util::render_verdict(verdict).trim_start());
+        }
+        if let Some(format) = &format {
+            outln!("read as: {} ({}), by {}", format.name, format.vendor, format.recognition.reason);
         }
         out!("{}", render_text(&summary, &diagnosis, args.top));
         out!("{}", sections::render_text(&sections));

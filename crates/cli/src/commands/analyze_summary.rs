@@ -5,7 +5,6 @@
 //! device ops only; other formats are loaded as usual and summarised, skipping the diagnosis
 //! and the analysis sections.
 
-use super::analyze::{load_any, Loaded};
 use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
 use crate::failure::{Failure, Kind};
 use crate::render::{human_ns, print_json, table};
@@ -13,19 +12,11 @@ use prof_core::diagnosis::DiagnosisReport;
 use prof_core::families::Families;
 use prof_core::kernel_summary::{summarize_kernels, KernelSummary};
 use prof_core::{Registry, Timeline};
-use serde::Serialize;
 use std::path::Path;
 use std::process::ExitCode;
 
 /// Tasks and time of one op type, as `--summary-only` lists them.
-#[derive(Debug, Clone, Serialize)]
-struct TypeRow {
-    #[serde(rename = "type")]
-    op_type: String,
-    calls: u64,
-    total_ns: u64,
-    share_pct: f64,
-}
+type TypeRow = prof_core::OpTypeTotal;
 
 /// Runs `prof analyze --summary-only` on `path`; with `html`, also writes the HTML report of
 /// the summary tables there.
@@ -74,39 +65,10 @@ fn load(
     path: &Path,
     families: &Families,
 ) -> Result<(KernelSummary, Option<Vec<TypeRow>>), Failure> {
-    #[cfg(feature = "ascend")]
-    {
-        use prof_backend_ascend::importers::OpTableImporter;
-        use prof_core::Importer;
-        if OpTableImporter.recognizes(path) {
-            let streamed = prof_backend_ascend::op_table_summary::summarize(path, families)
-                .map_err(|e| Failure::from(prof_core::Error::from(e)).or_kind(Kind::BadInput))?;
-            let types = streamed
-                .op_types
-                .into_iter()
-                .map(|t| TypeRow { op_type: t.op_type, calls: t.calls, total_ns: t.total_ns, share_pct: t.share_pct })
-                .collect();
-            return Ok((streamed.summary, Some(types)));
-        }
-    }
-    #[cfg(feature = "nvidia")]
-    if prof_backend_nvidia::nsys_sqlite::is_nsys_export(path) {
-        // Kernels, copies and sets only: the runtime and NVTX tables add nothing to a summary.
-        let summary = prof_backend_nvidia::nsys_sqlite::summarize_device_ops(path, families);
-        return summary.map(|s| (s, None)).map_err(|e| Failure::from(e).or_kind(Kind::BadInput));
-    }
-    match load_any(registry, path, families)? {
-        Loaded::Timeline(timeline) => Ok((summarize_kernels(&timeline, families), None)),
-        Loaded::Summary(summary) => Ok((summary, None)),
-        Loaded::Kernels(_) => Err(Failure::new(
-            Kind::Usage,
-            format!(
-                "{}: holds single-kernel deep-dive reports, not a kernel summary; run prof analyze without \
-                 --summary-only",
-                path.display()
-            ),
-        )),
-    }
+    let (streamed, _) = registry
+        .load_summary(path, families)
+        .map_err(|e| Failure::from(e).or_kind(Kind::BadInput).at_path(path.display().to_string()))?;
+    Ok((streamed.summary, streamed.op_types))
 }
 
 fn print(

@@ -162,7 +162,7 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
     })?;
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
     capturing.finish();
-    let ascend = sections::AscendPrefetch::start(paths.first().map(PathBuf::as_path));
+    let vendor = sections::VendorPrefetch::start(paths.first().map(PathBuf::as_path));
     let loading = progress::spinner("loading the capture".to_owned(), true);
     let timeline = tool.load(&paths).map_err(|e| Failure::from(e).or_kind(Kind::BadInput))?;
     let timeline = super::analyze::checked(timeline)?;
@@ -175,7 +175,8 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
         families: &families,
         summary: &summary,
         path: paths.first().map(PathBuf::as_path),
-        ascend: &ascend,
+        vendor: &vendor,
+        registry,
     };
     let sections = sections::all(&timeline, &context);
     let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections)?;

@@ -6,10 +6,9 @@
 
 use super::{Section, SectionContext};
 use crate::render::{human_ns, table};
-#[cfg(feature = "ascend")]
-use prof_core::analysis::comm::{gbps, CommSample};
-use prof_core::analysis::comm::{summarize_collectives, timeline_comm_samples, CollectiveStats};
-use prof_core::Timeline;
+use prof_core::analysis::comm::{gbps, summarize_collectives, timeline_comm_samples, CollectiveStats};
+use prof_core::vendor_tables::{CommTable, TransportTotal};
+use prof_core::{Registry, Timeline};
 use serde::Serialize;
 use std::path::Path;
 
@@ -41,7 +40,7 @@ pub struct CommReport {
 
 /// The communication section, `None` when the artifact has no communication.
 pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
-    let report = match context.path.and_then(ascend_report) {
+    let report = match context.path.and_then(|path| vendor_report(context.registry, path)) {
         Some(Ok(report)) => report,
         Some(Err(error)) => return Some(error_section(error)),
         None => CommReport {
@@ -55,7 +54,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     }
     Some(Section {
         key: "comm",
-        title: "communication bandwidth per collective (effective = bytes / latency)",
+        title: "communication bandwidth per collective (effective = bytes / latency)".to_owned(),
         text: render(&report),
         json: serde_json::to_value(&report).ok()?,
     })
@@ -64,43 +63,39 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
 fn error_section(error: String) -> Section {
     Section {
         key: "comm",
-        title: "communication bandwidth per collective",
+        title: "communication bandwidth per collective".to_owned(),
         text: format!("skipped: {error}\n"),
         json: serde_json::json!({ "error": error }),
     }
 }
 
-/// The report of the `communication.json` under (or beside) `path`; `None` when there is none.
-#[cfg(feature = "ascend")]
-pub fn ascend_report(path: &Path) -> Option<Result<CommReport, String>> {
-    use prof_backend_ascend::communication;
-    let file = communication::find_in(path)?;
-    Some(communication::load(&file).map_err(|e| e.to_string()).map(|ops| {
-        let transports = transport_rows(&ops);
-        let samples: Vec<CommSample> = ops.iter().map(communication::CommOp::sample).collect();
-        CommReport { source: file.display().to_string(), collectives: summarize_collectives(samples), transports }
-    }))
+/// The report of the vendor's communication table under (or beside) `path` (Ascend's
+/// `communication.json`); `None` when there is none.
+pub fn vendor_report(registry: &Registry, path: &Path) -> Option<Result<CommReport, String>> {
+    Some(registry.communication(path)?.map_err(|e| e.to_string()).map(|table| report_of(&table)))
 }
 
-/// Per-transport totals of Ascend communication ops, with the link rate the file measured.
-#[cfg(feature = "ascend")]
-pub fn transport_rows(ops: &[prof_backend_ascend::communication::CommOp]) -> Vec<TransportRow> {
-    prof_backend_ascend::communication::transport_totals(ops)
-        .into_iter()
+/// A communication table as a report.
+pub fn report_of(table: &CommTable) -> CommReport {
+    CommReport {
+        source: table.source.display().to_string(),
+        collectives: summarize_collectives(table.samples.clone()),
+        transports: transport_rows(&table.transports),
+    }
+}
+
+/// Per-transport totals, with the link rate the vendor measured.
+pub fn transport_rows(totals: &[TransportTotal]) -> Vec<TransportRow> {
+    totals
+        .iter()
         .map(|t| TransportRow {
             link_gbps: gbps(t.bytes, t.transit_ns),
-            transport: t.transport,
+            transport: t.transport.clone(),
             ops: t.ops,
             bytes: t.bytes,
             transit_ns: t.transit_ns,
         })
         .collect()
-}
-
-/// Without the Ascend backend there is no vendor table to read.
-#[cfg(not(feature = "ascend"))]
-pub fn ascend_report(_path: &Path) -> Option<Result<CommReport, String>> {
-    None
 }
 
 /// The report as text: the collective table, then the transport table when there is one.
@@ -162,7 +157,8 @@ mod tests {
     fn an_ascend_profile_reads_its_communication_json() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../tests/fixtures/ascend/msinsight_gpt3_16rank_torch_npu/test_rank_0");
-        let report = ascend_report(&dir).unwrap().unwrap();
+        let registry = crate::registry::build();
+        let report = vendor_report(&registry, &dir).unwrap().unwrap();
         assert!(report.source.ends_with("ASCEND_PROFILER_OUTPUT/communication.json"));
         // python: 28 ops (27 collective + 1 p2p); transports with data: HCCS, RDMA, SDMA
         assert_eq!(report.collectives.iter().map(|c| c.count).sum::<u64>(), 28);
@@ -170,7 +166,7 @@ mod tests {
         assert_eq!(transports, ["HCCS", "RDMA", "SDMA"]);
         let text = render(&report);
         assert!(text.contains("all_gather") && text.contains("SDMA = HCCS + PCIE"), "{text}");
-        assert!(ascend_report(&dir.join("profiler_info_0.json")).is_none());
+        assert!(vendor_report(&registry, &dir.join("profiler_info_0.json")).is_none());
         assert_eq!(human_bytes(1_174_406_620), "1.17 GB");
     }
 }

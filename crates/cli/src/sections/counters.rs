@@ -81,5 +81,10 @@ pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Section
         }
     }
     let json = serde_json::to_value(&series).ok()?;
-    Some(Section { key: "counters", title: "counters and clock drops (nominal = the series' maximum)", text, json })
+    Some(Section {
+        key: "counters",
+        title: "counters and clock drops (nominal = the series' maximum)".to_owned(),
+        text,
+        json,
+    })
 }

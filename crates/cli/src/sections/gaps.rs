@@ -55,7 +55,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
         }
     }
     let json = serde_json::to_value(&devices).ok()?;
-    Some(Section { key: "gaps", title: "idle gaps (bubbles) per device", text, json })
+    Some(Section { key: "gaps", title: "idle gaps (bubbles) per device".to_owned(), text, json })
 }
 
 fn summary(stats: &GapStats) -> String {

@@ -36,5 +36,5 @@ pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Section
     ));
     text.push_str(&format!("verdict: {}\n", stats.verdict_line));
     let json = serde_json::to_value(&stats).ok()?;
-    Some(Section { key: "launch", title: "kernel launches", text, json })
+    Some(Section { key: "launch", title: "kernel launches".to_owned(), text, json })
 }

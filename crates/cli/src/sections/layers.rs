@@ -64,7 +64,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     let json = serde_json::to_value(&layers).ok()?;
     Some(Section {
         key: "layers",
-        title: "one layer (repeating op pattern on the main stream; costliest ops first)",
+        title: "one layer (repeating op pattern on the main stream; costliest ops first)".to_owned(),
         text,
         json,
     })

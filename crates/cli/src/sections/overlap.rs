@@ -34,7 +34,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     let json = serde_json::to_value(&devices).ok()?;
     Some(Section {
         key: "overlap",
-        title: "overlap (share of the covered time that ran under the other)",
+        title: "overlap (share of the covered time that ran under the other)".to_owned(),
         text: table(&rows),
         json,
     })

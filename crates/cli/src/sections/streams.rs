@@ -29,7 +29,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
         }
     }
     let json = serde_json::to_value(&devices).ok()?;
-    Some(Section { key: "streams", title: "streams per device (main = most ops)", text: table(&rows), json })
+    Some(Section { key: "streams", title: "streams per device (main = most ops)".to_owned(), text: table(&rows), json })
 }
 
 fn role(role: StreamRole) -> &'static str {

@@ -30,7 +30,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     let json = serde_json::to_value(&devices).ok()?;
     Some(Section {
         key: "temporal",
-        title: "wall time per device (exclusive: compute > communication > memory > other)",
+        title: "wall time per device (exclusive: compute > communication > memory > other)".to_owned(),
         text,
         json,
     })

@@ -5,9 +5,7 @@
 
 use super::super::analyze::{load_any, Loaded};
 use crate::sections::comm::TransportRow;
-#[cfg(feature = "ascend")]
-use prof_core::analysis::comm::gbps;
-use prof_core::analysis::comm::{summarize_collectives, timeline_comm_samples, CollectiveStats, CommSample};
+use prof_core::analysis::comm::{gbps, summarize_collectives, timeline_comm_samples, CollectiveStats, CommSample};
 use prof_core::analysis::ranks::RankSplit;
 use prof_core::analysis::temporal::temporal_breakdown;
 use prof_core::families::Families;
@@ -27,21 +25,12 @@ pub struct TopKernel {
     pub share_pct: f64,
 }
 
-/// One link of the communication matrix.
+/// One link of the communication matrix, with its bandwidth.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Link {
-    /// Sending rank.
-    pub src: u32,
-    /// Receiving rank.
-    pub dst: u32,
-    /// Transport type.
-    pub transport: String,
-    /// Ops that used it.
-    pub ops: u64,
-    /// Transit bytes.
-    pub bytes: u64,
-    /// Transit time, ns.
-    pub transit_ns: u64,
+    /// The link as the vendor's table gives it.
+    #[serde(flatten)]
+    pub link: prof_core::vendor_tables::Link,
     /// Bytes over transit time, GB/s.
     pub bandwidth_gbps: Option<f64>,
 }
@@ -54,7 +43,7 @@ pub struct RankResult {
     /// Its entry in the job directory (or the cluster file it came from).
     pub path: String,
     /// Where the split came from: `timeline`, `step_trace_time.csv` or `cluster_step_trace_time.csv`.
-    pub split_from: Option<&'static str>,
+    pub split_from: Option<String>,
     /// Wall time split.
     pub split: Option<RankSplit>,
     /// Wall minus idle, ns.
@@ -79,17 +68,17 @@ pub struct RankResult {
 }
 
 impl RankResult {
-    fn set_split(&mut self, split: RankSplit, from: &'static str) {
+    fn set_split(&mut self, split: RankSplit, from: impl Into<String>) {
         self.split = Some(split);
         self.busy_ns = Some(split.busy_ns());
-        self.split_from = Some(from);
+        self.split_from = Some(from.into());
     }
 }
 
 /// Loads rank `rank` from `path`; never fails: what goes wrong is in `error` / `notes`.
 pub fn rank(registry: &Registry, rank: u32, path: &Path, families: &Families) -> RankResult {
     let mut result = RankResult { rank, path: path.display().to_string(), ..RankResult::default() };
-    let vendor_files = vendor_tables(&mut result, path);
+    let vendor_files = vendor_tables(registry, &mut result, path);
     let timeline_error = match load_rank_artifact(registry, path, families) {
         Ok(Loaded::Timeline(timeline)) => {
             let summary = summarize_kernels(&timeline, families);
@@ -122,7 +111,7 @@ pub fn rank(registry: &Registry, rank: u32, path: &Path, families: &Families) ->
     if let Some(error) = timeline_error {
         // load_any's list of every format it knows says nothing about this rank.
         let unknown = error.contains("not a format prof reads");
-        let error = error.split("; it reads:").next().unwrap_or(&error);
+        let error = error.split("; prof reads\n").next().unwrap_or(&error);
         if vendor_files && unknown {
             result.notes.push(format!("no op timeline, so no top kernel ({error})"));
         } else if result.error.is_none() {
@@ -136,125 +125,47 @@ fn top_kernel(summary: &KernelSummary) -> Option<TopKernel> {
     summary.kernels.first().map(|k| TopKernel { name: k.name.clone(), total_ns: k.total_ns, share_pct: k.share_pct })
 }
 
-/// [`load_any`] on the rank's entry; a directory no loader reads that holds exactly one file
-/// (torch.profiler's `rank0/trace.json`) is read as that file.
+/// [`load_any`] on the rank's entry (a directory holding one artifact, torch.profiler's
+/// `rank0/trace.json`, is read as that artifact by the registry).
 fn load_rank_artifact(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, String> {
-    let error = match load_any(registry, path, families) {
-        Ok(loaded) => return Ok(loaded),
-        Err(error) => error.message,
-    };
-    if !path.is_dir() {
-        return Err(error);
-    }
-    let files: Vec<_> = std::fs::read_dir(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()) && !e.file_name().to_string_lossy().starts_with('.'))
-        .map(|e| e.path())
-        .collect();
-    match files.as_slice() {
-        // A file no loader knows (profiler_info_0.json) says less than the directory's error.
-        [only] => load_any(registry, only, families).map_err(|inner| {
-            if inner.message.contains("not a format prof reads") {
-                error
-            } else {
-                inner.message
-            }
-        }),
-        _ => Err(error),
-    }
+    load_any(registry, path, families).map_err(|error| error.message)
 }
 
-/// Reads the Ascend per-rank tables under `path` into `result`; true when any was found.
-#[cfg(feature = "ascend")]
-fn vendor_tables(result: &mut RankResult, path: &Path) -> bool {
-    use prof_backend_ascend::{communication, communication_matrix, step_trace};
-    let rank = result.rank;
-    let mut found = false;
-    let fail = |result: &mut RankResult, error: String| {
-        if result.error.is_none() {
-            result.error = Some(format!("rank {rank}: {error}"));
-        }
-    };
-    if let Some(file) = communication::find_named(path, "step_trace_time.csv") {
-        found = true;
-        match step_trace::load(&file) {
-            Ok(steps) => result.set_split(step_trace::rank_split(&steps), "step_trace_time.csv"),
-            Err(error) => fail(result, error.to_string()),
-        }
+/// Reads the vendor's per-rank tables under `path` into `result`; true when any was found.
+fn vendor_tables(registry: &Registry, result: &mut RankResult, path: &Path) -> bool {
+    let tables = registry.rank_tables(path);
+    if let Some((split, from)) = tables.split {
+        result.set_split(split, from);
     }
-    if let Some(file) = communication::find_in(path) {
-        found = true;
-        match communication::load(&file) {
-            Ok(ops) => {
-                result.samples = ops.iter().map(communication::CommOp::sample).collect();
-                result.collectives = summarize_collectives(result.samples.clone());
-                result.transports = crate::sections::comm::transport_rows(&ops);
-            }
-            Err(error) => fail(result, error.to_string()),
-        }
+    if let Some(comm) = &tables.comm {
+        result.samples.clone_from(&comm.samples);
+        result.collectives = summarize_collectives(result.samples.clone());
+        result.transports = crate::sections::comm::transport_rows(&comm.transports);
     }
-    if let Some(file) = communication::find_named(path, "communication_matrix.json") {
-        found = true;
-        match communication_matrix::load(&file) {
-            Ok(links) => {
-                result.links = links
-                    .into_iter()
-                    .map(|l| Link {
-                        bandwidth_gbps: gbps(l.bytes, l.transit_ns),
-                        src: l.src,
-                        dst: l.dst,
-                        transport: l.transport,
-                        ops: l.ops,
-                        bytes: l.bytes,
-                        transit_ns: l.transit_ns,
-                    })
-                    .collect()
-            }
-            Err(error) => fail(result, error.to_string()),
-        }
+    result.links =
+        tables.links.into_iter().map(|link| Link { bandwidth_gbps: gbps(link.bytes, link.transit_ns), link }).collect();
+    if let Some(error) = tables.errors.first().filter(|_| result.error.is_none()) {
+        result.error = Some(format!("rank {}: {error}", result.rank));
     }
-    found
+    tables.found
 }
 
-/// Without the Ascend backend there are no vendor tables.
-#[cfg(not(feature = "ascend"))]
-fn vendor_tables(_result: &mut RankResult, _path: &Path) -> bool {
-    false
-}
-
-/// Gives every rank of msprof-analyze's cluster table that has no split of its own the
-/// cluster's split, adding the ranks that have no directory; an error says why the file was
-/// not used.
-#[cfg(feature = "ascend")]
-pub fn fill_from_cluster(path: &Path, results: &mut Vec<RankResult>) -> Result<(), String> {
-    use prof_backend_ascend::step_trace;
-    let rows = step_trace::load(path).map_err(|e| e.to_string())?;
-    let mut by_rank: std::collections::BTreeMap<u32, Vec<&step_trace::StepTime>> = Default::default();
-    for row in &rows {
-        if let Some(rank) = row.rank {
-            by_rank.entry(rank).or_default().push(row);
-        }
-    }
-    for (rank, steps) in by_rank {
-        let split = step_trace::rank_split(steps);
+/// Gives every rank of the job's cluster table that has no split of its own the cluster's
+/// split, adding the ranks that have no directory.
+pub fn fill_from_cluster(file: &Path, splits: Vec<(u32, RankSplit)>, results: &mut Vec<RankResult>) {
+    for (rank, split) in splits {
         let at = match results.iter().position(|r| r.rank == rank) {
             Some(at) => at,
             None => {
-                results.push(RankResult { rank, path: path.display().to_string(), ..RankResult::default() });
+                results.push(RankResult { rank, path: file.display().to_string(), ..RankResult::default() });
                 results.len() - 1
             }
         };
         let result = &mut results[at];
         if result.split.is_none() {
-            result.set_split(split, "cluster_step_trace_time.csv");
+            let from =
+                file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+            result.set_split(split, from);
         }
     }
-    Ok(())
-}
-
-/// Without the Ascend backend the cluster table cannot be read.
-#[cfg(not(feature = "ascend"))]
-pub fn fill_from_cluster(path: &Path, _results: &mut Vec<RankResult>) -> Result<(), String> {
-    Err(format!("{}: this build has no Ascend backend to read it", path.display()))
 }

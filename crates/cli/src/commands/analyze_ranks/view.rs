@@ -61,12 +61,12 @@ pub(super) fn render(report: &RanksReport) -> String {
         let mut rows = vec![["src", "dst", "transport", "ops", "bytes", "transit", "GB/s"].map(String::from).to_vec()];
         for l in &report.communication_matrix {
             rows.push(vec![
-                l.src.to_string(),
-                l.dst.to_string(),
-                l.transport.clone(),
-                l.ops.to_string(),
-                comm::human_bytes(l.bytes),
-                human_ns(l.transit_ns as f64),
+                l.link.src.to_string(),
+                l.link.dst.to_string(),
+                l.link.transport.clone(),
+                l.link.ops.to_string(),
+                comm::human_bytes(l.link.bytes),
+                human_ns(l.link.transit_ns as f64),
                 l.bandwidth_gbps.map_or("-".to_owned(), |g| format!("{g:.2}")),
             ]);
         }
@@ -91,7 +91,7 @@ fn rank_table(report: &RanksReport) -> String {
             ]),
             None => row.extend(["-"; 5].map(String::from)),
         }
-        row.push(r.split_from.unwrap_or(if r.error.is_some() { "FAILED" } else { "-" }).to_owned());
+        row.push(r.split_from.as_deref().unwrap_or(if r.error.is_some() { "FAILED" } else { "-" }).to_owned());
         row.push(
             r.top_kernel
                 .as_ref()

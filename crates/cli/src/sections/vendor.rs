@@ -1,0 +1,102 @@
+//! The backends' own sections ([`prof_core::Vendor::sections`]: Ascend's op checks, …),
+//! rendered like every other analysis. They depend on the artifact's path only, so they are
+//! computed on their own thread from the moment the path is known: a section that re-reads a
+//! multi-GB table overlaps the timeline's load instead of following it.
+
+use super::Section;
+use crate::render::{ellipsize, human_ns, table};
+use prof_core::section::{Cell, Section as VendorSection};
+use std::path::Path;
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+
+/// Width of a name cell in a vendor table.
+const NAME_WIDTH: usize = 36;
+
+/// The vendor sections of an artifact, computing on their own thread.
+#[derive(Default)]
+pub struct VendorPrefetch {
+    running: Mutex<Option<JoinHandle<Vec<VendorSection>>>>,
+}
+
+impl VendorPrefetch {
+    /// Starts the backends' sections of `path`; nothing without a path.
+    pub fn start(path: Option<&Path>) -> Self {
+        let Some(path) = path.map(Path::to_owned) else { return Self::default() };
+        let handle = std::thread::spawn(move || crate::registry::build().sections(&path));
+        Self { running: Mutex::new(Some(handle)) }
+    }
+
+    /// The sections, rendered, once; empty when none were started (or the thread panicked, a
+    /// bug that should not take the report with it).
+    pub fn take(&self) -> Vec<Section> {
+        let handle = self.running.lock().ok().and_then(|mut running| running.take());
+        handle.and_then(|h| h.join().ok()).unwrap_or_default().into_iter().map(render).collect()
+    }
+}
+
+/// A vendor section as text under its title, and its JSON.
+fn render(section: VendorSection) -> Section {
+    let mut text = String::new();
+    for line in &section.lines {
+        text.push_str(&format!("{}\n", line_text(line)));
+    }
+    if let Some(t) = &section.table {
+        let mut rows = vec![t.header.clone()];
+        rows.extend(t.rows.iter().map(|row| row.iter().map(cell).collect()));
+        text.push_str(&table(&rows));
+    }
+    for line in &section.after {
+        text.push_str(&format!("{}\n", line_text(line)));
+    }
+    for note in &section.notes {
+        text.push_str(&format!("note: {note}\n"));
+    }
+    Section { key: section.key, title: section.title, text, json: section.json }
+}
+
+fn line_text(line: &[Cell]) -> String {
+    line.iter().map(cell).collect()
+}
+
+fn cell(cell: &Cell) -> String {
+    match cell {
+        Cell::Text(text) => text.clone(),
+        Cell::Name(name) => ellipsize(name, NAME_WIDTH),
+        Cell::Count(n) => n.to_string(),
+        Cell::Ns(ns) => human_ns(*ns as f64),
+        Cell::Pct(pct) => format!("{pct:.1} %"),
+        Cell::Missing => "-".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prof_core::section::Table;
+
+    #[test]
+    fn renders_lines_table_and_notes_with_core_units() {
+        let mut section = VendorSection::new("v", "a vendor check", serde_json::json!({ "n": 1 }));
+        section.lines.push(vec![
+            Cell::text("busy "),
+            Cell::Ns(1_500_000),
+            Cell::text(" ("),
+            Cell::Pct(12.345),
+            Cell::text(")"),
+        ]);
+        section.table = Some(Table {
+            header: vec!["op".into(), "calls".into(), "limiter".into()],
+            rows: vec![vec![Cell::Name("x".repeat(50)), Cell::Count(3), Cell::Missing]],
+        });
+        section.notes.push("no OP State column".into());
+        let rendered = render(section);
+        assert_eq!((rendered.key, rendered.title.as_str()), ("v", "a vendor check"));
+        let lines: Vec<&str> = rendered.text.lines().collect();
+        assert_eq!(lines[0], "busy 1.50 ms (12.3 %)");
+        assert!(lines[1].starts_with("op ") && lines[1].ends_with("limiter"), "{}", lines[1]);
+        assert!(lines[2].starts_with(&format!("{}…  3", "x".repeat(35))), "{}", lines[2]);
+        assert_eq!(lines[3], "note: no OP State column");
+        assert_eq!(rendered.json, serde_json::json!({ "n": 1 }));
+    }
+}

@@ -1,0 +1,128 @@
+use super::{Certainty, Loaded, Recognition};
+use crate::vendor::{Detection, Vendor};
+use crate::{DeviceOp, Families, Importer, OpKind, Registry, Result, Timeline};
+use std::path::{Path, PathBuf};
+
+/// An importer that takes files whose name ends in `suffix`, as sure as `certainty`, and
+/// loads one kernel named after itself.
+struct Fake {
+    name: &'static str,
+    suffix: &'static str,
+    certainty: Certainty,
+}
+
+impl Importer for Fake {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn recognizes(&self, path: &Path) -> bool {
+        path.is_file() && path.to_string_lossy().ends_with(self.suffix)
+    }
+    fn recognize(&self, path: &Path) -> Option<Recognition> {
+        self.recognizes(path).then(|| Recognition::new(self.certainty, format!("ends in {}", self.suffix)))
+    }
+    fn load(&self, path: &Path) -> Result<Timeline> {
+        let mut timeline = Timeline::new(path.display().to_string());
+        let name = timeline.intern(self.name);
+        timeline.push_op(DeviceOp::new(OpKind::Kernel, name, 0, 7, 0, 10));
+        Ok(timeline)
+    }
+}
+
+struct FakeVendor(&'static str, Vec<(&'static str, &'static str, Certainty)>);
+
+impl Vendor for FakeVendor {
+    fn id(&self) -> &'static str {
+        self.0
+    }
+    fn name(&self) -> &'static str {
+        self.0
+    }
+    fn detect(&self) -> Detection {
+        Detection::new(self.0, self.0)
+    }
+    fn importers(&self) -> Vec<Box<dyn Importer>> {
+        self.1
+            .iter()
+            .map(|&(name, suffix, certainty)| Box::new(Fake { name, suffix, certainty }) as Box<dyn Importer>)
+            .collect()
+    }
+}
+
+fn registry() -> Registry {
+    Registry::new(vec![
+        Box::new(FakeVendor("A", vec![("a-trace", ".json", Certainty::Name), ("a-db", ".db", Certainty::Content)])),
+        Box::new(FakeVendor(
+            "B",
+            vec![("b-trace", ".trace.json", Certainty::Signature), ("b-db", ".db", Certainty::Content)],
+        )),
+    ])
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("prof-door-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn kernel_of(loaded: Loaded) -> String {
+    match loaded {
+        Loaded::Timeline(t) => t.name(t.ops[0].name).to_owned(),
+        _ => panic!("a timeline"),
+    }
+}
+
+#[test]
+fn the_surest_reader_wins_and_ties_go_to_registry_order() {
+    let dir = scratch("surest");
+    let registry = registry();
+    let families = Families::builtin();
+    let trace = dir.join("run.trace.json");
+    std::fs::write(&trace, "{}").unwrap();
+    let (loaded, format) = registry.load(&trace, &families).unwrap();
+    assert_eq!((format.vendor, format.name, format.recognition.certainty), ("B", "b-trace", Certainty::Signature));
+    assert_eq!(kernel_of(loaded), "b-trace");
+    let plain = dir.join("run.json");
+    std::fs::write(&plain, "{}").unwrap();
+    assert_eq!(registry.recognize(&plain).unwrap().name, "a-trace");
+    let db = dir.join("x.db");
+    std::fs::write(&db, "").unwrap();
+    let format = registry.recognize(&db).unwrap();
+    assert_eq!((format.vendor, format.name, format.recognition.reason.as_str()), ("A", "a-db", "ends in .db"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_directory_with_one_artifact_is_read_as_it_and_several_are_refused() {
+    let dir = scratch("dir");
+    let registry = registry();
+    let families = Families::builtin();
+    std::fs::write(dir.join("host_12.1700.pt.trace.json"), "{}").unwrap();
+    std::fs::write(dir.join("notes.txt"), "hello").unwrap();
+    std::fs::write(dir.join(".hidden.json"), "{}").unwrap();
+    let (loaded, format) = registry.load(&dir, &families).unwrap();
+    assert_eq!(format.inner.as_deref(), Some(dir.join("host_12.1700.pt.trace.json").as_path()));
+    assert!(format.recognition.reason.starts_with("the only artifact in the directory: "), "{format:?}");
+    assert_eq!(kernel_of(loaded), "b-trace");
+    std::fs::write(dir.join("host_12.1800.pt.trace.json"), "{}").unwrap();
+    let error = registry.load(&dir, &families).err().unwrap().to_string();
+    assert!(error.contains("holds 2 artifacts and no rank numbers to tell them apart"), "{error}");
+    assert!(error.contains("host_12.1700.pt.trace.json (b-trace), host_12.1800.pt.trace.json (b-trace)"), "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unknown_path_is_described_with_what_each_backend_reads() {
+    let dir = scratch("unknown");
+    let registry = registry();
+    let path = dir.join("data.csv");
+    std::fs::write(&path, "Name,Calls\n").unwrap();
+    let error = registry.recognize(&path).err().unwrap().to_string();
+    assert!(
+        error.contains("data.csv: not a format prof reads: it is a CSV-like text whose first line is `Name,Calls`"),
+        "{error}"
+    );
+    assert!(error.ends_with("prof reads\n  prof: prof util CSV\n  A: a-trace, a-db\n  B: b-trace, b-db"), "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,138 @@
+//! The formats users have, through the one door (`prof analyze PATH`): each real sample of
+//! tests/fixtures/*/SOURCES.md read end to end, its numbers checked against python's own
+//! reading of the same file (noted beside each case), and what prof cannot read refused with
+//! what the path looked like and what prof reads instead.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use serde_json::Value;
+use support::{fixture_arg, fixtures, prof, scratch_dir};
+
+/// `prof analyze --phase all --json PATH`: the document, or a panic with stderr.
+fn analyze(path: &str) -> Value {
+    let out = prof(&["analyze", "--phase", "all", "--json", path]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{path}: {stderr}");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{path}: bad JSON: {e}"))
+}
+
+/// Summed device time of every op, and the op count.
+fn totals(doc: &Value) -> (u64, u64) {
+    (doc["summary"]["device_ns"].as_u64().unwrap(), doc["summary"]["ops"].as_u64().unwrap())
+}
+
+#[test]
+fn an_old_pytorch_trace_is_not_empty() {
+    // python: 8772 `Kernel` + 312 `Memset` + 12 `Memcpy` complete events.
+    let doc = analyze(&fixture_arg("nvidia/torch/kineto_pt19_resnet50_worker0.1623143089861.pt.trace.json.gz"));
+    assert_eq!(totals(&doc).1, 9096);
+}
+
+#[test]
+fn a_tensorboard_directory_of_ranks_is_a_rank_job() {
+    let out = prof(&["analyze", "--json", &fixture_arg("nvidia/torch/tb_dlrm_kineto_8ranks")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["schema"], "prof.ranks.v1");
+    let ranks: Vec<u64> = doc["ranks"].as_array().unwrap().iter().map(|r| r["rank"].as_u64().unwrap()).collect();
+    assert_eq!(ranks, (0..8).collect::<Vec<_>>());
+    assert_eq!(doc["missing_ranks"], serde_json::json!([]));
+    assert!(doc["ranks"].as_array().unwrap().iter().all(|r| r["error"].is_null()), "{doc}");
+}
+
+#[test]
+fn a_directory_with_one_trace_is_read_as_that_trace() {
+    let dir = scratch_dir("formats-one-trace");
+    let name = "worker3_step_12.1694128201557.pt.trace.json.gz";
+    std::fs::copy(fixtures().join("nvidia/torch/tb_dlrm_kineto_8ranks").join(name), dir.join(name)).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a trace").unwrap();
+    let doc = analyze(dir.to_str().unwrap());
+    assert_eq!(doc["schema"], "prof.breakdown.v1");
+    let format = &doc["format"];
+    assert_eq!((format["vendor"].as_str(), format["name"].as_str()), (Some("NVIDIA"), Some("torch-trace")));
+    assert!(format["inner"].as_str().unwrap().ends_with(name), "{format}");
+    assert!(format["reason"].as_str().unwrap().starts_with("the only artifact in the directory: "), "{format}");
+    // python: rank 3 has 315 kernel events.
+    let kernels: u64 = doc["summary"]["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| matches!(k["kind"].as_str(), Some("kernel" | "communication")))
+        .map(|k| k["calls"].as_u64().unwrap())
+        .sum();
+    assert_eq!(kernels, 315);
+}
+
+#[test]
+fn older_nsys_exports_and_rocprof_formats_read_with_their_own_numbers() {
+    let cases = [
+        // python sqlite3: kernels 8,002,635 + memcpy 3,280,901 + memset 31,808 ns; 505 + 6 + 5 ops.
+        ("nvidia/nsys/sqlite/hw5helper_nsys2022.1.3_schema2.9.1_EXPORT_META_DATA_report1.sqlite", (11_315_344, 516)),
+        // python sqlite3 on the rocpd view / csv on the same run's trace: 8292 + 5528 + 5488 ns.
+        ("amd/rocpd/CONSTRUCTED_vcopy_MI300A_rocpd_schema3.db", (19_308, 3)),
+        ("amd/rocprofv3-json/vcopy_MI300A_ps_file_results.REDUCED.json", (19_308, 3)),
+        // python csv: 20640 + 15520 + 16480 ns (a workload directory holding one timestamps.csv).
+        ("amd/rocprof-compute/device_filter_MI200", (52_640, 3)),
+        // python csv: task_time 7 rows, 249,692.68 µs.
+        ("ascend/neo-pan_tilelang_msprof/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA", (249_692_680, 7)),
+    ];
+    for (path, expected) in cases {
+        let doc = analyze(&fixture_arg(path));
+        assert_eq!(totals(&doc), expected, "{path}");
+    }
+}
+
+#[test]
+fn an_op_statistic_only_tree_is_read_at_its_root() {
+    let root = scratch_dir("formats-op-statistic");
+    let inner = root.join("PROF_1/mindstudio_profiler_output");
+    std::fs::create_dir_all(&inner).unwrap();
+    let source = fixtures().join(
+        "ascend/neo-pan_tilelang_msprof/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA/mindstudio_profiler_output/op_statistic_20260605155140.csv",
+    );
+    std::fs::copy(&source, inner.join("op_statistic_20260605155140.csv")).unwrap();
+    let doc = analyze(root.to_str().unwrap());
+    // The file's one row: main_kernel, 3 calls, Total 249604.48 µs.
+    let top = &doc["summary"]["kernels"][0];
+    assert_eq!(
+        (top["name"].as_str(), top["calls"].as_u64(), top["total_ns"].as_u64()),
+        (Some("main_kernel"), Some(3), Some(249_604_480))
+    );
+    assert!(doc["partial"].as_str().unwrap().contains("per-op-type totals from op_statistic only"), "{doc}");
+}
+
+#[test]
+fn an_unknown_file_says_what_it_is_and_what_prof_reads() {
+    let dir = scratch_dir("formats-unknown");
+    let path = dir.join("numbers.csv");
+    std::fs::write(&path, "a,b\n1,2\n").unwrap();
+    let out = prof(&["analyze", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("numbers.csv: not a format prof reads: it is a CSV-like text whose first line is `a,b`"),
+        "{stderr}"
+    );
+    for vendor in ["  NVIDIA: ", "  AMD: ", "  Ascend: "] {
+        assert!(stderr.lines().any(|l| l.starts_with(vendor)), "{vendor}: {stderr}");
+    }
+    assert!(
+        stderr.contains("rocpd-sqlite") && stderr.contains("torch-trace") && stderr.contains("ascend-op-table"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn analyze_help_lists_every_reader_from_the_registry() {
+    let out = prof(&["analyze", "--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    let listed = help.split_once("Formats read").map(|(_, list)| list).unwrap_or_else(|| panic!("{help}"));
+    for line in ["  prof: prof util CSV", "  NVIDIA: ", "  AMD: ", "  Ascend: "] {
+        assert!(listed.lines().any(|l| l.starts_with(line)), "{line}: {help}");
+    }
+    for reader in ["torch-trace", "nsys-sqlite", "rocpd-sqlite", "rocprofv3-json", "ascend-op-table"] {
+        assert!(listed.contains(reader), "{reader}: {help}");
+    }
+}
