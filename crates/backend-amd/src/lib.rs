@@ -16,25 +16,44 @@
 //! }
 //! ```
 
+// The public face is the vendor type, its tools and importers (and `error`, `tools`); the
+// other modules are public only for the fuzz targets, benches and tests (`#[doc(hidden)]`):
+// prof reaches them through `prof_core::Registry` and the traits.
+#[doc(hidden)]
 pub mod amd_smi;
+#[doc(hidden)]
 pub mod detect;
 pub mod error;
+#[doc(hidden)]
 pub mod rocm_smi_concise;
+#[doc(hidden)]
 pub mod rocm_smi_json;
+#[doc(hidden)]
 pub mod rocpd;
+#[doc(hidden)]
 pub mod rocprof_csv;
 pub mod rocprof_importers;
+#[doc(hidden)]
 pub mod rocprof_legacy;
+#[doc(hidden)]
 pub mod rocprof_stats;
+#[doc(hidden)]
 pub mod rocprofv3_counter_report;
+#[doc(hidden)]
 pub mod rocprofv3_counters;
 pub mod rocprofv3_deep_dive;
+#[doc(hidden)]
 pub mod rocprofv3_json;
 pub mod rocprofv3_tool;
+#[doc(hidden)]
 pub mod rocprofv3_trace;
+#[doc(hidden)]
 pub mod rsmi_lib;
+#[doc(hidden)]
 pub mod smi_probe;
+#[doc(hidden)]
 pub mod smi_sample;
+#[doc(hidden)]
 pub mod sysfs_probe;
 pub mod tools;
 

@@ -22,6 +22,19 @@ impl Importer for RocprofResultsImporter {
         rocprof_legacy::is_results_csv(path)
     }
 
+    /// rocprof-compute's `timestamps.csv` is surer than the `pmc_perf.csv` beside it, which has
+    /// the same columns among its counters: a workload directory reads as its timestamps.
+    fn recognize(&self, path: &Path) -> Option<prof_core::Recognition> {
+        use prof_core::{Certainty, Recognition};
+        if !self.recognizes(path) {
+            return None;
+        }
+        Some(match path.file_name().and_then(|n| n.to_str()) {
+            Some("timestamps.csv") => Recognition::new(Certainty::Signature, "rocprof-compute's timestamps.csv"),
+            _ => Recognition::new(Certainty::Content, "a rocprof dispatch table header"),
+        })
+    }
+
     fn load(&self, path: &Path) -> Result<Timeline> {
         rocprof_legacy::load(path)
     }

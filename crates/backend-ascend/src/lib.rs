@@ -34,32 +34,53 @@
 //! assert_eq!((info.chips[0].name.as_str(), info.chips[0].hbm_total_mib), ("910B2", Some(65536)));
 //! ```
 
+// The public face is the vendor type, its tools and importers (and `error`, `tools`); the
+// other modules are public only for the fuzz targets, benches and tests (`#[doc(hidden)]`):
+// prof reaches them through `prof_core::Registry` and the traits.
+#[doc(hidden)]
 pub mod ascend_analysis;
+#[doc(hidden)]
 pub mod common_info;
+#[doc(hidden)]
 pub mod communication;
+#[doc(hidden)]
 pub mod communication_matrix;
 mod csv_blocks;
+#[doc(hidden)]
 pub mod csv_table;
 mod detect;
 pub mod error;
 pub mod importers;
+#[doc(hidden)]
 pub mod micros;
 pub mod msprof_tool;
+#[doc(hidden)]
 pub mod npu_smi;
+#[doc(hidden)]
 pub mod npu_smi_probe;
+#[doc(hidden)]
 pub mod op_statistic;
+#[doc(hidden)]
 pub mod op_table;
+#[doc(hidden)]
 pub mod op_table_summary;
+#[doc(hidden)]
 pub mod pipe_bound;
+#[doc(hidden)]
 pub mod profile_dir;
+#[doc(hidden)]
 pub mod step_trace;
 mod table;
+#[doc(hidden)]
 pub mod task_type;
 #[cfg(test)]
 mod test_fixtures;
+#[doc(hidden)]
 pub mod toolkit_info;
 pub mod tools;
+#[doc(hidden)]
 pub mod trace_flows;
+#[doc(hidden)]
 pub mod trace_json;
 mod vendor_extras;
 

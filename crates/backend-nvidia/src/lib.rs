@@ -15,31 +15,54 @@
 //! assert_eq!(NvidiaVendor::new().id(), "nvidia");
 //! ```
 
+// The public face is the vendor type, its tools and importers (and `error`, `tools`); the
+// other modules are public only for the fuzz targets, benches and tests (`#[doc(hidden)]`):
+// prof reaches them through `prof_core::Registry` and the traits.
 pub mod cupti_tool;
+#[doc(hidden)]
 pub mod cupti_trace;
+#[doc(hidden)]
 pub mod detect;
 pub mod error;
+#[doc(hidden)]
 pub mod ncu_analysis;
+#[doc(hidden)]
 pub mod ncu_csv;
+#[doc(hidden)]
 pub mod ncu_failure;
+#[doc(hidden)]
 pub mod ncu_pages;
+#[doc(hidden)]
 pub mod ncu_report;
+#[doc(hidden)]
 pub mod ncu_text;
 pub mod ncu_tool;
+#[doc(hidden)]
 pub mod ncu_units;
+#[doc(hidden)]
 pub mod nsys_sqlite;
+#[doc(hidden)]
 pub mod nsys_stats_csv;
 pub mod nsys_tool;
+#[doc(hidden)]
 pub mod nvml_detect;
+#[doc(hidden)]
 pub mod nvml_probe;
+#[doc(hidden)]
 pub mod query_csv;
+#[doc(hidden)]
 pub mod reasons;
+#[doc(hidden)]
 pub mod smi_probe;
+#[doc(hidden)]
 pub mod smi_query;
+#[doc(hidden)]
 pub mod smi_xml;
 pub mod tools;
 pub mod torch_importer;
+#[doc(hidden)]
 pub mod torch_trace;
+#[doc(hidden)]
 pub mod values;
 
 #[cfg(test)]

@@ -177,19 +177,25 @@ impl Registry {
             return Ok(winner);
         }
         if path.is_dir() {
-            // Inside a directory only content counts: a name alone is too weak a reason to pick
-            // one entry over the directory the user gave.
-            let inner: Vec<Winner> = entries(path)
+            // Inside a directory only files read by content count (a name alone is too weak a
+            // reason to pick one entry over the directory given; subdirectories are rank jobs'
+            // or a vendor's walk), and the surest of them must be the only one that sure.
+            let mut inner: Vec<Winner> = entries(path)
                 .iter()
+                .filter(|entry| entry.is_file())
                 .filter_map(|entry| self.best(entry))
                 .filter(|w| w.format.recognition.certainty >= Certainty::Content)
                 .collect();
+            let found = inner.len();
+            let surest = inner.iter().map(|w| w.format.recognition.certainty).max();
+            inner.retain(|w| Some(w.format.recognition.certainty) == surest);
             match inner.as_slice() {
                 [_] => {
                     let mut winner = inner.into_iter().next().expect("one entry");
+                    let which = if found == 1 { "only" } else { "surest" };
                     winner.format.inner = Some(winner.path.clone());
                     winner.format.recognition.reason =
-                        format!("the only artifact in the directory: {}", winner.format.recognition.reason);
+                        format!("the {which} artifact in the directory: {}", winner.format.recognition.reason);
                     return Ok(winner);
                 }
                 [] => {}
@@ -212,9 +218,10 @@ impl Registry {
         Err(self.unrecognised(path))
     }
 
-    /// True when some reader takes `path` itself (not only an artifact inside the directory).
+    /// True when some reader takes `path` itself by its content (not by its name alone, and
+    /// not only an artifact inside the directory).
     pub(crate) fn reads_itself(&self, path: &Path) -> bool {
-        self.best(path).is_some()
+        self.best(path).is_some_and(|w| w.format.recognition.certainty >= Certainty::Content)
     }
 
     /// The surest reader of `path` itself (no look inside a directory).
