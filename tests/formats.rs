@@ -41,6 +41,23 @@ fn a_tensorboard_directory_of_ranks_is_a_rank_job() {
     assert!(doc["ranks"].as_array().unwrap().iter().all(|r| r["error"].is_null()), "{doc}");
 }
 
+/// The real thing, recorded on the H200 (PyTorch 2.11): two ranks' `tensorboard_trace_handler`
+/// files in one directory, named `<host>_<pid>.<ts>`. python on the files: rank 0's GEMM
+/// kernels 2022.722 µs, rank 1's 3986.896 µs.
+#[test]
+fn a_real_tensorboard_directory_of_two_ranks() {
+    let out = prof(&["analyze", "--json", &fixture_arg("nvidia/h200-tensorboard")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tops: Vec<(u64, u64)> = doc["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["rank"].as_u64().unwrap(), r["top_kernel"]["total_ns"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(tops, [(0, 2_022_722), (1, 3_986_896)]);
+}
+
 #[test]
 fn a_directory_with_one_trace_is_read_as_that_trace() {
     let dir = scratch_dir("formats-one-trace");
