@@ -38,6 +38,7 @@ pub mod registry;
 pub mod samples_csv;
 pub mod section;
 pub mod serve_watch;
+pub mod servers;
 pub mod sniff;
 pub mod supervisor;
 pub mod timeline;

@@ -13,7 +13,7 @@ use crate::render::print_json;
 use crate::serve::health::Readiness;
 use crate::serve::http::Url;
 use crate::serve::load::{LoadResult, LoadSpec};
-use crate::serve::plan::{self, PlanRequest, ServePlan};
+use crate::serve::plan::{self, PlanRequest, ServePlan, WindowControl};
 use crate::serve::report::{ArtifactPart, BenchPart, LoadPart, ServeReport, ServerPart, UtilPart};
 use crate::serve::session::{self, Load, SessionInput, SessionReport};
 use crate::serve::shell_words;
@@ -183,6 +183,7 @@ pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, Failure> {
             }
             plan
         }
+        "server" => crate::serve::server_profiler::plan(&request, &health)?,
         name => {
             let found = find_tool(registry, name)?;
             found.check().map_err(|e| e.to_string())?;
@@ -243,19 +244,26 @@ pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, Failure> {
             } else {
                 format!("\nwarning: processes {:?} of the server's group are still running", failure.server_left)
             };
-            let message = format!("{}{left}", failure.message);
+            let explained = match failure.exit_status() {
+                None => crate::serve::known::explain(&plan.server.argv, &plan.server.log),
+                Some(_) => None,
+            };
+            let why = explained.as_ref().map(crate::serve::known::render_explained).unwrap_or_default();
+            let message = format!("{}{why}{left}", failure.message);
             return Err(match failure.exit_status() {
                 Some(status) => Failure::interrupted(i32::from(status) - 128, message),
-                None => message.into(),
+                None => Failure { hint: explained.map(|e| e.remedy), ..Failure::from(message) },
             });
         }
     };
-    finish(args, &mut plan, tool.as_deref(), session, &load, &health, method)
+    finish(args, registry, &mut plan, tool.as_deref(), session, &load, &health, method)
 }
 
 /// After the server stopped: export steps, artifact checks, loading, the report.
+#[allow(clippy::too_many_arguments)]
 fn finish(
     args: &ServeArgs,
+    registry: &Registry,
     plan: &mut ServePlan,
     tool: Option<&dyn BreakdownTool>,
     session: SessionReport,
@@ -301,9 +309,17 @@ fn finish(
     }
     let mut breakdown = None;
     let mut breakdown_text = None;
-    if let Some(tool) = tool {
-        let paths: Vec<PathBuf> = plan.artifacts.iter().map(|a| a.path.clone()).collect();
-        let timeline = tool.load(&paths).map_err(|e| e.to_string())?;
+    let timeline = match (tool, &plan.window) {
+        (Some(tool), _) => {
+            let paths: Vec<PathBuf> = plan.artifacts.iter().map(|a| a.path.clone()).collect();
+            Some(tool.load(&paths).map_err(|e| e.to_string())?)
+        }
+        (None, WindowControl::Http { traces, .. }) => {
+            crate::serve::server_profiler::load_traces(registry, traces, &mut plan.notes)?
+        }
+        _ => None,
+    };
+    if let Some(timeline) = timeline {
         timeline.check_loaded()?;
         let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
         let families = families(None)?;
@@ -341,12 +357,22 @@ fn finish(
             }),
             _ => None,
         },
-        bench: session.bench.as_ref().map(|outcome| BenchPart {
-            command: plan.bench.iter().flat_map(|b| b.argv.iter()).map(|a| a.to_string_lossy().into_owned()).collect(),
-            exit_code: outcome.exit_code,
-            signal: outcome.signal,
-            elapsed_ns: u64::try_from(outcome.elapsed.as_nanos()).unwrap_or(u64::MAX),
-            log: outcome.log.display().to_string(),
+        bench: session.bench.as_ref().map(|outcome| {
+            let summary = plan.bench.as_ref().and_then(|b| crate::serve::known::bench_summary(&b.argv, &outcome.log));
+            BenchPart {
+                command: plan
+                    .bench
+                    .iter()
+                    .flat_map(|b| b.argv.iter())
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect(),
+                exit_code: outcome.exit_code,
+                signal: outcome.signal,
+                elapsed_ns: u64::try_from(outcome.elapsed.as_nanos()).unwrap_or(u64::MAX),
+                log: outcome.log.display().to_string(),
+                summary_missing: summary.as_ref().and_then(|s| s.as_ref().err().cloned()),
+                summary: summary.and_then(Result::ok),
+            }
         }),
         artifacts,
         how_to_open: plan.how_to_open.clone(),

@@ -4,9 +4,11 @@
 
 pub mod health;
 pub mod http;
+pub mod known;
 pub mod load;
 pub mod out_lock;
 pub mod plan;
 pub mod report;
+pub mod server_profiler;
 pub mod session;
 pub mod shell_words;

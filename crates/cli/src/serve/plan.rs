@@ -12,7 +12,7 @@
 use prof_core::supervisor::RunPlan;
 use prof_core::{BreakdownTool, CaptureRequest, ExpectedArtifact};
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The server's log, in the output directory.
@@ -40,6 +40,16 @@ pub enum WindowControl {
     },
     /// The tool records the server's whole life (no start/stop control): warm-up included.
     WholeRun,
+    /// The server's own profiler: an HTTP request opens the window, another closes it, and the
+    /// server then writes its traces into `traces` (`--tool server`).
+    Http {
+        /// Opens the window.
+        start: Box<super::server_profiler::Call>,
+        /// Closes it.
+        stop: Box<super::server_profiler::Call>,
+        /// Where the server writes its traces.
+        traces: PathBuf,
+    },
 }
 
 /// What the user asked for, as far as the plan is concerned.
@@ -83,17 +93,12 @@ pub struct ServePlan {
     pub notes: Vec<String>,
 }
 
-/// Environment a known server needs to be profiled: MAX (`max serve`, also behind a launcher
-/// such as `pixi run max serve`) only emits kernel names and detailed timing with
+/// Environment a known server needs to be profiled, from prof's table of servers
+/// ([`prof_core::servers`]): MAX (`max serve`, also behind a launcher such as
+/// `pixi run max serve`) only emits kernel names and detailed timing with
 /// `MODULAR_ENABLE_PROFILING=detailed`.
 pub fn server_env(server: &[OsString]) -> Vec<(String, String)> {
-    let max_at = server.iter().position(|a| Path::new(a).file_name().is_some_and(|name| name == "max"));
-    let is_max = max_at.is_some_and(|at| server[at + 1..].iter().any(|a| a == "serve"));
-    if is_max {
-        vec![("MODULAR_ENABLE_PROFILING".to_owned(), "detailed".to_owned())]
-    } else {
-        Vec::new()
-    }
+    super::known::server_env(server)
 }
 
 /// The model a server command names, for the plan: the value of `--model`, `--model-path`
@@ -115,7 +120,7 @@ pub fn model_of(server: &[OsString]) -> Option<String> {
     words.get(serve + 1).filter(|w| !w.starts_with('-')).cloned()
 }
 
-fn base_server(request: &PlanRequest, argv: Vec<OsString>) -> RunPlan {
+pub(super) fn base_server(request: &PlanRequest, argv: Vec<OsString>) -> RunPlan {
     // Not echoed: a server logs every request; its log file is named in the plan and the
     // report, and its last lines are shown when it fails.
     let mut server = RunPlan::new("server", argv, request.out_dir.join(SERVER_LOG));
@@ -123,7 +128,7 @@ fn base_server(request: &PlanRequest, argv: Vec<OsString>) -> RunPlan {
     server
 }
 
-fn bench(request: &PlanRequest) -> Option<RunPlan> {
+pub(super) fn bench(request: &PlanRequest) -> Option<RunPlan> {
     request.bench.as_ref().map(|argv| {
         let mut step = RunPlan::new("bench", argv.clone(), request.out_dir.join(BENCH_LOG));
         step.timeout = Some(request.bench_timeout);
@@ -222,6 +227,9 @@ impl ServePlan {
     pub fn describe(&self, health: &str, ready_timeout: Duration, warmup: &str, load: &str) -> String {
         let mut out = format!("prof serve with --tool {}:\n", self.tool);
         let server = &self.server;
+        if let Some(name) = super::known::server_name(&self.server.argv) {
+            out.push_str(&format!("  server recognised: {name}\n"));
+        }
         if let Some(model) = model_of(&self.server.argv) {
             out.push_str(&format!("  model: {model}\n"));
         }
@@ -243,6 +251,12 @@ impl ServePlan {
                 format!("\n    {}\n    … load …\n    {}", start.display_command(), stop.display_command())
             }
             WindowControl::WholeRun => "the whole server run is recorded".to_owned(),
+            WindowControl::Http { start, stop, traces } => format!(
+                "the server's own profiler\n    {}\n    … load …\n    {} (the server then writes its traces into {})",
+                start.describe(),
+                stop.describe(),
+                traces.display()
+            ),
         };
         out.push_str(&format!("  capture window: {window}\n"));
         match &self.bench {
@@ -328,7 +342,7 @@ mod tests {
     #[cfg(feature = "nvidia")]
     #[test]
     fn nsys_launches_the_server_and_opens_the_window_with_start_and_stop() {
-        let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes/nvidia/nsys");
+        let fake = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes/nvidia/nsys");
         let tool = prof_backend_nvidia::nsys_tool::NsysTool::new().with_program(&fake);
         let plan = with_tool(&request(), &tool).unwrap();
         let words = |step: &RunPlan| step.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>();

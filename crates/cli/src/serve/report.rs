@@ -96,6 +96,13 @@ pub struct BenchPart {
     pub elapsed_ns: u64,
     /// Its log.
     pub log: String,
+    /// The summary it printed, when prof knows the client (added in 0.5.0): `client`,
+    /// `metrics` (`key`, `label`, `value`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<crate::serve::known::BenchSummary>,
+    /// Why a known client's summary is missing (it did not finish), when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary_missing: Option<String>,
 }
 
 /// One verified artifact.
@@ -206,6 +213,12 @@ impl ServeReport {
                 bench.elapsed_ns as f64 / 1e9,
                 bench.log
             ));
+            if let Some(summary) = &bench.summary {
+                out.push_str(&crate::serve::known::render_bench(summary));
+            }
+            if let Some(why) = &bench.summary_missing {
+                out.push_str(&format!("  no summary: {why}\n"));
+            }
         }
         if let Some(text) = breakdown_text {
             out.push('\n');

@@ -251,6 +251,11 @@ async fn open_window(
         },
         WindowControl::Signal => signal_server(server, "open").map(|()| OpenWindow::Nothing),
         WindowControl::Commands { start, .. } => run_checked(start).await.map(|()| OpenWindow::Nothing),
+        WindowControl::Http { start, .. } => start.send().await.map(|()| OpenWindow::Nothing).map_err(|e| {
+            SessionFailure::new(format!(
+                "the server's profiler did not start: {e} (is it enabled? see the plan's environment)"
+            ))
+        }),
         WindowControl::LoadOnly | WindowControl::WholeRun => Ok(OpenWindow::Nothing),
     }
 }
@@ -266,6 +271,11 @@ async fn close_window(
     match &plan.window {
         WindowControl::Signal if server.is_running() => signal_server(server, "close").map(|()| None),
         WindowControl::Commands { stop, .. } => run_checked(stop).await.map(|()| None),
+        WindowControl::Http { stop, traces, .. } => {
+            stop.send().await.map_err(|e| SessionFailure::new(format!("the server's profiler did not stop: {e}")))?;
+            super::server_profiler::wait_for_traces(traces).await.map_err(SessionFailure::new)?;
+            Ok(None)
+        }
         _ => Ok(None),
     }
 }
