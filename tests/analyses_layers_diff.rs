@@ -18,7 +18,7 @@ fn path(relative: &str) -> String {
 }
 
 fn layers_of(relative: &str) -> Value {
-    let doc = prof_json(&["analyze", "--phase", "all", &path(relative), "--json"]);
+    let doc = prof_json(&["analyze", "--phase", "all", &path(relative), "--json", "--json-full"]);
     doc["analyses"]["layers"].clone()
 }
 
@@ -114,7 +114,7 @@ fn resnet_training_is_five_steps_matching_the_profiler_steps() {
 #[test]
 fn flat_ai_core_freq_is_summarised_without_a_drop() {
     let dir = path(&format!("{ASCEND_PAIR}/PROF_PipeUtilization"));
-    let doc = prof_json(&["analyze", &dir, "--json"]);
+    let doc = prof_json(&["analyze", &dir, "--json", "--json-full"]);
     let series = doc["analyses"]["counters"].as_array().expect("counters section").clone();
     assert_eq!(series.len(), 1);
     let freq = &series[0];
@@ -128,8 +128,12 @@ fn flat_ai_core_freq_is_summarised_without_a_drop() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("AI Core Freq: no drop below its nominal 1800"), "{text}");
     // No counters in a kernel_details export: no section.
-    let doc =
-        prof_json(&["analyze", &path("ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv"), "--json"]);
+    let doc = prof_json(&[
+        "analyze",
+        &path("ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv"),
+        "--json",
+        "--json-full",
+    ]);
     assert!(doc["analyses"].get("counters").is_none());
 }
 
@@ -137,7 +141,7 @@ fn flat_ai_core_freq_is_summarised_without_a_drop() {
 fn eager_vs_graph_diff_shows_the_removed_launch_gaps() {
     let a = path("nvidia/h200-diff/eager.json");
     let b = path("nvidia/h200-diff/graph.json");
-    let doc = prof_json(&["diff", &a, &b, "--json"]);
+    let doc = prof_json(&["diff", &a, &b, "--json", "--json-full"]);
     assert_eq!(doc["schema"].as_str(), Some("prof.diff.v1"));
     let t = &doc["timeline"];
     // python: per side ops, sum(dur), wall = last end - first start, busy = union, gaps = merged-1,
@@ -174,7 +178,7 @@ fn eager_vs_graph_diff_shows_the_removed_launch_gaps() {
 fn ascend_two_runs_diff_and_say_what_the_partial_side_lacks() {
     let a = path(&format!("{ASCEND_PAIR}/PROF_PipeUtilization"));
     let b = path(&format!("{ASCEND_PAIR}/PROF_ResourceConflictRatio"));
-    let doc = prof_json(&["diff", &a, &b, "--json"]);
+    let doc = prof_json(&["diff", &a, &b, "--json", "--json-full"]);
     // python (Decimal over op_summary_*.csv): sum(Task Duration) 39.322 / 37.241 µs;
     //   max(start + dur) - min(start) 14025.881 / 14484.210 µs; 3 ops each, all on one stream
     assert_eq!(
@@ -197,7 +201,7 @@ fn ascend_two_runs_diff_and_say_what_the_partial_side_lacks() {
 fn summary_only_side_diffs_per_kernel_and_says_what_is_skipped() {
     let a = path("nvidia/nsys/gpuperf_sm103_cuda_gpu_kern_sum.csv");
     let b = path("nvidia/h200-diff/graph.json");
-    let doc = prof_json(&["diff", &a, &b, "--json"]);
+    let doc = prof_json(&["diff", &a, &b, "--json", "--json-full"]);
     assert!(doc["timeline"].is_null());
     assert!(doc["skipped"][0].as_str().is_some_and(|s| s.contains("A holds per-kernel totals only")), "{doc}");
     // python: graph.json kernel durations summed = 1152280 ns (see the eager/graph test)

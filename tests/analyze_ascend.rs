@@ -13,7 +13,7 @@ const CANN8_PROF: &str = "vllm-ascend_msprof_cann8/PROF_GROUP_20260823_165254/PR
 
 /// `prof analyze --json` on `tests/fixtures/ascend/<path>`, expected to succeed.
 fn analyze(path: &str) -> serde_json::Value {
-    prof_json(&["analyze", "--phase", "all", "--json", &fixture_arg(&format!("ascend/{path}"))])
+    prof_json(&["analyze", "--phase", "all", "--json", "--json-full", &fixture_arg(&format!("ascend/{path}"))])
 }
 
 fn calls(doc: &serde_json::Value) -> u64 {

@@ -32,6 +32,11 @@ struct Cli {
     /// it and reported as partial. Default: PROF_MEMORY_BUDGET, else half of this machine's memory.
     #[arg(long, global = true, value_name = "SIZE", value_parser = prof_core::load_budget::parse_size)]
     memory_budget: Option<u64>,
+    /// With --json: every row of every list. Without it a list keeps its first 100 rows (the
+    /// largest first where the list is ranked) and the document's `truncated` says what was cut,
+    /// so any input gives a document of bounded size.
+    #[arg(long, global = true)]
+    json_full: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -94,6 +99,7 @@ fn main() -> ExitCode {
     }
     let registry = registry::build();
     let cli = parse(&registry);
+    render::set_json_full(cli.json_full);
     if let Some(bytes) = cli.memory_budget {
         prof_core::load_budget::set_memory_budget(bytes);
     }

@@ -53,16 +53,80 @@ pub fn table(rows: &[Vec<String>]) -> String {
     out
 }
 
-/// Prints `value` as pretty JSON on stdout.
+/// Rows a JSON list keeps unless `--json-full` was given.
+pub const JSON_LIST_ROWS: usize = 100;
+
+static JSON_FULL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--json-full`: documents keep every row of every list.
+pub fn set_json_full(full: bool) {
+    JSON_FULL.store(full, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Prints `value` as pretty JSON on stdout, bounded (see [`bound_json`]) unless `--json-full`.
 pub fn print_json(value: &impl Serialize) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| format!("cannot encode JSON: {e}"))?;
+    let mut value = serde_json::to_value(value).map_err(|e| format!("cannot encode JSON: {e}"))?;
+    if !JSON_FULL.load(std::sync::atomic::Ordering::Relaxed) {
+        bound_json(&mut value, JSON_LIST_ROWS);
+    }
+    let text = serde_json::to_string_pretty(&value).map_err(|e| format!("cannot encode JSON: {e}"))?;
     outln!("{text}");
     Ok(())
 }
 
+/// Cuts every list of `document` to its first `rows` rows and, when any was cut, adds a
+/// top-level `truncated` list: `{"path": "analyses.layers.ops", "kept": 100, "of": 1450}` per
+/// cut list (`--json-full` gives them whole). Lists prof ranks (kernels, families, gaps) hold
+/// their largest rows first, so what is kept is what matters most.
+pub fn bound_json(document: &mut serde_json::Value, rows: usize) {
+    fn walk(value: &mut serde_json::Value, path: &mut Vec<String>, rows: usize, cut: &mut Vec<serde_json::Value>) {
+        match value {
+            serde_json::Value::Array(items) => {
+                if items.len() > rows {
+                    cut.push(serde_json::json!({ "path": path.join("."), "kept": rows, "of": items.len() }));
+                    items.truncate(rows);
+                }
+                for (index, item) in items.iter_mut().enumerate() {
+                    path.push(index.to_string());
+                    walk(item, path, rows, cut);
+                    path.pop();
+                }
+            }
+            serde_json::Value::Object(fields) => {
+                for (key, field) in fields.iter_mut() {
+                    path.push(key.clone());
+                    walk(field, path, rows, cut);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut cut = Vec::new();
+    walk(document, &mut Vec::new(), rows, &mut cut);
+    if let (false, serde_json::Value::Object(fields)) = (cut.is_empty(), document) {
+        fields.insert("truncated".to_owned(), serde_json::Value::Array(cut));
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::table;
+    use super::{bound_json, table};
+
+    #[test]
+    fn long_lists_are_cut_and_said_so() {
+        let mut doc = serde_json::json!({ "a": [1, 2, 3], "b": { "c": [[1, 2, 3, 4], [5]] }, "d": "x" });
+        bound_json(&mut doc, 2);
+        assert_eq!(doc["a"], serde_json::json!([1, 2]));
+        assert_eq!(doc["b"]["c"], serde_json::json!([[1, 2], [5]]));
+        let cut = doc["truncated"].as_array().unwrap();
+        assert_eq!(cut.len(), 2, "{cut:?}");
+        assert!(cut.contains(&serde_json::json!({ "path": "a", "kept": 2, "of": 3 })));
+        assert!(cut.contains(&serde_json::json!({ "path": "b.c.0", "kept": 2, "of": 4 })));
+        let mut small = serde_json::json!({ "a": [1] });
+        bound_json(&mut small, 2);
+        assert_eq!(small, serde_json::json!({ "a": [1] }), "nothing cut, nothing added");
+    }
 
     #[test]
     fn aligns_columns() {

@@ -57,7 +57,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     text.push_str(&table(&rows));
     if layers.ops.len() > LISTED_OPS {
         text.push_str(&format!(
-            "  ({} more ops in the layer; --json lists all in order)\n",
+            "  ({} more ops in the layer; --json-full lists all in order)\n",
             layers.ops.len() - LISTED_OPS
         ));
     }
