@@ -86,3 +86,46 @@ fn a_server_without_its_profiler_switch_is_refused_before_it_starts() {
         "{stderr}"
     );
 }
+
+/// Each real failure log (tests/fixtures/serve/logs, SOURCES.md) replayed by the stand-in as
+/// it dies at start: prof stops, quotes the line, and gives the known cause and fix (also as
+/// the JSON failure's `hint`).
+#[test]
+fn a_known_start_up_failure_is_explained_with_cause_and_fix() {
+    let logs = support::fixtures().join("serve/logs");
+    for (log, id, fix) in [
+        ("vllm_kv-cache-too-small_1.log", "a known vLLM failure (kv-cache-too-small)", "fix: lower --max-model-len"),
+        (
+            "vllm_architecture-not-loaded_1.log",
+            "a known vLLM failure (architecture-not-loaded)",
+            "fix: read the registry errors",
+        ),
+        ("generic_port-in-use_1.log", "a known failure (port-in-use)", "fix: stop it"),
+    ] {
+        let out_dir = support::scratch_dir(&format!("serve-known-fail-{}-{id}", std::process::id())).join("out");
+        let port = free_port();
+        let server = format!("{} serve m --port {port}", fake_vllm());
+        let health = format!("http://127.0.0.1:{port}/health");
+        let out = serve(
+            &[
+                "--server",
+                &server,
+                "--health",
+                &health,
+                "--tool",
+                "none",
+                "--out",
+                out_dir.to_str().unwrap(),
+                "--yes",
+                "--json",
+            ],
+            &[("FAKE_SERVER_LOG", logs.join(log))],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{log}: {stderr}");
+        assert!(stderr.contains(id) && stderr.contains("\ncause: ") && stderr.contains(fix), "{log}: {stderr}");
+        let failure: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{log}: {e}"));
+        let remedy = fix.trim_start_matches("fix: ");
+        assert!(failure["hint"].as_str().is_some_and(|h| h.starts_with(remedy)), "{log}: {failure}");
+    }
+}
