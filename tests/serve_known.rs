@@ -93,18 +93,56 @@ fn a_server_without_its_profiler_switch_is_refused_before_it_starts() {
 #[test]
 fn a_known_start_up_failure_is_explained_with_cause_and_fix() {
     let logs = support::fixtures().join("serve/logs");
-    for (log, id, fix) in [
-        ("vllm_kv-cache-too-small_1.log", "a known vLLM failure (kv-cache-too-small)", "fix: lower --max-model-len"),
+    let fakes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes/servers");
+    let vllm = fake_vllm();
+    let max = fakes.join("max/max").display().to_string();
+    let sglang = "python3 -m sglang.launch_server --model-path m".to_owned();
+    for (log, server, id, fix) in [
+        (
+            "vllm_kv-cache-too-small_1.log",
+            &vllm,
+            "a known vLLM failure (kv-cache-too-small)",
+            "fix: lower --max-model-len",
+        ),
+        (
+            "vllm_kv-cache-too-small_2.log",
+            &vllm,
+            "a known vLLM failure (kv-cache-too-small)",
+            "fix: lower --max-model-len",
+        ),
         (
             "vllm_architecture-not-loaded_1.log",
+            &vllm,
             "a known vLLM failure (architecture-not-loaded)",
             "fix: read the registry errors",
         ),
-        ("generic_port-in-use_1.log", "a known failure (port-in-use)", "fix: stop it"),
+        (
+            "sglang_kv-pool-too-small_1.log",
+            &sglang,
+            "a known SGLang failure (kv-pool-too-small)",
+            "fix: raise --mem-fraction-static",
+        ),
+        (
+            "max_custom-architecture-import_1.log",
+            &max,
+            "a known MAX failure (custom-architecture-import)",
+            "fix: point --custom-architectures",
+        ),
+        (
+            "max_architectures-not-on-path_1.log",
+            &max,
+            "a known MAX failure (architectures-not-on-path)",
+            "fix: run from the directory",
+        ),
+        ("generic_port-in-use_1.log", &vllm, "a known failure (port-in-use)", "fix: stop it"),
     ] {
-        let out_dir = support::scratch_dir(&format!("serve-known-fail-{}-{id}", std::process::id())).join("out");
+        let out_dir = support::scratch_dir(&format!("serve-known-fail-{}-{log}", std::process::id())).join("out");
         let port = free_port();
-        let server = format!("{} serve m --port {port}", fake_vllm());
+        let server = if server.starts_with("python3") {
+            format!("{server} --port {port}")
+        } else {
+            format!("{server} serve m --port {port}")
+        };
         let health = format!("http://127.0.0.1:{port}/health");
         let out = serve(
             &[
@@ -119,7 +157,7 @@ fn a_known_start_up_failure_is_explained_with_cause_and_fix() {
                 "--yes",
                 "--json",
             ],
-            &[("FAKE_SERVER_LOG", logs.join(log))],
+            &[("FAKE_SERVER_LOG", logs.join(log)), ("PYTHONPATH", fakes.join("sglang_module"))],
         );
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{log}: {stderr}");
