@@ -26,7 +26,7 @@ pub fn detect(vendor: &'static str, vendor_name: &'static str) -> Detection {
     let mut detection = Detection::new(vendor, vendor_name);
     let started = Instant::now();
     let smi_path = find_program(name::SMI, &[]);
-    let nsys_path = find_program(name::NSYS, &tools::nsys_dirs());
+    let nsys_path = crate::nsys_tool::NsysTool::new().program().ok();
     let ncu_path = find_program(name::NCU, &tools::ncu_dirs());
     report_time("program search", started);
     let (smi, nvml, nsys_version, ncu_version, cupti) = std::thread::scope(|scope| {

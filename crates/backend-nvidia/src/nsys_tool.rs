@@ -59,6 +59,8 @@ pub const TRACE: &str = "cuda,nvtx,osrt";
 /// Smallest export that can be real: an nsys 2024.6 export with no events still holds its
 /// enum tables and schema (about 300 KiB), so anything below 64 KiB is a failed export.
 pub const MIN_EXPORT_BYTES: u64 = 64 * 1024;
+/// The environment variable that names the `nsys` to use (an install off `PATH`).
+pub const PROGRAM_VAR: &str = "PROF_NSYS";
 /// Log of the `nsys profile` step.
 pub const PROFILE_LOG: &str = "nsys-profile.log";
 /// Log of the `nsys export` step.
@@ -108,11 +110,13 @@ impl NsysTool {
         self
     }
 
-    /// The `nsys` to run: the configured one if it exists, else the first found on `PATH`,
-    /// in the CUDA toolkit, Nsight Systems installs, and last inside Nsight Compute.
+    /// The `nsys` to run: the configured one if it exists, else `$PROF_NSYS`, else the first
+    /// found on `PATH`, in the CUDA toolkit, Nsight Systems installs, and last inside Nsight
+    /// Compute.
     pub fn program(&self) -> Result<PathBuf> {
-        let found = match &self.program {
-            Some(path) => path.is_file().then(|| path.clone()),
+        let configured = self.program.clone().or_else(|| std::env::var_os(PROGRAM_VAR).map(PathBuf::from));
+        let found = match configured {
+            Some(path) => path.is_file().then_some(path),
             None => find_program(tools::name::NSYS, &tools::nsys_dirs()),
         };
         found.ok_or_else(|| Error::ToolMissing {

@@ -318,6 +318,14 @@ mod tests {
         assert_eq!(model_of(&words("python3 serve_model.py --port 8000")), None);
     }
 
+    /// The registry's breakdown tool called `name` (tools are configured by their documented
+    /// environment variables here, as a user would).
+    fn registry_tool(name: &str) -> Box<dyn BreakdownTool> {
+        let registry = crate::registry::build();
+        let mut tools = registry.vendors().iter().flat_map(|v| v.breakdown_tools());
+        tools.find(|t| t.name() == name).unwrap_or_else(|| panic!("no tool {name} in this build"))
+    }
+
     #[cfg(feature = "nvidia")]
     #[test]
     fn cupti_runs_the_server_with_the_tracer_paused_until_sigusr1() {
@@ -325,10 +333,12 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let tracer = dir.join("libprof_cupti_tracer.so");
         std::fs::write(&tracer, b"\x7fELF").unwrap();
-        let tool = prof_backend_nvidia::cupti_tool::CuptiTool::new().with_tracer(&tracer);
+        // No other unit test of this binary reads the variable.
+        std::env::set_var("PROF_CUPTI_TRACER", &tracer);
+        let tool = registry_tool("cupti");
         let mut request = request();
         request.server = vec!["python3".into(), "serve_model.py".into(), "--port".into(), "8000".into()];
-        let plan = with_tool(&request, &tool).unwrap();
+        let plan = with_tool(&request, tool.as_ref()).unwrap();
         assert_eq!(plan.server.argv, request.server, "the server runs as it is, the tracer comes by environment");
         let env = |key: &str| plan.server.env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!(env("PROF_CUPTI_SIGNAL"), Some("paused"));
@@ -343,8 +353,10 @@ mod tests {
     #[test]
     fn nsys_launches_the_server_and_opens_the_window_with_start_and_stop() {
         let fake = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fakes/nvidia/nsys");
-        let tool = prof_backend_nvidia::nsys_tool::NsysTool::new().with_program(&fake);
-        let plan = with_tool(&request(), &tool).unwrap();
+        // No other unit test of this binary reads the variable.
+        std::env::set_var("PROF_NSYS", &fake);
+        let tool = registry_tool("nsys");
+        let plan = with_tool(&request(), tool.as_ref()).unwrap();
         let words = |step: &RunPlan| step.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>();
         let session = format!("prof-launch-{}", std::process::id());
         let launch = words(&plan.server);
