@@ -58,8 +58,7 @@ fn run(
     json: bool,
 ) -> Result<ExitCode, crate::failure::Failure> {
     let mut notes = job.ignored.clone();
-    let mut results: Vec<RankResult> =
-        job.ranks.iter().map(|(&rank, path)| load::rank(registry, rank, path, families)).collect();
+    let mut results = load_all(registry, job, families);
     if let Some(cluster) = &job.cluster {
         match registry.cluster_splits(cluster) {
             Ok(splits) => load::fill_from_cluster(&cluster.file, splits, &mut results),
@@ -99,6 +98,33 @@ fn run(
         out!("{}", view::render(&report));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every rank of `job`, loaded on all cores: one worker per core takes the next rank until none
+/// is left (each rank's timeline is summarised and dropped by its worker, so at most one
+/// timeline per core is held at once). Results come back in rank order.
+fn load_all(registry: &Registry, job: &RankJob, families: &Families) -> Vec<RankResult> {
+    let ranks: Vec<(u32, &std::path::PathBuf)> = job.ranks.iter().map(|(&rank, path)| (rank, path)).collect();
+    let workers = std::thread::available_parallelism().map_or(1, usize::from).min(ranks.len()).max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<(usize, RankResult)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(rank, path)) = ranks.get(at) else { break done };
+                        done.push((at, load::rank(registry, rank, path, families)));
+                    }
+                })
+            })
+            .collect();
+        // A worker that panicked is a bug: fail loudly rather than report the job without its ranks.
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
+    results.sort_by_key(|(at, _)| *at);
+    results.into_iter().map(|(_, result)| result).collect()
 }
 
 #[cfg(test)]
