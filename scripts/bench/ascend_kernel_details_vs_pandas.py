@@ -9,6 +9,8 @@ the fixture's 516,886 us span, so the rows stay in time order), then times on th
   prof summary: `prof analyze --summary-only --json FILE` (kernel, family and per-op-type tables,
                 aggregated while the file streams, no timeline)
   pandas:       read_csv(FILE) + groupby(['Type'])['Duration(us)'].agg(['count','sum']) + shares
+  polars:       scan_csv(FILE).group_by('Type').agg(count, sum), collected (the strongest peer measured)
+  DuckDB:       SELECT Type, count(*), sum("Duration(us)") FROM read_csv_auto(FILE) GROUP BY Type
 and prints wall time, MB/s, rows/s, CPU time and peak RSS (/usr/bin/time) of each, and the
 ratios. pandas' wall time is the one its script measures around that work; after it, the
 script sums the durations again as integer nanoseconds (round(us x 1000) per row, as prof
@@ -16,7 +18,9 @@ reads them) so the check below is exact. Every prof run must agree with pandas o
 count and total duration, and the summary run on every op type's count and total (its
 `analyses.op_types`); the script exits non-zero when they differ.
 Usage: ascend_kernel_details_vs_pandas.py PROF_BINARY [ROWS] [--keep] [--prof-only] [--summary-only]
-(--summary-only: skip the full `prof analyze` run)
+(--summary-only: skip the full `prof analyze` run). polars and DuckDB are run when importable
+(`pip install --target DIR polars duckdb` and PYTHONPATH=DIR); their op count and total must
+equal pandas'. The last lines give each prof run's ratio to the fastest peer.
 The file lives under /tmp/prof-bench and is deleted at the end unless --keep.
 """
 import json
@@ -50,6 +54,45 @@ out = {"wall_s": wall, "maxrss_kb": rss, "rows": int(len(df)), "total_us": float
                  for k, r in by_type.iterrows()}}
 print(json.dumps(out))
 """
+
+
+POLARS = """
+import json, resource, sys, time
+t0 = time.monotonic()
+import polars as pl
+out = (pl.scan_csv(sys.argv[1]).group_by('Type')
+       .agg(pl.len().alias('count'), pl.col('Duration(us)').sum().alias('sum')).collect())
+wall = time.monotonic() - t0
+print(json.dumps({"wall_s": wall, "rows": int(out['count'].sum()), "total_us": float(out['sum'].sum()),
+                  "types": len(out), "version": pl.__version__}))
+"""
+
+DUCKDB = """
+import json, sys, time
+t0 = time.monotonic()
+import duckdb
+rows = duckdb.sql(f"SELECT Type, count(*), sum(\\"Duration(us)\\") FROM read_csv_auto('{sys.argv[1]}') GROUP BY Type").fetchall()
+wall = time.monotonic() - t0
+print(json.dumps({"wall_s": wall, "rows": sum(r[1] for r in rows), "total_us": float(sum(r[2] for r in rows)),
+                  "types": len(rows), "version": duckdb.__version__}))
+"""
+
+
+def peer(name, script, path, size, rows, pd_doc):
+    """Runs a peer's script when its library imports; returns (name, wall, cpu, rss) or None."""
+    probe = __import__("subprocess").run([sys.executable, "-c", f"import {name.lower()}"], capture_output=True)
+    if probe.returncode != 0:
+        print(f"{name}: not installed, skipped")
+        return None
+    _, rss, out = run_measured([sys.executable, "-c", script, path])
+    cpu = measure.last_cpu_s
+    doc = json.loads(out.strip().splitlines()[-1])
+    wall = doc["wall_s"]
+    print(f"{name} {doc['version']}: {wall:.2f} s, {size / wall:.0f} MB/s, {rows / wall / 1e6:.2f} M rows/s, "
+          f"CPU {cpu:.2f} s, peak RSS {rss:.0f} MB; {doc['rows']} rows, {doc['types']} op types")
+    if doc["rows"] != pd_doc["rows"] or abs(doc["total_us"] - pd_doc["total_us"]) > 1e-6 * pd_doc["total_us"]:
+        sys.exit(f"MISMATCH ({name}): {doc['rows']} rows, {doc['total_us']} us; pandas {pd_doc['rows']}, {pd_doc['total_us']}")
+    return (name, wall, cpu, rss)
 
 
 def fixture_blocks():
@@ -116,8 +159,8 @@ def main():
     print(f"file: {path} ({size:.0f} MB, {rows} rows)")
     runs = []
     try:
-        commands = [("prof analyze --json", [prof, "analyze", "--json", path]),
-                    ("prof analyze --summary-only --json", [prof, "analyze", "--summary-only", "--json", path])]
+        commands = [("prof analyze --json", [prof, "analyze", "--json", "--json-full", path]),
+                    ("prof analyze --summary-only --json", [prof, "analyze", "--summary-only", "--json", "--json-full", path])]
         if "--summary-only" in sys.argv:
             commands = commands[1:]
         for label, argv in commands:
@@ -137,6 +180,9 @@ def main():
         print(f"pandas {__import__('pandas').__version__} read_csv+groupby(Type): {wall_pd:.2f} s, "
               f"{size / wall_pd:.1f} MB/s, {rows / wall_pd / 1e6:.3f} M rows/s, CPU {cpu_pd:.2f} s, peak RSS {rss_pd:.0f} MB; "
               f"{pd_doc['rows']} rows, {pd_doc['total_us'] / 1e6:.3f} s total, {len(pd_doc['types'])} op types")
+        peers = [("pandas", wall_pd, cpu_pd, rss_pd)]
+        peers += [p for p in (peer("polars", POLARS, path, size, rows, pd_doc),
+                              peer("DuckDB", DUCKDB, path, size, rows, pd_doc)) if p]
     finally:
         if "--keep" not in sys.argv:
             os.unlink(path)
@@ -145,6 +191,9 @@ def main():
         check(label, ops, device_ns, pd_doc, tables, required="--summary-only" in label)
         print(f"{label} is {wall_pd / wall:.1f}x faster than pandas in wall time ({cpu_pd / cpu:.1f}x in CPU time) "
               f"and uses {rss / rss_pd:.3f} of its peak memory (1/{rss_pd / rss:.1f})")
+        best = min(peers, key=lambda p: p[1])
+        print(f"{label} against the fastest peer, {best[0]} ({best[1]:.2f} s, {best[3]:.0f} MB): "
+              f"{best[1] / wall:.2f}x its speed, {rss / best[3]:.2f} of its peak memory")
 
 
 def check(label, ops, device_ns, pd_doc, tables, required):
