@@ -42,7 +42,7 @@ fn every_version_and_key_order_reads_its_kernels() {
     )
     .read_to_end(&mut plain)
     .unwrap();
-    assert!(plain.len() > 2 * SNIFF_BYTES);
+    assert!(plain.len() > 2 * sniff::SNIFF_BYTES);
     let scratch = std::env::temp_dir().join(format!("prof-torch-plain-{}.json", std::process::id()));
     std::fs::write(&scratch, &plain).unwrap();
     assert_eq!(torch_trace_evidence(&scratch), Some(true));
