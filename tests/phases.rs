@@ -51,7 +51,7 @@ fn hf_decode_load_is_the_weight_upload_and_never_leads_the_answer() {
     assert_eq!(doc["phases"]["chosen"], "steady");
     // The whole run (the old answer) is led by the upload.
     let all = prof_json(&["analyze", "--json", "--phase", "all", &path]);
-    assert_eq!(all["summary"]["kernels"][0]["name"], "CUDA memcpy HtoD");
+    assert_eq!(all["summary"]["kernels"][0]["name"], "CUDA memcpy HtoD (Pageable -> Device)");
     assert!(all["phases"]["window_ns"].is_null());
     let text = String::from_utf8(prof(&["analyze", &path]).stdout).unwrap();
     assert!(text.starts_with("phases:\n  load"), "{text}");
@@ -82,7 +82,8 @@ fn a_one_kernel_loop_after_a_load_is_busy_and_phase_windows_can_be_chosen() {
     assert_eq!(doc["summary"]["kernels"][0]["family"], "gemm");
     assert!(!findings(&doc).contains(&"host_bound".to_owned()));
     let load = prof_json(&["analyze", "--json", "--phase", "load", &path]);
-    assert_eq!(load["summary"]["kernels"][0]["name"], "CUDA memcpy HtoD");
+    // From a plain (pageable) host tensor, as CUPTI's memory kinds say.
+    assert_eq!(load["summary"]["kernels"][0]["name"], "CUDA memcpy HtoD (Pageable -> Device)");
     assert_eq!(load["summary"]["kernels"].as_array().unwrap().len(), 1);
     let missing = prof(&["analyze", "--phase", "tail", &path]);
     assert!(!missing.status.success());

@@ -172,7 +172,7 @@ pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline
             Record::String { id, text } => reader.string(id, text, timeline)?,
             Record::Kernel(kernel) => timeline.push_op(reader.kernel(&kernel)?),
             Record::Memcpy(copy) => {
-                let name = timeline.intern(&memcpy_name(copy.copy_kind));
+                let name = timeline.intern(&memcpy_name(copy.copy_kind, copy.src_kind, copy.dst_kind));
                 timeline.push_op(reader.memory_op(OpKind::Memcpy, name, &copy.op)?);
             }
             Record::Memset(set) => {
@@ -319,14 +319,23 @@ pub fn strip_runtime_version(name: &str) -> &str {
     }
 }
 
-/// `CUDA memcpy HtoD` and so on, from `CUpti_ActivityMemcpyKind`.
-fn memcpy_name(copy_kind: u8) -> String {
+/// `CUDA memcpy HtoD` and so on, from `CUpti_ActivityMemcpyKind`; a copy from or to pageable
+/// host memory says so as torch.profiler does (`CUDA memcpy HtoD (Pageable -> Device)`), with
+/// the memory kinds of `CUpti_ActivityMemoryKind`.
+fn memcpy_name(copy_kind: u8, src_kind: u8, dst_kind: u8) -> String {
     const KINDS: [&str; 11] =
         ["Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"];
-    match KINDS.get(usize::from(copy_kind)) {
+    const MEMORY: [&str; 8] = ["Unknown", "Pageable", "Pinned", "Device", "Array", "Managed", "Device", "Managed"];
+    const PAGEABLE: u8 = 1;
+    let mut name = match KINDS.get(usize::from(copy_kind)) {
         Some(kind) => format!("CUDA memcpy {kind}"),
         None => format!("CUDA memcpy kind {copy_kind}"),
+    };
+    if src_kind == PAGEABLE || dst_kind == PAGEABLE {
+        let memory = |kind: u8| MEMORY.get(usize::from(kind)).copied().unwrap_or("Unknown");
+        name.push_str(&format!(" ({} -> {})", memory(src_kind), memory(dst_kind)));
     }
+    name
 }
 
 #[cfg(test)]

@@ -87,9 +87,45 @@ impl<'a> BreakdownReport<'a> {
     }
 }
 
+/// Where a deep-dive suggestion may be offered, and what it skips.
+pub struct DeepDiveContext<'a> {
+    /// The vendor of the data has a single-kernel deep dive (NVIDIA's ncu; not Ascend).
+    pub available: bool,
+    /// Launches of each kernel before the window the summary describes (its warm-up and load).
+    pub launches_before: Option<&'a std::collections::HashMap<String, u64>>,
+}
+
+/// True when the backend named `vendor` (a [`prof_core::Format`]'s vendor), or the one whose
+/// breakdown tool is `tool`, has a deep dive; with neither (the embedded NVIDIA profile), true.
+pub fn deep_dive_available(registry: &prof_core::Registry, vendor: Option<&str>, tool: Option<&str>) -> bool {
+    let backends = registry.vendors().iter();
+    let mut matching = backends.filter(|v| {
+        vendor.is_none_or(|name| v.name() == name)
+            && tool.is_none_or(|name| v.breakdown_tools().iter().any(|t| t.name() == name))
+    });
+    if vendor.is_none() && tool.is_none() {
+        return true;
+    }
+    matching.any(|v| v.deep_dive().is_some())
+}
+
+/// Launches skipped past the warm-up beyond those before the steady state: the first steady
+/// launches still see cold caches and clocks.
+pub const WARM_LAUNCHES: u64 = 2;
+
 /// The deep-dive command for the top kernel, only when it dominates (a deep dive replays
-/// the kernel and is slow, so it is not suggested for a flat profile).
-pub fn deep_dive_suggestion(summary: &KernelSummary, command: &[OsString]) -> Option<String> {
+/// the kernel and is slow, so it is not suggested for a flat profile) and the vendor has a
+/// deep dive. The regex is the kernel's function name anchored (`^name$`, the name ncu
+/// matches by default), and the launch-skip passes its launches before the steady state and
+/// [`WARM_LAUNCHES`] more.
+pub fn deep_dive_suggestion(
+    summary: &KernelSummary,
+    command: &[OsString],
+    context: &DeepDiveContext,
+) -> Option<String> {
+    if !context.available {
+        return None;
+    }
     // Only compute kernels can be replayed by a kernel profiler: not copies, sets or collectives.
     let mut compute = summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel && k.family != Family::Collective);
     let top = compute.next()?;
@@ -98,14 +134,63 @@ pub fn deep_dive_suggestion(summary: &KernelSummary, command: &[OsString]) -> Op
     if !dominant {
         return None;
     }
-    let stem: String = top.name.split(['(', '<', ' ']).next().unwrap_or(&top.name).to_owned();
-    let regex = regex_escape(&stem);
+    let function = function_name(&top.name);
+    let regex = format!("^{}$", regex_escape(function));
+    let skip = context.launches_before.and_then(|before| before.get(&top.name)).copied().unwrap_or(0) + WARM_LAUNCHES;
     let cmd = if command.is_empty() {
         "CMD...".to_owned()
     } else {
         command.iter().map(|a| shell_quote(&a.to_string_lossy())).collect::<Vec<_>>().join(" ")
     };
-    Some(format!("prof deep-dive --kernel {} --launch-skip 5 --launch-count 1 -- {cmd}", shell_quote(&regex)))
+    Some(format!("prof deep-dive --kernel {} --launch-skip {skip} --launch-count 1 -- {cmd}", shell_quote(&regex)))
+}
+
+/// The function name of a demangled kernel signature, as ncu's default `--kernel-name-base
+/// function` sees it: no return type, namespaces, template arguments or parameters
+/// (`void at::native::elementwise_kernel<128, 4, …>(int, …)` → `elementwise_kernel`).
+pub fn function_name(signature: &str) -> &str {
+    // The parameter list: the first `(` outside template arguments that is not part of the
+    // name (`(anonymous namespace)::`).
+    const ANONYMOUS: &str = "(anonymous namespace)";
+    let bytes = signature.as_bytes();
+    let (mut depth, mut at, mut end) = (0i32, 0, signature.len());
+    while let Some(&c) = bytes.get(at) {
+        match c {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b'(' if signature[at..].starts_with(ANONYMOUS) => at += ANONYMOUS.len() - 1,
+            b'(' if depth == 0 => {
+                end = at;
+                break;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    let mut head = signature[..end].trim_end();
+    // The function's own template arguments, matched backwards from the end.
+    if head.ends_with('>') {
+        let mut depth = 0i32;
+        for (at, c) in head.char_indices().rev() {
+            match c {
+                '>' => depth += 1,
+                '<' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        head = &head[..at];
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // The last word is the qualified name (a return type such as `void` comes before it).
+    let qualified = head.rsplit(' ').next().unwrap_or(head);
+    match qualified.rsplit("::").next() {
+        Some(name) if !name.is_empty() => name,
+        _ => signature,
+    }
 }
 
 fn regex_escape(text: &str) -> String {
@@ -187,3 +272,7 @@ fn kernel_tables(summary: &KernelSummary, top: usize, out: &mut String) {
         .collect();
     out.push_str(&table(&families));
 }
+
+#[cfg(test)]
+#[path = "breakdown_view_tests.rs"]
+mod tests;

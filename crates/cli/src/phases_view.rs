@@ -22,6 +22,9 @@ pub struct PhaseView {
     /// The phases found.
     #[serde(flatten)]
     pub phases: Phases,
+    /// Kernel launches before the window, by kernel name (the deep-dive suggestion skips them).
+    #[serde(skip)]
+    pub launches_before: std::collections::HashMap<String, u64>,
 }
 
 /// Clap's parser for `--phase`.
@@ -43,14 +46,23 @@ fn label(choice: PhaseChoice) -> &'static str {
 pub fn apply(timeline: Timeline, choice: PhaseChoice) -> Result<(Timeline, PhaseView), String> {
     let phases = find_phases(&timeline);
     if phases.phases.is_empty() {
-        return Ok((timeline, PhaseView { chosen: label(choice), window_ns: None, phases }));
+        return Ok((
+            timeline,
+            PhaseView { chosen: label(choice), window_ns: None, phases, launches_before: Default::default() },
+        ));
     }
     let window = choice.window(&phases)?;
+    let mut launches_before = std::collections::HashMap::new();
+    if let Some((start, _)) = window {
+        for op in timeline.ops.iter().filter(|op| op.kind == prof_core::OpKind::Kernel && op.start_ns < start) {
+            *launches_before.entry(timeline.name(op.name).to_owned()).or_insert(0) += 1;
+        }
+    }
     let cut = match window {
         Some((start, end)) => timeline.window(start, end),
         None => timeline,
     };
-    Ok((cut, PhaseView { chosen: label(choice), window_ns: window, phases }))
+    Ok((cut, PhaseView { chosen: label(choice), window_ns: window, phases, launches_before }))
 }
 
 /// One line per phase, and which one the answers describe; empty when the run has no phases.
@@ -115,5 +127,9 @@ pub fn judge_util<S: AsRef<std::ffi::OsStr>>(
     };
     let summaries = prof_core::summarize(&chosen);
     let verdict = prof_core::judge_run(&summaries, command);
-    Ok((PhaseView { chosen: label(choice), window_ns: window, phases }, summaries, verdict))
+    Ok((
+        PhaseView { chosen: label(choice), window_ns: window, phases, launches_before: Default::default() },
+        summaries,
+        verdict,
+    ))
 }

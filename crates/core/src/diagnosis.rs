@@ -6,31 +6,33 @@
 //! Rules and their thresholds:
 //! - **healthy dense decode** (info): GEMV is the largest compute family, at least
 //!   [`HEALTHY_GEMV_MIN_SHARE_PCT`] of compute time, with attention and norm each below it.
-//! - **MoE shape**: grouped/block-scaled matmul is at least [`MOE_MIN_GROUPED_SHARE_PCT`] of
-//!   compute time and routing/top-k ran. Info, a warning when routing takes at least
-//!   [`MOE_ROUTING_RIVAL_RATIO`] × the grouped-matmul time.
+//! - **MoE shape** and **MoE expert loop**: see [`moe`] (routing from named routing kernels or
+//!   per-layer top-k; grouped expert GEMMs; experts run one at a time).
 //! - **low-bit quant prep**: quantize kernels are at least [`QUANT_MIN_SHARE_PCT`] of compute
 //!   time beside some matmul. Info, a warning when quantize time is at least
 //!   [`QUANT_DWARF_RATIO`] × the matmul time.
-//! - **unfused attention** (opportunity): no attention-family kernel, GEMM/GEMV ran, and
-//!   softmax kernels ran at least [`UNFUSED_ATTN_SOFTMAX_PER_STEP`] times per step (one
-//!   step when none are found; a sampling softmax runs once a step).
-//! - **unfused norm/RoPE** (opportunity): no norm-family kernel, elementwise kernels take at
+//! - **unfused attention** (opportunity): no attention-family kernel ran, and softmax kernels
+//!   ran between matmuls (a matmul at most [`shape::SANDWICH_BEFORE`] kernels before and
+//!   [`shape::SANDWICH_AFTER`] after: QKᵀ, scale, mask, softmax, ·V) at least [`UNFUSED_ATTN_SOFTMAX_PER_STEP`] times per step; without
+//!   steps, at least [`UNFUSED_ATTN_MIN_CALLS`] times and on at least
+//!   [`UNFUSED_ATTN_MIN_PER_MATMUL_PCT`] % of matmul launches. A loss softmax (once a step) or
+//!   an XLA softmax fusion for a layer norm is not attention.
+//! - **unfused norm/RoPE** (opportunity): no norm-family kernel, `rsqrt` kernels ran (a
+//!   normalisation written as elementwise ops) at least every other step, elementwise kernels take at
 //!   least [`UNFUSED_ELEMENTWISE_MIN_SHARE_PCT`] of compute time and run at least
 //!   [`UNFUSED_ELEMENTWISE_CALLS_PER_MATMUL`] times per matmul call.
-//! - **re-prefill**: not a training run, and either each step launches more work than the last
-//!   (see `growing`: thread blocks per step growing step after step, a warning), or: at least
-//!   [`REPREFILL_MIN_STEPS`] steps (see [`steps`]); in at least
-//!   [`REPREFILL_STEP_FRACTION_PCT`] % of them large GEMMs (GEMM family, not GEMV) are at least
-//!   [`REPREFILL_GEMM_STEP_SHARE_PCT`] % of the step's matmul time, and large GEMMs are at least
-//!   [`REPREFILL_MIN_COMPUTE_SHARE_PCT`] % of compute time. Decode without a KV cache re-runs
-//!   the whole sequence each step, so its large-GEMM time grows step over step (O(n²) over a
-//!   generation): a warning when the mean of the last third of the steps is at least
-//!   [`REPREFILL_GROWTH_RATIO`] × the first third's, else info (prefill-shaped steps at a flat
-//!   cost). Skipped for training traces (an `autograd::engine` or `Optimizer.step` host span).
-//! - **host-bound** (warning): the busiest device was busy (union of op intervals) less than
-//!   [`HOST_BOUND_BUSY_PCT`] of its wall time (first op start to last op end; host time
-//!   outside that window is not counted, so this never overstates the idle share).
+//! - **re-prefill** (warning): an inference run (no backward or optimizer kernel, no autograd
+//!   span) that is transformer-shaped (attention kernels, or attention as GEMM + softmax), in
+//!   which each step launches more work than the last (see `growing`: thread blocks per step
+//!   growing step after step), or: at least [`REPREFILL_MIN_STEPS`] steps (see [`steps`]); in at
+//!   least [`REPREFILL_STEP_FRACTION_PCT`] % of them large GEMMs (GEMM family, not GEMV) are at
+//!   least [`REPREFILL_GEMM_STEP_SHARE_PCT`] % of the step's matmul time, large GEMMs are at
+//!   least [`REPREFILL_MIN_COMPUTE_SHARE_PCT`] % of compute time, and their time per step grows:
+//!   the mean of the last third of the steps at least [`REPREFILL_GROWTH_RATIO`] × the first
+//!   third's. Decode without a KV cache re-runs the whole sequence each step (O(n²) over a
+//!   generation). Steps of a flat cost are not reported: an encoder, a prefill or a CNN looks
+//!   the same.
+//! - **host-bound**, **idle stretch** and **pageable copies**: see [`host`].
 //! - **throttled** (warning): a frequency-like counter of a device (an SM clock, Ascend's
 //!   `AI Core Freq`; see [`crate::analysis::counters`]) is below its nominal value (its
 //!   maximum, less the drop tolerance) for at least [`THROTTLED_MIN_SHARE_PCT`] of the device's
@@ -41,6 +43,9 @@
 //!   clock against nominal and the throttle reasons active meanwhile, where the data has them.
 
 mod growing;
+pub mod host;
+pub mod moe;
+pub mod shape;
 pub mod steps;
 mod throttled;
 
@@ -50,6 +55,7 @@ use crate::intern::FxHashMap;
 use crate::kernel_summary::KernelSummary;
 use crate::timeline::Timeline;
 use serde::Serialize;
+use shape::Shape;
 use steps::{StepSource, Steps};
 
 /// Least GEMV share of compute time, percent, for a healthy dense decode.
@@ -62,8 +68,12 @@ pub const MOE_ROUTING_RIVAL_RATIO: f64 = 0.5;
 pub const QUANT_MIN_SHARE_PCT: f64 = 1.0;
 /// Quantize time at least this multiple of matmul time is flagged.
 pub const QUANT_DWARF_RATIO: f64 = 2.0;
-/// Softmax calls per step from which attention counts as unfused.
+/// Softmax-between-matmuls launches per step from which attention counts as unfused.
 pub const UNFUSED_ATTN_SOFTMAX_PER_STEP: f64 = 2.0;
+/// Without steps: fewest softmax-between-matmuls launches for unfused attention.
+pub const UNFUSED_ATTN_MIN_CALLS: u64 = 8;
+/// Without steps: least softmax-between-matmuls launches per 100 matmul launches.
+pub const UNFUSED_ATTN_MIN_PER_MATMUL_PCT: f64 = 5.0;
 /// Least elementwise share of compute time, percent, for unfused norm/RoPE.
 pub const UNFUSED_ELEMENTWISE_MIN_SHARE_PCT: f64 = 20.0;
 /// Least elementwise calls per matmul call for unfused norm/RoPE.
@@ -92,8 +102,10 @@ pub use throttled::UTILIZATION_SERIES;
 pub enum DiagnosisKind {
     /// GEMV-dominated, attention and norm below it.
     HealthyDenseDecode,
-    /// Grouped matmul plus routing.
+    /// MoE: routing (named routing kernels or per-layer top-k) with grouped or dense experts.
     MoeShape,
+    /// MoE experts run one at a time: small GEMMs with a scatter-add each.
+    MoeExpertLoop,
     /// Low-bit quantize kernels beside the matmuls.
     QuantPrep,
     /// Attention as GEMM + softmax without an attention kernel.
@@ -102,8 +114,12 @@ pub enum DiagnosisKind {
     UnfusedNormRope,
     /// Prefill-shaped work repeating every step.
     RePrefill,
-    /// The device waits for the host.
+    /// The device waits for the host between many small kernels.
     HostBound,
+    /// The device waits for the host in few long stretches.
+    IdleStretch,
+    /// Host↔device copies from pageable memory take a real share of device time.
+    PageableCopies,
     /// A device clock held below its nominal value while busy (power cap, thermal limit).
     Throttled,
 }
@@ -188,17 +204,21 @@ pub fn diagnose(timeline: &Timeline, summary: &KernelSummary) -> DiagnosisReport
     }
     let mix = Mix { compute_ns: by_family.values().map(|v| v.0).sum(), by_family };
     let steps = steps::segment(timeline);
-    let step_count = steps.as_ref().map_or(1, |s| s.count.max(1));
-    let findings = [
-        healthy_decode(&mix),
-        moe_shape(&mix),
+    let step_count = steps.as_ref().map(|s| s.count.max(1));
+    let shape = Shape::of(timeline, summary);
+    let attention = unfused_attention(&mix, &shape, step_count);
+    let transformer = shape.attention_calls > 0 || attention.is_some();
+    let mut findings: Vec<Option<Diagnosis>> = vec![healthy_decode(&mix)];
+    findings.extend(moe::moe(&mix, &shape, step_count).into_iter().map(Some));
+    findings.extend([
         quant_prep(&mix),
-        unfused_attention(&mix, summary, step_count),
-        unfused_norm(&mix),
-        steps.as_ref().and_then(|s| re_prefill(&mix, timeline, summary, s)),
-        host_bound(summary),
+        attention,
+        unfused_norm(&mix, &shape, step_count.unwrap_or(1)),
+        steps.as_ref().filter(|_| transformer && !shape.training).and_then(|s| re_prefill(&mix, timeline, summary, s)),
+        host::waiting(timeline, summary),
+        host::pageable_copies(timeline, summary),
         throttled::throttled(timeline),
-    ];
+    ]);
     let steps = steps.map(|s| StepInfo { source: s.source, count: s.count });
     DiagnosisReport { findings: findings.into_iter().flatten().collect(), steps }
 }
@@ -222,23 +242,6 @@ fn healthy_decode(mix: &Mix) -> Option<Diagnosis> {
     finding(DiagnosisKind::HealthyDenseDecode, Severity::Info, headline, evidence)
 }
 
-fn moe_shape(mix: &Mix) -> Option<Diagnosis> {
-    let grouped = mix.ns(Family::GroupedMatmul);
-    let routing = mix.ns(Family::MoeRouting);
-    if mix.share(grouped) < MOE_MIN_GROUPED_SHARE_PCT || routing == 0 {
-        return None;
-    }
-    let ratio = routing as f64 / grouped as f64;
-    let mut evidence = [Family::GroupedMatmul, Family::MoeRouting].map(|f| mix.describe(f)).to_vec();
-    evidence.push(format!("routing / grouped matmul = {:.2} (flagged from {MOE_ROUTING_RIVAL_RATIO})", ratio));
-    let (severity, headline) = if ratio >= MOE_ROUTING_RIVAL_RATIO {
-        (Severity::Warning, "MoE: routing and top-k rival the expert matmuls; fuse or batch the routing".to_owned())
-    } else {
-        (Severity::Info, "MoE shape: grouped expert matmuls with light routing".to_owned())
-    };
-    finding(DiagnosisKind::MoeShape, severity, headline, evidence)
-}
-
 fn quant_prep(mix: &Mix) -> Option<Diagnosis> {
     let quant = mix.ns(Family::Quantize);
     let matmul = mix.matmul_ns();
@@ -259,18 +262,33 @@ fn quant_prep(mix: &Mix) -> Option<Diagnosis> {
     finding(DiagnosisKind::QuantPrep, severity, headline, evidence)
 }
 
-fn unfused_attention(mix: &Mix, summary: &KernelSummary, step_count: usize) -> Option<Diagnosis> {
-    let softmax: Vec<_> = summary.kernels.iter().filter(|k| k.name.to_ascii_lowercase().contains("softmax")).collect();
-    let calls: u64 = softmax.iter().map(|k| k.calls).sum();
-    let ns: u64 = softmax.iter().map(|k| k.total_ns).sum();
-    let per_step = calls as f64 / step_count as f64;
+fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Option<Diagnosis> {
     let gemm = mix.ns(Family::Gemm) + mix.ns(Family::Gemv);
-    if mix.ns(Family::Attention) > 0 || gemm == 0 || per_step < UNFUSED_ATTN_SOFTMAX_PER_STEP {
+    let sandwiched = shape.sandwiched_softmax;
+    if mix.ns(Family::Attention) > 0 || gemm == 0 || sandwiched == 0 {
+        return None;
+    }
+    let per_matmul_pct = sandwiched as f64 * 100.0 / shape.matmul_calls.max(1) as f64;
+    let (fires, rate) = match steps {
+        Some(steps) => {
+            let per_step = sandwiched as f64 / steps as f64;
+            (per_step >= UNFUSED_ATTN_SOFTMAX_PER_STEP, format!("{per_step:.1} per step over {steps} steps"))
+        }
+        None => (
+            sandwiched >= UNFUSED_ATTN_MIN_CALLS && per_matmul_pct >= UNFUSED_ATTN_MIN_PER_MATMUL_PCT,
+            format!("{per_matmul_pct:.1} per 100 matmul launches, no steps found"),
+        ),
+    };
+    if !fires {
         return None;
     }
     let evidence = vec![
         "attention: no attention-family kernel (flash, fmha, SDPA…) ran".to_owned(),
-        format!("softmax: {calls} calls ({per_step:.1} per step over {step_count} steps), {}", us(ns)),
+        format!(
+            "softmax between matmuls: {sandwiched} of {} softmax launches ({rate}), {} in all softmax",
+            shape.softmax_calls,
+            us(shape.softmax_ns)
+        ),
         format!("GEMM + GEMV: {}", us(gemm)),
         mix.describe(Family::Elementwise),
     ];
@@ -281,10 +299,10 @@ fn unfused_attention(mix: &Mix, summary: &KernelSummary, step_count: usize) -> O
     finding(DiagnosisKind::UnfusedAttention, Severity::Opportunity, headline, evidence)
 }
 
-fn unfused_norm(mix: &Mix) -> Option<Diagnosis> {
+fn unfused_norm(mix: &Mix, shape: &Shape, steps: usize) -> Option<Diagnosis> {
     let elementwise = mix.ns(Family::Elementwise);
     let matmul_calls = mix.calls(Family::Gemv) + mix.calls(Family::Gemm) + mix.calls(Family::GroupedMatmul);
-    if mix.ns(Family::Norm) > 0 || matmul_calls == 0 {
+    if mix.ns(Family::Norm) > 0 || matmul_calls == 0 || shape.rsqrt_calls * 2 < steps as u64 {
         return None;
     }
     let per_matmul = mix.calls(Family::Elementwise) as f64 / matmul_calls as f64;
@@ -294,6 +312,7 @@ fn unfused_norm(mix: &Mix) -> Option<Diagnosis> {
     let rope = if mix.ns(Family::Rope) == 0 { "no RoPE kernel either" } else { "a RoPE kernel ran" };
     let evidence = vec![
         format!("norm: no norm-family kernel ran; {rope}"),
+        format!("rsqrt: {} launches, a normalisation written as elementwise ops", shape.rsqrt_calls),
         mix.describe(Family::Elementwise),
         format!("{per_matmul:.1} elementwise calls per matmul call ({matmul_calls} matmul calls)"),
     ];
@@ -303,20 +322,7 @@ fn unfused_norm(mix: &Mix) -> Option<Diagnosis> {
     finding(DiagnosisKind::UnfusedNormRope, Severity::Opportunity, headline, evidence)
 }
 
-fn is_training(timeline: &Timeline) -> bool {
-    let mut seen: FxHashMap<crate::intern::NameId, ()> = FxHashMap::default();
-    timeline.host.iter().any(|span| {
-        seen.insert(span.name, ()).is_none() && {
-            let name = timeline.name(span.name);
-            name.starts_with("autograd::engine") || name.starts_with("Optimizer.step")
-        }
-    })
-}
-
 fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &Steps) -> Option<Diagnosis> {
-    if is_training(timeline) {
-        return None;
-    }
     if let Some(mut evidence) = growing::growing_work(timeline, steps) {
         evidence.insert(0, format!("{} steps, from {}", steps.count, step_source(&steps.source)));
         let headline = "O(n²) re-prefill: every step launches more work than the last (each decode step re-runs the \
@@ -350,7 +356,9 @@ fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &S
     let (first, last) =
         (mean(large.get(..k).unwrap_or_default()), mean(large.get(steps.count - k..).unwrap_or_default()));
     let growth = if first > 0.0 { last / first } else { 0.0 };
-    let growing = growth >= REPREFILL_GROWTH_RATIO;
+    if growth < REPREFILL_GROWTH_RATIO {
+        return None;
+    }
     let source = step_source(&steps.source);
     let evidence = vec![
         format!("{} steps, from {source}", steps.count),
@@ -362,17 +370,9 @@ fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &S
             us(last as u64)
         ),
     ];
-    let (severity, headline) = if growing {
-        let headline = "O(n²) re-prefill: prefill-shaped steps (large GEMMs, not GEMVs) that grow step over step; \
-                        each decode step re-runs the whole sequence: use the KV cache";
-        (Severity::Warning, headline)
-    } else {
-        let headline = "prefill-shaped steps: large GEMMs, not GEMVs, dominate every step at a flat cost (a fixed \
-                        large matmul per step, not a growing re-prefill); if this is meant to be decode, check the \
-                        KV cache is used";
-        (Severity::Info, headline)
-    };
-    finding(DiagnosisKind::RePrefill, severity, headline.to_owned(), evidence)
+    let headline = "O(n²) re-prefill: prefill-shaped steps (large GEMMs, not GEMVs) that grow step over step; \
+                    each decode step re-runs the whole sequence: use the KV cache";
+    finding(DiagnosisKind::RePrefill, Severity::Warning, headline.to_owned(), evidence)
 }
 
 /// How a step source reads in evidence and phase lines.
@@ -387,28 +387,6 @@ pub(crate) fn step_source(source: &StepSource) -> String {
         }
         StepSource::RepeatingKernel(name) => format!("launches of `{}`", short(name)),
     }
-}
-
-fn host_bound(summary: &KernelSummary) -> Option<Diagnosis> {
-    let device = summary.busiest_device()?;
-    if device.busy_pct >= HOST_BOUND_BUSY_PCT {
-        return None;
-    }
-    let idle = device.wall_ns.saturating_sub(device.busy_ns);
-    let evidence = vec![
-        format!(
-            "device {}: busy {} of a {} window ({} %, flagged below {HOST_BOUND_BUSY_PCT} %)",
-            device.device,
-            us(device.busy_ns),
-            us(device.wall_ns),
-            pct(device.busy_pct)
-        ),
-        format!("{} ops, {} idle per op on average", device.ops, us(idle / device.ops.max(1))),
-    ];
-    let headline = "host-bound: the device sits idle between small kernels; batch more work per launch or \
-                    replay the step as a captured device graph"
-        .to_owned();
-    finding(DiagnosisKind::HostBound, Severity::Warning, headline, evidence)
 }
 
 fn us(ns: u64) -> String {

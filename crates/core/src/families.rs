@@ -17,15 +17,22 @@
 //!
 //! A pattern is everything after the family up to the end of the line (there are no inline
 //! comments: kernel names contain `#`, as in `{lambda()#1}`). Families are the names of
-//! [`Family`] in snake_case (`gemv`, `gemm`, `attention`, `norm`, `rope`, `moe_routing`,
-//! `grouped_matmul`, `quantize`, `elementwise`, `reduction`, `memcpy`, `memset`,
-//! `collective`, `other`).
+//! [`Family`] in snake_case (`gemv`, `gemm`, `conv`, `attention`, `norm`, `rope`,
+//! `moe_routing`, `topk`, `grouped_matmul`, `quantize`, `elementwise`, `reduction`, `memcpy`,
+//! `memset`, `collective`, `other`), or a new family's name (lower-case letters, digits, `_`):
+//! `sparse_attn  ~sparse_fwd` reports those kernels as `sparse_attn`.
 //!
 //! Decisions the built-in table makes:
 //! - memcpy, memset and communication ops are classified by their [`OpKind`] (after the
 //!   user's rules); runtime copy/fill kernels (`__amd_rocclr_copyBuffer`, Ascend `MemSet`)
 //!   by name.
-//! - softmax is a **reduction** (a row max and a row sum); top-k joins MoE routing.
+//! - softmax and pooling are **reductions** (a row max and a row sum, a window max); top-k is
+//!   its own family (`topk`), since sampling and MoE routing both run it.
+//! - convolutions are **conv**, also when the kernel is an implicit GEMM (`fprop`, `dgrad`,
+//!   `wgrad`, cuDNN engines, Winograd, FFT); cuDNN's layout transforms (`nchwToNhwc`) are
+//!   elementwise.
+//! - a block-scaled (MX, NVFP4) matmul is a GEMM unless it is grouped or batched over experts
+//!   (`bmm_MxE4m3…`, CUTLASS `GroupProblemShape`): those are grouped matmuls.
 //! - a built-in GEMM match whose name carries a CTA tile (`64x8` in
 //!   `nvjet_sm90_tst_64x8_64x16_…`) with a side of at most [`SKINNY_TILE_MAX`] is a
 //!   **GEMV**: a tile that thin only fits a matrix-vector (decode-shaped) product.
@@ -44,28 +51,37 @@ mod table;
 pub const SKINNY_TILE_MAX: u32 = 16;
 
 /// The kind of work a kernel does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
+///
+/// The built-in families are the named variants; a family file may add its own
+/// ([`Family::Custom`], named in snake_case), which reports and JSON carry by name like the
+/// others and which every rule counts as compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Family {
     /// Matrix-vector products (decode-shaped matmuls).
     Gemv,
-    /// Matrix-matrix products, implicit-GEMM convolutions.
+    /// Matrix-matrix products, dense block-scaled (MX, NVFP4) matmuls included.
     Gemm,
+    /// Convolutions: cuDNN/MIOpen implicit-GEMM, Winograd, FFT and direct kernels, forward
+    /// (`fprop`) and backward (`dgrad`, `wgrad`).
+    Conv,
     /// Fused attention (flash, fmha, SDPA, FlashAttentionScore).
     Attention,
     /// Normalisation layers (RMS, layer, group, batch norm).
     Norm,
     /// Rotary position embedding.
     Rope,
-    /// MoE routing and top-k selection.
+    /// MoE routing kernels named as such (router, gating, moe_align…).
     MoeRouting,
-    /// Grouped (MoE expert) and block-scaled matmuls.
+    /// Top-k selection (`gatherTopK`, `topk`): sampling or MoE routing; the MoE rules tell
+    /// which from the run's structure.
+    TopK,
+    /// Grouped (MoE expert) matmuls, batched block-scaled expert GEMMs included.
     GroupedMatmul,
     /// Quantize / dequantize and low-bit casts.
     Quantize,
-    /// Elementwise kernels and activations.
+    /// Elementwise kernels, activations and layout transforms.
     Elementwise,
-    /// Reductions, softmax included.
+    /// Reductions, softmax and pooling included.
     Reduction,
     /// Memory copies.
     Memcpy,
@@ -75,17 +91,27 @@ pub enum Family {
     Collective,
     /// Anything no rule matched.
     Other,
+    /// A family a family file added (its snake_case name).
+    Custom(&'static str),
+}
+
+impl Serialize for Family {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 impl Family {
-    /// Every family, in report order.
-    pub const ALL: [Family; 14] = [
+    /// Every built-in family, in report order.
+    pub const ALL: [Family; 16] = [
         Family::Gemv,
         Family::Gemm,
+        Family::Conv,
         Family::Attention,
         Family::Norm,
         Family::Rope,
         Family::MoeRouting,
+        Family::TopK,
         Family::GroupedMatmul,
         Family::Quantize,
         Family::Elementwise,
@@ -101,10 +127,12 @@ impl Family {
         match self {
             Family::Gemv => "gemv",
             Family::Gemm => "gemm",
+            Family::Conv => "conv",
             Family::Attention => "attention",
             Family::Norm => "norm",
             Family::Rope => "rope",
             Family::MoeRouting => "moe_routing",
+            Family::TopK => "topk",
             Family::GroupedMatmul => "grouped_matmul",
             Family::Quantize => "quantize",
             Family::Elementwise => "elementwise",
@@ -113,10 +141,11 @@ impl Family {
             Family::Memset => "memset",
             Family::Collective => "collective",
             Family::Other => "other",
+            Family::Custom(name) => name,
         }
     }
 
-    /// The family called `name` (as [`Family::as_str`] spells it, any case).
+    /// The built-in family called `name` (as [`Family::as_str`] spells it, any case).
     pub fn from_name(name: &str) -> Option<Family> {
         Family::ALL.into_iter().find(|f| f.as_str().eq_ignore_ascii_case(name))
     }
@@ -199,6 +228,22 @@ fn skinny_tile(name: &str) -> bool {
     matches!(tile, Some((Some(m), Some(n))) if m.min(n) <= SKINNY_TILE_MAX)
 }
 
+/// A family a family file adds: its name kept for the process's life (a family file names a
+/// handful), each name stored once.
+fn custom_family(name: &str, added: &mut Vec<&'static str>) -> Option<Family> {
+    let valid = name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && name.bytes().next().is_some_and(|b| b.is_ascii_lowercase());
+    if !valid {
+        return None;
+    }
+    if let Some(known) = added.iter().find(|known| **known == name) {
+        return Some(Family::Custom(known));
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    added.push(leaked);
+    Some(Family::Custom(leaked))
+}
+
 #[derive(Debug, Clone)]
 struct Rule {
     family: Family,
@@ -234,19 +279,30 @@ impl Families {
     /// The user's rules in `text` (read from `source`, named in errors), then the built-ins.
     pub fn parse(text: &str, source: &Path) -> Result<Self> {
         let mut rules = Vec::new();
+        let mut added: Vec<&'static str> = Vec::new();
         for (index, raw) in text.lines().enumerate() {
             let line = raw.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
             let (family_name, spec) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-            let family = Family::from_name(family_name).ok_or_else(|| {
-                let known: Vec<&str> = Family::ALL.iter().map(|f| f.as_str()).collect();
-                let reason = format!("unknown family `{family_name}` (expected one of {})", known.join(", "));
-                Error::artifact(source, index + 1, reason)
-            })?;
+            let family = match Family::from_name(family_name) {
+                Some(family) => family,
+                None => custom_family(family_name, &mut added).ok_or_else(|| {
+                    let reason = format!(
+                        "--families: `{family_name}` is not a family name: a new family is named in lower-case \
+                         letters, digits and `_` (built-ins: {})",
+                        Family::ALL.map(|f| f.as_str()).join(", ")
+                    );
+                    Error::artifact(source, index + 1, reason)
+                })?,
+            };
             let pattern = Pattern::parse(spec).ok_or_else(|| {
-                Error::artifact(source, index + 1, format!("family `{family_name}` has no pattern after it"))
+                Error::artifact(
+                    source,
+                    index + 1,
+                    format!("--families: family `{family_name}` has no pattern after it"),
+                )
             })?;
             rules.push(Rule { family, pattern, builtin: false });
         }

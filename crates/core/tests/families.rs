@@ -125,7 +125,8 @@ fn names_the_design_lists_without_a_recorded_sample() {
         ("rotary_embedding_kernel", Family::Rope),
         ("moe_align_block_size_kernel", Family::MoeRouting),
         ("GroupedMatmul", Family::GroupedMatmul),
-        ("cutlass3x_sm100_bstensorop_blockscaled_gemm", Family::GroupedMatmul),
+        // Dense block-scaled GEMMs are GEMMs; grouped ones are grouped (see the zoo names).
+        ("cutlass3x_sm100_bstensorop_blockscaled_gemm", Family::Gemm),
         ("dynamic_per_token_scaled_fp8_quant_kernel", Family::Quantize),
         ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", Family::Collective),
         // NCCL's one-rank kernel as the H200 trace names it (tests/fixtures/nvidia/h200-nccl).
@@ -153,9 +154,52 @@ fn family_files_come_first_and_errors_name_the_line() {
     assert_eq!(f.classify(OpKind::Kernel, "softmax_fused"), Family::Attention);
     assert_eq!(f.classify(OpKind::Kernel, "softmax_fused_2"), Family::Reduction);
     assert_eq!(f.classify(OpKind::Kernel, "nvjet_sm90_special_64x8"), Family::Other);
-    let error = Families::parse("gemm a\nconv b\n", Path::new("fam.txt")).unwrap_err().to_string();
-    assert!(error.starts_with("fam.txt:2: unknown family `conv`"), "{error}");
+    let error = Families::parse("gemm a\nConv-2d b\n", Path::new("fam.txt")).unwrap_err().to_string();
+    assert!(error.starts_with("fam.txt:2: --families: `Conv-2d` is not a family name"), "{error}");
     let error = Families::parse("gemm\n", Path::new("fam.txt")).unwrap_err().to_string();
-    assert_eq!(error, "fam.txt:1: family `gemm` has no pattern after it");
+    assert_eq!(error, "fam.txt:1: --families: family `gemm` has no pattern after it");
     assert!(Families::from_file(Path::new("/nonexistent/families.txt")).is_err());
+}
+
+#[test]
+fn a_family_file_may_add_a_family() {
+    let text = "sparse_attn ~sparse_fwd\nsparse_attn block_sparse\nconv my_direct_kernel\n";
+    let f = Families::parse(text, Path::new("fam.txt")).expect("parses");
+    let family = f.classify(OpKind::Kernel, "sparse_fwd_kernel<128>");
+    assert_eq!(family, Family::Custom("sparse_attn"));
+    assert_eq!(f.classify(OpKind::Kernel, "block_sparse_gemm"), family, "one family for both rules");
+    assert_eq!(family.as_str(), "sparse_attn");
+    assert_eq!(serde_json::to_value(family).unwrap(), "sparse_attn");
+    assert!(family.is_compute() && !family.is_matmul());
+    // `conv` is a built-in family now: the rule maps onto it.
+    assert_eq!(f.classify(OpKind::Kernel, "my_direct_kernel"), Family::Conv);
+    assert_eq!(Family::from_name("sparse_attn"), None, "only built-ins resolve by name");
+}
+
+#[test]
+fn convolutions_topk_grouped_and_block_scaled_names() {
+    // Names from the H200 zoo (tests/fixtures/nvidia/h200-zoo) and the issue that filed them.
+    let f = Families::builtin();
+    let cases = [
+        ("sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x32", Family::Conv),
+        ("sm90_xmma_wgrad_indexed_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc", Family::Conv),
+        ("void cudnn::cnn::dgrad_engine<float, 128, 6, 7, 3, 3, 5, false>", Family::Conv),
+        ("void cudnn::cnn::wgrad_alg0_engine<float, 128, 6, 8, 3, 3, 5, false, 512>", Family::Conv),
+        ("void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>", Family::Conv),
+        ("void fft2d_r2c_32x32<float, false, 0u, false>", Family::Conv),
+        ("void cutlass__5x_cudnn::Kernel<cutlass_tensorop_s1688fprop_optimized_tf32_64x64_16x10_nhwc_align4>", Family::Conv),
+        ("void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true>", Family::Elementwise),
+        ("void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>", Family::Reduction),
+        ("void at::native::sbtopk::gatherTopK<float, unsigned int, 1, false>", Family::TopK),
+        ("bmm_MxE4m3_MxE2m1E2m1_Fp32_t128x8x512u2_s6_et64x8_m64x8x32_cga1x1x1_16dp256b_TN_transOut", Family::GroupedMatmul),
+        ("sm100_xmma_gemm_mxe4m3mxe4m3_bf16_tn_blockscaled", Family::Gemm),
+        ("void at::native::vectorized_elementwise_kernel<4, at::native::float8_copy_kernel_cuda(at::TensorIteratorBase&)>", Family::Quantize),
+        ("triton_poi_fused__unsafe_view_add_7", Family::Elementwise),
+        ("triton_per_fused__fused_rms_norm_0", Family::Norm),
+        ("triton_tem_fused_mm_0", Family::Gemm),
+        ("topkGatingSoftmax", Family::MoeRouting),
+    ];
+    for (name, family) in cases {
+        assert_eq!(f.classify(OpKind::Kernel, name), family, "{name}");
+    }
 }

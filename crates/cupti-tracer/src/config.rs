@@ -2,7 +2,7 @@
 //!
 //! | variable | meaning |
 //! | --- | --- |
-//! | `PROF_CUPTI_OUT` | directory for per-process traces (created if needed; a path ending in `/` or naming a directory), or one file path; default `.` |
+//! | `PROF_CUPTI_OUT` | directory for per-process traces (created if needed; a path ending in `/` or naming a directory), or one file path (a child process that starts CUDA while another writes it writes `<stem>-<pid>.pcupti` beside it); default `.` |
 //! | `PROF_CUPTI_LIBRARY` | libcupti to load instead of searching |
 //! | `PROF_CUPTI_START_AFTER_MS` | keep only records that start this long after injection (skip warm-up) |
 //! | `PROF_CUPTI_DURATION_MS` | stop recording this long after the window opened |

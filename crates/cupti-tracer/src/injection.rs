@@ -22,7 +22,7 @@ use std::ffi::{c_int, c_void};
 use std::fs::File;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
@@ -57,7 +57,7 @@ pub fn warn(message: &str) {
     let _ = std::io::stderr().write_all(format!("prof-cupti: warning: {message}\n").as_bytes());
 }
 
-fn note(message: &str) {
+pub(crate) fn note(message: &str) {
     let _ = std::io::stderr().write_all(format!("prof-cupti: {message}\n").as_bytes());
 }
 
@@ -85,7 +85,7 @@ fn start() -> Result<(), TracerError> {
         warn(line);
     }
     let cupti = Cupti::load(config.library.as_deref(), config.cuda_home.as_deref())?;
-    let file = create_output(&config.output)?;
+    let (file, output) = crate::output::create_output(&config.output)?;
     let t0 = cupti.timestamp();
     let header = Header {
         pid: std::process::id(),
@@ -93,13 +93,16 @@ fn start() -> Result<(), TracerError> {
         local_rank: config.local_rank.unwrap_or(-1),
         t0,
     };
+    // The header goes out at once: it names this process as the file's writer (see `create_output`).
+    let mut writer = TraceWriter::new(file, &header);
+    let _ = writer.flush();
     let waits = config.signal == SignalMode::Paused || config.start_on.is_some();
     let start_after_ms = if config.start_on.is_some() { 0 } else { config.start_after_ms };
     let window = Window::new(t0, start_after_ms, config.duration_ms, waits);
     let tracer = Tracer {
         cupti,
-        writer: Mutex::new(Some(TraceWriter::new(file, &header))),
-        output: config.output.clone(),
+        writer: Mutex::new(Some(writer)),
+        output,
         recorder: Recorder::new(window, Demangler::find()),
         enabled: OnceLock::new(),
         shutdown: AtomicBool::new(false),
@@ -177,14 +180,6 @@ fn apply_trigger(action: Action, trigger: &Trigger) {
         Action::Close if tracer.recorder.window.close(now) => note(&format!("{wanted}: capture window closed")),
         _ => {}
     }
-}
-
-fn create_output(path: &Path) -> Result<File, TracerError> {
-    let error = |source| TracerError::Output { path: path.to_owned(), source };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(error)?;
-    }
-    File::create(path).map_err(error)
 }
 
 impl Tracer {

@@ -28,6 +28,7 @@ pub mod enable;
 pub mod error;
 pub mod ffi;
 mod injection;
+mod output;
 pub mod recorder;
 pub mod trigger;
 pub mod window;

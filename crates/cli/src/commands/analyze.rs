@@ -3,7 +3,7 @@
 //! that recognises the file loads it. With no PATH, the embedded default is analysed: a
 //! real PyTorch profiler trace recorded on an H200 (tests/fixtures/nvidia/h200-probe).
 
-use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
+use crate::breakdown_view::{deep_dive_available, deep_dive_suggestion, render_text, BreakdownReport, DeepDiveContext};
 use crate::deep_dive_view::{self, DeepDiveReport};
 use crate::failure::{Failure, Kind};
 use crate::outputs::{self, OutputArgs};
@@ -163,10 +163,14 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     };
     let sections = timeline.as_ref().map(|t| sections::all(t, &context)).unwrap_or_default();
     let written = outputs::write(&args.outputs, timeline.as_ref(), &summary, &sections)?;
+    let dive = DeepDiveContext {
+        available: deep_dive_available(registry, format.as_ref().map(|f| f.vendor), None),
+        launches_before: phases.as_ref().map(|p| &p.launches_before),
+    };
+    let next = deep_dive_suggestion(&summary, &[], &dive);
     if args.json {
         let artifacts = args.path.iter().map(|p| p.display().to_string()).collect();
-        let mut report =
-            BreakdownReport::new(&summary, &diagnosis, artifacts, None, deep_dive_suggestion(&summary, &[]));
+        let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, None, next);
         report.analyses = timeline.as_ref().map(|_| sections::to_json(&sections));
         report.phases = phases.as_ref();
         report.util_verdict = util_verdict.as_ref();
@@ -184,7 +188,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         }
         out!("{}", render_text(&summary, &diagnosis, args.top));
         out!("{}", sections::render_text(&sections));
-        if let Some(next) = deep_dive_suggestion(&summary, &[]) {
+        if let Some(next) = next {
             outln!("\nnext: one kernel dominates; see why with: {next}");
         }
     }

@@ -5,7 +5,7 @@
 //! device ops only; other formats are loaded as usual and summarised, skipping the diagnosis
 //! and the analysis sections.
 
-use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
+use crate::breakdown_view::{deep_dive_available, deep_dive_suggestion, render_text, BreakdownReport, DeepDiveContext};
 use crate::failure::{Failure, Kind};
 use crate::render::{human_ns, print_json, table};
 use prof_core::diagnosis::DiagnosisReport;
@@ -28,11 +28,12 @@ pub fn run(
     top: usize,
     html: Option<&Path>,
 ) -> Result<ExitCode, Failure> {
-    let (summary, op_types) = {
+    let (summary, op_types, vendor) = {
         let _loading = crate::progress::loading(path);
         load(registry, path, families)?
     };
-    print(&summary, op_types.as_deref(), vec![path.display().to_string()], json, top)?;
+    let available = deep_dive_available(registry, Some(vendor), None);
+    print(&summary, op_types.as_deref(), vec![path.display().to_string()], json, top, available)?;
     write_html(html, &summary)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -46,7 +47,7 @@ pub fn run_timeline(
     html: Option<&Path>,
 ) -> Result<ExitCode, Failure> {
     let summary = summarize_kernels(timeline, families);
-    print(&summary, None, Vec::new(), json, top)?;
+    print(&summary, None, Vec::new(), json, top, true)?;
     write_html(html, &summary)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -64,11 +65,11 @@ fn load(
     registry: &Registry,
     path: &Path,
     families: &Families,
-) -> Result<(KernelSummary, Option<Vec<TypeRow>>), Failure> {
-    let (streamed, _) = registry
+) -> Result<(KernelSummary, Option<Vec<TypeRow>>, &'static str), Failure> {
+    let (streamed, format) = registry
         .load_summary(path, families)
         .map_err(|e| Failure::from(e).or_kind(Kind::BadInput).at_path(path.display().to_string()))?;
-    Ok((streamed.summary, streamed.op_types))
+    Ok((streamed.summary, streamed.op_types, format.vendor))
 }
 
 fn print(
@@ -77,10 +78,13 @@ fn print(
     artifacts: Vec<String>,
     json: bool,
     top: usize,
+    deep_dive: bool,
 ) -> Result<(), String> {
     let diagnosis = DiagnosisReport { findings: Vec::new(), steps: None };
     if json {
-        let mut report = BreakdownReport::new(summary, &diagnosis, artifacts, None, deep_dive_suggestion(summary, &[]));
+        let dive = DeepDiveContext { available: deep_dive, launches_before: None };
+        let next = deep_dive_suggestion(summary, &[], &dive);
+        let mut report = BreakdownReport::new(summary, &diagnosis, artifacts, None, next);
         report.analyses = op_types.map(|types| serde_json::json!({ "op_types": types }));
         return print_json(&report);
     }

@@ -3,7 +3,7 @@
 //! warm up unprofiled, capture a small window under the supervisor, verify the artifact,
 //! then load it and report the ranked kernels, families and diagnosis (`prof.breakdown.v1`).
 
-use crate::breakdown_view::{deep_dive_suggestion, render_text, BreakdownReport};
+use crate::breakdown_view::{deep_dive_available, deep_dive_suggestion, render_text, BreakdownReport, DeepDiveContext};
 use crate::commands::analyze::families;
 use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
@@ -170,7 +170,11 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
     let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
     let summary = summarize_kernels(&timeline, &families);
     let diagnosis = diagnose(&timeline, &summary);
-    let deep_dive = deep_dive_suggestion(&summary, &args.command);
+    let dive = DeepDiveContext {
+        available: deep_dive_available(registry, None, Some(tool.name())),
+        launches_before: Some(&phases.launches_before),
+    };
+    let deep_dive = deep_dive_suggestion(&summary, &args.command, &dive);
     let context = SectionContext {
         families: &families,
         summary: &summary,

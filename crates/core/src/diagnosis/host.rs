@@ -1,0 +1,162 @@
+//! The rules about the host side: the device waiting for the host, told apart by the shape
+//! of its idle time, and copies from pageable host memory.
+//!
+//! - **host-bound** (warning): the busiest device was busy (union of op intervals) less than
+//!   [`HOST_BOUND_BUSY_PCT`](super::HOST_BOUND_BUSY_PCT) of its wall time (first op start to
+//!   last op end) and its idle time is spread over many gaps: the longest gap is below
+//!   [`IDLE_STRETCH_SHARE_PCT`] % of the idle time. Launch overhead between small kernels.
+//! - **idle stretch** (warning): as busy, but one gap holds at least [`IDLE_STRETCH_SHARE_PCT`]
+//!   % of the idle time: the host stalled there (input, synchronisation, I/O, compilation);
+//!   batching launches would not help.
+//! - **pageable copies** (warning): host↔device copies named as pageable (`Pageable` in the
+//!   copy's name: torch.profiler's `Memcpy HtoD (Pageable -> Device)`, prof's CUPTI
+//!   `CUDA memcpy HtoD (Pageable -> Device)`) take at least [`PAGEABLE_MIN_BUSY_PCT`] % of
+//!   the device's busy time and last at least [`PAGEABLE_MIN_MEAN_NS`] on average (a
+//!   one-scalar sync copy is not a data copy).
+
+use super::{finding, pct, us, Diagnosis, DiagnosisKind, HOST_BOUND_BUSY_PCT};
+use crate::deepdive::Severity;
+use crate::kernel_summary::{DeviceTime, KernelSummary};
+use crate::timeline::{OpKind, Timeline};
+
+/// Share of the idle time, percent, that one gap must hold to be a stall rather than launch
+/// overhead.
+pub const IDLE_STRETCH_SHARE_PCT: f64 = 50.0;
+/// Least share of device busy time, percent, that pageable copies must take to be reported.
+pub const PAGEABLE_MIN_BUSY_PCT: f64 = 10.0;
+/// Least mean duration of a pageable copy, ns, to be reported.
+pub const PAGEABLE_MIN_MEAN_NS: u64 = 10_000;
+
+struct Gaps {
+    count: usize,
+    median_ns: u64,
+    longest_ns: u64,
+    longest_at_ns: u64,
+    before: String,
+    after: String,
+}
+
+fn gaps(timeline: &Timeline, device: &DeviceTime) -> Option<Gaps> {
+    let mut ops: Vec<(u64, u64, usize)> = timeline
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| op.device == device.device)
+        .map(|(i, op)| (op.start_ns, op.start_ns.saturating_add(op.dur_ns), i))
+        .collect();
+    ops.sort_unstable();
+    let mut lengths = Vec::new();
+    let (mut longest, mut end, mut last) = ((0, 0, 0, 0), ops.first()?.1, ops.first()?.2);
+    for &(start, stop, index) in &ops[1..] {
+        if start > end {
+            let length = start - end;
+            lengths.push(length);
+            if length > longest.0 {
+                longest = (length, end, last, index);
+            }
+        }
+        if stop > end {
+            end = stop;
+            last = index;
+        }
+    }
+    if lengths.is_empty() {
+        return None;
+    }
+    lengths.sort_unstable();
+    let name =
+        |i: usize| timeline.ops.get(i).map_or_else(String::new, |op| super::short(timeline.name(op.name)).to_owned());
+    Some(Gaps {
+        count: lengths.len(),
+        median_ns: lengths[lengths.len() / 2],
+        longest_ns: longest.0,
+        longest_at_ns: longest.1.saturating_sub(device.first_start_ns),
+        before: name(longest.2),
+        after: name(longest.3),
+    })
+}
+
+/// Host-bound or an idle stretch, from the busiest device's busy share and gap structure.
+pub(super) fn waiting(timeline: &Timeline, summary: &KernelSummary) -> Option<Diagnosis> {
+    let device = summary.busiest_device()?;
+    if device.busy_pct >= HOST_BOUND_BUSY_PCT {
+        return None;
+    }
+    let idle = device.wall_ns.saturating_sub(device.busy_ns);
+    let busy = format!(
+        "device {}: busy {} of a {} window ({} %, flagged below {HOST_BOUND_BUSY_PCT} %)",
+        device.device,
+        us(device.busy_ns),
+        us(device.wall_ns),
+        pct(device.busy_pct)
+    );
+    let gaps = gaps(timeline, device)?;
+    let longest_share = gaps.longest_ns as f64 * 100.0 / idle.max(1) as f64;
+    let longest = format!(
+        "longest gap {} at +{} ({} % of the idle time), between `{}` and `{}`",
+        us(gaps.longest_ns),
+        us(gaps.longest_at_ns),
+        pct(longest_share),
+        gaps.before,
+        gaps.after
+    );
+    let spread = format!("{} gaps, median {}", gaps.count, us(gaps.median_ns));
+    if longest_share >= IDLE_STRETCH_SHARE_PCT {
+        let headline = "idle stretch: the device waits in few long stretches, not between kernels; the host stalled \
+                        there (input pipeline, synchronisation, I/O, compilation): find what the host did then";
+        return finding(
+            DiagnosisKind::IdleStretch,
+            Severity::Warning,
+            headline.to_owned(),
+            vec![busy, longest, spread],
+        );
+    }
+    let per_op = format!("{} ops, {} idle per op on average", device.ops, us(idle / device.ops.max(1)));
+    let headline = "host-bound: the device sits idle between small kernels; batch more work per launch or \
+                    replay the step as a captured device graph"
+        .to_owned();
+    finding(DiagnosisKind::HostBound, Severity::Warning, headline, vec![busy, spread, longest, per_op])
+}
+
+/// Copies from pageable host memory that take a real share of the device's time.
+pub(super) fn pageable_copies(timeline: &Timeline, summary: &KernelSummary) -> Option<Diagnosis> {
+    let device = summary.busiest_device()?;
+    let pageable: Vec<_> = summary
+        .kernels
+        .iter()
+        .filter(|k| k.kind == OpKind::Memcpy && k.name.to_ascii_lowercase().contains("pageable"))
+        .collect();
+    let calls: u64 = pageable.iter().map(|k| k.calls).sum();
+    let ns: u64 = pageable.iter().map(|k| k.total_ns).sum();
+    let share = ns as f64 * 100.0 / device.busy_ns.max(1) as f64;
+    if calls == 0 || share < PAGEABLE_MIN_BUSY_PCT || ns / calls < PAGEABLE_MIN_MEAN_NS {
+        return None;
+    }
+    let ids: Vec<_> = pageable.iter().map(|k| k.name_id).collect();
+    let bytes: u64 = timeline
+        .ops
+        .iter()
+        .filter(|op| op.kind == OpKind::Memcpy && ids.contains(&op.name))
+        .filter_map(|op| op.details.as_ref().and_then(|d| d.bytes))
+        .sum();
+    let mut evidence = vec![format!(
+        "{calls} pageable copies, {} ({} % of device {}'s busy time, flagged from {PAGEABLE_MIN_BUSY_PCT} %)",
+        us(ns),
+        pct(share),
+        device.device
+    )];
+    for k in &pageable {
+        evidence.push(format!("{}: {} calls, {}, {} mean", k.name, k.calls, us(k.total_ns), us(k.mean_ns as u64)));
+    }
+    if bytes > 0 && ns > 0 {
+        evidence.push(format!(
+            "{:.1} MiB moved at {:.1} GB/s (pinned host memory copies at tens of GB/s)",
+            bytes as f64 / 1_048_576.0,
+            bytes as f64 / ns as f64
+        ));
+    }
+    let headline = "pageable copies: host↔device copies from pageable memory are staged through a bounce buffer \
+                    and block the host; pin the host buffers (DataLoader(pin_memory=True), tensor.pin_memory()) and \
+                    copy with non_blocking=True";
+    finding(DiagnosisKind::PageableCopies, Severity::Warning, headline.to_owned(), evidence)
+}

@@ -1,0 +1,121 @@
+//! The MoE rules: a mixture of experts recognised from its routing and expert structure, and
+//! the expert loop (experts run one after another as small dense GEMMs) told apart from
+//! grouped expert GEMMs.
+//!
+//! - **Routing** ran when a kernel named as routing ran (router, gating, `moe_align`), or when
+//!   top-k selections ran once per layer: at least [`TOPK_PER_STEP`] per step where steps are
+//!   found, and at least [`TOPK_PER_ATTENTION`] per attention kernel where attention runs
+//!   (sampling selects once a token, MoE routing once a layer).
+//! - **MoE shape** (info; a warning when routing takes at least
+//!   [`MOE_ROUTING_RIVAL_RATIO`](super::MOE_ROUTING_RIVAL_RATIO) × the grouped-matmul time):
+//!   routing ran, or grouped matmuls are at least
+//!   [`MOE_MIN_GROUPED_SHARE_PCT`](super::MOE_MIN_GROUPED_SHARE_PCT) % of compute time beside
+//!   top-k.
+//! - **Expert loop** (opportunity): routing ran, grouped matmuls are below that share, and the
+//!   experts' outputs are scatter-added back one expert at a time (at least
+//!   [`LOOP_SCATTERS_PER_TOPK`] scatter-adds per top-k) between at least
+//!   [`LOOP_MATMULS_PER_SCATTER`] matmuls each: the Python loop over experts of an eager MoE.
+
+use super::shape::Shape;
+use super::{finding, pct, us, Diagnosis, DiagnosisKind, Mix, MOE_MIN_GROUPED_SHARE_PCT, MOE_ROUTING_RIVAL_RATIO};
+use crate::deepdive::Severity;
+use crate::families::Family;
+
+/// Top-k selections per attention kernel from which the top-k is per-layer routing.
+pub const TOPK_PER_ATTENTION: f64 = 0.5;
+/// Top-k selections per step from which the top-k is per-layer routing (runs without an
+/// attention kernel).
+pub const TOPK_PER_STEP: f64 = 2.0;
+/// Scatter-adds per top-k selection from which experts are combined one at a time.
+pub const LOOP_SCATTERS_PER_TOPK: f64 = 2.0;
+/// Matmul launches per scatter-add in an expert loop (gate/up and down projections).
+pub const LOOP_MATMULS_PER_SCATTER: f64 = 2.0;
+
+/// Why the run counts as MoE routing, if it does.
+fn routing(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Option<String> {
+    if mix.calls(Family::MoeRouting) > 0 {
+        return Some(format!("routing kernels: {}", mix.describe(Family::MoeRouting)));
+    }
+    if shape.topk_ops == 0 {
+        return None;
+    }
+    let per_step = steps.map(|steps| shape.topk_ops as f64 / steps.max(1) as f64);
+    if per_step.is_some_and(|per_step| per_step < TOPK_PER_STEP) {
+        return None; // one selection a step: sampling (or a one-layer model)
+    }
+    if shape.attention_calls > 0 {
+        let ratio = shape.topk_ops as f64 / shape.attention_calls as f64;
+        return (ratio >= TOPK_PER_ATTENTION).then(|| {
+            format!(
+                "top-k: {} selections, {ratio:.2} per attention kernel (per-layer routing from {TOPK_PER_ATTENTION}; \
+                 sampling selects once a token)",
+                shape.topk_ops
+            )
+        });
+    }
+    let steps = steps?;
+    let per_step = shape.topk_ops as f64 / steps.max(1) as f64;
+    (per_step >= TOPK_PER_STEP).then(|| {
+        format!(
+            "top-k: {} selections, {per_step:.1} per step over {steps} steps (routing from {TOPK_PER_STEP})",
+            shape.topk_ops
+        )
+    })
+}
+
+/// The MoE findings: the shape, and the expert loop when the experts run one by one.
+pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Vec<Diagnosis> {
+    let grouped = mix.ns(Family::GroupedMatmul);
+    let grouped_share = mix.share(grouped);
+    let grouped_moe =
+        grouped_share >= MOE_MIN_GROUPED_SHARE_PCT && (shape.topk_ops > 0 || mix.calls(Family::MoeRouting) > 0);
+    let why = routing(mix, shape, steps);
+    if why.is_none() && !grouped_moe {
+        return Vec::new();
+    }
+    let routing_ns = mix.ns(Family::MoeRouting) + mix.ns(Family::TopK);
+    let mut evidence = vec![why.unwrap_or_else(|| format!("top-k: {} selections", shape.topk_ops))];
+    evidence.push(mix.describe(Family::GroupedMatmul));
+    evidence.push(format!("routing + top-k: {}", us(routing_ns)));
+    let mut out = Vec::new();
+    if grouped_moe {
+        let ratio = routing_ns as f64 / grouped as f64;
+        evidence.push(format!("routing / grouped matmul = {ratio:.2} (flagged from {MOE_ROUTING_RIVAL_RATIO})"));
+        let (severity, headline) = if ratio >= MOE_ROUTING_RIVAL_RATIO {
+            (Severity::Warning, "MoE: routing and top-k rival the expert matmuls; fuse or batch the routing")
+        } else {
+            (Severity::Info, "MoE shape: grouped expert matmuls with light routing")
+        };
+        out.extend(finding(DiagnosisKind::MoeShape, severity, headline.to_owned(), evidence));
+        return out;
+    }
+    let headline = "MoE shape: top-k routing in every layer, experts as dense GEMM/GEMV kernels (no grouped \
+                    expert GEMM)";
+    out.extend(finding(DiagnosisKind::MoeShape, Severity::Info, headline.to_owned(), evidence));
+    let scatters_per_topk = shape.scatter_adds as f64 / shape.topk_ops.max(1) as f64;
+    let matmuls_per_scatter = shape.matmul_calls as f64 / shape.scatter_adds.max(1) as f64;
+    if shape.topk_ops > 0
+        && scatters_per_topk >= LOOP_SCATTERS_PER_TOPK
+        && matmuls_per_scatter >= LOOP_MATMULS_PER_SCATTER
+    {
+        let matmul = mix.matmul_ns();
+        let evidence = vec![
+            format!(
+                "{} scatter-adds (index_add), {scatters_per_topk:.1} per top-k: one per expert hit (from {LOOP_SCATTERS_PER_TOPK})",
+                shape.scatter_adds
+            ),
+            format!(
+                "{} matmul launches, {matmuls_per_scatter:.1} per scatter-add, {} ({} % of compute time)",
+                shape.matmul_calls,
+                us(matmul),
+                pct(mix.share(matmul))
+            ),
+            format!("grouped matmul: {} % of compute time", pct(grouped_share)),
+        ];
+        let headline = "MoE expert loop: experts run one after another as small GEMMs with a gather and a \
+                        scatter-add each (an eager loop over experts); use a grouped GEMM (torch._grouped_mm, a \
+                        fused MoE kernel)";
+        out.extend(finding(DiagnosisKind::MoeExpertLoop, Severity::Opportunity, headline.to_owned(), evidence));
+    }
+    out
+}

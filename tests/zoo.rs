@@ -1,0 +1,164 @@
+//! The diagnosis zoo (README "Diagnosis zoo"): every recorded run in the README's table gets
+//! exactly the findings its row marks, no more and no fewer; the table is read from the README,
+//! so the published table and the rules cannot drift apart. Beside it, the structural numbers
+//! the MoE, pageable-copy and family rules rest on are checked against the clients' own
+//! configurations (scripts/device/zoo_clients.py), not against prof's code.
+
+mod support;
+
+use serde_json::Value;
+use support::{fixture_arg, prof_json};
+
+/// The README columns after "workload", in order, as `DiagnosisKind` names.
+const COLUMNS: [&str; 10] = [
+    "healthy_dense_decode",
+    "moe_shape",
+    "moe_expert_loop",
+    "quant_prep",
+    "unfused_attention",
+    "unfused_norm_rope",
+    "re_prefill",
+    "host_bound",
+    "idle_stretch",
+    "pageable_copies",
+];
+
+struct Row {
+    path: String,
+    expected: Vec<&'static str>,
+}
+
+fn table() -> Vec<Row> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let start = readme.find("<!-- zoo-table:start -->").expect("README has the zoo table");
+    let end = readme.find("<!-- zoo-table:end -->").expect("README closes the zoo table");
+    let mut rows = Vec::new();
+    for line in readme[start..end]
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| entry") && !l.starts_with("| ---"))
+    {
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+        assert_eq!(cells.len(), 2 + COLUMNS.len(), "zoo row has every column: {line}");
+        let expected = COLUMNS
+            .iter()
+            .zip(&cells[2..])
+            .filter_map(|(kind, cell)| match *cell {
+                "✓" => Some(*kind),
+                "·" => None,
+                other => panic!("zoo cell `{other}` is neither ✓ nor · in {line}"),
+            })
+            .collect();
+        rows.push(Row { path: cells[0].to_owned(), expected });
+    }
+    assert!(rows.len() >= 20, "the zoo has its entries ({})", rows.len());
+    rows
+}
+
+fn findings(doc: &Value) -> Vec<String> {
+    doc["diagnosis"]["findings"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap().to_owned()).collect()
+}
+
+fn finding<'a>(doc: &'a Value, kind: &str) -> &'a Value {
+    let all = doc["diagnosis"]["findings"].as_array().unwrap();
+    all.iter().find(|f| f["kind"] == kind).unwrap_or_else(|| panic!("{kind} fired: {all:?}"))
+}
+
+fn evidence(doc: &Value, kind: &str) -> Vec<String> {
+    finding(doc, kind)["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap().to_owned()).collect()
+}
+
+/// The number just before `marker` in `text` ("4.3 per top-k" → 4.3).
+fn number_before(text: &str, marker: &str) -> f64 {
+    let head = &text[..text.find(marker).unwrap_or_else(|| panic!("`{marker}` in `{text}`"))];
+    head.trim_end().rsplit(' ').next().unwrap().replace(',', "").parse().unwrap()
+}
+
+#[test]
+fn every_zoo_entry_gets_exactly_its_labelled_findings() {
+    let mut wrong = Vec::new();
+    for row in table() {
+        let doc = prof_json(&["--json-full", "analyze", "--json", &fixture_arg(&row.path)]);
+        let mut got = findings(&doc);
+        got.retain(|k| k != "throttled"); // no zoo entry records clocks
+        got.sort();
+        let mut want: Vec<String> = row.expected.iter().map(|k| (*k).to_owned()).collect();
+        want.sort();
+        if got != want {
+            wrong.push(format!("{}: prof says {got:?}, the table says {want:?}", row.path));
+        }
+    }
+    assert!(wrong.is_empty(), "zoo entries off their labels:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_expert_loop_is_measured_from_the_models_own_routing() {
+    // qwen3-moe: Qwen3MoeConfig(num_experts_per_tok=4), batch-1 decode: each top-k selects 4
+    // experts, each hit expert is scatter-added once, its GEMMs (gate_up, down) are 2 launches.
+    let doc = prof_json(&["analyze", "--json", &fixture_arg("nvidia/h200-zoo/qwen3-moe.pcupti.gz")]);
+    let lines = evidence(&doc, "moe_expert_loop");
+    let per_topk = number_before(&lines[0], "per top-k");
+    assert!((4.0..4.6).contains(&per_topk), "one scatter-add per selected expert: {per_topk} ({lines:?})");
+    let per_scatter = number_before(&lines[1], "per scatter-add");
+    assert!(per_scatter >= 2.0, "gate_up + down per expert: {per_scatter}");
+    // The dense Mixtral path (weights of the top-2 gathered, no scatter-add loop) is no loop.
+    let doc = prof_json(&["analyze", "--json", &fixture_arg("nvidia/h200-phases/hf-moe.pcupti.gz")]);
+    assert!(!findings(&doc).contains(&"moe_expert_loop".to_owned()));
+    assert!(evidence(&doc, "moe_shape")[0].contains("per attention kernel"), "routing from per-layer top-k");
+}
+
+#[test]
+fn grouped_and_low_bit_gemms_land_in_their_families() {
+    let kernels = |rel: &str| {
+        let doc = prof_json(&["--json-full", "analyze", "--json", "--phase", "all", &fixture_arg(rel)]);
+        doc["summary"]["kernels"].as_array().unwrap().clone()
+    };
+    let family_of = |rows: &[Value], part: &str| -> (String, u64) {
+        let row = rows.iter().find(|k| k["name"].as_str().unwrap().contains(part)).unwrap_or_else(|| panic!("{part}"));
+        (row["family"].as_str().unwrap().to_owned(), row["calls"].as_u64().unwrap())
+    };
+    // moe-grouped, the whole run: (5 warm-up + 60 timed steps) × 8 layers × 2 torch._grouped_mm
+    // calls (zoo_clients.py).
+    let rows = kernels("nvidia/h200-zoo/moe-grouped.pcupti.gz");
+    assert_eq!(family_of(&rows, "GroupProblemShape"), ("grouped_matmul".to_owned(), 65 * 8 * 2));
+    assert_eq!(family_of(&rows, "gatherTopK").0, "topk");
+    // fp8-linear, the whole run: the FP8 GEMM and the cast to float8 that feeds it, 8 linears a
+    // step, 5 warm-up + 100 timed steps.
+    let rows = kernels("nvidia/h200-zoo/fp8-linear.pcupti.gz");
+    let (gemm, gemm_calls) = family_of(&rows, "nvjet_sm90_qqtst");
+    let (cast, cast_calls) = family_of(&rows, "float8_copy_kernel");
+    assert_eq!((gemm.as_str(), cast.as_str()), ("gemm", "quantize"));
+    assert_eq!((gemm_calls, cast_calls), (105 * 8, 105 * 8), "one cast per FP8 GEMM");
+    // resnet-train: cuDNN's convolutions are conv, not other or gemm.
+    let rows = kernels("nvidia/h200-zoo/resnet-train.pcupti.gz");
+    let conv: Vec<_> = rows.iter().filter(|k| k["name"].as_str().unwrap().contains("fprop")).collect();
+    assert!(!conv.is_empty() && conv.iter().all(|k| k["family"] == "conv"), "{conv:?}");
+    for k in &rows {
+        let name = k["name"].as_str().unwrap().to_ascii_lowercase();
+        if name.contains("wgrad") || name.contains("dgrad") {
+            assert_eq!(k["family"], "conv", "{name}");
+        }
+    }
+}
+
+#[test]
+fn hta_alexnet_uploads_its_weights_from_pageable_memory() {
+    // The steady answer leaves the load out; over the whole run the 16 pageable uploads are
+    // 83.8 % of device time (python over the trace: sum of `Memcpy HtoD (Pageable -> Device)`
+    // durations 55 503 µs of 66 141 µs of busy time).
+    let path = fixture_arg("nvidia/torch/hta_a100_alexnet_benchmark_result_2869224_1695835535_trace.json.gz");
+    let doc = prof_json(&["analyze", "--json", "--phase", "all", &path]);
+    let lines = evidence(&doc, "pageable_copies");
+    assert!(lines[0].starts_with("16 pageable copies, 55503.0 µs (83.9 % of device 0's busy time"), "{lines:?}");
+}
+
+#[test]
+fn pageable_copies_carry_their_bytes() {
+    // pageable-loader: each step copies one 4096×4096 fp32 batch (64 MiB) from pageable memory.
+    let doc = prof_json(&["analyze", "--json", &fixture_arg("nvidia/h200-zoo/pageable-loader.pcupti.gz")]);
+    let lines = evidence(&doc, "pageable_copies");
+    let htod = lines.iter().find(|l| l.starts_with("CUDA memcpy HtoD (Pageable -> Device)")).expect("the batch copies");
+    let copies = number_before(htod, "calls");
+    let mib = number_before(lines.last().unwrap(), "MiB moved");
+    // Beside them only the one-scalar `.item()` copies back (4 bytes each).
+    assert!((mib / copies - 64.0).abs() < 0.01, "{lines:?}");
+}
