@@ -10,7 +10,7 @@ use serde_json::Value;
 use support::{fixture_arg, prof_json};
 
 /// The README columns after "workload", in order, as `DiagnosisKind` names.
-const COLUMNS: [&str; 10] = [
+const COLUMNS: [&str; 11] = [
     "healthy_dense_decode",
     "moe_shape",
     "moe_expert_loop",
@@ -21,6 +21,7 @@ const COLUMNS: [&str; 10] = [
     "host_bound",
     "idle_stretch",
     "pageable_copies",
+    "host_syncs",
 ];
 
 struct Row {
@@ -104,6 +105,25 @@ fn the_expert_loop_is_measured_from_the_models_own_routing() {
     let doc = prof_json(&["analyze", "--json", &fixture_arg("nvidia/h200-phases/hf-moe.pcupti.gz")]);
     assert!(!findings(&doc).contains(&"moe_expert_loop".to_owned()));
     assert!(evidence(&doc, "moe_shape")[0].contains("per attention kernel"), "routing from per-layer top-k");
+}
+
+#[test]
+fn host_syncs_are_the_device_to_host_reads_of_the_step() {
+    // moe-grouped: every sync is the host waiting for one device-to-host copy (the copies are
+    // counted from the copy records, the syncs from the host API records).
+    let path = fixture_arg("nvidia/h200-zoo/moe-grouped.pcupti.gz");
+    let doc = prof_json(&["--json-full", "analyze", "--json", &path]);
+    let lines = evidence(&doc, "host_syncs");
+    let rows = doc["summary"]["kernels"].as_array().unwrap();
+    let dtoh: u64 = rows
+        .iter()
+        .filter(|k| k["name"].as_str().unwrap().starts_with("CUDA memcpy DtoH"))
+        .map(|k| k["calls"].as_u64().unwrap())
+        .sum();
+    let stream_syncs = number_before(lines.iter().find(|l| l.starts_with("cudaStreamSynchronize")).unwrap(), "calls");
+    assert_eq!(stream_syncs, dtoh as f64, "{lines:?}");
+    // 2 a layer, 8 layers a step.
+    assert!(lines[0].contains("16.0 per step"), "{lines:?}");
 }
 
 #[test]

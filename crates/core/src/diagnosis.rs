@@ -32,7 +32,7 @@
 //!   third's. Decode without a KV cache re-runs the whole sequence each step (O(n²) over a
 //!   generation). Steps of a flat cost are not reported: an encoder, a prefill or a CNN looks
 //!   the same.
-//! - **host-bound**, **idle stretch** and **pageable copies**: see [`host`].
+//! - **host-bound**, **idle stretch**, **pageable copies** and **host syncs**: see [`host`].
 //! - **throttled** (warning): a frequency-like counter of a device (an SM clock, Ascend's
 //!   `AI Core Freq`; see [`crate::analysis::counters`]) is below its nominal value (its
 //!   maximum, less the drop tolerance) for at least [`THROTTLED_MIN_SHARE_PCT`] of the device's
@@ -120,6 +120,8 @@ pub enum DiagnosisKind {
     IdleStretch,
     /// Host↔device copies from pageable memory take a real share of device time.
     PageableCopies,
+    /// The host waits for the device several times a step.
+    HostSyncs,
     /// A device clock held below its nominal value while busy (power cap, thermal limit).
     Throttled,
 }
@@ -217,6 +219,7 @@ pub fn diagnose(timeline: &Timeline, summary: &KernelSummary) -> DiagnosisReport
         steps.as_ref().filter(|_| transformer && !shape.training).and_then(|s| re_prefill(&mix, timeline, summary, s)),
         host::waiting(timeline, summary),
         host::pageable_copies(timeline, summary),
+        host::host_syncs(timeline, step_count),
         throttled::throttled(timeline),
     ]);
     let steps = steps.map(|s| StepInfo { source: s.source, count: s.count });

@@ -188,3 +188,36 @@ fn pageable_copies_only_when_they_take_device_time() {
     }
     assert!(report(&t).get(DiagnosisKind::PageableCopies).is_none());
 }
+
+#[test]
+fn host_syncs_only_when_several_a_step() {
+    let step = [("embedding_kernel", 5), ("gemv2T_kernel", 100), ("flash_fwd_kernel", 5)];
+    let with_syncs = |per_step: u64| {
+        let mut t = run(&step, 6, 50, flat);
+        let sync = t.intern("cudaStreamSynchronize");
+        for i in 0..6 * per_step {
+            t.host.push(HostSpan {
+                name: sync,
+                category: HostCategory::Runtime,
+                pid: 1,
+                tid: 1,
+                start_ns: i * 10,
+                dur_ns: 3,
+                correlation: None,
+            });
+        }
+        report(&t)
+    };
+    let r = with_syncs(4);
+    let found = r.get(DiagnosisKind::HostSyncs).expect("host syncs");
+    assert!(
+        found.evidence[0].starts_with("24 host calls that wait for the device, 4.0 per step over 6 steps"),
+        "{:?}",
+        found.evidence
+    );
+    assert!(found.evidence[1].starts_with("cudaStreamSynchronize: 24 calls, 0.1 µs"), "{:?}", found.evidence);
+    assert!(with_syncs(1).get(DiagnosisKind::HostSyncs).is_none(), "one a step is a loss read or a stopping check");
+    assert!(prof_core::diagnosis::host::is_sync_call("cudaDeviceSynchronize_v3020"));
+    assert!(prof_core::diagnosis::host::is_sync_call("cuMemcpyDtoH_v2"));
+    assert!(!prof_core::diagnosis::host::is_sync_call("cudaMemcpyAsync"));
+}

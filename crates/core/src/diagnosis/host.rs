@@ -13,6 +13,11 @@
 //!   `CUDA memcpy HtoD (Pageable -> Device)`) take at least [`PAGEABLE_MIN_BUSY_PCT`] % of
 //!   the device's busy time and last at least [`PAGEABLE_MIN_MEAN_NS`] on average (a
 //!   one-scalar sync copy is not a data copy).
+//! - **host syncs** (warning): host calls that wait for the device (`cuda*Synchronize`,
+//!   `cu*Synchronize`, the synchronous `cudaMemcpy`) run at least [`SYNCS_PER_STEP`] times a
+//!   step: data-dependent ops (`.item()`, `nonzero`, `torch.where`, boolean masks) inside the
+//!   step drain the launch queue each time. One a step (a loss read, a stopping check) is not
+//!   flagged. Needs steps and host API records (prof's CUPTI tracer, torch.profiler, nsys).
 
 use super::{finding, pct, us, Diagnosis, DiagnosisKind, HOST_BOUND_BUSY_PCT};
 use crate::deepdive::Severity;
@@ -26,6 +31,14 @@ pub const IDLE_STRETCH_SHARE_PCT: f64 = 50.0;
 pub const PAGEABLE_MIN_BUSY_PCT: f64 = 10.0;
 /// Least mean duration of a pageable copy, ns, to be reported.
 pub const PAGEABLE_MIN_MEAN_NS: u64 = 10_000;
+/// Host syncs per step from which they are reported.
+pub const SYNCS_PER_STEP: f64 = 4.0;
+
+/// True for a host call that waits for the device.
+pub fn is_sync_call(name: &str) -> bool {
+    let base = name.split("_v").next().unwrap_or(name);
+    base.contains("Synchronize") || base == "cudaMemcpy" || base == "cudaMemcpy2D" || base.starts_with("cuMemcpyDtoH")
+}
 
 struct Gaps {
     count: usize,
@@ -159,4 +172,37 @@ pub(super) fn pageable_copies(timeline: &Timeline, summary: &KernelSummary) -> O
                     and block the host; pin the host buffers (DataLoader(pin_memory=True), tensor.pin_memory()) and \
                     copy with non_blocking=True";
     finding(DiagnosisKind::PageableCopies, Severity::Warning, headline.to_owned(), evidence)
+}
+
+/// Host calls that wait for the device, several times a step.
+pub(super) fn host_syncs(timeline: &Timeline, steps: Option<usize>) -> Option<Diagnosis> {
+    let steps = steps?;
+    let mut by_name: crate::intern::FxHashMap<crate::intern::NameId, (bool, u64, u64)> = Default::default();
+    for span in &timeline.host {
+        let entry = by_name.entry(span.name).or_insert_with(|| (is_sync_call(timeline.name(span.name)), 0, 0));
+        if entry.0 {
+            entry.1 += 1;
+            entry.2 += span.dur_ns;
+        }
+    }
+    let mut syncs: Vec<(&str, u64, u64)> =
+        by_name.iter().filter(|(_, v)| v.0 && v.1 > 0).map(|(id, v)| (timeline.name(*id), v.1, v.2)).collect();
+    let calls: u64 = syncs.iter().map(|s| s.1).sum();
+    let per_step = calls as f64 / steps.max(1) as f64;
+    if per_step < SYNCS_PER_STEP {
+        return None;
+    }
+    syncs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let waited: u64 = syncs.iter().map(|s| s.2).sum();
+    let mut evidence = vec![format!(
+        "{calls} host calls that wait for the device, {per_step:.1} per step over {steps} steps (flagged from \
+         {SYNCS_PER_STEP}), {} waited in them",
+        us(waited)
+    )];
+    evidence.extend(syncs.iter().take(3).map(|(name, n, ns)| format!("{name}: {n} calls, {}", us(*ns))));
+    let headline = "host syncs inside the step: the host waits for the device several times a step, so the launch \
+                    queue drains each time; find the data-dependent ops (.item(), nonzero, torch.where, boolean \
+                    masks, repeat_interleave without output_size) and move them out of the step or make the shapes \
+                    static";
+    finding(DiagnosisKind::HostSyncs, Severity::Warning, headline.to_owned(), evidence)
 }
