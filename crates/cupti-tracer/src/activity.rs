@@ -17,6 +17,19 @@
 
 use crate::format::{domain, Api, Kernel, Memcpy, MemoryOp, Memset};
 
+/// Oldest `CUPTI_API_VERSION` whose kernel record is `CUpti_ActivityKernel4` or later (CUDA 9).
+pub const OLDEST_API_VERSION: u32 = 10;
+/// Newest known: CUDA 13.x numbers its API versions `13xxxx` (13.0 is 130001); a 14.x CUPTI
+/// may change the records and is refused until checked.
+pub const NEWEST_API_VERSION: u32 = 139_999;
+
+/// True when the record prefixes this module reads hold for a libcupti of `version`: CUDA 9
+/// to 12 count 10 to about 30, CUDA 13 counts `13xxxx` (checked on the H200 with CUPTI 12.1,
+/// 12.9 and 13.0: scripts/device/cupti_cu12.sh).
+pub fn known_api_version(version: u32) -> bool {
+    (OLDEST_API_VERSION..=NEWEST_API_VERSION).contains(&version)
+}
+
 /// `CUpti_ActivityKind` values (cupti_activity.h, CUDA 13.0).
 pub mod kind {
     /// `CUPTI_ACTIVITY_KIND_MEMCPY`, record `CUpti_ActivityMemcpy6`.

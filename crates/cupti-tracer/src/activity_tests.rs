@@ -172,3 +172,15 @@ fn other_kinds_are_named_not_cast() {
     assert_eq!(decode(&[1, 0]), None);
     assert_eq!(record_kind(&b), Some(9));
 }
+
+#[test]
+fn api_versions_of_cuda_9_to_13_are_known_and_a_future_one_is_not() {
+    // CUDA 12.1's libcupti says 18, 12.9's 28 and 13.0's 130001 (printed on the H200 by
+    // scripts/device/cupti_cu12.sh); 14.x would start at 140000.
+    for version in [10, 18, 28, 130_001] {
+        assert!(super::known_api_version(version), "{version}");
+    }
+    for version in [0, 9, 140_000] {
+        assert!(!super::known_api_version(version), "{version}");
+    }
+}

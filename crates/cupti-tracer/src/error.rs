@@ -40,6 +40,17 @@ pub enum TracerError {
         /// cuptiGetResultString's text.
         message: String,
     },
+    /// The libcupti is of an API version whose record layouts the decoder does not know.
+    #[error(
+        "{library} is CUPTI API version {version}, newer than the record layouts prof decodes (CUDA 9 to 13: \
+         API versions 10 to 139999); upgrade prof, or set PROF_CUPTI_LIBRARY to a CUDA 12 or 13 libcupti"
+    )]
+    UnknownVersion {
+        /// The library loaded.
+        library: String,
+        /// Its `CUPTI_API_VERSION`.
+        version: u32,
+    },
     /// The trace file could not be created.
     #[error("cannot create {}: {source}", path.display())]
     Output {

@@ -29,6 +29,7 @@ type KindCall = unsafe extern "C" fn(kind: u32) -> CuptiResult;
 type FlushAll = unsafe extern "C" fn(flag: u32) -> CuptiResult;
 type NextRecord = unsafe extern "C" fn(buffer: *mut u8, valid: usize, record: *mut *mut c_void) -> CuptiResult;
 type GetTimestamp = unsafe extern "C" fn(timestamp: *mut u64) -> CuptiResult;
+type GetVersion = unsafe extern "C" fn(version: *mut u32) -> CuptiResult;
 type ResultString = unsafe extern "C" fn(result: CuptiResult, text: *mut *const c_char) -> CuptiResult;
 type CallbackName = unsafe extern "C" fn(domain: u32, cbid: u32, name: *mut *const c_char) -> CuptiResult;
 type ApiSwitch = unsafe extern "C" fn(cbid: u32, enable: u8) -> CuptiResult;
@@ -51,6 +52,7 @@ pub struct Cupti {
     flush_all: FlushAll,
     next_record: NextRecord,
     get_timestamp: GetTimestamp,
+    get_version: Option<GetVersion>,
     result_string: ResultString,
     callback_name: Option<CallbackName>,
     dropped_records: Option<DroppedRecords>,
@@ -141,6 +143,7 @@ impl Cupti {
             flush_all: required(lib, &origin, "cuptiActivityFlushAll")?,
             next_record: required(lib, &origin, "cuptiActivityGetNextRecord")?,
             get_timestamp: required(lib, &origin, "cuptiGetTimestamp")?,
+            get_version: optional(lib, "cuptiGetVersion"),
             result_string: required(lib, &origin, "cuptiGetResultString")?,
             callback_name: optional(lib, "cuptiGetCallbackName"),
             dropped_records: optional(lib, "cuptiActivityGetNumDroppedRecords"),
@@ -152,6 +155,25 @@ impl Cupti {
             origin,
             _library: library,
         })
+    }
+
+    /// `cuptiGetVersion`: the library's `CUPTI_API_VERSION`, when it says.
+    pub fn api_version(&self) -> Option<u32> {
+        let get = self.get_version?;
+        let mut version = 0u32;
+        // SAFETY: cuptiGetVersion writes one uint32_t.
+        (unsafe { get(&mut version) } == CUPTI_SUCCESS).then_some(version)
+    }
+
+    /// Refuses a libcupti whose record layouts the decoder was not written for (see
+    /// [`crate::activity::known_api_version`]).
+    pub fn check_version(&self) -> Result<(), TracerError> {
+        match self.api_version() {
+            Some(version) if !crate::activity::known_api_version(version) => {
+                Err(TracerError::UnknownVersion { library: self.origin.clone(), version })
+            }
+            _ => Ok(()),
+        }
     }
 
     fn check(&self, call: &'static str, code: CuptiResult) -> Result<(), TracerError> {

@@ -85,6 +85,7 @@ fn start() -> Result<(), TracerError> {
         warn(line);
     }
     let cupti = Cupti::load(config.library.as_deref(), config.cuda_home.as_deref())?;
+    cupti.check_version()?;
     let (file, output) = crate::output::create_output(&config.output)?;
     let t0 = cupti.timestamp();
     let header = Header {
