@@ -328,14 +328,57 @@ fn breakdown_html_is_self_contained_escaped_and_renders() {
     // Kernel names hold `<`, `>` and `&`: only their escaped forms may appear.
     assert!(!html.contains("<c10::BFloat16"), "raw kernel-name markup");
     assert!(html.contains("vectorized_layer_norm_kernel&lt;c10::BFloat16"), "escaped kernel name");
-    for heading in ["Kernel families", "Top 15 kernels", "Timeline per device stream", "Where each device"] {
+    for heading in ["Kernel families", "Top 11 kernels", "Timeline per device stream", "Where each device"] {
         assert!(html.contains(heading), "{heading}");
     }
+    // The answer leads: the diagnosis (with its evidence) and the next command come first.
+    let first_h2 = html.find("<h2>").unwrap();
+    assert!(html[first_h2..].starts_with("<h2>Diagnosis</h2>"), "{}", &html[first_h2..first_h2 + 40]);
+    assert!(
+        html.contains("<b>host-bound: the device sits idle") && html.contains("<li>device 0: busy 1.38 ms"),
+        "finding and evidence"
+    );
+    let next = html.find("<h2>Next step</h2>").expect("next step");
+    assert!(next < html.find("<h2>Top").unwrap() && html[next..].contains("prof deep-dive --kernel"));
+    // Every kernel of the table in the colour of its family, the same colour in the bars.
+    assert!(html.contains("<table>") && html.contains("class=\"swatch\" style=\"background:#1f4e79\"></span>gemm"));
     // python3: the fixture's ops span 4.80 ms of device 0 stream 7 (first start to last end over
     // cat kernel/gpu_memcpy/gpu_memset); the temporal section puts it at 71.4 % idle.
     assert!(html.contains("device 0 stream 7") && html.contains("device 0 (4.80 ms)"), "strip and temporal bar");
     assert!(html.contains("idle gap"), "idle gaps are shaded");
     check_in_browser(&page, &dir, 4);
+}
+
+#[test]
+fn every_vendors_page_leads_with_the_diagnosis_and_honours_top() {
+    let dir = scratch_dir("outputs-vendor-html");
+    // The kernel trace alone (its neighbour copy trace is from another run).
+    let amd = dir.join("sdk1.0_kernel_trace.csv");
+    std::fs::copy(fixtures().join("amd/rocprofv3/sdk1.0_kernel_trace.csv"), &amd).unwrap();
+    let ascend = fixtures().join(ASCEND_MSPROF);
+    for (name, source) in [("amd", amd), ("ascend", ascend)] {
+        let page = dir.join(format!("{name}.html"));
+        let out = prof(&["analyze", "--top", "3", source.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let html = std::fs::read_to_string(&page).unwrap();
+        let first_h2 = html.find("<h2>").unwrap();
+        assert!(html[first_h2..].starts_with("<h2>Diagnosis</h2>"), "{name}");
+        assert_eq!(html.matches("<tr><td class=\"n\">").count(), 3, "{name}: --top 3 rows");
+    }
+}
+
+#[test]
+fn pages_an_input_cannot_give_are_refused_not_dropped() {
+    let dir = scratch_dir("outputs-refused");
+    let page = dir.join("x.html");
+    let ncu = fixtures().join("nvidia/h200-ncu/nvjet-details.csv");
+    let ranks = fixtures().join("nvidia/torch/tb_dlrm_kineto_8ranks");
+    for source in [ncu, ranks] {
+        let out = prof(&["analyze", source.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains("--html") && stderr.contains("not written"), "{stderr}");
+        assert!(!page.exists());
+    }
 }
 
 #[test]

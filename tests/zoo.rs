@@ -168,7 +168,7 @@ fn hta_alexnet_uploads_its_weights_from_pageable_memory() {
     let path = fixture_arg("nvidia/torch/hta_a100_alexnet_benchmark_result_2869224_1695835535_trace.json.gz");
     let doc = prof_json(&["analyze", "--json", "--phase", "all", &path]);
     let lines = evidence(&doc, "pageable_copies");
-    assert!(lines[0].starts_with("16 pageable copies, 55503.0 µs (83.9 % of device 0's busy time"), "{lines:?}");
+    assert!(lines[0].starts_with("16 pageable copies, 55.50 ms (83.9 % of device 0's busy time"), "{lines:?}");
 }
 
 #[test]

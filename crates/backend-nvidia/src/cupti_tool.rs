@@ -22,8 +22,9 @@ pub const TRACER_VAR: &str = "PROF_CUPTI_TRACER";
 /// Subdirectory of the capture's output directory that receives the traces.
 pub const TRACE_DIR: &str = "cupti";
 /// How to get the tracer when it is missing.
-pub const TRACER_INSTALL: &str = "cargo build -p prof-cupti-tracer and keep target/<profile>/libprof_cupti.so next to \
-     the prof binary (or set PROF_CUPTI_TRACER=/absolute/path/libprof_cupti.so)";
+pub const TRACER_INSTALL: &str = "install prof with scripts/install.sh (it puts libprof_cupti.so next to the prof \
+     binary), or build it with cargo build --release -p prof-cupti-tracer and set \
+     PROF_CUPTI_TRACER=/absolute/path/libprof_cupti.so";
 
 /// Which runtime and driver API calls the tracer records (`PROF_CUPTI_API`); the tracer's
 /// own type, so both sides parse and spell the modes alike.
@@ -338,7 +339,7 @@ mod tests {
     fn a_missing_tracer_names_the_build_line() {
         let tool = CuptiTool::new().with_tracer("/nonexistent/libprof_cupti.so");
         let err = tool.tracer_path().unwrap_err().to_string();
-        assert!(err.starts_with("libprof_cupti.so is not installed: cargo build -p prof-cupti-tracer"), "{err}");
+        assert!(err.starts_with("libprof_cupti.so is not installed: install prof with scripts/install.sh"), "{err}");
     }
 
     #[test]

@@ -100,6 +100,7 @@ pub fn detect(vendor: &'static str, vendor_name: &'static str) -> Detection {
     detection.tools.push(nsys);
     detection.tools.push(program_status(name::NCU, purpose::NCU, install::NCU, ncu_path, ncu_version, &mut problems));
     detection.tools.push(cupti);
+    detection.tools.push(tracer_status());
     detection.problems = problems;
     report_time("NVIDIA detection", started);
     detection
@@ -240,6 +241,15 @@ fn cupti_status() -> ToolStatus {
     match find_library("libcupti.so", &tools::cupti_dirs(cuda_home.as_deref())) {
         Some((path, resolved)) => status.found(path, library_version(&resolved)),
         None => status,
+    }
+}
+
+/// prof's own tracer library, where `prof breakdown --tool cupti` would take it from.
+fn tracer_status() -> ToolStatus {
+    let status = ToolStatus::absent(name::TRACER, ToolKind::Library, purpose::TRACER, install::TRACER);
+    match crate::cupti_tool::CuptiTool::new().tracer_path() {
+        Ok(path) => status.found(path, Some(env!("CARGO_PKG_VERSION").to_owned())),
+        Err(_) => status,
     }
 }
 

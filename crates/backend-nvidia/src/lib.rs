@@ -136,6 +136,10 @@ impl Vendor for NvidiaVendor {
         };
         Some(match smi_probe::SmiProbe::open() {
             Ok(probe) => Ok(Box::new(probe) as Box<dyn UtilizationProbe>),
+            // Neither is installed: one sentence, one thing to do.
+            Err(Error::ToolMissing { install, .. }) if matches!(nvml_error, Error::ToolMissing { .. }) => {
+                Err(Error::ToolMissing { tool: "NVML (libnvidia-ml.so.1) or nvidia-smi".to_owned(), install })
+            }
             Err(smi_error) => {
                 Err(Error::Unsupported(format!("{nvml_error}; and the nvidia-smi fallback: {smi_error}")))
             }

@@ -73,8 +73,15 @@ pub struct NvmlProbe {
 impl NvmlProbe {
     /// Opens NVML and every device; fails with the install line when NVML is absent.
     pub fn open() -> Result<Self> {
-        let nvml = shared_nvml()
-            .map_err(|reason| Error::ToolMissing { tool: reason, install: crate::tools::install::DRIVER.to_owned() })?;
+        let nvml = shared_nvml().map_err(|reason| {
+            if reason.contains("cannot open shared object file") {
+                let library = crate::nvml_detect::library_name();
+                let tool = format!("NVML ({})", library.to_string_lossy());
+                Error::ToolMissing { tool, install: crate::tools::install::DRIVER.to_owned() }
+            } else {
+                Error::Unsupported(reason)
+            }
+        })?;
         let count = nvml.device_count().map_err(|e| Error::Unsupported(format!("NVML device count: {e}")))?;
         let mut devices = Vec::new();
         for index in 0..count {

@@ -19,6 +19,9 @@ pub mod install {
     pub const NCU: &str = "sudo apt-get install -y cuda-nsight-compute-13-0 (from NVIDIA's CUDA apt repository)";
     /// CUPTI, for the built-in kernel tracer.
     pub const CUPTI: &str = "sudo apt-get install -y cuda-cupti-13-0  (or: pip install nvidia-cuda-cupti)";
+    /// prof's own tracer library.
+    pub const TRACER: &str =
+        "scripts/install.sh puts it next to prof (or set PROF_CUPTI_TRACER=/path/libprof_cupti.so)";
 }
 
 /// What each tool is for, as `prof detect` shows it.
@@ -33,6 +36,8 @@ pub mod purpose {
     pub const NCU: &str = "kernel deep dive";
     /// CUPTI.
     pub const CUPTI: &str = "kernel breakdown (built-in CUPTI tracer)";
+    /// prof's tracer library.
+    pub const TRACER: &str = "prof's CUPTI tracer, injected by `prof breakdown --tool cupti`";
 }
 
 /// Tool names as they appear in [`prof_core::Detection::tools`].
@@ -47,6 +52,8 @@ pub mod name {
     pub const NCU: &str = "ncu";
     /// CUPTI.
     pub const CUPTI: &str = "libcupti";
+    /// prof's tracer library.
+    pub const TRACER: &str = "libprof_cupti.so";
 }
 
 /// Note on an nsys found inside Nsight Compute rather than Nsight Systems.

@@ -52,7 +52,7 @@ fn h200_families_summary_and_diagnosis() {
     assert_eq!(kinds, vec![DiagnosisKind::HostBound]);
     let host = report.get(DiagnosisKind::HostBound).expect("host-bound");
     assert_eq!(host.severity, Severity::Warning);
-    assert!(host.evidence[0].contains("busy 1375.3 µs of a 4801.4 µs window (28.6 %"), "{:?}", host.evidence);
+    assert!(host.evidence[0].contains("busy 1.38 ms of a 4.80 ms window (28.6 %"), "{:?}", host.evidence);
     let steps = report.steps.as_ref().expect("steps");
     // The 5 decode steps repeat as a whole op sequence (each step holds its layers).
     assert_eq!(steps.count, 5);

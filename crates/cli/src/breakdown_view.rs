@@ -9,7 +9,7 @@
 //! `crate::phases_view`: the phases found and the window every other field describes, the
 //! steady state unless `--phase` says otherwise; added in 0.3.0)}`.
 
-use crate::render::{ellipsize, human_ns, table};
+use crate::render::{human_ns, name_width, shorten_distinct, table};
 use prof_core::diagnosis::DiagnosisReport;
 use prof_core::families::Family;
 use prof_core::kernel_summary::KernelSummary;
@@ -241,10 +241,13 @@ pub fn render_text(summary: &KernelSummary, diagnosis: &DiagnosisReport, top: us
 /// The ranked kernel table and the family totals.
 fn kernel_tables(summary: &KernelSummary, top: usize, out: &mut String) {
     let mut rows = vec![["#", "kernel", "family", "calls", "total", "mean", "share"].map(str::to_owned).to_vec()];
-    for (rank, k) in summary.top(top).iter().enumerate() {
+    let shown = summary.top(top);
+    // The other columns take about 56 characters (rank, family, calls, total, mean, share).
+    let names = shorten_distinct(&shown.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), name_width(56));
+    for (rank, (k, name)) in shown.iter().zip(names).enumerate() {
         rows.push(vec![
             (rank + 1).to_string(),
-            ellipsize(&k.name, 70),
+            name,
             k.family.as_str().to_owned(),
             k.calls.to_string(),
             human_ns(k.total_ns as f64),
@@ -254,7 +257,8 @@ fn kernel_tables(summary: &KernelSummary, top: usize, out: &mut String) {
     }
     out.push_str(&table(&rows));
     if summary.kernels.len() > top {
-        out.push_str(&format!("… {} more kernels (--top N shows more)\n", summary.kernels.len() - top));
+        let more = prof_core::units::count((summary.kernels.len() - top) as u64, "more kernel");
+        out.push_str(&format!("… {more} (--top N shows more; --wide prints whole names)\n"));
     }
     out.push_str("\nfamilies:\n");
     let families: Vec<Vec<String>> = summary
@@ -265,8 +269,8 @@ fn kernel_tables(summary: &KernelSummary, top: usize, out: &mut String) {
                 format!("  {}", f.family.as_str()),
                 format!("{:.1} %", f.share_pct),
                 human_ns(f.total_ns as f64),
-                format!("{} calls", f.calls),
-                format!("{} kernels", f.kernels),
+                prof_core::units::count(f.calls, "call"),
+                prof_core::units::count(f.kernels as u64, "kernel"),
             ]
         })
         .collect();

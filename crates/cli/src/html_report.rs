@@ -9,14 +9,48 @@ mod strip;
 pub mod svg;
 mod util_plot;
 
-use crate::render::human_ns;
+use crate::render::{display_name, human_ns};
 use crate::sections::Section;
+use prof_core::diagnosis::DiagnosisReport;
+use prof_core::families::Family;
 use prof_core::kernel_summary::KernelSummary;
-use prof_core::{Recording, Timeline};
+use prof_core::{Recording, Severity, Timeline};
 use std::path::Path;
 
-/// Top kernels drawn in the breakdown page.
-const TOP_KERNELS: usize = 15;
+/// What the page leads with: the diagnosis, the next command, and how many kernels to show
+/// (`--top`).
+#[derive(Debug, Clone, Copy)]
+pub struct Answer<'a> {
+    /// The findings (absent for `--summary-only`).
+    pub diagnosis: Option<&'a DiagnosisReport>,
+    /// The deep-dive command, when one kernel dominates.
+    pub next: Option<&'a str>,
+    /// Kernels in the table and the chart.
+    pub top: usize,
+}
+
+/// One colour per kernel family, the same in every chart and table of every page.
+pub fn family_color(family: Family) -> &'static str {
+    match family {
+        Family::Gemv => "#4e79a7",
+        Family::Gemm => "#1f4e79",
+        Family::Conv => "#76b7b2",
+        Family::Attention => "#59a14f",
+        Family::Norm => "#edc948",
+        Family::Rope => "#d4a6c8",
+        Family::MoeRouting => "#b07aa1",
+        Family::TopK => "#9d7660",
+        Family::GroupedMatmul => "#2a9d8f",
+        Family::Quantize => "#ff9da7",
+        Family::Elementwise => "#f28e2b",
+        Family::Reduction => "#e15759",
+        Family::Memcpy => "#79706e",
+        Family::Memset => "#bab0ac",
+        Family::Collective => "#8c564b",
+        Family::Other => "#c7c7c7",
+        Family::Custom(name) => svg::PALETTE[name.bytes().map(usize::from).sum::<usize>() % svg::PALETTE.len()],
+    }
+}
 
 /// `text` with the HTML/XML special characters escaped, for element content and attributes.
 pub fn escape(text: &str) -> String {
@@ -38,7 +72,12 @@ const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-widt
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}\
 pre{background:#f6f6f6;padding:10px;overflow-x:auto;font-size:12px}\
 .note{color:#666;font-size:13px}svg{display:block;margin:6px 0}\
-.grid{display:flex;flex-wrap:wrap;gap:8px}";
+.grid{display:flex;flex-wrap:wrap;gap:8px}\
+table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:left}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f6f6f6;padding:2px 4px}\
+.finding{border-left:4px solid #999;padding:4px 10px;margin:8px 0}.finding ul{margin:4px 0;color:#444;font-size:13px}\
+.warning{border-color:#e15759}.opportunity{border-color:#f28e2b}.info{border-color:#4e79a7}\
+.swatch{display:inline-block;width:10px;height:10px;margin-right:6px}";
 
 /// A whole page around `body`.
 fn page(title: &str, body: &str) -> String {
@@ -60,9 +99,15 @@ fn write_page(path: &Path, html: &str) -> Result<(), String> {
     std::fs::write(path, html).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The kernel breakdown page: family shares, top kernels, the timeline strip with its idle
-/// gaps, the temporal breakdown per device, and every section's text.
-pub fn breakdown_page(timeline: Option<&Timeline>, summary: &KernelSummary, sections: &[Section]) -> String {
+/// The kernel breakdown page: the answer first (diagnosis with its evidence, the next command),
+/// then the kernel table, family shares and top kernels in the families' colours, the timeline
+/// strip with its idle gaps, the temporal breakdown per device, and every section's text.
+pub fn breakdown_page(
+    timeline: Option<&Timeline>,
+    summary: &KernelSummary,
+    sections: &[Section],
+    answer: &Answer,
+) -> String {
     let mut body = format!(
         "<p class=\"note\">source: {} · {} device ops · {} of device time over a {} span</p>\n",
         escape(&summary.source),
@@ -73,11 +118,21 @@ pub fn breakdown_page(timeline: Option<&Timeline>, summary: &KernelSummary, sect
     if let Some(partial) = &summary.partial {
         body.push_str(&format!("<p class=\"note\">partial artifact: {}</p>\n", escape(partial)));
     }
+    block(&mut body, "Diagnosis", Some(diagnosis_html(answer.diagnosis)));
+    if let Some(next) = answer.next {
+        let text = format!("<p>One kernel dominates; see why with:</p>\n<p><code>{}</code></p>\n", escape(next));
+        block(&mut body, "Next step", Some(text));
+    }
+    block(
+        &mut body,
+        &format!("Top {} kernels", answer.top.min(summary.kernels.len())),
+        kernel_table(summary, answer.top),
+    );
     block(&mut body, "Kernel families (share of device time)", bars::family_bars(summary));
     block(
         &mut body,
-        &format!("Top {TOP_KERNELS} kernels (share of device time)"),
-        bars::top_kernel_bars(summary, TOP_KERNELS),
+        &format!("Top {} kernels (share of device time, coloured by family)", answer.top.min(summary.kernels.len())),
+        bars::top_kernel_bars(summary, answer.top),
     );
     block(&mut body, "Timeline per device stream (idle gaps shaded red)", timeline.and_then(strip::timeline_strip));
     block(&mut body, "Where each device's wall time went", bars::temporal_bars(sections));
@@ -87,14 +142,65 @@ pub fn breakdown_page(timeline: Option<&Timeline>, summary: &KernelSummary, sect
     page(&format!("prof breakdown: {}", summary.source), &body)
 }
 
+fn diagnosis_html(diagnosis: Option<&DiagnosisReport>) -> String {
+    let Some(diagnosis) = diagnosis else {
+        return "<p class=\"note\">not run (--summary-only)</p>\n".to_owned();
+    };
+    if diagnosis.findings.is_empty() {
+        return "<p>No rule fired: no known problem shape in this kernel mix.</p>\n".to_owned();
+    }
+    let mut out = String::new();
+    for finding in &diagnosis.findings {
+        let class = match finding.severity {
+            Severity::Warning => "warning",
+            Severity::Opportunity => "opportunity",
+            _ => "info",
+        };
+        out.push_str(&format!("<div class=\"finding {class}\"><b>{}</b>\n<ul>\n", escape(&finding.headline)));
+        for line in &finding.evidence {
+            out.push_str(&format!("<li>{}</li>\n", escape(line)));
+        }
+        out.push_str("</ul></div>\n");
+    }
+    out
+}
+
+fn kernel_table(summary: &KernelSummary, top: usize) -> Option<String> {
+    let rows = summary.top(top);
+    if rows.is_empty() {
+        return None;
+    }
+    let mut out = String::from(
+        "<table>\n<tr><th>#</th><th>kernel</th><th>family</th><th>calls</th><th>total</th><th>mean</th><th>share</th></tr>\n",
+    );
+    for (rank, k) in rows.iter().enumerate() {
+        out.push_str(&format!(
+            "<tr><td class=\"n\">{}</td><td title=\"{}\">{}</td><td><span class=\"swatch\" style=\"background:{}\"></span>{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1} %</td></tr>\n",
+            rank + 1,
+            escape(&k.name),
+            escape(&crate::render::ellipsize(&display_name(&k.name), 90)),
+            family_color(k.family),
+            k.family.as_str(),
+            k.calls,
+            human_ns(k.total_ns as f64),
+            human_ns(k.mean_ns),
+            k.share_pct
+        ));
+    }
+    out.push_str("</table>\n");
+    Some(out)
+}
+
 /// Writes [`breakdown_page`] to `path`.
 pub fn write_breakdown(
     path: &Path,
     timeline: Option<&Timeline>,
     summary: &KernelSummary,
     sections: &[Section],
+    answer: &Answer,
 ) -> Result<(), String> {
-    write_page(path, &breakdown_page(timeline, summary, sections))
+    write_page(path, &breakdown_page(timeline, summary, sections, answer))
 }
 
 /// The utilization page: per device, utilization, memory, power and clocks over time, then

@@ -37,6 +37,9 @@ struct Cli {
     /// so any input gives a document of bounded size.
     #[arg(long, global = true)]
     json_full: bool,
+    /// Tables print kernel names whole instead of shortened to the terminal's width.
+    #[arg(long, global = true)]
+    wide: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,6 +75,40 @@ impl Command {
     }
 }
 
+const EXAMPLES_DETECT: &str = "Examples:
+  prof detect                      what accelerators, drivers and profilers this machine has
+  prof detect --json               the same as prof.detect.v1, for a program";
+const EXAMPLES_UTIL: &str = "Examples:
+  prof util -- python train.py     sample while the command runs; the verdict is on its steady phase
+  prof util --duration 30s         sample the machine for 30 s (a job already running)
+  prof util --watch --csv util.csv beside a long job, until Ctrl-C; rows appear as they are taken
+  prof analyze util.csv            re-read a recording later";
+const EXAMPLES_BREAKDOWN: &str = "Examples:
+  prof breakdown -- python infer.py              kernel table, families and diagnosis of the steady state
+  prof breakdown --skip auto -- python infer.py  record from the end of the model load on (cupti)
+  prof breakdown --capture-range range:step -- python train.py   only the NVTX range `step`
+  prof breakdown --tool nsys --html report.html -- ./app         with nsys, and an HTML report";
+const EXAMPLES_DEEP_DIVE: &str = "Examples:
+  prof deep-dive --kernel '^my_gemm$' --launch-skip 2 -- python bench.py
+      one launch of the kernel whose function name is my_gemm, past two warm-up launches
+      (prof breakdown and prof analyze print this command for a dominant kernel)";
+const EXAMPLES_ANALYZE: &str = "Examples:
+  prof analyze                                   the embedded H200 profile (a first look)
+  prof analyze trace.json.gz                     a PyTorch profiler trace
+  prof analyze report.nsys-rep --top 30          an nsys report (exported with the nsys found)
+  prof analyze ./rocprof-out/ --json             a rocprofv3 output directory, as prof.breakdown.v1
+  prof analyze ASCEND_PROFILER_OUTPUT/ --phase all   a torch_npu/msprof tree, the whole run
+  prof analyze ./ranks/                          one trace per rank: per-rank table and stragglers";
+const EXAMPLES_DIFF: &str = "Examples:
+  prof diff eager.json graph.json                before and after: per-family and per-kernel deltas
+  prof diff before.pcupti after.pcupti --json    the same as prof.diff.v1";
+const EXAMPLES_SERVE: &str = "Examples:
+  prof serve --server 'vllm serve facebook/opt-125m' --health http://localhost:8000/health
+      start the server, wait until healthy, warm up, benchmark, capture a window, stop it
+  prof serve --server 'python -m sglang.launch_server --model-path M' \\
+             --health http://localhost:30000/health --tool server --yes
+      with the server's own profiler endpoints, no confirmation prompt";
+
 /// The hidden argument that runs prof as its own guard ([`prof_core::guard`]).
 const GUARD_ARG: &str = "__guard";
 
@@ -83,7 +120,16 @@ fn parse(registry: &prof_core::Registry) -> Cli {
     for (vendor, names) in registry.formats_by_vendor() {
         formats.push_str(&format!("  {vendor}: {}\n", names.join(", ")));
     }
-    let command = Cli::command().mut_subcommand("analyze", |analyze| analyze.after_help(formats));
+    formats.push('\n');
+    formats.push_str(EXAMPLES_ANALYZE);
+    let command = Cli::command()
+        .mut_subcommand("analyze", |analyze| analyze.after_help(formats))
+        .mut_subcommand("detect", |c| c.after_help(EXAMPLES_DETECT))
+        .mut_subcommand("util", |c| c.after_help(EXAMPLES_UTIL))
+        .mut_subcommand("breakdown", |c| c.after_help(EXAMPLES_BREAKDOWN))
+        .mut_subcommand("deep-dive", |c| c.after_help(EXAMPLES_DEEP_DIVE))
+        .mut_subcommand("diff", |c| c.after_help(EXAMPLES_DIFF))
+        .mut_subcommand("serve", |c| c.after_help(EXAMPLES_SERVE));
     let matches = command.get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
 }
@@ -100,6 +146,7 @@ fn main() -> ExitCode {
     let registry = registry::build();
     let cli = parse(&registry);
     render::set_json_full(cli.json_full);
+    render::set_wide(cli.wide);
     if let Some(bytes) = cli.memory_budget {
         prof_core::load_budget::set_memory_budget(bytes);
     }

@@ -29,6 +29,7 @@ pub fn write(
     timeline: Option<&Timeline>,
     summary: &KernelSummary,
     sections: &[Section],
+    answer: &html_report::Answer,
 ) -> Result<Vec<String>, String> {
     let mut written = Vec::new();
     if let Some(path) = &outputs.chrome_trace {
@@ -48,7 +49,7 @@ pub fn write(
         ));
     }
     if let Some(path) = &outputs.html {
-        html_report::write_breakdown(path, timeline, summary, sections)?;
+        html_report::write_breakdown(path, timeline, summary, sections, answer)?;
         written.push(format!("wrote {} (open in a browser)", path.display()));
     }
     Ok(written)

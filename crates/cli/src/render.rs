@@ -136,14 +136,155 @@ mod tests {
     }
 }
 
-/// A duration in nanoseconds as a person reads it (`812 ns`, `45.3 us`, `1.20 ms`, `3.4 s`).
+/// A duration in nanoseconds as a person reads it (`812 ns`, `45.3 µs`, `1.20 ms`, `3.4 s`).
 pub fn human_ns(ns: f64) -> String {
-    match ns {
-        n if n < 1e3 => format!("{n:.0} ns"),
-        n if n < 1e6 => format!("{:.1} us", n / 1e3),
-        n if n < 1e9 => format!("{:.2} ms", n / 1e6),
-        n => format!("{:.2} s", n / 1e9),
+    prof_core::units::duration(ns)
+}
+
+static WIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--wide`: names are printed whole.
+pub fn set_wide(wide: bool) {
+    WIDE.store(wide, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Columns of the terminal on stdout (`COLUMNS` first, then the terminal's own size); 100
+/// when stdout is no terminal and `COLUMNS` is unset.
+pub fn terminal_width() -> usize {
+    if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()) {
+        return columns.max(40);
     }
+    // SAFETY: TIOCGWINSZ fills a winsize on a terminal and fails otherwise.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    if ok && size.ws_col > 0 {
+        usize::from(size.ws_col).max(40)
+    } else {
+        100
+    }
+}
+
+/// The width left for a name column beside `other` characters of other columns, at least 24;
+/// unlimited with `--wide`.
+pub fn name_width(other: usize) -> usize {
+    if WIDE.load(std::sync::atomic::Ordering::Relaxed) {
+        return usize::MAX;
+    }
+    terminal_width().saturating_sub(other).max(24)
+}
+
+/// A C++ kernel signature as a table shows it: no return type, no parameter list (it repeats
+/// the template arguments), no namespaces of the frameworks' own (`at::native::`, `cub::`…)
+/// and no lambda wrappers, so what tells kernels apart comes first:
+/// `void at::native::vectorized_elementwise_kernel<4, at::native::rsqrt_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#1}, std::array<char*, 2ul> >(int, …)`
+/// → `vectorized_elementwise_kernel<4, rsqrt_kernel_cuda, array<char*, 2ul> >`. Other names
+/// are returned as they are.
+pub fn display_name(name: &str) -> String {
+    if !(name.contains("::") || name.starts_with("void ")) {
+        return name.to_owned(); // `Memset (Device)`, `CUDA memcpy HtoD (Pageable -> Device)`
+    }
+    let Some(end) = signature_end(name) else { return name.to_owned() };
+    // The return type ends at the last space outside template arguments.
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (at, c) in name[..end].char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ' ' if depth == 0 => start = at + 1,
+            _ => {}
+        }
+    }
+    let mut text = name[start..end].to_owned();
+    for noise in ["(at::TensorIteratorBase&)", "::operator()() const", "(anonymous namespace)::"] {
+        text = text.replace(noise, "");
+    }
+    while let Some(at) = text.find("{lambda(") {
+        let Some(close) = text[at..].find('}') else { break };
+        let from = if text[..at].ends_with("::") { at - 2 } else { at };
+        text.replace_range(from..at + close + 1, "");
+    }
+    // Wrappers that say nothing of the work (their closing `>` stays: the tail is cut anyway).
+    for wrapper in ["gpu_kernel_impl_nocast<", "gpu_kernel_impl<", "gpu_index_kernel<"] {
+        text = text.replace(wrapper, "");
+    }
+    for namespace in [
+        "at::native::",
+        "at::cuda::detail::",
+        "at_cuda_detail::",
+        "cub::detail::",
+        "binary_internal::",
+        "c10::",
+        "std::",
+    ] {
+        text = text.replace(namespace, "");
+    }
+    text.replace(", ,", ",").replace("<, ", "<")
+}
+
+/// Where a signature's parameter list starts (the first `(` outside template arguments, not
+/// `(anonymous namespace)`); `None` for a name without one.
+fn signature_end(name: &str) -> Option<usize> {
+    const ANONYMOUS: &str = "(anonymous namespace)";
+    let bytes = name.as_bytes();
+    let (mut depth, mut at) = (0i32, 0);
+    while let Some(&c) = bytes.get(at) {
+        match c {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b'(' if name[at..].starts_with(ANONYMOUS) => at += ANONYMOUS.len() - 1,
+            b'(' if depth == 0 => return Some(at),
+            _ => {}
+        }
+        at += 1;
+    }
+    None
+}
+
+/// `names` for a table column of `width` characters: [`display_name`]s cut at the end, kept
+/// distinct where the full names differ (names that would read the same show the stretch
+/// where they first differ instead); whole names with `--wide`.
+pub fn shorten_distinct(names: &[&str], width: usize) -> Vec<String> {
+    if width == usize::MAX {
+        return names.iter().map(|n| (*n).to_owned()).collect();
+    }
+    let compact: Vec<String> = names.iter().map(|n| display_name(n)).collect();
+    let names: Vec<&str> = compact.iter().map(String::as_str).collect();
+    let mut out: Vec<String> = names.iter().map(|n| ellipsize(n, width)).collect();
+    for i in 0..names.len() {
+        let clash: Vec<usize> =
+            (0..names.len()).filter(|&j| j != i && out[j] == out[i] && names[j] != names[i]).collect();
+        if clash.is_empty() {
+            continue;
+        }
+        for j in std::iter::once(i).chain(clash) {
+            let others: Vec<&str> =
+                (0..names.len()).filter(|&k| k != j && out[k] == out[j]).map(|k| names[k]).collect();
+            out[j] = around_difference(names[j], &others, width);
+        }
+    }
+    out
+}
+
+/// `name`'s head, then the stretch where it first differs from every name in `others`.
+fn around_difference(name: &str, others: &[&str], width: usize) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let first_difference =
+        others.iter().map(|o| chars.iter().zip(o.chars()).take_while(|(a, b)| **a == *b).count()).max().unwrap_or(0);
+    if chars.len() <= width {
+        return name.to_owned();
+    }
+    let head = (width / 3).min(first_difference);
+    let room = width.saturating_sub(head + 2);
+    let from = first_difference.saturating_sub(room / 3).max(head);
+    let to = (from + room).min(chars.len());
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[from..to]);
+    if to < chars.len() {
+        out.push('…');
+    }
+    out
 }
 
 /// `text` cut to `width` characters with an ellipsis, for long kernel names in tables.
@@ -163,10 +304,32 @@ mod format_tests {
     #[test]
     fn humanises_durations_and_cuts_names() {
         assert_eq!(human_ns(812.0), "812 ns");
-        assert_eq!(human_ns(45_300.0), "45.3 us");
+        assert_eq!(human_ns(45_300.0), "45.3 µs");
         assert_eq!(human_ns(1_204_000.0), "1.20 ms");
         assert_eq!(human_ns(3.4e9), "3.40 s");
         assert_eq!(ellipsize("abcdef", 4), "abc…");
         assert_eq!(ellipsize("abc", 4), "abc");
+    }
+
+    #[test]
+    fn shortened_names_stay_distinct() {
+        // Two elementwise kernels of the H200 zoo that differ only in their functor.
+        let a = "void at::native::vectorized_elementwise_kernel<4, at::native::rsqrt_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#1}, std::array<char*, 2ul> >(int, at::native::rsqrt_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#1}, std::array<char*, 2ul>)";
+        let b = "void at::native::vectorized_elementwise_kernel<4, at::native::pow_tensor_scalar_kernel_impl(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#1}, std::array<char*, 2ul> >(int, at::native::pow_tensor_scalar_kernel_impl(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#1}, std::array<char*, 2ul>)";
+        assert_eq!(display_name(a), "vectorized_elementwise_kernel<4, rsqrt_kernel_cuda, array<char*, 2ul> >");
+        let gemv = "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, float>(cublasGemvParamsEx<int>)";
+        assert_eq!(display_name(gemv), "internal::gemvx::kernel<int, int, __nv_bfloat16, float>");
+        assert_eq!(display_name("Memset (Device)"), "Memset (Device)");
+        let softmax =
+            "void (anonymous namespace)::softmax_warp_forward<float, float, 5, false>(float*, float const*, int)";
+        assert_eq!(display_name(softmax), "softmax_warp_forward<float, float, 5, false>");
+        let short = shorten_distinct(&[a, b, "nvjet_sm90_tst_8x64"], 60);
+        assert_ne!(short[0], short[1], "{short:?}");
+        assert!(short[0].contains("rsqrt") && short[1].contains("pow_tensor"), "{short:?}");
+        let same_head =
+            shorten_distinct(&["kernel_with_a_long_common_head_A_tail", "kernel_with_a_long_common_head_B_tail"], 20);
+        assert_ne!(same_head[0], same_head[1], "{same_head:?}");
+        assert!(short.iter().all(|s| s.chars().count() <= 60), "{short:?}");
+        assert_eq!(short[2], "nvjet_sm90_tst_8x64");
     }
 }

@@ -189,10 +189,10 @@ impl Mix {
     fn describe(&self, family: Family) -> String {
         let ns = self.ns(family);
         format!(
-            "{}: {} in {} calls, {} % of compute time",
+            "{}: {} in {}, {} % of compute time",
             family.as_str(),
             us(ns),
-            self.calls(family),
+            crate::units::count(self.calls(family), "call"),
             pct(self.share(ns))
         )
     }
@@ -392,8 +392,9 @@ pub(crate) fn step_source(source: &StepSource) -> String {
     }
 }
 
+/// A duration in its unit (`45.3 µs`, `1.20 ms`).
 fn us(ns: u64) -> String {
-    format!("{:.1} µs", ns as f64 / 1_000.0)
+    crate::units::duration(ns as f64)
 }
 
 fn pct(value: f64) -> String {

@@ -44,6 +44,7 @@ pub mod supervisor;
 pub mod timeline;
 pub mod tool_cache;
 pub mod tools;
+pub mod units;
 pub mod util_csv;
 pub mod util_summary;
 pub mod util_ticks;

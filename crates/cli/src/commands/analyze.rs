@@ -36,7 +36,9 @@ pub struct AnalyzeArgs {
     /// Extra kernel-family rules (`family pattern` per line), tried before the built-ins.
     #[arg(long)]
     families: Option<PathBuf>,
-    /// Print the `prof.breakdown.v1` JSON document instead of tables.
+    /// Print a JSON document instead of tables: `prof.breakdown.v1` for a timeline or kernel
+    /// table, `prof.ranks.v1` for a rank directory, `prof.deep-dive.v1` for an ncu report
+    /// (`prof.error.v1` on failure).
     #[arg(long)]
     pub json: bool,
     /// Which part of the run the answers describe: `steady` (the repeating steps, after the
@@ -109,7 +111,9 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         };
     }
     if let Some(path) = &args.path {
-        if let Some(outcome) = super::analyze_ranks::try_run(registry, path, &families, args.json) {
+        let refuse =
+            || refuse_outputs(&args.outputs, "a rank directory gives per-rank tables, no single timeline or page");
+        if let Some(outcome) = super::analyze_ranks::try_run(registry, path, &families, args.json, refuse) {
             return outcome;
         }
     }
@@ -145,6 +149,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         }
         Loaded::Summary(summary) => (None, summary, DiagnosisReport { findings: Vec::new(), steps: None }, None),
         Loaded::Kernels(reports) => {
+            refuse_outputs(&args.outputs, "an ncu report holds per-kernel metrics, no timeline or breakdown")?;
             let source = args.path.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
             if args.json {
                 print_json(&DeepDiveReport { schema: "prof.deep-dive.v1", source, kernels: &reports })?;
@@ -162,12 +167,17 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         registry,
     };
     let sections = timeline.as_ref().map(|t| sections::all(t, &context)).unwrap_or_default();
-    let written = outputs::write(&args.outputs, timeline.as_ref(), &summary, &sections)?;
     let dive = DeepDiveContext {
         available: deep_dive_available(registry, format.as_ref().map(|f| f.vendor), None),
         launches_before: phases.as_ref().map(|p| &p.launches_before),
     };
     let next = deep_dive_suggestion(&summary, &[], &dive);
+    let answer = crate::html_report::Answer {
+        diagnosis: timeline.as_ref().map(|_| &diagnosis),
+        next: next.as_deref(),
+        top: args.top,
+    };
+    let written = outputs::write(&args.outputs, timeline.as_ref(), &summary, &sections, &answer)?;
     if args.json {
         let artifacts = args.path.iter().map(|p| p.display().to_string()).collect();
         let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, None, next);
@@ -196,4 +206,16 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         eprintln!("{line}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--html`/`--chrome-trace` asked of an input that cannot give them: refused with the reason,
+/// never silently left unwritten.
+fn refuse_outputs(outputs: &outputs::OutputArgs, why: &str) -> Result<(), Failure> {
+    let asked = [("--html", &outputs.html), ("--chrome-trace", &outputs.chrome_trace)];
+    match asked.iter().find_map(|(flag, path)| path.as_ref().map(|p| (flag, p))) {
+        Some((flag, path)) => {
+            Err(Failure::new(Kind::Usage, format!("{flag} {}: not written: {why}; drop {flag}", path.display())))
+        }
+        None => Ok(()),
+    }
 }

@@ -46,9 +46,10 @@ pub fn try_run(
     path: &Path,
     families: &Families,
     json: bool,
+    before: impl FnOnce() -> Result<(), crate::failure::Failure>,
 ) -> Option<Result<ExitCode, crate::failure::Failure>> {
     let job = registry.rank_job(path)?;
-    Some(run(registry, &job, families, json))
+    Some(before().and_then(|()| run(registry, &job, families, json)))
 }
 
 fn run(

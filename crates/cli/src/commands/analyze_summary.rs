@@ -34,7 +34,7 @@ pub fn run(
     };
     let available = deep_dive_available(registry, Some(vendor), None);
     print(&summary, op_types.as_deref(), vec![path.display().to_string()], json, top, available)?;
-    write_html(html, &summary)?;
+    write_html(html, &summary, top)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -48,14 +48,15 @@ pub fn run_timeline(
 ) -> Result<ExitCode, Failure> {
     let summary = summarize_kernels(timeline, families);
     print(&summary, None, Vec::new(), json, top, true)?;
-    write_html(html, &summary)?;
+    write_html(html, &summary, top)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// The HTML report of the summary alone (no timeline plots, no analysis sections).
-fn write_html(html: Option<&Path>, summary: &KernelSummary) -> Result<(), String> {
+fn write_html(html: Option<&Path>, summary: &KernelSummary, top: usize) -> Result<(), String> {
     if let Some(path) = html {
-        crate::html_report::write_breakdown(path, None, summary, &[])?;
+        let answer = crate::html_report::Answer { diagnosis: None, next: None, top };
+        crate::html_report::write_breakdown(path, None, summary, &[], &answer)?;
         eprintln!("wrote {} (the summary tables only: --summary-only; open in a browser)", path.display());
     }
     Ok(())

@@ -24,7 +24,8 @@ use std::time::Duration;
 /// Arguments of `prof breakdown`.
 #[derive(Debug, Args)]
 pub struct BreakdownArgs {
-    /// Capture tool (`cupti`, `nsys`, …); default: the first tool of the vendor found.
+    /// Capture tool (`cupti`, `nsys`, …); default: the first tool of the vendor found that can run
+    /// here (a missing one is skipped for the next, and prof says so on stderr).
     #[arg(long)]
     tool: Option<String>,
     /// Unprofiled warm-up runs of the command before the capture.
@@ -88,7 +89,8 @@ pub fn parse_skip(text: &str) -> Result<Skip, String> {
     parse_duration(text).map(Skip::Time).map_err(|e| format!("{e} (or `auto`)"))
 }
 
-/// Picks the tool: by name across every backend, else the first tool of the first vendor present.
+/// Picks the tool: by name across every backend, else the first tool of the first vendor present
+/// that can run here (a missing tracer or profiler is skipped for the next, and prof says so).
 fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn BreakdownTool>, Failure> {
     if let Some(name) = name {
         let mut known = Vec::new();
@@ -111,8 +113,25 @@ fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn Breakd
         )
     })?;
     let vendor = registry.get(present.vendor).ok_or("detected vendor is not in the registry")?;
-    let tool = vendor.breakdown_tools().into_iter().next();
-    tool.ok_or_else(|| Failure::new(Kind::ToolMissing, format!("{} has no breakdown tool yet", vendor.name())))
+    let tools = vendor.breakdown_tools();
+    if tools.is_empty() {
+        return Err(Failure::new(Kind::ToolMissing, format!("{} has no breakdown tool yet", vendor.name())));
+    }
+    // The first tool that can run here; a missing one is skipped, and the skip is said.
+    let mut skipped: Vec<String> = Vec::new();
+    for tool in tools {
+        match tool.check() {
+            Ok(()) => {
+                if !skipped.is_empty() {
+                    eprintln!("prof: using {} ({})", tool.name(), skipped.join("; "));
+                }
+                return Ok(tool);
+            }
+            Err(error) => skipped.push(format!("{} cannot run here: {error}", tool.name())),
+        }
+    }
+    let message = format!("no {} breakdown tool can run here: {}", vendor.name(), skipped.join("; "));
+    Err(Failure::new(Kind::ToolMissing, message))
 }
 
 /// Runs `prof breakdown`.
@@ -183,7 +202,8 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
         registry,
     };
     let sections = sections::all(&timeline, &context);
-    let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections)?;
+    let answer = crate::html_report::Answer { diagnosis: Some(&diagnosis), next: deep_dive.as_deref(), top: args.top };
+    let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections, &answer)?;
     for line in written {
         eprintln!("{line}");
     }

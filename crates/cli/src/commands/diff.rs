@@ -31,7 +31,7 @@ pub struct DiffArgs {
     /// The artifact to compare with it (B).
     after: PathBuf,
     /// Kernels (and one-sided kernels) to list.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 20)]
     top: usize,
     /// Extra kernel-family rules (`family pattern` per line), tried before the built-ins.
     #[arg(long)]
@@ -131,7 +131,7 @@ fn rows_table(rows: &[RowDiff], top: usize, name_width: usize) -> String {
         .to_vec()];
     for r in rows.iter().take(top) {
         out.push(vec![
-            ellipsize(&r.name, name_width),
+            ellipsize(&crate::render::display_name(&r.name), name_width),
             format!("{:.0}", r.calls.before),
             format!("{:.0}", r.calls.after),
             human_ns(r.total.before),

@@ -72,7 +72,7 @@ pub struct ServeArgs {
     #[arg(long, default_value = "util")]
     tool: String,
     /// Kernels to list in the breakdown.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 20)]
     top: usize,
     /// Directory for the server's log and the artifacts.
     #[arg(long, default_value = "prof-out/serve")]

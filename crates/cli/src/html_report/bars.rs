@@ -2,8 +2,9 @@
 //! device's temporal breakdown (compute / communication / memory / other / idle) as one
 //! stacked bar, read from the `temporal` section's JSON.
 
-use super::svg::{Svg, PALETTE};
-use crate::render::{ellipsize, human_ns};
+use super::family_color;
+use super::svg::Svg;
+use crate::render::{display_name, ellipsize, human_ns};
 use crate::sections::Section;
 use prof_core::kernel_summary::KernelSummary;
 
@@ -11,15 +12,15 @@ const LABEL_W: f64 = 330.0;
 const BAR_W: f64 = 700.0;
 const ROW_H: f64 = 20.0;
 
-/// One horizontal bar per row of (`label`, `share_pct`, tooltip), scaled to 100 %.
-fn share_bars(rows: &[(String, f64, String)], label: &str) -> String {
+/// One horizontal bar per row of (`label`, `share_pct`, tooltip, colour), scaled to 100 %.
+fn share_bars(rows: &[(String, f64, String, &str)], label: &str) -> String {
     let mut svg = Svg::new(LABEL_W + BAR_W + 90.0, rows.len() as f64 * ROW_H + 8.0);
-    for (index, (name, share, title)) in rows.iter().enumerate() {
+    for (index, (name, share, title, fill)) in rows.iter().enumerate() {
         let y = 4.0 + index as f64 * ROW_H;
         svg.text(LABEL_W - 6.0, y + ROW_H * 0.7, "end", 12.0, name);
         svg.rect(LABEL_W, y + 3.0, BAR_W, ROW_H - 6.0, "#eeeeee", None);
         let width = BAR_W * share.clamp(0.0, 100.0) / 100.0;
-        svg.rect(LABEL_W, y + 3.0, width.max(0.5), ROW_H - 6.0, PALETTE[index % PALETTE.len()], Some(title));
+        svg.rect(LABEL_W, y + 3.0, width.max(0.5), ROW_H - 6.0, fill, Some(title));
         svg.text(LABEL_W + BAR_W + 6.0, y + ROW_H * 0.7, "start", 12.0, &format!("{share:.1} %"));
     }
     svg.finish(label)
@@ -27,7 +28,7 @@ fn share_bars(rows: &[(String, f64, String)], label: &str) -> String {
 
 /// Share of device time per kernel family, largest first.
 pub fn family_bars(summary: &KernelSummary) -> Option<String> {
-    let rows: Vec<(String, f64, String)> = summary
+    let rows: Vec<(String, f64, String, &str)> = summary
         .families
         .iter()
         .map(|f| {
@@ -38,7 +39,7 @@ pub fn family_bars(summary: &KernelSummary) -> Option<String> {
                 f.calls,
                 human_ns(f.total_ns as f64)
             );
-            (f.family.as_str().to_owned(), f.share_pct, title)
+            (f.family.as_str().to_owned(), f.share_pct, title, family_color(f.family))
         })
         .collect();
     (!rows.is_empty()).then(|| share_bars(&rows, "share of device time per kernel family"))
@@ -46,18 +47,19 @@ pub fn family_bars(summary: &KernelSummary) -> Option<String> {
 
 /// Share of device time of the `n` largest kernels; the full name is the tooltip.
 pub fn top_kernel_bars(summary: &KernelSummary, n: usize) -> Option<String> {
-    let rows: Vec<(String, f64, String)> = summary
+    let rows: Vec<(String, f64, String, &str)> = summary
         .top(n)
         .iter()
         .map(|k| {
             let title = format!(
-                "{}: {} calls, {} total, {} mean",
+                "{} ({}): {} calls, {} total, {} mean",
                 k.name,
+                k.family.as_str(),
                 k.calls,
                 human_ns(k.total_ns as f64),
                 human_ns(k.mean_ns)
             );
-            (ellipsize(&k.name, 48), k.share_pct, title)
+            (ellipsize(&display_name(&k.name), 48), k.share_pct, title, family_color(k.family))
         })
         .collect();
     (!rows.is_empty()).then(|| share_bars(&rows, "share of device time of the top kernels"))

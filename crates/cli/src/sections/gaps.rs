@@ -44,8 +44,8 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
                 format!("+{}", human_ns(g.offset_ns as f64)),
                 human_ns(g.length_ns as f64),
                 cause(g.cause).to_owned(),
-                ellipsize(&g.before, NAME_WIDTH),
-                ellipsize(&g.after, NAME_WIDTH),
+                ellipsize(&crate::render::display_name(&g.before), NAME_WIDTH),
+                ellipsize(&crate::render::display_name(&g.after), NAME_WIDTH),
                 host,
             ]);
         }

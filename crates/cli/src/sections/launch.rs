@@ -26,7 +26,7 @@ pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Section
         human_ns(stats.kernel_total_ns as f64)
     ));
     text.push_str(&format!(
-        "shorter than their launch: {} ({:.1} %); under {} us: {} ({:.1} % of kernels, {:.1} % of kernel time)\n",
+        "shorter than their launch: {} ({:.1} %); under {} µs: {} ({:.1} % of kernels, {:.1} % of kernel time)\n",
         stats.shorter_than_launch,
         stats.shorter_than_launch_pct,
         SHORT_KERNEL_NS / 1_000,

@@ -48,7 +48,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     for op in layers.by_share().into_iter().take(LISTED_OPS) {
         rows.push(vec![
             op.position.to_string(),
-            ellipsize(&op.name, 60),
+            ellipsize(&crate::render::display_name(&op.name), crate::render::name_width(50).min(60)),
             family.get(op.name.as_str()).copied().unwrap_or("-").to_owned(),
             human_ns(op.mean_ns),
             format!("{:.1} %", op.share_pct),

@@ -343,7 +343,7 @@ fn verdict(device_time: &Delta, timeline: Option<&TimelineDiff>, kernels: &[RowD
         line.push_str(&format!(": {why}"));
     }
     if let Some(top) = kernels.first().filter(|k| k.total.delta != 0.0) {
-        line.push_str(&format!("; largest kernel change {} ({:+.1} us)", short_name(&top.name), top.total.delta / 1e3));
+        line.push_str(&format!("; largest kernel change {} ({:+.1} µs)", short_name(&top.name), top.total.delta / 1e3));
     }
     line
 }
@@ -450,6 +450,6 @@ mod tests {
         assert!(diff.only_before.is_empty());
         // device time 480 → 607: +26 %.
         assert!(diff.verdict.starts_with("B: device time +26 %: the kernels take more time"), "{}", diff.verdict);
-        assert!(diff.verdict.contains("largest kernel change norm (+0.1 us)"), "{}", diff.verdict);
+        assert!(diff.verdict.contains("largest kernel change norm (+0.1 µs)"), "{}", diff.verdict);
     }
 }

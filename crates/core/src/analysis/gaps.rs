@@ -43,7 +43,7 @@ pub const REMEDY_MIN_IDLE_SHARE_PCT: f64 = 25.0;
 /// Upper bounds, ns, of the gap-length buckets; the last bucket is open.
 pub const BUCKET_BOUNDS_NS: [u64; 4] = [10_000, 100_000, 1_000_000, 10_000_000];
 
-const BUCKET_LABELS: [&str; 5] = ["< 10 us", "10-100 us", "100 us-1 ms", "1-10 ms", ">= 10 ms"];
+const BUCKET_LABELS: [&str; 5] = ["< 10 µs", "10-100 µs", "100 µs-1 ms", "1-10 ms", ">= 10 ms"];
 
 /// Why the device waited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

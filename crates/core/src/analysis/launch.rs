@@ -156,7 +156,7 @@ pub fn launch_stats(timeline: &Timeline) -> Option<LaunchStats> {
     } else {
         format!(
             "{lead}: {shorter_pct:.1} % of {kernels} kernels ran shorter than their launch call, {short_pct:.1} % \
-             are under {} us",
+             are under {} µs",
             SHORT_KERNEL_NS / 1_000
         )
     };

@@ -159,7 +159,13 @@ pub(super) fn pageable_copies(timeline: &Timeline, summary: &KernelSummary) -> O
         device.device
     )];
     for k in &pageable {
-        evidence.push(format!("{}: {} calls, {}, {} mean", k.name, k.calls, us(k.total_ns), us(k.mean_ns as u64)));
+        evidence.push(format!(
+            "{}: {}, {}, {} mean",
+            k.name,
+            crate::units::count(k.calls, "call"),
+            us(k.total_ns),
+            us(k.mean_ns as u64)
+        ));
     }
     if bytes > 0 && ns > 0 {
         evidence.push(format!(
@@ -199,7 +205,9 @@ pub(super) fn host_syncs(timeline: &Timeline, steps: Option<usize>) -> Option<Di
          {SYNCS_PER_STEP}), {} waited in them",
         us(waited)
     )];
-    evidence.extend(syncs.iter().take(3).map(|(name, n, ns)| format!("{name}: {n} calls, {}", us(*ns))));
+    evidence.extend(
+        syncs.iter().take(3).map(|(name, n, ns)| format!("{name}: {}, {}", crate::units::count(*n, "call"), us(*ns))),
+    );
     let headline = "host syncs inside the step: the host waits for the device several times a step, so the launch \
                     queue drains each time; find the data-dependent ops (.item(), nonzero, torch.where, boolean \
                     masks, repeat_interleave without output_size) and move them out of the step or make the shapes \

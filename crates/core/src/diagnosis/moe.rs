@@ -75,7 +75,9 @@ pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Vec<Diagnos
     }
     let routing_ns = mix.ns(Family::MoeRouting) + mix.ns(Family::TopK);
     let mut evidence = vec![why.unwrap_or_else(|| format!("top-k: {} selections", shape.topk_ops))];
-    evidence.push(mix.describe(Family::GroupedMatmul));
+    if grouped > 0 {
+        evidence.push(mix.describe(Family::GroupedMatmul));
+    }
     evidence.push(format!("routing + top-k: {}", us(routing_ns)));
     let mut out = Vec::new();
     if grouped_moe {
