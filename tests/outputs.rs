@@ -368,6 +368,21 @@ fn every_vendors_page_leads_with_the_diagnosis_and_honours_top() {
 }
 
 #[test]
+fn a_util_recording_is_replotted_by_analyze() {
+    let dir = scratch_dir("outputs-util-csv-html");
+    let page = dir.join("util.html");
+    let csv = fixtures().join("nvidia/h200-phases/util-hf-decode.csv");
+    let out = prof(&["analyze", csv.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    // The same charts `prof util --html` draws (utilization, memory, power, clocks), not an
+    // empty breakdown page.
+    assert!(html.contains("<h2>Device 0 over time</h2>") && !html.contains("prof breakdown"), "util page");
+    assert_eq!(html.matches("<svg").count(), 4);
+}
+
+#[test]
 fn pages_an_input_cannot_give_are_refused_not_dropped() {
     let dir = scratch_dir("outputs-refused");
     let page = dir.join("x.html");

@@ -69,7 +69,7 @@ pub fn escape(text: &str) -> String {
 }
 
 const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222;max-width:1280px}\
-h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}\
+h1{font-size:22px;overflow-wrap:anywhere}.note{overflow-wrap:anywhere}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}\
 pre{background:#f6f6f6;padding:10px;overflow-x:auto;font-size:12px}\
 .note{color:#666;font-size:13px}svg{display:block;margin:6px 0}\
 .grid{display:flex;flex-wrap:wrap;gap:8px}\

@@ -180,8 +180,12 @@ pub fn name_width(other: usize) -> usize {
 /// → `vectorized_elementwise_kernel<4, rsqrt_kernel_cuda, array<char*, 2ul> >`. Other names
 /// are returned as they are.
 pub fn display_name(name: &str) -> String {
-    if !(name.contains("::") || name.starts_with("void ")) {
-        return name.to_owned(); // `Memset (Device)`, `CUDA memcpy HtoD (Pageable -> Device)`
+    // A signature: qualified, with a return type, or a parameter list right after the name
+    // (`divide_kernel(float*, int)`); not `Memset (Device)` or `CUDA memcpy HtoD (Pageable -> Device)`.
+    let params_after_name =
+        name.ends_with(')') && name.find('(').is_some_and(|at| at > 0 && name.as_bytes()[at - 1] != b' ');
+    if !(name.contains("::") || name.starts_with("void ") || params_after_name) {
+        return name.to_owned();
     }
     let Some(end) = signature_end(name) else { return name.to_owned() };
     // The return type ends at the last space outside template arguments.
@@ -287,6 +291,16 @@ fn around_difference(name: &str, others: &[&str], width: usize) -> String {
     out
 }
 
+/// A stream id as reports print it: `none` for the all-ones id sources use for "no stream"
+/// (Ascend ops without one read as -1).
+pub fn stream_label(stream: u64) -> String {
+    if stream == u64::MAX {
+        "none".to_owned()
+    } else {
+        stream.to_string()
+    }
+}
+
 /// `text` cut to `width` characters with an ellipsis, for long kernel names in tables.
 pub fn ellipsize(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
@@ -320,6 +334,7 @@ mod format_tests {
         let gemv = "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, float>(cublasGemvParamsEx<int>)";
         assert_eq!(display_name(gemv), "internal::gemvx::kernel<int, int, __nv_bfloat16, float>");
         assert_eq!(display_name("Memset (Device)"), "Memset (Device)");
+        assert_eq!(display_name("divide_kernel(float*, float const*, int)"), "divide_kernel");
         let softmax =
             "void (anonymous namespace)::softmax_warp_forward<float, float, 5, false>(float*, float const*, int)";
         assert_eq!(display_name(softmax), "softmax_warp_forward<float, float, 5, false>");

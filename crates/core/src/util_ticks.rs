@@ -57,3 +57,26 @@ pub fn read_ticks(path: &Path) -> Result<Vec<Tick>> {
     }
     Ok(ticks)
 }
+
+/// A recording re-built from its CSV ticks (`source` names the file): the interval is the
+/// median spacing of the ticks, the elapsed time their span; what the CSV does not keep
+/// (start time, probe cost, missed ticks) is zero.
+pub fn recording_of(source: &str, ticks: Vec<crate::recorder::Tick>) -> crate::recorder::Recording {
+    let mut steps: Vec<u64> = ticks.windows(2).map(|w| w[1].t_ns.saturating_sub(w[0].t_ns)).collect();
+    steps.sort_unstable();
+    let interval = steps.get(steps.len() / 2).copied().unwrap_or(0);
+    let elapsed = match (ticks.first(), ticks.last()) {
+        (Some(first), Some(last)) => last.t_ns.saturating_sub(first.t_ns) + interval,
+        _ => 0,
+    };
+    crate::recorder::Recording {
+        source: source.to_owned(),
+        start_unix_ms: 0,
+        interval: std::time::Duration::from_nanos(interval),
+        elapsed: std::time::Duration::from_nanos(elapsed),
+        ticks,
+        missed_ticks: 0,
+        errors: Default::default(),
+        sample_cost: Default::default(),
+    }
+}

@@ -177,7 +177,21 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         next: next.as_deref(),
         top: args.top,
     };
-    let written = outputs::write(&args.outputs, timeline.as_ref(), &summary, &sections, &answer)?;
+    // A `prof util --csv` recording is re-plotted as the utilization page `prof util --html` draws.
+    let mut util_page = None;
+    let breakdown_outputs = match (util_csv, &args.outputs.html) {
+        (Some(csv), Some(page)) => {
+            let ticks = prof_core::util_ticks::read_ticks(csv)?;
+            let recording = prof_core::util_ticks::recording_of(&csv.display().to_string(), ticks);
+            let report = util_verdict.as_ref().map(super::util::render_verdict).unwrap_or_default();
+            crate::html_report::write_util(page, &recording, &report)?;
+            util_page = Some(format!("wrote {} (the recording re-plotted; open in a browser)", page.display()));
+            outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: None }
+        }
+        _ => outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: args.outputs.html.clone() },
+    };
+    let mut written = outputs::write(&breakdown_outputs, timeline.as_ref(), &summary, &sections, &answer)?;
+    written.extend(util_page);
     if args.json {
         let artifacts = args.path.iter().map(|p| p.display().to_string()).collect();
         let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, None, next);

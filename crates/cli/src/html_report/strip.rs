@@ -71,7 +71,13 @@ pub fn timeline_strip(timeline: &Timeline) -> Option<String> {
     let merge_px = (PLOT_W * rows.len() as f64 / BUSY_RECTS as f64).max(0.5);
     for (index, ((device, stream), busy)) in rows.iter().enumerate() {
         let y = AXIS_H + index as f64 * ROW_H;
-        svg.text(LABEL_W - 6.0, y + ROW_H * 0.7, "end", 11.0, &format!("device {device} stream {stream}"));
+        svg.text(
+            LABEL_W - 6.0,
+            y + ROW_H * 0.7,
+            "end",
+            11.0,
+            &format!("device {device} stream {}", crate::render::stream_label(*stream)),
+        );
         let fill = PALETTE[*device as usize % PALETTE.len()];
         let mut run: Option<(f64, f64)> = None;
         for &(start, end) in busy.spans() {

@@ -80,7 +80,15 @@ fn per_stream(d: &DeviceGaps) -> String {
     let listed: Vec<String> = streams
         .iter()
         .take(TEXT_STREAMS)
-        .map(|s| format!("{} {} gaps {} ({:.1} %)", s.stream, s.count, human_ns(s.total_ns as f64), s.idle_pct))
+        .map(|s| {
+            format!(
+                "{} {} gaps {} ({:.1} %)",
+                crate::render::stream_label(s.stream),
+                s.count,
+                human_ns(s.total_ns as f64),
+                s.idle_pct
+            )
+        })
         .collect();
     let more = streams.len().saturating_sub(TEXT_STREAMS);
     let more = if more > 0 { format!(", {more} more in the JSON") } else { String::new() };

@@ -19,7 +19,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
         for s in &d.streams {
             rows.push(vec![
                 d.device.to_string(),
-                s.stream.to_string(),
+                crate::render::stream_label(s.stream),
                 role(s.role).to_owned(),
                 s.ops.to_string(),
                 human_ns(s.busy_ns as f64),
