@@ -139,8 +139,15 @@ impl Vendor for AmdVendor {
             Ok(probe) => return Some(Ok(noted(Box::new(probe)))),
             Err(error) => error,
         };
+        let nothing_here = library_error.contains("cannot open shared object file")
+            && sysfs_error.to_string().contains("No such file or directory");
         Some(match smi_probe::AmdSmiProbe::open(&self.config.paths) {
             Ok(probe) => Ok(noted(Box::new(probe))),
+            // None of the three is on this machine: one sentence, one thing to do.
+            Err(prof_core::Error::ToolMissing { install, .. }) if nothing_here => Err(prof_core::Error::ToolMissing {
+                tool: "the ROCm SMI library, amdgpu sysfs or rocm-smi/amd-smi".to_owned(),
+                install,
+            }),
             Err(smi_error) => Err(prof_core::Error::Unsupported(format!(
                 "{library_error}; and amdgpu sysfs: {sysfs_error}; and the SMI fallback: {smi_error}"
             ))),

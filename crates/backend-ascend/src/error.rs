@@ -16,7 +16,7 @@ pub enum AscendError {
         reason: String,
     },
     /// A toolkit file (`ascend_toolkit_install.info`) is malformed.
-    #[error("{}:{line}: {reason}", path.display())]
+    #[error("{}{}: {reason}", path.display(), if *line > 0 { format!(":{line}") } else { String::new() })]
     File {
         /// The file.
         path: PathBuf,

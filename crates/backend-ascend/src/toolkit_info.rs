@@ -76,7 +76,7 @@ mod tests {
         let no_version: String =
             text.lines().filter(|l| !l.starts_with("version=")).map(|l| format!("{l}\n")).collect();
         let err = parse_toolkit_info(path, &no_version).unwrap_err().to_string();
-        assert_eq!(err, "/x/ascend_toolkit_install.info:0: no `version=` line");
+        assert_eq!(err, "/x/ascend_toolkit_install.info: no `version=` line");
         let err = parse_toolkit_info(path, "package_name=Ascend-cann-toolkit\ngarbage\n").unwrap_err().to_string();
         assert!(err.starts_with("/x/ascend_toolkit_install.info:2: expected `key=value`"), "{err}");
         let err = parse_toolkit_info(path, "version=\n").unwrap_err().to_string();

@@ -149,7 +149,7 @@ fn a_cut_last_record_keeps_the_complete_ones_and_says_why() {
     }
     let mut t = Timeline::new("x");
     let err = load_bytes(&bytes[..20], Path::new("/t/a.pcupti"), 0, &mut t).unwrap_err().to_string();
-    assert_eq!(err, "/t/a.pcupti:0: is 20 bytes, shorter than the 32-byte prof-cupti header");
+    assert_eq!(err, "/t/a.pcupti: is 20 bytes, shorter than the 32-byte prof-cupti header");
 }
 
 #[test]

@@ -20,8 +20,9 @@ pub enum Error {
         /// What was expected there.
         reason: String,
     },
-    /// An artifact file is malformed at a known position.
-    #[error("{}:{line}: {reason}", path.display())]
+    /// An artifact file is malformed at a known position (`path:line: reason`; `path: reason`
+    /// when the whole file is at fault).
+    #[error("{}{}: {reason}", path.display(), if *line > 0 { format!(":{line}") } else { String::new() })]
     Artifact {
         /// The artifact file.
         path: PathBuf,

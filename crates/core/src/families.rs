@@ -312,7 +312,9 @@ impl Families {
 
     /// Reads a family file (see the module docs) and puts its rules before the built-ins.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::artifact(path, 0, format!("--families: cannot read the family file ({e}); give a readable file"))
+        })?;
         Self::parse(&text, path)
     }
 

@@ -1,5 +1,5 @@
 //! What can be wrong with a trace file's bytes. Each message reads after the file's name
-//! (`trace.pcupti:0: is not a prof-cupti trace ...`).
+//! (`trace.pcupti: is not a prof-cupti trace ...`).
 
 use crate::layout::{HEADER_LEN, VERSION};
 

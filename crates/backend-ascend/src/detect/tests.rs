@@ -118,7 +118,7 @@ fn msprof_without_or_with_a_broken_install_info() {
     assert_eq!(detection.tool(MSPROF).unwrap().version, None);
     assert_eq!(detection.problems.len(), 1);
     assert!(
-        detection.problems[0].ends_with("ascend_toolkit_install.info:0: no `version=` line"),
+        detection.problems[0].ends_with("ascend_toolkit_install.info: no `version=` line"),
         "{:?}",
         detection.problems
     );

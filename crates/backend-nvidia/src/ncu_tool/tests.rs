@@ -174,7 +174,7 @@ fn load_reads_every_format_and_names_bad_files() {
     let imported = NcuTool::new().with_program(fake).load(&[report]).unwrap();
     assert_eq!(imported[0].kernel, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
     let err = tool.load(&[fixture_path("h200-ncu/no-kernels.log")]).unwrap_err().to_string();
-    assert!(err.contains("no-kernels.log:0: neither ncu CSV"), "{err}");
+    assert!(err.contains("no-kernels.log: neither ncu CSV"), "{err}");
     let dir = scratch("bad");
     let cut = dir.join("cut.csv");
     let text = std::fs::read_to_string(fixture_path("h200-ncu/nvjet-raw.csv")).unwrap();

@@ -1,0 +1,65 @@
+//! Errors a person can act on: each failure path below fails (non-zero exit) with one message
+//! that names what failed, says why, and says what to do, with no loader or OS error text
+//! standing in for a tool's name. The table is the contract; a path added to prof gets a row.
+
+mod support;
+
+use support::{fixtures, prof_on_path, scratch_dir, NOWHERE};
+
+struct Case {
+    args: Vec<String>,
+    /// Parts the message must hold: what failed, why, what to do.
+    holds: Vec<&'static str>,
+}
+
+fn case(args: &[&str], holds: &[&'static str]) -> Case {
+    Case { args: args.iter().map(|a| (*a).to_owned()).collect(), holds: holds.to_vec() }
+}
+
+#[test]
+fn every_failure_says_what_why_and_what_to_do() {
+    let dir = scratch_dir("errors-table");
+    let unknown = dir.join("x.bin");
+    std::fs::write(&unknown, "a\tb\n").unwrap();
+    let bad_families = dir.join("families.txt");
+    std::fs::write(&bad_families, "gemm nvjet\nBad-Name! x\n").unwrap();
+    let (unknown, bad_families) = (unknown.display().to_string(), bad_families.display().to_string());
+    let trace = fixtures().join("nvidia/h200-probe/torch-trace.json").display().to_string();
+    let cases = [
+        case(&["analyze", "/nonexistent/trace.json"], &["/nonexistent/trace.json", "no such file"]),
+        case(&["analyze", &unknown], &["x.bin", "not a format prof reads", "NVIDIA: ", "torch-trace"]),
+        case(
+            &["analyze", "--families", "/nonexistent/f.txt", &trace],
+            &["/nonexistent/f.txt", "--families", "cannot read"],
+        ),
+        case(
+            &["analyze", "--families", &bad_families, &trace],
+            &["families.txt:2", "--families", "not a family name", "built-ins:"],
+        ),
+        case(&["breakdown", "--", "true"], &["no accelerator found", "prof detect", "prof analyze PATH"]),
+        case(&["breakdown", "--tool", "bogus", "--", "true"], &["no breakdown tool `bogus`", "have: cupti"]),
+        case(&["deep-dive", "--kernel", "x", "--", "true"], &["no accelerator found", "prof analyze PATH"]),
+        case(&["diff", "/nonexistent/a.json", &trace], &["/nonexistent/a.json", "no such file"]),
+        case(
+            &["util", "--duration", "1s"],
+            &[
+                "no utilization probe could be opened",
+                "NVIDIA: NVML (libnvidia-ml.so.1) or nvidia-smi is not installed: sudo apt-get",
+            ],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for case in &cases {
+        let args: Vec<&str> = case.args.iter().map(String::as_str).collect();
+        let out = prof_on_path(NOWHERE, &[], &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let missing: Vec<_> = case.holds.iter().filter(|part| !stderr.contains(*part)).collect();
+        if out.status.success() || !stderr.starts_with("prof: ") || !missing.is_empty() {
+            wrong.push(format!("prof {}: exit {:?}, lacks {missing:?}:\n{stderr}", args.join(" "), out.status.code()));
+        }
+        // No OS loader text where a tool's name belongs.
+        assert!(!stderr.contains("No such file or directory is not installed"), "{stderr}");
+        assert!(!stderr.contains(":0: "), "no line 0: {stderr}");
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
