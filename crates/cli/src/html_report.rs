@@ -134,7 +134,12 @@ pub fn breakdown_page(
         &format!("Top {} kernels (share of device time, coloured by family)", answer.top.min(summary.kernels.len())),
         bars::top_kernel_bars(summary, answer.top),
     );
-    block(&mut body, "Timeline per device stream (idle gaps shaded red)", timeline.and_then(strip::timeline_strip));
+    let families = summary.family_map();
+    block(
+        &mut body,
+        "Timeline per device stream, coloured by family (idle gaps shaded red)",
+        timeline.and_then(|t| strip::timeline_strip(t, &families)),
+    );
     block(&mut body, "Where each device's wall time went", bars::temporal_bars(sections));
     for section in sections {
         block(&mut body, &section.title, Some(format!("<pre>{}</pre>\n", escape(&section.text))));
