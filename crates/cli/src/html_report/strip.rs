@@ -34,11 +34,14 @@ pub const HOST_ROWS: usize = 2;
 const ANNOTATION_FILL: &str = "#8e6c8a";
 const HOST_FILL: &str = "#9a9a9a";
 
+/// A span, start and end in ns, with the colour it is drawn in.
+type Span = (u64, u64, &'static str);
+
 /// One drawn row: a label and its spans, each with the colour it is drawn in.
 struct Row {
     label: String,
     device: Option<u32>,
-    spans: Vec<(u64, u64, &'static str)>,
+    spans: Vec<Span>,
 }
 
 /// The strip as an SVG element, or `None` for a timeline without device ops: one row per
@@ -52,7 +55,7 @@ pub fn timeline_strip(timeline: &Timeline, families: &FxHashMap<NameId, Family>)
     let scale = PLOT_W / (t1 - t0) as f64;
     let x_of = |ns: u64| LABEL_W + (ns.saturating_sub(t0)) as f64 * scale;
 
-    let mut by_stream: FxHashMap<(u32, u64), Vec<(u64, u64, &'static str)>> = FxHashMap::default();
+    let mut by_stream: FxHashMap<(u32, u64), Vec<Span>> = FxHashMap::default();
     let mut drawn: Vec<Family> = Vec::new();
     for op in &timeline.ops {
         let family = families.get(&op.name).copied().unwrap_or(Family::Other);
@@ -181,7 +184,7 @@ fn bucket_colours(
 /// The busiest host threads and the annotation ranges inside `[t0, t1)`, as rows.
 fn host_rows(timeline: &Timeline, t0: u64, t1: u64) -> Vec<Row> {
     let inside = |s: &&prof_core::HostSpan| s.start_ns < t1 && s.start_ns.saturating_add(s.dur_ns) > t0;
-    let mut threads: FxHashMap<(u32, u64), Vec<(u64, u64, &'static str)>> = FxHashMap::default();
+    let mut threads: FxHashMap<(u32, u64), Vec<Span>> = FxHashMap::default();
     let mut annotations = Vec::new();
     for span in timeline.host.iter().filter(inside) {
         let interval = (span.start_ns, span.start_ns.saturating_add(span.dur_ns));
@@ -191,7 +194,7 @@ fn host_rows(timeline: &Timeline, t0: u64, t1: u64) -> Vec<Row> {
             threads.entry((span.pid, span.tid)).or_default().push((interval.0, interval.1, HOST_FILL));
         }
     }
-    let mut busiest: Vec<((u32, u64), Vec<(u64, u64, &'static str)>)> = threads.into_iter().collect();
+    let mut busiest: Vec<((u32, u64), Vec<Span>)> = threads.into_iter().collect();
     busiest.sort_unstable_by_key(|(key, spans)| (std::cmp::Reverse(spans.len()), *key));
     let mut rows: Vec<Row> = busiest
         .into_iter()
