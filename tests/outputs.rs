@@ -386,14 +386,36 @@ fn a_util_recording_is_replotted_by_analyze() {
 fn pages_an_input_cannot_give_are_refused_not_dropped() {
     let dir = scratch_dir("outputs-refused");
     let page = dir.join("x.html");
+    let trace = dir.join("x.json");
     let ncu = fixtures().join("nvidia/h200-ncu/nvjet-details.csv");
     let ranks = fixtures().join("nvidia/torch/tb_dlrm_kineto_8ranks");
-    for source in [ncu, ranks] {
-        let out = prof(&["analyze", source.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    for (source, flag, file) in
+        [(&ncu, "--html", &page), (&ncu, "--chrome-trace", &trace), (&ranks, "--chrome-trace", &trace)]
+    {
+        let out = prof(&["analyze", source.to_str().unwrap(), flag, file.to_str().unwrap()]);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success() && stderr.contains("--html") && stderr.contains("not written"), "{stderr}");
-        assert!(!page.exists());
+        assert!(!out.status.success() && stderr.contains(flag) && stderr.contains("not written"), "{stderr}");
+        assert!(!file.exists());
     }
+}
+
+#[test]
+fn a_rank_job_page_shows_each_rank_and_the_communication_matrix() {
+    let dir = scratch_dir("outputs-ranks-html");
+    let page = dir.join("ranks.html");
+    let job = fixtures().join("ascend/msinsight_gpt3_16rank_torch_npu");
+    let out = prof(&["analyze", job.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    // 16 ranks (step_trace_time.csv and cluster_step_trace_time.csv), each a bar of four parts.
+    for rank in 0..16 {
+        assert!(html.contains(&format!(">rank {rank}</text>")), "rank {rank}");
+    }
+    assert!(html.contains("rank 11 communication: "), "tooltips name rank and part");
+    // Rank 0's communication_matrix.json: links from rank 0 to ranks 0..=8.
+    assert_eq!(html.matches("rank 0 → rank ").count(), 9);
+    check_in_browser(&page, &dir, 2);
 }
 
 #[test]

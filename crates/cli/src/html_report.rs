@@ -5,6 +5,7 @@
 //! `<`, `>` and `&`.
 
 mod bars;
+pub mod ranks;
 mod strip;
 pub mod svg;
 mod util_plot;

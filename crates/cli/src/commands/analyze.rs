@@ -111,9 +111,10 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         };
     }
     if let Some(path) = &args.path {
-        let refuse =
-            || refuse_outputs(&args.outputs, "a rank directory gives per-rank tables, no single timeline or page");
-        if let Some(outcome) = super::analyze_ranks::try_run(registry, path, &families, args.json, refuse) {
+        let trace_only = outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: None };
+        let refuse = || refuse_outputs(&trace_only, "a rank directory has one timeline per rank, not one to write");
+        let html = args.outputs.html.as_deref();
+        if let Some(outcome) = super::analyze_ranks::try_run(registry, path, &families, args.json, html, refuse) {
             return outcome;
         }
     }

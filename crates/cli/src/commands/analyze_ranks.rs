@@ -46,10 +46,11 @@ pub fn try_run(
     path: &Path,
     families: &Families,
     json: bool,
+    html: Option<&Path>,
     before: impl FnOnce() -> Result<(), crate::failure::Failure>,
 ) -> Option<Result<ExitCode, crate::failure::Failure>> {
     let job = registry.rank_job(path)?;
-    Some(before().and_then(|()| run(registry, &job, families, json)))
+    Some(before().and_then(|()| run(registry, &job, families, json, html)))
 }
 
 fn run(
@@ -57,6 +58,7 @@ fn run(
     job: &RankJob,
     families: &Families,
     json: bool,
+    html: Option<&Path>,
 ) -> Result<ExitCode, crate::failure::Failure> {
     let mut notes = job.ignored.clone();
     let mut results = load_all(registry, job, families);
@@ -93,6 +95,12 @@ fn run(
         collectives,
         communication_matrix: matrix,
     };
+    if let Some(page) = html {
+        let links: Vec<&prof_core::vendor_tables::Link> = report.communication_matrix.iter().map(|l| &l.link).collect();
+        let html = crate::html_report::ranks::ranks_page(&report.root, &splits, &links, &view::render(&report));
+        std::fs::write(page, html).map_err(|e| format!("{}: {e}", page.display()))?;
+        eprintln!("wrote {} (per-rank wall time and the communication matrix; open in a browser)", page.display());
+    }
     if json {
         print_json(&report)?;
     } else {

@@ -1,0 +1,122 @@
+//! The page of a multi-rank job (`prof analyze RANK_DIR --html`): per rank, where its wall time
+//! went (compute / communication / other / idle, bars scaled to the slowest rank's wall, as
+//! HolisticTraceAnalysis's temporal breakdown per rank), and the communication matrix as a
+//! heat map (bytes from rank to rank, darker = more), then the text report.
+
+use super::svg::Svg;
+use super::{block, escape, page};
+use crate::render::human_ns;
+use prof_core::analysis::ranks::RankSplit;
+use prof_core::vendor_tables::Link;
+
+const LABEL_W: f64 = 90.0;
+const BAR_W: f64 = 900.0;
+const ROW_H: f64 = 20.0;
+/// Most ranks drawn as bars or matrix rows (a 1024-rank job keeps a readable page).
+pub const MAX_RANKS: usize = 256;
+
+const PARTS: [(&str, &str); 4] =
+    [("compute", "#4e79a7"), ("communication", "#f28e2b"), ("other", "#b07aa1"), ("idle", "#e15759")];
+
+/// Bars of each rank's wall-time split.
+pub fn rank_bars(splits: &[(u32, RankSplit)]) -> Option<String> {
+    let longest = splits.iter().map(|(_, s)| s.wall_ns).max().filter(|&w| w > 0)? as f64;
+    let shown = &splits[..splits.len().min(MAX_RANKS)];
+    let mut svg = Svg::new(LABEL_W + BAR_W + 120.0, shown.len() as f64 * ROW_H + 40.0);
+    for (index, (rank, split)) in shown.iter().enumerate() {
+        let y = 4.0 + index as f64 * ROW_H;
+        svg.text(LABEL_W - 6.0, y + ROW_H * 0.7, "end", 12.0, &format!("rank {rank}"));
+        let mut x = LABEL_W;
+        let parts = [split.compute_ns, split.communication_ns, split.other_ns, split.idle_ns];
+        for ((name, fill), ns) in PARTS.iter().zip(parts) {
+            let w = BAR_W * ns as f64 / longest;
+            let title = format!("rank {rank} {name}: {} of {}", human_ns(ns as f64), human_ns(split.wall_ns as f64));
+            svg.rect(x, y + 3.0, w.max(0.0), ROW_H - 6.0, fill, Some(&title));
+            x += w;
+        }
+        svg.text(x + 6.0, y + ROW_H * 0.7, "start", 11.0, &human_ns(split.wall_ns as f64));
+    }
+    let legend_y = 4.0 + shown.len() as f64 * ROW_H + 20.0;
+    for (index, (name, fill)) in PARTS.iter().enumerate() {
+        let x = LABEL_W + index as f64 * 150.0;
+        svg.rect(x, legend_y - 10.0, 12.0, 12.0, fill, None);
+        svg.text(x + 16.0, legend_y, "start", 12.0, name);
+    }
+    Some(svg.finish("wall time of each rank: compute, communication, other, idle"))
+}
+
+/// The communication matrix as a heat map of bytes sent from rank to rank.
+pub fn comm_heat_map(links: &[&Link]) -> Option<String> {
+    let ranks = links.iter().flat_map(|l| [l.src, l.dst]).max()? as usize + 1;
+    let ranks = ranks.min(MAX_RANKS);
+    let mut bytes = vec![0u64; ranks * ranks];
+    for link in links.iter().filter(|l| (l.src as usize) < ranks && (l.dst as usize) < ranks) {
+        bytes[link.src as usize * ranks + link.dst as usize] += link.bytes;
+    }
+    let most = bytes.iter().copied().max().filter(|&b| b > 0)? as f64;
+    let cell = (600.0 / ranks as f64).clamp(4.0, 28.0);
+    let size = LABEL_W + cell * ranks as f64 + 20.0;
+    let mut svg = Svg::new(size, size);
+    for src in 0..ranks {
+        if ranks <= 32 {
+            svg.text(LABEL_W - 6.0, LABEL_W + (src as f64 + 0.7) * cell, "end", 11.0, &format!("{src}"));
+            svg.text(LABEL_W + (src as f64 + 0.5) * cell, LABEL_W - 6.0, "middle", 11.0, &format!("{src}"));
+        }
+        for dst in 0..ranks {
+            let b = bytes[src * ranks + dst];
+            if b == 0 {
+                continue;
+            }
+            // Log scale: a link 1000× smaller still shows.
+            let level = ((b as f64).ln() / most.ln().max(1.0)).clamp(0.05, 1.0);
+            let shade = (235.0 - 200.0 * level) as u8;
+            let fill = format!("#{shade:02x}{shade:02x}ff");
+            let title = format!("rank {src} → rank {dst}: {:.1} MB", b as f64 / 1e6);
+            svg.rect(
+                LABEL_W + dst as f64 * cell,
+                LABEL_W + src as f64 * cell,
+                cell - 1.0,
+                cell - 1.0,
+                &fill,
+                Some(&title),
+            );
+        }
+    }
+    svg.text(LABEL_W, 14.0, "start", 12.0, "to rank →  (rows: from rank)");
+    Some(svg.finish("communication matrix: bytes from rank (row) to rank (column)"))
+}
+
+/// The whole page: bars, heat map, and the text report in a `<pre>` block.
+pub fn ranks_page(root: &str, splits: &[(u32, RankSplit)], links: &[&Link], text: &str) -> String {
+    let mut body = format!("<p class=\"note\">job: {} · {} ranks</p>\n", escape(root), splits.len());
+    block(&mut body, "Where each rank's wall time went", rank_bars(splits));
+    block(&mut body, "Communication matrix (bytes, log scale)", comm_heat_map(links));
+    block(&mut body, "Report", Some(format!("<pre>{}</pre>\n", escape(text))));
+    page(&format!("prof ranks: {root}"), &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_scale_to_the_slowest_rank_and_the_matrix_shades_links() {
+        let split = |wall, compute, comm| RankSplit {
+            wall_ns: wall,
+            compute_ns: compute,
+            communication_ns: comm,
+            other_ns: 0,
+            idle_ns: wall - compute - comm,
+        };
+        let svg = rank_bars(&[(0, split(1_000, 600, 200)), (1, split(2_000, 600, 200))]).unwrap();
+        // Rank 0's compute is 600 of the slowest rank's 2000 ns: 270 of the 900 px.
+        assert!(svg.contains("width=\"270.0\""), "{svg}");
+        assert!(svg.contains("rank 1 idle: 1.20 µs of 2.00 µs"), "{svg}");
+        let link = |src, dst, bytes| Link { src, dst, transport: "HCCS".into(), ops: 1, bytes, transit_ns: 1 };
+        let links = [link(0, 1, 1_000_000), link(1, 0, 1_000)];
+        let refs: Vec<&Link> = links.iter().collect();
+        let map = comm_heat_map(&refs).unwrap();
+        assert!(map.contains("rank 0 → rank 1: 1.0 MB") && map.contains("rank 1 → rank 0: 0.0 MB"), "{map}");
+        assert!(comm_heat_map(&[]).is_none());
+    }
+}
