@@ -111,7 +111,7 @@ mod tests {
         let svg = rank_bars(&[(0, split(1_000, 600, 200)), (1, split(2_000, 600, 200))]).unwrap();
         // Rank 0's compute is 600 of the slowest rank's 2000 ns: 270 of the 900 px.
         assert!(svg.contains("width=\"270.0\""), "{svg}");
-        assert!(svg.contains("rank 1 idle: 1.20 µs of 2.00 µs"), "{svg}");
+        assert!(svg.contains("rank 1 idle: 1.2 µs of 2.0 µs"), "{svg}");
         let link = |src, dst, bytes| Link { src, dst, transport: "HCCS".into(), ops: 1, bytes, transit_ns: 1 };
         let links = [link(0, 1, 1_000_000), link(1, 0, 1_000)];
         let refs: Vec<&Link> = links.iter().collect();
