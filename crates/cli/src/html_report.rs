@@ -78,7 +78,8 @@ table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-botto
 td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f6f6f6;padding:2px 4px}\
 .finding{border-left:4px solid #999;padding:4px 10px;margin:8px 0}.finding ul{margin:4px 0;color:#444;font-size:13px}\
 .warning{border-color:#e15759}.opportunity{border-color:#f28e2b}.info{border-color:#4e79a7}\
-.swatch{display:inline-block;width:10px;height:10px;margin-right:6px}";
+.swatch{display:inline-block;width:10px;height:10px;margin-right:6px}\
+p.line{margin:3px 0;font-size:13px;overflow-wrap:anywhere}";
 
 /// A whole page around `body`.
 fn page(title: &str, body: &str) -> String {
@@ -143,9 +144,43 @@ pub fn breakdown_page(
     );
     block(&mut body, "Where each device's wall time went", bars::temporal_bars(sections));
     for section in sections {
-        block(&mut body, &section.title, Some(format!("<pre>{}</pre>\n", escape(&section.text))));
+        block(&mut body, &section.title, Some(text_to_html(&section.text)));
     }
     page(&format!("prof breakdown: {}", summary.source), &body)
+}
+
+/// A section's text as HTML: runs of two or more lines that split into the same number (two or
+/// more) of columns at runs of two spaces (what [`crate::render::table`] writes) become a
+/// table, its first line the header; every other line a paragraph.
+pub fn text_to_html(text: &str) -> String {
+    fn cells(line: &str) -> Vec<&str> {
+        let mut cells: Vec<&str> = line.trim().split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+        // A header whose first column is blank (a row-label column) starts with a long indent.
+        if line.starts_with("    ") && !cells.is_empty() {
+            cells.insert(0, "");
+        }
+        cells
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::new();
+    let mut at = 0;
+    while at < lines.len() {
+        let columns = cells(lines[at]).len();
+        let run = if columns >= 2 { lines[at..].iter().take_while(|l| cells(l).len() == columns).count() } else { 1 };
+        if run >= 2 {
+            out.push_str("<table>\n");
+            for (index, line) in lines[at..at + run].iter().enumerate() {
+                let tag = if index == 0 { "th" } else { "td" };
+                let row: String = cells(line).iter().map(|c| format!("<{tag}>{}</{tag}>", escape(c))).collect();
+                out.push_str(&format!("<tr>{row}</tr>\n"));
+            }
+            out.push_str("</table>\n");
+        } else if !lines[at].trim().is_empty() {
+            out.push_str(&format!("<p class=\"line\">{}</p>\n", escape(lines[at].trim())));
+        }
+        at += run;
+    }
+    out
 }
 
 fn diagnosis_html(diagnosis: Option<&DiagnosisReport>) -> String {
@@ -230,4 +265,20 @@ pub fn util_page(recording: &Recording, report: &str) -> String {
 /// Writes [`util_page`] to `path`.
 pub fn write_util(path: &Path, recording: &Recording, report: &str) -> Result<(), String> {
     write_page(path, &util_page(recording, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_to_html;
+
+    #[test]
+    fn section_text_tables_become_html_tables() {
+        let text = "device  wall      idle\n0       4.80 ms   71.4 %\nby cause: host wait 3 (1.0 ms)\n              p50      p90\nlaunch delay  21 ms    37 ms\n";
+        let html = text_to_html(text);
+        assert_eq!(html.matches("<table>").count(), 2, "{html}");
+        assert!(html.contains("<tr><th>device</th><th>wall</th><th>idle</th></tr>"), "{html}");
+        assert!(html.contains("<tr><td>0</td><td>4.80 ms</td><td>71.4 %</td></tr>"), "{html}");
+        assert!(html.contains("<p class=\"line\">by cause: host wait 3 (1.0 ms)</p>"), "{html}");
+        assert!(html.contains("<tr><th></th><th>p50</th><th>p90</th></tr>"), "a blank row-label header: {html}");
+    }
 }
