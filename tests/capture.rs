@@ -80,6 +80,8 @@ fn deep_dive_reports_the_kernel_from_the_recorded_pages() {
             "--launch-skip",
             "10",
             "--json",
+            "--html",
+            out.join("deep-dive.html").to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
             "--",
@@ -87,6 +89,9 @@ fn deep_dive_reports_the_kernel_from_the_recorded_pages() {
         ],
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The page holds the report's tables (the same 90.32 % as the JSON below).
+    let html = std::fs::read_to_string(out.join("deep-dive.html")).unwrap();
+    assert!(html.contains("<h1>prof deep-dive: nvjet_sm90_tst_256x128</h1>") && html.contains("90.3"), "{html}");
     let plan = String::from_utf8_lossy(&o.stderr);
     assert!(
         plan.contains(

@@ -400,6 +400,22 @@ fn pages_an_input_cannot_give_are_refused_not_dropped() {
 }
 
 #[test]
+fn diff_writes_its_page() {
+    let dir = scratch_dir("outputs-diff-html");
+    let page = dir.join("diff.html");
+    let (a, b) = (fixtures().join("nvidia/h200-diff/eager.json"), fixtures().join("nvidia/h200-diff/graph.json"));
+    let out = prof(&["diff", a.to_str().unwrap(), b.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    // The text report's first line is on the page, and its tables are tables.
+    let first = text.lines().next().unwrap();
+    assert!(html.contains(&first.replace('>', "&gt;").replace('<', "&lt;")), "{first}");
+    assert!(html.matches("<table>").count() >= 2, "{html}");
+}
+
+#[test]
 fn a_rank_job_page_shows_each_rank_and_the_communication_matrix() {
     let dir = scratch_dir("outputs-ranks-html");
     let page = dir.join("ranks.html");

@@ -262,6 +262,12 @@ pub fn util_page(recording: &Recording, report: &str) -> String {
     page(&format!("prof util: {}", recording.source), &body)
 }
 
+/// A page of a text report (`prof diff`, `prof deep-dive`): its tables as HTML tables, its
+/// other lines as paragraphs (see [`text_to_html`]).
+pub fn write_text_page(path: &Path, title: &str, text: &str) -> Result<(), String> {
+    write_page(path, &page(title, &text_to_html(text)))
+}
+
 /// Writes [`util_page`] to `path`.
 pub fn write_util(path: &Path, recording: &Recording, report: &str) -> Result<(), String> {
     write_page(path, &util_page(recording, report))

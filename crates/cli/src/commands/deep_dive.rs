@@ -36,6 +36,9 @@ pub struct DeepDiveArgs {
     /// Print the `prof.deep-dive.v1` JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also write the report as a self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// The workload, after `--`.
     #[arg(last = true, required = true)]
     command: Vec<OsString>,
@@ -83,6 +86,10 @@ pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, Failure
     })?;
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
     let reports = tool.load(&paths).map_err(|e| Failure::from(e).or_kind(Kind::BadInput))?;
+    if let Some(page) = &args.html {
+        crate::html_report::write_text_page(page, &format!("prof deep-dive: {}", args.kernel), &render_text(&reports))?;
+        eprintln!("wrote {} (open in a browser)", page.display());
+    }
     if args.json {
         print_json(&DeepDiveReport {
             schema: "prof.deep-dive.v1",

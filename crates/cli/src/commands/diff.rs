@@ -39,6 +39,9 @@ pub struct DiffArgs {
     /// Print the `prof.diff.v1` JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// Also write the comparison as a self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// The `--json` document.
@@ -90,10 +93,16 @@ pub fn run(registry: &Registry, args: &DiffArgs) -> Result<ExitCode, crate::fail
         &Side { summary: &b.summary, timeline: b.timeline.as_ref() },
         &families,
     );
+    let text = render_text(&diff, args.top);
+    if let Some(page) = &args.html {
+        let title = format!("prof diff: {} → {}", args.before.display(), args.after.display());
+        crate::html_report::write_text_page(page, &title, &text)?;
+        eprintln!("wrote {} (open in a browser)", page.display());
+    }
     if args.json {
         print_json(&DiffDocument { schema: "prof.diff.v1", diff: &diff })?;
     } else {
-        out!("{}", render_text(&diff, args.top));
+        out!("{text}");
     }
     Ok(ExitCode::SUCCESS)
 }
