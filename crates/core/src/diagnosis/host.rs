@@ -20,9 +20,10 @@
 //!   flagged. Needs steps and host API records (prof's CUPTI tracer, torch.profiler, nsys).
 
 use super::{finding, pct, us, Diagnosis, DiagnosisKind, HOST_BOUND_BUSY_PCT};
+use crate::analysis::intervals::IntervalSet;
 use crate::deepdive::Severity;
 use crate::kernel_summary::{DeviceTime, KernelSummary};
-use crate::timeline::{OpKind, Timeline};
+use crate::timeline::{DeviceOp, OpKind, Timeline};
 
 /// Share of the idle time, percent, that one gap must hold to be a stall rather than launch
 /// overhead.
@@ -49,43 +50,24 @@ struct Gaps {
     after: String,
 }
 
+/// The gaps of `device`'s busy time ([`IntervalSet::gaps`], as the idle-gaps analysis
+/// measures them: zero-length ops cover nothing), and the ops on either side of the longest
+/// (the earliest of equal ones).
 fn gaps(timeline: &Timeline, device: &DeviceTime) -> Option<Gaps> {
-    let mut ops: Vec<(u64, u64, usize)> = timeline
-        .ops
-        .iter()
-        .enumerate()
-        .filter(|(_, op)| op.device == device.device)
-        .map(|(i, op)| (op.start_ns, op.start_ns.saturating_add(op.dur_ns), i))
-        .collect();
-    ops.sort_unstable();
-    let mut lengths = Vec::new();
-    let (mut longest, mut end, mut last) = ((0, 0, 0, 0), ops.first()?.1, ops.first()?.2);
-    for &(start, stop, index) in &ops[1..] {
-        if start > end {
-            let length = start - end;
-            lengths.push(length);
-            if length > longest.0 {
-                longest = (length, end, last, index);
-            }
-        }
-        if stop > end {
-            end = stop;
-            last = index;
-        }
-    }
-    if lengths.is_empty() {
-        return None;
-    }
+    let ops: Vec<&DeviceOp> = timeline.ops.iter().filter(|op| op.device == device.device && op.dur_ns > 0).collect();
+    let busy = IntervalSet::from_unsorted(ops.iter().map(|op| (op.start_ns, op.end_ns())).collect());
+    let mut lengths: Vec<u64> = busy.gaps().map(|(start, end)| end - start).collect();
+    let (start, end) = busy.gaps().max_by_key(|&(start, end)| (end - start, std::cmp::Reverse(start)))?;
     lengths.sort_unstable();
     let name =
-        |i: usize| timeline.ops.get(i).map_or_else(String::new, |op| super::short(timeline.name(op.name)).to_owned());
+        |op: Option<&&DeviceOp>| op.map_or_else(String::new, |op| super::short(timeline.name(op.name)).to_owned());
     Some(Gaps {
         count: lengths.len(),
         median_ns: lengths[lengths.len() / 2],
-        longest_ns: longest.0,
-        longest_at_ns: longest.1.saturating_sub(device.first_start_ns),
-        before: name(longest.2),
-        after: name(longest.3),
+        longest_ns: end - start,
+        longest_at_ns: start.saturating_sub(device.first_start_ns),
+        before: name(ops.iter().find(|op| op.end_ns() == start)),
+        after: name(ops.iter().filter(|op| op.start_ns == end).min_by_key(|op| op.end_ns())),
     })
 }
 
