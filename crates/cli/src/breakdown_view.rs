@@ -149,24 +149,7 @@ pub fn deep_dive_suggestion(
 /// function` sees it: no return type, namespaces, template arguments or parameters
 /// (`void at::native::elementwise_kernel<128, 4, …>(int, …)` → `elementwise_kernel`).
 pub fn function_name(signature: &str) -> &str {
-    // The parameter list: the first `(` outside template arguments that is not part of the
-    // name (`(anonymous namespace)::`).
-    const ANONYMOUS: &str = "(anonymous namespace)";
-    let bytes = signature.as_bytes();
-    let (mut depth, mut at, mut end) = (0i32, 0, signature.len());
-    while let Some(&c) = bytes.get(at) {
-        match c {
-            b'<' => depth += 1,
-            b'>' => depth -= 1,
-            b'(' if signature[at..].starts_with(ANONYMOUS) => at += ANONYMOUS.len() - 1,
-            b'(' if depth == 0 => {
-                end = at;
-                break;
-            }
-            _ => {}
-        }
-        at += 1;
-    }
+    let end = crate::render::signature_end(signature).unwrap_or(signature.len());
     let mut head = signature[..end].trim_end();
     // The function's own template arguments, matched backwards from the end.
     if head.ends_with('>') {

@@ -228,7 +228,7 @@ pub fn display_name(name: &str) -> String {
 
 /// Where a signature's parameter list starts (the first `(` outside template arguments, not
 /// `(anonymous namespace)`); `None` for a name without one.
-fn signature_end(name: &str) -> Option<usize> {
+pub fn signature_end(name: &str) -> Option<usize> {
     const ANONYMOUS: &str = "(anonymous namespace)";
     let bytes = name.as_bytes();
     let (mut depth, mut at) = (0i32, 0);
