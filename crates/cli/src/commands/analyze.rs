@@ -130,7 +130,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         None => (Loaded::Timeline(load_embedded(registry)?), None),
     };
     let util_csv = args.path.as_deref().filter(|p| prof_core::util_csv::is_util_csv(p));
-    let mut util_verdict = None;
+    let (mut util_verdict, mut util_ticks) = (None, None);
     let (timeline, summary, diagnosis, phases) = match loaded {
         Loaded::Timeline(timeline) => {
             let (timeline, phases) = match util_csv {
@@ -140,6 +140,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
                     let ticks = prof_core::util_ticks::read_ticks(csv)?;
                     let (phases, _, verdict) = crate::phases_view::judge_util(&ticks, args.phase, &["<your command>"])?;
                     util_verdict = Some(verdict);
+                    util_ticks = Some(ticks);
                     (timeline, phases)
                 }
                 None => crate::phases_view::apply(timeline, args.phase)?,
@@ -180,9 +181,8 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     };
     // A `prof util --csv` recording is re-plotted as the utilization page `prof util --html` draws.
     let mut util_page = None;
-    let breakdown_outputs = match (util_csv, &args.outputs.html) {
-        (Some(csv), Some(page)) => {
-            let ticks = prof_core::util_ticks::read_ticks(csv)?;
+    let breakdown_outputs = match (util_csv.zip(util_ticks), &args.outputs.html) {
+        (Some((csv, ticks)), Some(page)) => {
             let recording = prof_core::util_ticks::recording_of(&csv.display().to_string(), ticks);
             let report = util_verdict.as_ref().map(super::util::render_verdict).unwrap_or_default();
             crate::html_report::write_util(page, &recording, &report)?;
