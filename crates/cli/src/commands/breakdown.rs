@@ -89,14 +89,16 @@ pub fn parse_skip(text: &str) -> Result<Skip, String> {
     parse_duration(text).map(Skip::Time).map_err(|e| format!("{e} (or `auto`)"))
 }
 
-/// Picks the tool: by name across every backend, else the first tool of the first vendor present
-/// that can run here (a missing tracer or profiler is skipped for the next, and prof says so).
+/// Picks a tool that passed its check: by name across every backend (its check's failure is
+/// the error), else the first tool of the first vendor present that can run here (a missing
+/// tracer or profiler is skipped for the next, and prof says so).
 fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn BreakdownTool>, Failure> {
     if let Some(name) = name {
         let mut known = Vec::new();
         for vendor in registry.vendors() {
             for tool in vendor.breakdown_tools() {
                 if tool.name() == name {
+                    tool.check()?;
                     return Ok(tool);
                 }
                 known.push(tool.name());
@@ -138,7 +140,6 @@ fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn Breakd
 pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failure> {
     let families = families(args.families.as_deref())?;
     let tool = choose_tool(registry, args.tool.as_deref())?;
-    tool.check()?;
     let request = CaptureRequest {
         command: args.command.clone(),
         out_dir: args.out.clone(),
