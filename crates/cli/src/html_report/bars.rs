@@ -65,8 +65,9 @@ pub fn top_kernel_bars(summary: &KernelSummary, n: usize) -> Option<String> {
     (!rows.is_empty()).then(|| share_bars(&rows, "share of device time of the top kernels"))
 }
 
-/// The parts of a device's wall time, in the order the temporal breakdown ranks them.
-const PARTS: [(&str, &str, &str); 5] = [
+/// The parts of a device's wall time, in the order the temporal breakdown ranks them: the
+/// temporal section's JSON key, the name, the colour (the rank page uses the same colours).
+pub(super) const PARTS: [(&str, &str, &str); 5] = [
     ("compute_ns", "compute", "#4e79a7"),
     ("communication_ns", "communication", "#f28e2b"),
     ("memory_ns", "memory", "#59a14f"),
@@ -102,11 +103,21 @@ pub fn temporal_bars(sections: &[Section]) -> Option<String> {
             x += width;
         }
     }
-    let legend_y = devices.len() as f64 * ROW_H + 24.0;
-    for (index, (_, name, fill)) in PARTS.iter().enumerate() {
-        let x = LABEL_W + index as f64 * 130.0;
-        svg.rect(x, legend_y - 10.0, 12.0, 12.0, fill, None);
-        svg.text(x + 16.0, legend_y, "start", 12.0, name);
-    }
+    legend(
+        &mut svg,
+        LABEL_W,
+        devices.len() as f64 * ROW_H + 24.0,
+        130.0,
+        PARTS.iter().map(|&(_, name, fill)| (name, fill)),
+    );
     Some(svg.finish("wall time per device: compute, communication, memory, other, idle"))
+}
+
+/// A row of colour swatches with their names at `y`, `step` apart from `x`.
+pub(super) fn legend<'a>(svg: &mut Svg, x: f64, y: f64, step: f64, entries: impl Iterator<Item = (&'a str, &'a str)>) {
+    for (index, (name, fill)) in entries.enumerate() {
+        let x = x + index as f64 * step;
+        svg.rect(x, y - 10.0, 12.0, 12.0, fill, None);
+        svg.text(x + 16.0, y, "start", 12.0, name);
+    }
 }

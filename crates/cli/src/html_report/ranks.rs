@@ -3,6 +3,7 @@
 //! HolisticTraceAnalysis's temporal breakdown per rank), and the communication matrix as a
 //! heat map (bytes from rank to rank, darker = more), then the text report.
 
+use super::bars::{legend, PARTS};
 use super::svg::Svg;
 use super::{block, escape, page};
 use crate::render::human_ns;
@@ -15,8 +16,11 @@ const ROW_H: f64 = 20.0;
 /// Most ranks drawn as bars or matrix rows (a 1024-rank job keeps a readable page).
 pub const MAX_RANKS: usize = 256;
 
-const PARTS: [(&str, &str); 4] =
-    [("compute", "#4e79a7"), ("communication", "#f28e2b"), ("other", "#b07aa1"), ("idle", "#e15759")];
+/// The parts of a rank's wall time (no memory part: rank splits have none), in the colours of
+/// the per-device bars.
+fn parts() -> impl Iterator<Item = (&'static str, &'static str)> {
+    PARTS.iter().filter(|&&(_, name, _)| name != "memory").map(|&(_, name, fill)| (name, fill))
+}
 
 /// Bars of each rank's wall-time split.
 pub fn rank_bars(splits: &[(u32, RankSplit)]) -> Option<String> {
@@ -27,8 +31,8 @@ pub fn rank_bars(splits: &[(u32, RankSplit)]) -> Option<String> {
         let y = 4.0 + index as f64 * ROW_H;
         svg.text(LABEL_W - 6.0, y + ROW_H * 0.7, "end", 12.0, &format!("rank {rank}"));
         let mut x = LABEL_W;
-        let parts = [split.compute_ns, split.communication_ns, split.other_ns, split.idle_ns];
-        for ((name, fill), ns) in PARTS.iter().zip(parts) {
+        let times = [split.compute_ns, split.communication_ns, split.other_ns, split.idle_ns];
+        for ((name, fill), ns) in parts().zip(times) {
             let w = BAR_W * ns as f64 / longest;
             let title = format!("rank {rank} {name}: {} of {}", human_ns(ns as f64), human_ns(split.wall_ns as f64));
             svg.rect(x, y + 3.0, w.max(0.0), ROW_H - 6.0, fill, Some(&title));
@@ -36,12 +40,7 @@ pub fn rank_bars(splits: &[(u32, RankSplit)]) -> Option<String> {
         }
         svg.text(x + 6.0, y + ROW_H * 0.7, "start", 11.0, &human_ns(split.wall_ns as f64));
     }
-    let legend_y = 4.0 + shown.len() as f64 * ROW_H + 20.0;
-    for (index, (name, fill)) in PARTS.iter().enumerate() {
-        let x = LABEL_W + index as f64 * 150.0;
-        svg.rect(x, legend_y - 10.0, 12.0, 12.0, fill, None);
-        svg.text(x + 16.0, legend_y, "start", 12.0, name);
-    }
+    legend(&mut svg, LABEL_W, 4.0 + shown.len() as f64 * ROW_H + 20.0, 150.0, parts());
     Some(svg.finish("wall time of each rank: compute, communication, other, idle"))
 }
 
