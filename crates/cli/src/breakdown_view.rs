@@ -91,8 +91,9 @@ impl<'a> BreakdownReport<'a> {
 pub struct DeepDiveContext<'a> {
     /// The vendor of the data has a single-kernel deep dive (NVIDIA's ncu; not Ascend).
     pub available: bool,
-    /// Launches of each kernel before the window the summary describes (its warm-up and load).
-    pub launches_before: Option<&'a std::collections::HashMap<String, u64>>,
+    /// Launches of each kernel (by name id; the window keeps its timeline's names) before the
+    /// window the summary describes (its warm-up and load).
+    pub launches_before: Option<&'a prof_core::intern::FxHashMap<prof_core::intern::NameId, u64>>,
 }
 
 /// True when the backend named `vendor` (a [`prof_core::Format`]'s vendor), or the one whose
@@ -136,7 +137,8 @@ pub fn deep_dive_suggestion(
     }
     let function = function_name(&top.name);
     let regex = format!("^{}$", regex_escape(function));
-    let skip = context.launches_before.and_then(|before| before.get(&top.name)).copied().unwrap_or(0) + WARM_LAUNCHES;
+    let skip =
+        context.launches_before.and_then(|before| before.get(&top.name_id)).copied().unwrap_or(0) + WARM_LAUNCHES;
     let cmd = if command.is_empty() {
         "CMD...".to_owned()
     } else {

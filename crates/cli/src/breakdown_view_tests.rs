@@ -12,7 +12,7 @@ fn the_suggestion_needs_a_deep_dive_and_skips_the_warm_up() {
         t.push_op(DeviceOp::new(OpKind::Kernel, small, 0, 7, i * 1_000 + 950, 10));
     }
     let summary = summarize_kernels(&t, &Families::builtin());
-    let before = std::collections::HashMap::from([("void ns::big_gemm<128>(float*)".to_owned(), 7u64)]);
+    let before = prof_core::intern::FxHashMap::from_iter([(big, 7u64)]);
     let none = DeepDiveContext { available: false, launches_before: Some(&before) };
     assert_eq!(deep_dive_suggestion(&summary, &[], &none), None, "no deep dive on this vendor");
     let nvidia = DeepDiveContext { available: true, launches_before: Some(&before) };

@@ -24,7 +24,7 @@ pub struct PhaseView {
     pub phases: Phases,
     /// Kernel launches before the window, by kernel name (the deep-dive suggestion skips them).
     #[serde(skip)]
-    pub launches_before: std::collections::HashMap<String, u64>,
+    pub launches_before: prof_core::intern::FxHashMap<prof_core::intern::NameId, u64>,
 }
 
 /// Clap's parser for `--phase`.
@@ -52,10 +52,10 @@ pub fn apply(timeline: Timeline, choice: PhaseChoice) -> Result<(Timeline, Phase
         ));
     }
     let window = choice.window(&phases)?;
-    let mut launches_before = std::collections::HashMap::new();
+    let mut launches_before = prof_core::intern::FxHashMap::default();
     if let Some((start, _)) = window {
         for op in timeline.ops.iter().filter(|op| op.kind == prof_core::OpKind::Kernel && op.start_ns < start) {
-            *launches_before.entry(timeline.name(op.name).to_owned()).or_insert(0) += 1;
+            *launches_before.entry(op.name).or_insert(0) += 1;
         }
     }
     let cut = match window {
