@@ -85,12 +85,6 @@ impl Shape {
         shape.sandwiched_softmax = sandwiched_softmax(timeline, summary);
         shape
     }
-
-    /// True when attention runs here, fused or as GEMM + softmax + GEMM at least
-    /// `per_step_min` times a step over `steps` steps.
-    pub fn transformer(&self, steps: usize, per_step_min: f64) -> bool {
-        self.attention_calls > 0 || self.sandwiched_softmax as f64 >= per_step_min * steps.max(1) as f64
-    }
 }
 
 fn autograd_spans(timeline: &Timeline) -> bool {
