@@ -99,15 +99,14 @@ pub struct DeepDiveContext<'a> {
 /// True when the backend named `vendor` (a [`prof_core::Format`]'s vendor), or the one whose
 /// breakdown tool is `tool`, has a deep dive; with neither (the embedded NVIDIA profile), true.
 pub fn deep_dive_available(registry: &prof_core::Registry, vendor: Option<&str>, tool: Option<&str>) -> bool {
-    let backends = registry.vendors().iter();
-    let mut matching = backends.filter(|v| {
-        vendor.is_none_or(|name| v.name() == name)
-            && tool.is_none_or(|name| v.breakdown_tools().iter().any(|t| t.name() == name))
-    });
     if vendor.is_none() && tool.is_none() {
         return true;
     }
-    matching.any(|v| v.deep_dive().is_some())
+    registry.vendors().iter().any(|v| {
+        vendor.is_none_or(|name| v.name() == name)
+            && tool.is_none_or(|name| v.breakdown_tools().iter().any(|t| t.name() == name))
+            && v.deep_dive().is_some()
+    })
 }
 
 /// Launches skipped past the warm-up beyond those before the steady state: the first steady
