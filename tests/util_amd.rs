@@ -88,7 +88,7 @@ fn csv_has_a_row_per_sample_and_device_with_the_recorded_power() {
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert!(rows.len() >= 6 && rows.len() % 6 == 0, "{text}");
+    assert!(rows.len() >= 6 && rows.len().is_multiple_of(6), "{text}");
     for row in &rows {
         let device: usize = row[at("device")].parse().unwrap();
         let power: f64 = row[at("power_w")].parse().unwrap();

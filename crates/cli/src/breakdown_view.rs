@@ -113,16 +113,49 @@ pub fn deep_dive_available(registry: &prof_core::Registry, vendor: Option<&str>,
 /// launches still see cold caches and clocks.
 pub const WARM_LAUNCHES: u64 = 2;
 
-/// The deep-dive command for the top kernel, only when it dominates (a deep dive replays
-/// the kernel and is slow, so it is not suggested for a flat profile) and the vendor has a
-/// deep dive. The regex is the kernel's function name anchored (`^name$`, the name ncu
-/// matches by default), and the launch-skip passes its launches before the steady state and
-/// [`WARM_LAUNCHES`] more.
+/// The kernel a deep dive should look at, and how to reach a warm launch of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeepDiveTarget {
+    /// Its full name, as the trace has it.
+    pub kernel: String,
+    /// Its share of device time, percent.
+    pub share_pct: f64,
+    /// The regex for `--kernel`: the function name anchored.
+    pub regex: String,
+    /// `--launch-skip`: its launches before the steady window and [`WARM_LAUNCHES`] more.
+    pub launch_skip: u64,
+}
+
+impl DeepDiveTarget {
+    /// The `prof deep-dive` command line for `command` (`CMD...` when there is none).
+    pub fn command(&self, command: &[OsString]) -> String {
+        let cmd = if command.is_empty() {
+            "CMD...".to_owned()
+        } else {
+            command.iter().map(|a| shell_quote(&a.to_string_lossy())).collect::<Vec<_>>().join(" ")
+        };
+        format!(
+            "prof deep-dive --kernel {} --launch-skip {} --launch-count 1 -- {cmd}",
+            shell_quote(&self.regex),
+            self.launch_skip
+        )
+    }
+}
+
+/// The deep-dive command for the top kernel, only when it dominates (see [`dominant_kernel`]).
 pub fn deep_dive_suggestion(
     summary: &KernelSummary,
     command: &[OsString],
     context: &DeepDiveContext,
 ) -> Option<String> {
+    dominant_kernel(summary, context).map(|target| target.command(command))
+}
+
+/// The top kernel, only when it dominates (a deep dive replays the kernel and is slow, so it
+/// is not offered for a flat profile) and the vendor has a deep dive. The regex is the
+/// kernel's function name anchored (`^name$`, the name ncu matches by default), and the
+/// launch-skip passes its launches before the steady state and [`WARM_LAUNCHES`] more.
+pub fn dominant_kernel(summary: &KernelSummary, context: &DeepDiveContext) -> Option<DeepDiveTarget> {
     if !context.available {
         return None;
     }
@@ -134,16 +167,14 @@ pub fn deep_dive_suggestion(
     if !dominant {
         return None;
     }
-    let function = function_name(&top.name);
-    let regex = format!("^{}$", regex_escape(function));
-    let skip =
+    let launch_skip =
         context.launches_before.and_then(|before| before.get(&top.name_id)).copied().unwrap_or(0) + WARM_LAUNCHES;
-    let cmd = if command.is_empty() {
-        "CMD...".to_owned()
-    } else {
-        command.iter().map(|a| shell_quote(&a.to_string_lossy())).collect::<Vec<_>>().join(" ")
-    };
-    Some(format!("prof deep-dive --kernel {} --launch-skip {skip} --launch-count 1 -- {cmd}", shell_quote(&regex)))
+    Some(DeepDiveTarget {
+        kernel: top.name.clone(),
+        share_pct: top.share_pct,
+        regex: format!("^{}$", regex_escape(function_name(&top.name))),
+        launch_skip,
+    })
 }
 
 /// The function name of a demangled kernel signature, as ncu's default `--kernel-name-base

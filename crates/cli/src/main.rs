@@ -8,12 +8,15 @@ mod render;
 mod breakdown_view;
 mod chrome_trace;
 mod commands;
+mod confirm;
 mod deep_dive_view;
 mod durations;
 mod failure;
 mod html_report;
+mod mcp;
 mod outputs;
 mod phases_view;
+mod profile_view;
 mod progress;
 mod registry;
 mod sections;
@@ -56,6 +59,10 @@ enum Command {
     Analyze(commands::analyze::AnalyzeArgs),
     /// Compare two profiles: per-family and per-kernel deltas, idle time and gaps.
     Diff(commands::diff::DiffArgs),
+    /// All three in one: utilization, then a breakdown if busy, then a deep dive if one kernel dominates.
+    Profile(commands::profile::ProfileArgs),
+    /// Serve prof's verbs as Model Context Protocol tools over stdio (for AI coding agents).
+    Mcp,
     /// Profile a model server under a short benchmark (plan, fail fast, warm up, capture, clean up).
     Serve(commands::serve::ServeArgs),
 }
@@ -71,6 +78,8 @@ impl Command {
             Command::Analyze(args) => args.json,
             Command::Diff(args) => args.json,
             Command::Serve(args) => args.json,
+            Command::Profile(args) => args.json,
+            Command::Mcp => false,
         }
     }
 }
@@ -102,6 +111,14 @@ const EXAMPLES_ANALYZE: &str = "Examples:
 const EXAMPLES_DIFF: &str = "Examples:
   prof diff eager.json graph.json                before and after: per-family and per-kernel deltas
   prof diff before.pcupti after.pcupti --json    the same as prof.diff.v1";
+const EXAMPLES_PROFILE: &str = "Examples:
+  prof profile -- python infer.py                util; if busy, breakdown; if one kernel dominates, deep dive
+  prof profile --yes --json -- python train.py   every step without asking, as prof.profile.v1
+  prof profile --max-depth breakdown -- ./app    never the (slow) deep dive";
+const EXAMPLES_MCP: &str = "Examples:
+  prof mcp                                       serve on stdin/stdout (an agent starts it)
+  claude mcp add prof -- prof mcp                register it with Claude Code
+  {\"mcpServers\": {\"prof\": {\"command\": \"prof\", \"args\": [\"mcp\"]}}}   in an MCP client's JSON config";
 const EXAMPLES_SERVE: &str = "Examples:
   prof serve --server 'vllm serve facebook/opt-125m' --health http://localhost:8000/health
       start the server, wait until healthy, warm up, benchmark, capture a window, stop it
@@ -129,7 +146,9 @@ fn parse(registry: &prof_core::Registry) -> Cli {
         .mut_subcommand("breakdown", |c| c.after_help(EXAMPLES_BREAKDOWN))
         .mut_subcommand("deep-dive", |c| c.after_help(EXAMPLES_DEEP_DIVE))
         .mut_subcommand("diff", |c| c.after_help(EXAMPLES_DIFF))
-        .mut_subcommand("serve", |c| c.after_help(EXAMPLES_SERVE));
+        .mut_subcommand("serve", |c| c.after_help(EXAMPLES_SERVE))
+        .mut_subcommand("profile", |c| c.after_help(EXAMPLES_PROFILE))
+        .mut_subcommand("mcp", |c| c.after_help(EXAMPLES_MCP));
     let matches = command.get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
 }
@@ -159,6 +178,8 @@ fn main() -> ExitCode {
         Command::Analyze(args) => commands::analyze::run(&registry, &args),
         Command::Diff(args) => commands::diff::run(&registry, &args),
         Command::Serve(args) => commands::serve::run(&registry, &args),
+        Command::Profile(args) => commands::profile::run(&registry, &args),
+        Command::Mcp => mcp::serve(),
     };
     match result {
         Ok(code) => code,

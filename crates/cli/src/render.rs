@@ -79,23 +79,35 @@ pub fn print_json(value: &impl Serialize) -> Result<(), String> {
 /// cut list (`--json-full` gives them whole). Lists prof ranks (kernels, families, gaps) hold
 /// their largest rows first, so what is kept is what matters most.
 pub fn bound_json(document: &mut serde_json::Value, rows: usize) {
-    fn walk(value: &mut serde_json::Value, path: &mut Vec<String>, rows: usize, cut: &mut Vec<serde_json::Value>) {
+    bound_json_except(document, rows, &[]);
+}
+
+/// [`bound_json`], but lists under a key in `whole` (and lists inside them) are kept whole.
+pub fn bound_json_except(document: &mut serde_json::Value, rows: usize, whole: &[&str]) {
+    fn walk(
+        value: &mut serde_json::Value,
+        path: &mut Vec<String>,
+        rows: usize,
+        whole: &[&str],
+        cut: &mut Vec<serde_json::Value>,
+    ) {
         match value {
             serde_json::Value::Array(items) => {
-                if items.len() > rows {
+                let keep = path.iter().any(|key| whole.contains(&key.as_str()));
+                if items.len() > rows && !keep {
                     cut.push(serde_json::json!({ "path": path.join("."), "kept": rows, "of": items.len() }));
                     items.truncate(rows);
                 }
                 for (index, item) in items.iter_mut().enumerate() {
                     path.push(index.to_string());
-                    walk(item, path, rows, cut);
+                    walk(item, path, rows, whole, cut);
                     path.pop();
                 }
             }
             serde_json::Value::Object(fields) => {
                 for (key, field) in fields.iter_mut() {
                     path.push(key.clone());
-                    walk(field, path, rows, cut);
+                    walk(field, path, rows, whole, cut);
                     path.pop();
                 }
             }
@@ -103,7 +115,7 @@ pub fn bound_json(document: &mut serde_json::Value, rows: usize) {
         }
     }
     let mut cut = Vec::new();
-    walk(document, &mut Vec::new(), rows, &mut cut);
+    walk(document, &mut Vec::new(), rows, whole, &mut cut);
     if let (false, serde_json::Value::Object(fields)) = (cut.is_empty(), document) {
         fields.insert("truncated".to_owned(), serde_json::Value::Array(cut));
     }

@@ -29,7 +29,8 @@
 //!   least [`REPREFILL_GEMM_STEP_SHARE_PCT`] % of the step's matmul time, large GEMMs are at
 //!   least [`REPREFILL_MIN_COMPUTE_SHARE_PCT`] % of compute time, and their time per step grows:
 //!   the mean of the last third of the steps at least [`REPREFILL_GROWTH_RATIO`] × the first
-//!   third's. Decode without a KV cache re-runs the whole sequence each step (O(n²) over a
+//!   third's, this time form only where the source records no grids (with grids, work that
+//!   does not grow is not re-prefill however the times drift). Decode without a KV cache re-runs the whole sequence each step (O(n²) over a
 //!   generation). Steps of a flat cost are not reported: an encoder, a prefill or a CNN looks
 //!   the same.
 //! - **host-bound**, **idle stretch**, **pageable copies** and **host syncs**: see [`host`].
@@ -326,11 +327,17 @@ fn unfused_norm(mix: &Mix, shape: &Shape, steps: usize) -> Option<Diagnosis> {
 }
 
 fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &Steps) -> Option<Diagnosis> {
-    if let Some(mut evidence) = growing::growing_work(timeline, steps) {
-        evidence.insert(0, format!("{} steps, from {}", steps.count, step_source(&steps.source)));
-        let headline = "O(n²) re-prefill: every step launches more work than the last (each decode step re-runs the \
-                        whole sequence); use the KV cache";
-        return finding(DiagnosisKind::RePrefill, Severity::Warning, headline.to_owned(), evidence);
+    match growing::growing_work(timeline, steps) {
+        growing::Work::Growing(mut evidence) => {
+            evidence.insert(0, format!("{} steps, from {}", steps.count, step_source(&steps.source)));
+            let headline = "O(n²) re-prefill: every step launches more work than the last (each decode step re-runs \
+                            the whole sequence); use the KV cache";
+            return finding(DiagnosisKind::RePrefill, Severity::Warning, headline.to_owned(), evidence);
+        }
+        // The same work each step: a slower end is clocks or contention (an H200 prefill loop's
+        // GEMMs slowed ×1.12 as it heated), not a growing sequence.
+        growing::Work::Flat => return None,
+        growing::Work::Unknown => {}
     }
     let large_share = mix.share(mix.ns(Family::Gemm));
     if steps.count < REPREFILL_MIN_STEPS || large_share < REPREFILL_MIN_COMPUTE_SHARE_PCT {

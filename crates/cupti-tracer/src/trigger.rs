@@ -189,7 +189,7 @@ impl Trigger {
                 Action::None
             }
             (StartOn::Auto, Event::Launch { .. }) if !self.opened() => {
-                if (self.launches.fetch_add(1, Ordering::AcqRel) + 1) % AUTO_BLOCK != 0 {
+                if !(self.launches.fetch_add(1, Ordering::AcqRel) + 1).is_multiple_of(AUTO_BLOCK) {
                     return Action::None;
                 }
                 let bytes = self.block_bytes.swap(0, Ordering::AcqRel);

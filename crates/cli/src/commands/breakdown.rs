@@ -3,7 +3,9 @@
 //! warm up unprofiled, capture a small window under the supervisor, verify the artifact,
 //! then load it and report the ranked kernels, families and diagnosis (`prof.breakdown.v1`).
 
-use crate::breakdown_view::{deep_dive_available, deep_dive_suggestion, render_text, BreakdownReport, DeepDiveContext};
+use crate::breakdown_view::{
+    deep_dive_available, dominant_kernel, render_text, BreakdownReport, DeepDiveContext, DeepDiveTarget,
+};
 use crate::commands::analyze::families;
 use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
@@ -136,8 +138,78 @@ fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn Breakd
     Err(Failure::new(Kind::ToolMissing, message))
 }
 
+impl BreakdownArgs {
+    /// The arguments `prof breakdown -- COMMAND` has, with these settings (for `prof profile`).
+    pub fn for_command(command: Vec<OsString>, settings: ForCommand) -> Self {
+        Self {
+            tool: settings.tool,
+            warmup: 1,
+            skip: Skip::Time(Duration::ZERO),
+            capture_range: None,
+            window: settings.window,
+            timeout: settings.timeout,
+            top: settings.top,
+            out: settings.out,
+            families: settings.families,
+            json: settings.json,
+            phase: prof_core::phases::PhaseChoice::Steady,
+            outputs: OutputArgs::default(),
+            command,
+        }
+    }
+}
+
+/// What [`BreakdownArgs::for_command`] sets.
+pub struct ForCommand {
+    /// `--tool`.
+    pub tool: Option<String>,
+    /// `--window`.
+    pub window: Duration,
+    /// `--timeout`.
+    pub timeout: Duration,
+    /// `--top`.
+    pub top: usize,
+    /// `--out`.
+    pub out: PathBuf,
+    /// `--families`.
+    pub families: Option<PathBuf>,
+    /// `--json` (the workload's output is then not echoed).
+    pub json: bool,
+}
+
+/// What one breakdown capture found, rendered both ways.
+pub struct Measured {
+    /// The capture tool used.
+    pub tool: String,
+    /// The report a person reads (phases, kernels, diagnosis, sections, artifacts).
+    pub text: String,
+    /// The `prof.breakdown.v1` document.
+    pub document: serde_json::Value,
+    /// Ranked kernels and families of the steady window.
+    pub summary: prof_core::kernel_summary::KernelSummary,
+    /// The findings.
+    pub diagnosis: prof_core::DiagnosisReport,
+    /// The kernel worth a deep dive, when one dominates.
+    pub target: Option<DeepDiveTarget>,
+    /// Artifact files and their sizes.
+    pub artifacts: Vec<(PathBuf, u64)>,
+    /// How to open them.
+    pub how_to_open: String,
+}
+
 /// Runs `prof breakdown`.
 pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failure> {
+    let measured = measure(registry, args)?;
+    if args.json {
+        print_json(&measured.document)?;
+    } else {
+        out!("{}", measured.text);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Captures as `args` asks, loads and analyses the capture, and renders it both ways.
+pub fn measure(registry: &Registry, args: &BreakdownArgs) -> Result<Measured, Failure> {
     let families = families(args.families.as_deref())?;
     let tool = choose_tool(registry, args.tool.as_deref())?;
     let request = CaptureRequest {
@@ -194,7 +266,8 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
         available: deep_dive_available(registry, None, Some(tool.name())),
         launches_before: Some(&phases.launches_before),
     };
-    let deep_dive = deep_dive_suggestion(&summary, &args.command, &dive);
+    let target = dominant_kernel(&summary, &dive);
+    let deep_dive = target.as_ref().map(|t| t.command(&args.command));
     let context = SectionContext {
         families: &families,
         summary: &summary,
@@ -208,23 +281,29 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
     for line in written {
         eprintln!("{line}");
     }
-    if args.json {
-        let artifacts = paths.iter().map(|p| p.display().to_string()).collect();
-        let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, Some(&plan.how_to_open), deep_dive);
-        report.analyses = Some(sections::to_json(&sections));
-        report.phases = Some(&phases);
-        print_json(&report)?;
-    } else {
-        out!("{}", crate::phases_view::render_text(&phases));
-        out!("{}", render_text(&summary, &diagnosis, args.top));
-        out!("{}", sections::render_text(&sections));
-        for (path, size) in &captured.artifacts {
-            outln!("\nartifact: {} ({size} bytes)", path.display());
-        }
-        outln!("open: {}", plan.how_to_open);
-        if let Some(next) = deep_dive {
-            outln!("next: one kernel dominates; see why with: {next}");
-        }
+    let artifacts = paths.iter().map(|p| p.display().to_string()).collect();
+    let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, Some(&plan.how_to_open), deep_dive.clone());
+    report.analyses = Some(sections::to_json(&sections));
+    report.phases = Some(&phases);
+    let document = serde_json::to_value(&report).map_err(|e| format!("cannot encode JSON: {e}"))?;
+    let mut text = crate::phases_view::render_text(&phases);
+    text.push_str(&render_text(&summary, &diagnosis, args.top));
+    text.push_str(&sections::render_text(&sections));
+    for (path, size) in &captured.artifacts {
+        text.push_str(&format!("\nartifact: {} ({size} bytes)\n", path.display()));
     }
-    Ok(ExitCode::SUCCESS)
+    text.push_str(&format!("open: {}\n", plan.how_to_open));
+    if let Some(next) = &deep_dive {
+        text.push_str(&format!("next: one kernel dominates; see why with: {next}\n"));
+    }
+    Ok(Measured {
+        tool: tool.name().to_owned(),
+        text,
+        document,
+        summary,
+        diagnosis,
+        target,
+        artifacts: captured.artifacts.clone(),
+        how_to_open: plan.how_to_open.clone(),
+    })
 }

@@ -58,8 +58,47 @@ fn choose_tool(registry: &Registry) -> Result<Box<dyn DeepDive>, Failure> {
     tool.ok_or_else(|| Failure::new(Kind::ToolMissing, format!("{} has no deep-dive tool yet", vendor.name())))
 }
 
-/// Runs `prof deep-dive`.
-pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, Failure> {
+impl DeepDiveArgs {
+    /// The arguments of `prof deep-dive --kernel REGEX --launch-skip N -- COMMAND` (for `prof profile`).
+    pub fn for_command(
+        command: Vec<OsString>,
+        kernel: String,
+        launch_skip: u32,
+        timeout: Duration,
+        out: PathBuf,
+    ) -> Self {
+        Self { kernel, launch_skip, launch_count: 1, timeout, out, json: false, html: None, command }
+    }
+}
+
+/// What one deep dive found.
+pub struct Measured {
+    /// The tool that ran.
+    pub tool: String,
+    /// One report per profiled launch.
+    pub reports: Vec<prof_core::deepdive::KernelReport>,
+    /// Where the report is kept.
+    pub out: PathBuf,
+    /// How to open it.
+    pub how_to_open: String,
+    /// The report files.
+    pub artifacts: Vec<(PathBuf, u64)>,
+}
+
+impl Measured {
+    /// The `prof.deep-dive.v1` document.
+    pub fn document(&self) -> Result<serde_json::Value, Failure> {
+        let report = DeepDiveReport {
+            schema: "prof.deep-dive.v1",
+            source: self.out.display().to_string(),
+            kernels: &self.reports,
+        };
+        Ok(serde_json::to_value(&report).map_err(|e| format!("cannot encode JSON: {e}"))?)
+    }
+}
+
+/// Runs the deep dive `args` asks for and loads its report.
+pub fn measure(registry: &Registry, args: &DeepDiveArgs) -> Result<Measured, Failure> {
     let tool = choose_tool(registry)?;
     tool.check()?;
     let request = DeepDiveRequest {
@@ -86,19 +125,28 @@ pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, Failure
     })?;
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
     let reports = tool.load(&paths).map_err(|e| Failure::from(e).or_kind(Kind::BadInput))?;
+    Ok(Measured {
+        tool: tool.name().to_owned(),
+        reports,
+        out: args.out.clone(),
+        how_to_open: plan.how_to_open.clone(),
+        artifacts: captured.artifacts.clone(),
+    })
+}
+
+/// Runs `prof deep-dive`.
+pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, Failure> {
+    let measured = measure(registry, args)?;
     if let Some(page) = &args.html {
-        crate::html_report::write_text_page(page, &format!("prof deep-dive: {}", args.kernel), &render_text(&reports))?;
+        let text = render_text(&measured.reports);
+        crate::html_report::write_text_page(page, &format!("prof deep-dive: {}", args.kernel), &text)?;
         eprintln!("wrote {} (open in a browser)", page.display());
     }
     if args.json {
-        print_json(&DeepDiveReport {
-            schema: "prof.deep-dive.v1",
-            source: args.out.display().to_string(),
-            kernels: &reports,
-        })?;
+        print_json(&measured.document()?)?;
     } else {
-        out!("{}", render_text(&reports));
-        outln!("report kept in {} ({})", args.out.display(), plan.how_to_open);
+        out!("{}", render_text(&measured.reports));
+        outln!("report kept in {} ({})", args.out.display(), measured.how_to_open);
     }
     Ok(ExitCode::SUCCESS)
 }

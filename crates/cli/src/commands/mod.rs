@@ -7,6 +7,7 @@ pub mod breakdown;
 pub mod deep_dive;
 pub mod detect;
 pub mod diff;
+pub mod profile;
 pub mod serve;
 pub mod util;
 pub mod util_record;

@@ -24,7 +24,6 @@ use prof_core::recorder::DEFAULT_INTERVAL;
 use prof_core::supervisor::{self, verify_artifact};
 use prof_core::{BreakdownTool, Registry, UtilizationProbe};
 use std::ffi::OsString;
-use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -123,21 +122,13 @@ fn open_probe(registry: &Registry) -> Result<Box<dyn UtilizationProbe>, String> 
     Err(tried.join(", "))
 }
 
-/// Asks y/N on the terminal; refuses when stdin is not one.
+/// Asks before starting the server; refuses when stdin is not a terminal.
 fn confirm() -> Result<(), String> {
-    if !std::io::stdin().is_terminal() {
-        return Err("stdin is not a terminal, so prof cannot ask before starting the server; \
-                    read the plan above and rerun with --yes to run it"
-            .to_owned());
-    }
-    eprint!("Start the server and run this plan? [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer).map_err(|e| format!("cannot read the answer: {e}"))?;
-    match answer.trim().to_ascii_lowercase().as_str() {
-        "y" | "yes" => Ok(()),
-        _ => Err("not confirmed; nothing was started".to_owned()),
-    }
+    crate::confirm::ask(
+        "Start the server and run this plan?",
+        "stdin is not a terminal, so prof cannot ask before starting the server; \
+         read the plan above and rerun with --yes to run it",
+    )
 }
 
 /// Runs `prof serve`.

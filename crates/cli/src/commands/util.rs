@@ -106,8 +106,45 @@ fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn Utili
     Err(Failure::new(Kind::ToolMissing, message))
 }
 
-/// Runs `prof util`.
-pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
+/// What one `prof util` recording found, before it is rendered.
+pub struct Measured {
+    /// `snapshot`, `duration`, `command` or `watch`.
+    pub mode: &'static str,
+    /// The samples.
+    pub recording: Recording,
+    /// How the recording ended.
+    pub ended: Ended,
+    /// The command's exit status, when it exited.
+    pub exit_code: Option<i32>,
+    /// The phases (not for a snapshot).
+    pub phases: Option<crate::phases_view::PhaseView>,
+    /// Per device, over the chosen phase.
+    pub summaries: Vec<DeviceSummary>,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+impl UtilArgs {
+    /// The arguments `prof util -- COMMAND` has, with these settings (for `prof profile`).
+    pub fn for_command(command: Vec<OsString>, interval: Duration, timeout: Option<Duration>, out: PathBuf) -> Self {
+        Self {
+            interval,
+            duration: None,
+            watch: false,
+            timeout,
+            csv: None,
+            phase: prof_core::phases::PhaseChoice::Steady,
+            html: None,
+            json: false,
+            vendor: None,
+            out,
+            command,
+        }
+    }
+}
+
+/// Records as `args` asks and judges the recording (nothing is printed but the warnings).
+pub fn measure(registry: &Registry, args: &UtilArgs) -> Result<Measured, Failure> {
     let mut probe = open_probe(registry, args.vendor.as_deref())?;
     let sampling = Sampling { interval: args.interval, csv: args.csv.as_deref(), watch: args.watch };
     let (mode, recording, ended) = if !args.command.is_empty() {
@@ -139,51 +176,75 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
     if let Some(path) = &args.csv {
         util_record::rewrite_csv(path, &recording)?;
     }
+    Ok(Measured { mode, recording, ended, exit_code, phases, summaries, verdict })
+}
+
+/// The `prof.util.v1` document of `measured`.
+pub fn document(args: &UtilArgs, measured: &Measured) -> Result<serde_json::Value, Failure> {
+    let recording = &measured.recording;
+    let report = UtilReport {
+        schema: "prof.util.v1",
+        source: &recording.source,
+        mode: measured.mode,
+        command: (!args.command.is_empty())
+            .then(|| args.command.iter().map(|a| a.to_string_lossy().into_owned()).collect()),
+        exit_code: measured.exit_code,
+        stopped_by: measured.ended.stopped_by(),
+        interval_ns: recording.interval.as_nanos(),
+        elapsed_ns: recording.elapsed.as_nanos(),
+        samples: recording.ticks.len(),
+        missed_ticks: recording.missed_ticks,
+        sample_errors: &recording.errors,
+        sample_cost: &recording.sample_cost,
+        devices: &measured.summaries,
+        verdict: &measured.verdict,
+        phases: measured.phases.as_ref(),
+    };
+    Ok(serde_json::to_value(&report).map_err(|e| format!("cannot encode JSON: {e}"))?)
+}
+
+/// The report a person reads: the phases, the table per device and the verdict.
+pub fn text(measured: &Measured) -> String {
+    let mut out = measured.phases.as_ref().map(crate::phases_view::render_text).unwrap_or_default();
+    out.push_str(&render_text(&measured.recording, &measured.summaries, &measured.verdict, measured.exit_code));
+    out
+}
+
+/// Runs `prof util`.
+pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
+    let measured = measure(registry, args)?;
+    let recording = &measured.recording;
     if let Some(path) = &args.html {
-        let report = render_text(&recording, &summaries, &verdict, exit_code);
-        crate::html_report::write_util(path, &recording, &report)?;
+        let report = render_text(recording, &measured.summaries, &measured.verdict, measured.exit_code);
+        crate::html_report::write_util(path, recording, &report)?;
         eprintln!("wrote {} (open in a browser)", path.display());
     }
     if args.json {
-        print_json(&UtilReport {
-            schema: "prof.util.v1",
-            source: &recording.source,
-            mode,
-            command: (!args.command.is_empty())
-                .then(|| args.command.iter().map(|a| a.to_string_lossy().into_owned()).collect()),
-            exit_code,
-            stopped_by: ended.stopped_by(),
-            interval_ns: recording.interval.as_nanos(),
-            elapsed_ns: recording.elapsed.as_nanos(),
-            samples: recording.ticks.len(),
-            missed_ticks: recording.missed_ticks,
-            sample_errors: &recording.errors,
-            sample_cost: &recording.sample_cost,
-            devices: &summaries,
-            verdict: &verdict,
-            phases: phases.as_ref(),
-        })?;
+        print_json(&document(args, &measured)?)?;
     } else {
-        if let Some(phases) = &phases {
-            out!("{}", crate::phases_view::render_text(phases));
-        }
-        out!("{}", render_text(&recording, &summaries, &verdict, exit_code));
+        out!("{}", text(&measured));
         if let Some(path) = &args.csv {
             outln!("samples written to {}", path.display());
         }
     }
+    let ended = measured.ended;
     if let Some(stopped) = ended.stopped_by() {
         eprintln!(
             "prof util: {stopped} ended the recording; the {} samples taken are summarised above",
             recording.ticks.len()
         );
     }
-    Ok(match ended {
+    Ok(exit_status(ended))
+}
+
+/// The exit status `prof util` gives for how the recording `ended`.
+pub fn exit_status(ended: Ended) -> ExitCode {
+    match ended {
         Ended::Signal(signal) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(130)),
         Ended::TimedOut => ExitCode::from(124),
         Ended::Exited(Some(code)) if code != 0 => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Ended::Exited(_) => ExitCode::SUCCESS,
-    })
+    }
 }
 
 fn opt(value: Option<f64>, unit: &str) -> String {

@@ -18,10 +18,21 @@ pub const GROWTH_P90_P10: f64 = 1.3;
 /// Share of consecutive step pairs (percent) whose blocks must grow.
 pub const GROWING_PAIRS_PCT: f64 = 75.0;
 
-/// Evidence lines when each step launches more work than the one before, else `None`.
-pub fn growing_work(timeline: &Timeline, steps: &Steps) -> Option<Vec<String>> {
+/// What the launched blocks say about the steps.
+pub enum Work {
+    /// Each step launches more than the one before: the evidence lines.
+    Growing(Vec<String>),
+    /// The grids are known and the work per step does not grow: step times that grow are
+    /// noise (clocks, contention), not a longer sequence.
+    Flat,
+    /// Too few steps, or too few kernels with a grid, to tell.
+    Unknown,
+}
+
+/// Whether each step launches more work than the one before.
+pub fn growing_work(timeline: &Timeline, steps: &Steps) -> Work {
     if steps.count < super::REPREFILL_MIN_STEPS {
-        return None;
+        return Work::Unknown;
     }
     let mut blocks = vec![0u64; steps.count];
     let (mut kernels, mut with_grid) = (0usize, 0usize);
@@ -38,7 +49,7 @@ pub fn growing_work(timeline: &Timeline, steps: &Steps) -> Option<Vec<String>> {
         }
     }
     if with_grid * 2 < kernels.max(1) {
-        return None;
+        return Work::Unknown;
     }
     let growing = blocks.windows(2).filter(|w| w[1] > w[0]).count();
     let pairs = steps.count - 1;
@@ -48,9 +59,9 @@ pub fn growing_work(timeline: &Timeline, steps: &Steps) -> Option<Vec<String>> {
     let ratio = p90 as f64 / p10.max(1) as f64;
     let share = growing as f64 * 100.0 / pairs as f64;
     if ratio < GROWTH_P90_P10 || share < GROWING_PAIRS_PCT {
-        return None;
+        return Work::Flat;
     }
-    Some(vec![
+    Work::Growing(vec![
         format!("launched thread blocks per step: {p10} (10th percentile) → {p90} (90th), ×{ratio:.2}"),
         format!("{growing} of {pairs} consecutive steps launch more blocks than the step before ({share:.0} %)"),
     ])

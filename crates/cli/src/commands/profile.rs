@@ -1,0 +1,245 @@
+//! `prof profile -- CMD…`: the three questions in one command, in the order the method asks
+//! them. Utilization first, on the steady phase: a device that mostly waits is answered there
+//! (the host is the bottleneck; a kernel trace won't help). Else a kernel breakdown, which is
+//! usually the answer: it stops there unless one kernel dominates. Only then a deep dive of that
+//! one kernel, past its warm-up launches; a deep dive replays the kernel and is slow, so prof
+//! asks first unless `--yes`. One report: each step's headline, evidence, artifacts with how
+//! to open them, and the command that reruns the step alone (`prof.profile.v1`, see
+//! [`crate::profile_view`]).
+
+use super::{breakdown, deep_dive, util};
+use crate::durations::parse_duration;
+use crate::failure::{Failure, Kind};
+use crate::profile_view::{self, Depth, ProfileReport, Step};
+use crate::render::print_json;
+use clap::Args;
+use prof_core::supervisor::shell_quote;
+use prof_core::{Registry, VerdictKind};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Arguments of `prof profile`.
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// Run every step the answers call for without asking (the deep dive is slow: by default
+    /// prof asks before it, and skips it when it cannot ask).
+    #[arg(long)]
+    yes: bool,
+    /// Go no deeper than this step: `util`, `breakdown` or `deep-dive`.
+    #[arg(long, default_value = "deep-dive", value_parser = Depth::parse)]
+    max_depth: Depth,
+    /// Utilization sampling interval.
+    #[arg(long, default_value = "100ms", value_parser = parse_duration)]
+    interval: Duration,
+    /// Breakdown capture tool (`cupti`, `nsys`, …); default: the first that can run here.
+    #[arg(long)]
+    tool: Option<String>,
+    /// Breakdown capture window.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    window: Duration,
+    /// Hard limit for each run of the command.
+    #[arg(long, default_value = "10m", value_parser = parse_duration)]
+    timeout: Duration,
+    /// Kernels to list.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    /// Directory for logs and artifacts (one folder per step under it).
+    #[arg(long, default_value = "prof-out")]
+    out: PathBuf,
+    /// Extra kernel-family rules (`family pattern` per line).
+    #[arg(long)]
+    families: Option<PathBuf>,
+    /// Print the `prof.profile.v1` JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the report as a self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// The workload, after `--`.
+    #[arg(last = true, required = true)]
+    command: Vec<OsString>,
+}
+
+/// Runs `prof profile`.
+pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure> {
+    let detections = registry.detect_all();
+    let present = detections.iter().find(|d| d.present).ok_or_else(|| {
+        Failure::new(
+            Kind::ToolMissing,
+            "no accelerator found (run `prof detect`); to read an existing artifact use `prof analyze PATH`",
+        )
+    })?;
+    let vendor = registry.get(present.vendor).ok_or("detected vendor is not in the registry")?;
+    let cmd = quoted(&args.command);
+    let deep_dive_tool =
+        vendor.deep_dive().map(|tool| (tool.name().to_owned(), tool.check().map_err(|e| e.to_string())));
+    let mut report = ProfileReport::new(&args.command, present.name, args.max_depth);
+    eprintln!("{}", profile_view::plan_text(&report, args, deep_dive_tool.as_ref()));
+
+    // 1. Is the device busy?
+    let util_args =
+        util::UtilArgs::for_command(args.command.clone(), args.interval, Some(args.timeout), args.out.join("util"));
+    let measured = util::measure(registry, &util_args)?;
+    if let super::util_record::Ended::Exited(Some(code)) = measured.ended {
+        if code != 0 {
+            let log = args.out.join("util").join("util-workload.log");
+            let message = format!(
+                "the command failed (exit status {code}) during the utilization run; its output is in {}",
+                log.display()
+            );
+            return Err(Failure::new(Kind::WorkloadFailed, message));
+        }
+    }
+    if measured.ended.stopped_by().is_some() {
+        return Ok(util::exit_status(measured.ended));
+    }
+    let verdict = &measured.verdict;
+    let rerun = format!("prof util -- {cmd}");
+    let mut step = Step::ran("util", &verdict.headline, verdict.evidence.clone(), rerun);
+    step.text = util::text(&measured);
+    step.document = Some(util::document(&util_args, &measured)?);
+    report.steps.push(step);
+    let busy = match verdict.kind {
+        VerdictKind::HostBound | VerdictKind::Idle => false,
+        VerdictKind::Busy => true,
+        // Utilization could not tell: the kernel trace can.
+        VerdictKind::TooShort | VerdictKind::NoData | VerdictKind::Snapshot => true,
+    };
+    if !busy {
+        let why = if verdict.kind == VerdictKind::Idle {
+            "the device did no work: a kernel trace would be empty"
+        } else {
+            "the device mostly waited: the host side is the bottleneck, and a kernel trace won't show it"
+        };
+        report.stop("util", &verdict.headline, why);
+        return finish(args, &report);
+    }
+    if args.max_depth == Depth::Util {
+        report.stop("util", &verdict.headline, "--max-depth util");
+        return finish(args, &report);
+    }
+
+    // 2. Where does the device time go?
+    let settings = breakdown::ForCommand {
+        tool: args.tool.clone(),
+        window: args.window,
+        timeout: args.timeout,
+        top: args.top,
+        out: args.out.join("breakdown"),
+        families: args.families.clone(),
+        json: args.json,
+    };
+    let breakdown_args = breakdown::BreakdownArgs::for_command(args.command.clone(), settings);
+    let measured = breakdown::measure(registry, &breakdown_args)?;
+    let (headline, evidence) = profile_view::breakdown_headline(&measured);
+    let tool_flag = args.tool.as_ref().map(|t| format!("--tool {} ", shell_quote(t))).unwrap_or_default();
+    let mut step = Step::ran("breakdown", &headline, evidence, format!("prof breakdown {tool_flag}-- {cmd}"));
+    step.tool = Some(measured.tool.clone());
+    step.artifacts = profile_view::artifacts(&measured.artifacts, &measured.how_to_open);
+    step.text = measured.text.clone();
+    step.document = Some(measured.document.clone());
+    report.steps.push(step);
+    let Some(target) = measured.target.clone() else {
+        let why = profile_view::no_dominant_kernel(&measured);
+        report.stop("breakdown", &headline, &why);
+        return finish(args, &report);
+    };
+    let dive_command = target.command(&args.command);
+    let dominant = format!(
+        "one kernel dominates: {} takes {:.1} % of device time",
+        crate::render::display_name(&target.kernel),
+        target.share_pct
+    );
+    if args.max_depth == Depth::Breakdown {
+        report.skip("deep-dive", "--max-depth breakdown", dive_command);
+        report.stop("breakdown", &headline, &dominant);
+        return finish(args, &report);
+    }
+    match &deep_dive_tool {
+        None => {
+            let why = format!("{} has no deep-dive tool", present.name);
+            report.skip("deep-dive", &why, dive_command);
+            report.stop("breakdown", &headline, &format!("{dominant}; {why}"));
+            return finish(args, &report);
+        }
+        Some((name, Err(error))) => {
+            let why = format!("{name} cannot run here: {error}");
+            report.skip("deep-dive", &why, dive_command);
+            report.stop("breakdown", &headline, &format!("{dominant}; {why}"));
+            return finish(args, &report);
+        }
+        Some((_, Ok(()))) => {}
+    }
+    if !args.yes {
+        let asked = crate::confirm::ask(
+            &format!("{dominant}. Run the deep dive (slow: the kernel is replayed once per metric pass)?"),
+            "stdin is not a terminal, so prof could not ask; rerun with --yes, or run the command below",
+        );
+        if let Err(why) = asked {
+            report.skip("deep-dive", &why, dive_command);
+            report.stop("breakdown", &headline, &dominant);
+            return finish(args, &report);
+        }
+    }
+
+    // 3. Why is this kernel slow?
+    let skip = u32::try_from(target.launch_skip).unwrap_or(u32::MAX);
+    let dive_args = deep_dive::DeepDiveArgs::for_command(
+        args.command.clone(),
+        target.regex.clone(),
+        skip,
+        args.timeout,
+        args.out.join("deep-dive"),
+    );
+    let measured = deep_dive::measure(registry, &dive_args)?;
+    let (headline, evidence) = profile_view::deep_dive_headline(&measured, &target);
+    let mut step = Step::ran("deep-dive", &headline, evidence, dive_command);
+    step.tool = Some(measured.tool.clone());
+    step.artifacts = profile_view::artifacts(&measured.artifacts, &measured.how_to_open);
+    step.text = crate::deep_dive_view::render_text(&measured.reports);
+    step.document = Some(measured.document()?);
+    report.steps.push(step);
+    report.stop("deep-dive", &headline, &dominant);
+    finish(args, &report)
+}
+
+/// Prints the report (and writes its page).
+fn finish(args: &ProfileArgs, report: &ProfileReport) -> Result<ExitCode, Failure> {
+    let text = profile_view::render_text(report);
+    if let Some(page) = &args.html {
+        crate::html_report::write_text_page(page, "prof profile", &text)?;
+        eprintln!("wrote {} (open in a browser)", page.display());
+    }
+    if args.json {
+        print_json(report)?;
+    } else {
+        out!("{text}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The command as a shell would take it back.
+pub fn quoted(command: &[OsString]) -> String {
+    command.iter().map(|a| shell_quote(&a.to_string_lossy())).collect::<Vec<_>>().join(" ")
+}
+
+impl ProfileArgs {
+    /// Whether prof may run the deep dive without asking.
+    pub fn yes(&self) -> bool {
+        self.yes
+    }
+    /// The breakdown tool asked for.
+    pub fn tool(&self) -> Option<&str> {
+        self.tool.as_deref()
+    }
+    /// The sampling interval.
+    pub fn interval(&self) -> Duration {
+        self.interval
+    }
+    /// The breakdown window.
+    pub fn window(&self) -> Duration {
+        self.window
+    }
+}

@@ -1,0 +1,408 @@
+//! `prof mcp`: prof as a Model Context Protocol server over stdio, for AI coding agents.
+//!
+//! Tools: `detect`, `util`, `breakdown`, `deep_dive`, `analyze`, `diff` and `profile`, with
+//! typed input schemas (derived from the parameter structs below). Each call runs prof itself
+//! with `--json` as a child in its own process group ([`run`]); its stderr lines (the plan, the
+//! steps) come to the client as progress notifications when the call carries a progress
+//! token, and a cancelled call stops the run (Ctrl-C, then a kill) and cleans up what it
+//! started. Results are the verb's own `prof.*.v1` document as structured content: by default
+//! a summary (long detail dropped, lists cut to `rows`, see [`summary`]), the whole bounded
+//! document with `detail: "full"`. A tool that starts the user's command (a long-lived
+//! process, possibly slow) says so in its description and runs only with `confirm: true`: the
+//! durable method's confirmation, asked of the agent.
+
+mod run;
+mod summary;
+
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ProgressNotificationParam, ServerCapabilities, ServerConfig,
+};
+use rmcp::schemars::{self, JsonSchema};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde::Deserialize;
+use std::ffi::OsString;
+
+/// How much of the document a call returns.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Detail {
+    /// The headline parts: long detail dropped, lists cut to `rows` (default).
+    #[default]
+    Summary,
+    /// The whole document, each list cut to 100 rows.
+    Full,
+}
+
+/// What every tool takes about its answer.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct Shape {
+    /// `summary` (default) or `full`.
+    #[serde(default)]
+    pub detail: Detail,
+    /// Rows per list in a summary (default 10).
+    pub rows: Option<usize>,
+}
+
+/// No parameters but the answer's shape.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DetectParams {
+    #[serde(flatten)]
+    shape: Shape,
+}
+
+/// `prof util`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UtilParams {
+    /// The workload to observe (program and arguments, not a shell string). Without it, and
+    /// without `duration_s`, one snapshot of the machine.
+    #[serde(default)]
+    command: Vec<String>,
+    /// Sample the machine for this many seconds instead of running a command.
+    duration_s: Option<f64>,
+    /// Sampling interval in milliseconds (default 100).
+    interval_ms: Option<u64>,
+    /// Stop the command after this many seconds.
+    timeout_s: Option<u64>,
+    /// Must be true when `command` or `duration_s` is given: the call runs for that long.
+    #[serde(default)]
+    confirm: bool,
+    #[serde(flatten)]
+    shape: Shape,
+}
+
+/// `prof breakdown`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BreakdownParams {
+    /// The workload (program and arguments, not a shell string).
+    command: Vec<String>,
+    /// Capture tool (`cupti`, `nsys`, `rocprofv3`, `msprof`); default: the first that can run.
+    tool: Option<String>,
+    /// Capture window in seconds (default 10).
+    window_s: Option<u64>,
+    /// Skip into the run before recording: a duration (`20s`) or `auto` (after the load).
+    skip: Option<String>,
+    /// Unprofiled warm-up runs first (default 1).
+    warmup: Option<u32>,
+    /// Hard limit for each run, seconds (default 600).
+    timeout_s: Option<u64>,
+    /// Which part of the run: `steady` (default), `all`, `load`, `warmup`, `tail`.
+    phase: Option<String>,
+    /// Must be true: the command runs (warm-up + capture).
+    #[serde(default)]
+    confirm: bool,
+    #[serde(flatten)]
+    shape: Shape,
+}
+
+/// `prof deep-dive`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DeepDiveParams {
+    /// The workload (program and arguments, not a shell string).
+    command: Vec<String>,
+    /// Regular expression for the kernel's function name (`^name$`, as breakdown suggests).
+    kernel: String,
+    /// Matching launches to skip first (warm-up).
+    launch_skip: Option<u32>,
+    /// Launches to profile (default 1).
+    launch_count: Option<u32>,
+    /// Hard limit, seconds (default 600).
+    timeout_s: Option<u64>,
+    /// Must be true: the command runs under the kernel profiler, which replays the kernel (slow).
+    #[serde(default)]
+    confirm: bool,
+    #[serde(flatten)]
+    shape: Shape,
+}
+
+/// `prof analyze`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AnalyzeParams {
+    /// The artifact (a trace, an export, a profiler's output directory, a directory of
+    /// per-rank traces); default: the embedded H200 profile.
+    path: Option<String>,
+    /// Which part of the run: `steady` (default), `all`, `load`, `warmup`, `tail`.
+    phase: Option<String>,
+    /// Only the kernel and family tables (fast on multi-GB exports).
+    #[serde(default)]
+    summary_only: bool,
+    #[serde(flatten)]
+    shape: Shape,
+}
+
+/// `prof diff`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DiffParams {
+    /// The profile before the change.
+    before: String,
+    /// The profile after it.
+    after: String,
+    #[serde(flatten)]
+    shape: Shape,
+}
+
+/// `prof profile`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ProfileParams {
+    /// The workload (program and arguments, not a shell string).
+    command: Vec<String>,
+    /// Deepest step: `util`, `breakdown` or `deep-dive` (default).
+    max_depth: Option<String>,
+    /// Breakdown capture tool; default: the first that can run.
+    tool: Option<String>,
+    /// Hard limit for each run, seconds (default 600).
+    timeout_s: Option<u64>,
+    /// Must be true: the command runs up to four times, the last under a kernel profiler (slow).
+    #[serde(default)]
+    confirm: bool,
+    #[serde(flatten)]
+    shape: Shape,
+}
+
+/// The server.
+#[derive(Clone)]
+pub struct ProfServer {
+    tool_router: ToolRouter<Self>,
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+fn push_opt(args: &mut Vec<OsString>, flag: &str, value: Option<impl ToString>) {
+    if let Some(value) = value {
+        args.push(flag.into());
+        args.push(value.to_string().into());
+    }
+}
+
+fn with_command(mut args: Vec<OsString>, command: &[String]) -> Vec<OsString> {
+    args.push("--".into());
+    args.extend(command.iter().map(OsString::from));
+    args
+}
+
+/// The refusal of a call that would start `command` without `confirm: true`.
+fn unconfirmed(what: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "not run: this {what}; read the tool's description and call again with confirm: true to run it"
+    ))])
+}
+
+#[tool_router]
+impl ProfServer {
+    /// A server with every tool.
+    pub fn new() -> Self {
+        Self { tool_router: Self::tool_router() }
+    }
+
+    #[tool(
+        description = "Which accelerators, drivers and profiling tools this machine has (prof.detect.v1). Fast, starts nothing."
+    )]
+    async fn detect(
+        &self,
+        Parameters(p): Parameters<DetectParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        call(os(&["detect", "--json"]), &p.shape, ctx).await
+    }
+
+    #[tool(
+        description = "Is the accelerator busy? Samples utilization while COMMAND runs (a long-lived process: needs confirm: true), for duration_s (needs confirm: true), or once (instant). The verdict (busy, host_bound, idle) is on the steady phase, after the model load (prof.util.v1)."
+    )]
+    async fn util(
+        &self,
+        Parameters(p): Parameters<UtilParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if (!p.command.is_empty() || p.duration_s.is_some()) && !p.confirm {
+            return Ok(unconfirmed("call runs the command (or samples for duration_s) to its end"));
+        }
+        let mut args = os(&["util", "--json"]);
+        push_opt(&mut args, "--interval", p.interval_ms.map(|ms| format!("{ms}ms")));
+        push_opt(&mut args, "--duration", p.duration_s.map(|s| format!("{s}s")));
+        push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
+        if !p.command.is_empty() {
+            args = with_command(args, &p.command);
+        }
+        call(args, &p.shape, ctx).await
+    }
+
+    #[tool(
+        description = "Where does the device time go? Runs COMMAND (a long-lived process: one warm-up run, then one run under the vendor's tracer; needs confirm: true) and returns ranked kernels, families, the diagnosis and, when one kernel dominates, the deep-dive command (prof.breakdown.v1)."
+    )]
+    async fn breakdown(
+        &self,
+        Parameters(p): Parameters<BreakdownParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if !p.confirm {
+            return Ok(unconfirmed("call runs the command twice (warm-up and capture)"));
+        }
+        let mut args = os(&["breakdown", "--json"]);
+        push_opt(&mut args, "--tool", p.tool);
+        push_opt(&mut args, "--window", p.window_s.map(|s| format!("{s}s")));
+        push_opt(&mut args, "--skip", p.skip);
+        push_opt(&mut args, "--warmup", p.warmup);
+        push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
+        push_opt(&mut args, "--phase", p.phase);
+        call(with_command(args, &p.command), &p.shape, ctx).await
+    }
+
+    #[tool(
+        description = "Why is this kernel slow? Runs COMMAND under the kernel profiler (ncu, rocprofv3 counters), which replays the matching launch once per metric pass: slow, minutes; needs confirm: true. Returns speed-of-light, occupancy, stalls, roofline and the profiler's findings (prof.deep-dive.v1)."
+    )]
+    async fn deep_dive(
+        &self,
+        Parameters(p): Parameters<DeepDiveParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if !p.confirm {
+            return Ok(unconfirmed("call runs the command under a kernel profiler (slow)"));
+        }
+        let mut args = os(&["deep-dive", "--json", "--kernel", &p.kernel]);
+        push_opt(&mut args, "--launch-skip", p.launch_skip);
+        push_opt(&mut args, "--launch-count", p.launch_count);
+        push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
+        call(with_command(args, &p.command), &p.shape, ctx).await
+    }
+
+    #[tool(
+        description = "Read an artifact a profiler already wrote (PyTorch/Kineto trace, nsys export or report, prof's CUPTI trace, rocprofv3/rocpd output, Ascend msprof/torch_npu output, ncu CSV, a directory of per-rank traces); default: the embedded H200 profile. Starts nothing (prof.breakdown.v1, prof.ranks.v1 for rank directories)."
+    )]
+    async fn analyze(
+        &self,
+        Parameters(p): Parameters<AnalyzeParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut args = os(&["analyze", "--json"]);
+        push_opt(&mut args, "--phase", p.phase);
+        if p.summary_only {
+            args.push("--summary-only".into());
+        }
+        if let Some(path) = p.path {
+            args.push(path.into());
+        }
+        call(args, &p.shape, ctx).await
+    }
+
+    #[tool(
+        description = "Compare two profiles (any format analyze reads): per-family and per-kernel deltas, idle time and gaps (prof.diff.v1). Starts nothing."
+    )]
+    async fn diff(
+        &self,
+        Parameters(p): Parameters<DiffParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let args = vec!["diff".into(), "--json".into(), p.before.into(), p.after.into()];
+        call(args, &p.shape, ctx).await
+    }
+
+    #[tool(
+        description = "All three questions in one call, in the method's order: utilization (stop if the device waits: host-bound), then a kernel breakdown (stop unless one kernel dominates), then a deep dive of that kernel. Runs COMMAND up to four times, the last under a kernel profiler (slow): needs confirm: true. Returns each step's headline, evidence, artifacts and the command to rerun it alone (prof.profile.v1)."
+    )]
+    async fn profile(
+        &self,
+        Parameters(p): Parameters<ProfileParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if !p.confirm {
+            return Ok(unconfirmed("call runs the command up to four times, the last under a kernel profiler (slow)"));
+        }
+        let mut args = os(&["profile", "--json", "--yes"]);
+        push_opt(&mut args, "--max-depth", p.max_depth);
+        push_opt(&mut args, "--tool", p.tool);
+        push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
+        call(with_command(args, &p.command), &p.shape, ctx).await
+    }
+}
+
+impl Default for ProfServer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Runs prof with `args`, forwarding its stderr as progress and stopping it on cancellation,
+/// and shapes its document.
+async fn call(
+    args: Vec<OsString>,
+    shape: &Shape,
+    ctx: RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    let token = ctx.meta.get_progress_token();
+    let peer = ctx.peer.clone();
+    let mut lines = 0u64;
+    let progress = move |line: String| -> run::Sent {
+        lines += 1;
+        let (peer, token, step) = (peer.clone(), token.clone(), lines);
+        Box::pin(async move {
+            if let Some(token) = token {
+                let param = ProgressNotificationParam::new(token, step as f64).with_message(line);
+                let _ = peer.notify_progress(param).await;
+            }
+        })
+    };
+    let cancelled = ctx.ct.clone();
+    let ran = run::run_prof(args, progress, async move { cancelled.cancelled().await })
+        .await
+        .map_err(|e| ErrorData::internal_error(e, None))?;
+    if ran.cancelled {
+        return Ok(CallToolResult::error(vec![ContentBlock::text("cancelled: the run was stopped")]));
+    }
+    let document: Option<serde_json::Value> = serde_json::from_slice(&ran.stdout).ok();
+    match document {
+        Some(doc) if doc["schema"] != "prof.error.v1" => {
+            let mut shaped = match shape.detail {
+                Detail::Summary => summary::summary(doc, shape.rows.unwrap_or(10)),
+                Detail::Full => summary::full(doc),
+            };
+            if ran.status != Some(0) {
+                shaped["exit_status"] = ran.status.into();
+            }
+            Ok(CallToolResult::structured(shaped))
+        }
+        Some(error) => Ok(CallToolResult::structured_error(error)),
+        None => {
+            let message = format!(
+                "prof exited with status {:?} without a JSON document; its last lines:\n{}",
+                ran.status,
+                ran.stderr_tail.join("\n")
+            );
+            Ok(CallToolResult::error(vec![ContentBlock::text(message)]))
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for ProfServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("prof", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "prof answers three questions about a model run on an accelerator: is the device busy (util), \
+                 where does the device time go (breakdown), why is this kernel slow (deep_dive); profile asks them \
+                 in order and stops when the answer is enough. analyze and diff read files that exist and start \
+                 nothing. Tools that run a command need confirm: true. Results are summaries; pass detail: \"full\" \
+                 for the whole document.",
+            )
+    }
+}
+
+/// Runs `prof mcp`: serves on stdin/stdout until the client closes them.
+pub fn serve() -> Result<std::process::ExitCode, crate::failure::Failure> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async {
+        let service = ProfServer::new()
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| format!("MCP handshake failed: {e}"))?;
+        service.waiting().await.map_err(|e| format!("MCP server stopped: {e}"))?;
+        Ok::<_, String>(())
+    })?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
