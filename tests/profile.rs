@@ -213,3 +213,21 @@ fn recorded_h200_runs_stop_where_their_own_numbers_say() {
     assert_eq!(dive["document"]["kernels"][0]["kernel"].as_str().unwrap().split('(').next().unwrap(), name);
     assert!(dive["document"]["kernels"][0]["compute_throughput_pct"].as_f64().unwrap() > 80.0);
 }
+
+#[test]
+fn a_prefill_loop_that_slows_as_the_device_heats_is_not_re_prefill() {
+    // lm-head's breakdown trace (59 identical prefills of 16 K tokens): before the grid rule its
+    // GEMM time per step drifted 13.64 → 15.22 ms (×1.12) from the first to the last third and
+    // was called O(n²) re-prefill. The launched blocks per step do not grow: no finding.
+    let trace = support::fixture_arg("nvidia/h200-profile/lm-head.breakdown.pcupti.gz");
+    let doc = support::prof_json(&["analyze", "--json", &trace]);
+    let findings = doc["diagnosis"]["findings"].as_array().unwrap();
+    assert!(findings.iter().all(|f| f["kind"] != "re_prefill"), "{findings:?}");
+    assert_eq!(doc["diagnosis"]["steps"]["count"], 59);
+    // The same numbers the profile's breakdown step reported on this trace.
+    let recorded = recorded("lm-head.json");
+    let step = &recorded["steps"][1]["document"];
+    assert_eq!(doc["summary"]["kernels"][0]["total_ns"], step["summary"]["kernels"][0]["total_ns"]);
+    assert_eq!(doc["summary"]["kernels"][0]["calls"], 59);
+    assert_eq!(step["diagnosis"]["findings"], doc["diagnosis"]["findings"]);
+}

@@ -26,5 +26,11 @@ for s in d["steps"]:
     print("     rerun:", s["rerun"])
 PY
 done
+# Keep each breakdown's CUPTI trace (gzipped) as evidence; the rest of the outputs go.
+for d in "$rec"/out-*/breakdown/cupti; do
+  [ -d "$d" ] || continue
+  c=$(basename "$(dirname "$(dirname "$d")")"); c=${c#out-}
+  for f in "$d"/*.pcupti; do gzip -9c "$f" > "$rec/$c.breakdown.pcupti.gz"; break; done
+done
 rm -rf "$rec"/out-*/
 tar czf "$out/profile.tar.gz" -C "$rec" . && ls -la "$out"
