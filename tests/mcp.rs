@@ -51,9 +51,13 @@ async fn call(service: &RunningService<RoleClient, Client>, name: &'static str, 
     service.call_tool(params).await.unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// The structured content of a successful call, which matches its document's schema (a
+/// summary too: it only drops optional detail and cuts lists).
 fn structured(result: &CallToolResult) -> &Value {
     assert_ne!(result.is_error, Some(true), "{result:?}");
-    result.structured_content.as_ref().expect("structured content")
+    let document = result.structured_content.as_ref().expect("structured content");
+    support::schema_check::assert_valid(document);
+    document
 }
 
 fn text(result: &CallToolResult) -> String {
@@ -130,6 +134,7 @@ async fn every_tool_answers_a_real_client_as_the_verb_does() {
     assert_eq!(missing.is_error, Some(true));
     let error = missing.structured_content.as_ref().unwrap();
     assert_eq!(error["schema"], "prof.error.v1");
+    support::schema_check::assert_valid(error);
     assert!(error["message"].as_str().unwrap().contains("/nonexistent/trace.json"), "{error}");
 
     // util: a snapshot starts nothing; with a command it needs confirm: true.

@@ -3,6 +3,8 @@
 //! `#[path = "support/mod.rs"] mod support;`.
 #![allow(dead_code)]
 
+pub mod schema_check;
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -81,7 +83,9 @@ pub fn success_json(out: &Output) -> serde_json::Value {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("prof printed JSON")
+    let document: serde_json::Value = serde_json::from_slice(&out.stdout).expect("prof printed JSON");
+    schema_check::assert_valid(&document);
+    document
 }
 
 /// Runs `prof` with `args`, expects success, and parses its stdout as JSON.

@@ -24,7 +24,7 @@ pub const DOMINANT_SHARE_PCT: f64 = 40.0;
 pub const DOMINANT_RATIO: f64 = 2.0;
 
 /// The `--json` document of a breakdown.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct BreakdownReport<'a> {
     /// Always `prof.breakdown.v1`.
     pub schema: &'static str,

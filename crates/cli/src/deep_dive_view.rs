@@ -14,7 +14,7 @@ use prof_core::{KernelReport, Severity};
 use serde::Serialize;
 
 /// The `--json` document of a deep dive.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct DeepDiveReport<'a> {
     /// Always `prof.deep-dive.v1`.
     pub schema: &'static str,

@@ -22,7 +22,7 @@ use serde::Serialize;
 use std::process::ExitCode;
 
 /// What kind of failure, and so which exit status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Anything not classified.
@@ -46,7 +46,7 @@ pub enum Kind {
 }
 
 /// One failure of a verb.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Failure {
     /// `prof.error.v1`.
     pub schema: &'static str,

@@ -61,6 +61,8 @@ enum Command {
     Diff(commands::diff::DiffArgs),
     /// All three in one: utilization, then a breakdown if busy, then a deep dive if one kernel dominates.
     Profile(commands::profile::ProfileArgs),
+    /// The JSON Schema of each `--json` document (`prof schema prof.breakdown.v1`).
+    Schema(commands::schema::SchemaArgs),
     /// Serve prof's verbs as Model Context Protocol tools over stdio (for AI coding agents).
     Mcp,
     /// Profile a model server under a short benchmark (plan, fail fast, warm up, capture, clean up).
@@ -79,7 +81,7 @@ impl Command {
             Command::Diff(args) => args.json,
             Command::Serve(args) => args.json,
             Command::Profile(args) => args.json,
-            Command::Mcp => false,
+            Command::Mcp | Command::Schema(_) => false,
         }
     }
 }
@@ -180,6 +182,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(&registry, &args),
         Command::Profile(args) => commands::profile::run(&registry, &args),
         Command::Mcp => mcp::serve(),
+        Command::Schema(args) => commands::schema::run(&args),
     };
     match result {
         Ok(code) => code,

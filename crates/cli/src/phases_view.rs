@@ -13,7 +13,7 @@ use prof_core::Timeline;
 use serde::Serialize;
 
 /// The phases of a run and the window chosen.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PhaseView {
     /// What `--phase` asked for.
     pub chosen: &'static str,

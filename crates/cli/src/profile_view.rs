@@ -16,7 +16,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// How deep `prof profile` may go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub enum Depth {
     /// Utilization only.
     #[serde(rename = "util")]
@@ -42,7 +42,7 @@ impl Depth {
 }
 
 /// An artifact a step kept.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Artifact {
     /// Its path.
     pub path: String,
@@ -53,7 +53,7 @@ pub struct Artifact {
 }
 
 /// One step of the method.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Step {
     /// `util`, `breakdown` or `deep-dive`.
     pub name: &'static str,
@@ -97,7 +97,7 @@ impl Step {
 }
 
 /// The `prof.profile.v1` document.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ProfileReport {
     /// Always `prof.profile.v1`.
     pub schema: &'static str,

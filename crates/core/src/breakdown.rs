@@ -37,6 +37,7 @@ pub struct CaptureRequest {
 
 /// What opens a capture's window, when it is not a time after the start.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CaptureRange {
     /// `skip` after the workload starts (the default).
@@ -133,6 +134,7 @@ impl CaptureRequest {
 
 /// A file a capture must leave behind.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExpectedArtifact {
     /// Where it will be (a path, or a glob-free directory for per-process files).
     pub path: PathBuf,
@@ -142,6 +144,7 @@ pub struct ExpectedArtifact {
 
 /// A capture expressed as data: the steps to run in order and what they must produce.
 #[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CapturePlan {
     /// Steps, run in order by the supervisor (warm-up, capture, export).
     pub steps: Vec<RunPlan>,
@@ -164,6 +167,7 @@ pub struct CapturePlan {
 /// How a running capture's window is opened and closed from outside, as data: `prof serve`
 /// drives it without knowing which tool it is.
 #[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WindowControl {
     /// No outside control: the window is what the request fixed, and a server's whole run
@@ -262,6 +266,7 @@ pub struct StreamedSummary {
 
 /// Tasks and time of one op type.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OpTypeTotal {
     /// The op type (`MatMul`).
     #[serde(rename = "type")]

@@ -53,6 +53,7 @@ pub trait DeepDive: Send + Sync {
 
 /// Severity of a profiler rule finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Information.
@@ -65,6 +66,7 @@ pub enum Severity {
 
 /// One rule finding (ncu's OPT/WRN), with its estimated speedup where given.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Finding {
     /// How serious.
     pub severity: Severity,
@@ -78,6 +80,7 @@ pub struct Finding {
 
 /// Achieved against theoretical occupancy and what limits it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Occupancy {
     /// Achieved occupancy, percent.
     pub achieved_pct: Option<f64>,
@@ -89,6 +92,7 @@ pub struct Occupancy {
 
 /// Where a kernel sits against the roofline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Roofline {
     /// FLOP per byte of DRAM traffic.
     pub arithmetic_intensity: f64,
@@ -102,6 +106,7 @@ pub struct Roofline {
 
 /// Everything a deep dive learned about one kernel launch.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct KernelReport {
     /// Kernel name.
     pub kernel: String,

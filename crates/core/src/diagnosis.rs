@@ -99,6 +99,7 @@ pub use throttled::UTILIZATION_SERIES;
 
 /// Which rule a finding comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DiagnosisKind {
     /// GEMV-dominated, attention and norm below it.
@@ -129,6 +130,7 @@ pub enum DiagnosisKind {
 
 /// One finding with its evidence.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Diagnosis {
     /// Which rule.
     pub kind: DiagnosisKind,
@@ -142,6 +144,7 @@ pub struct Diagnosis {
 
 /// The steps the per-step rules used.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StepInfo {
     /// Where they came from.
     pub source: StepSource,
@@ -151,6 +154,7 @@ pub struct StepInfo {
 
 /// Every finding on one timeline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DiagnosisReport {
     /// Findings, in rule order.
     pub findings: Vec<Diagnosis>,

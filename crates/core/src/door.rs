@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 /// How sure a reader is that a path is in its format; the surest reader wins, ties go to the
 /// order of the registry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Certainty {
     /// By the file or directory name alone.
@@ -30,6 +31,7 @@ pub enum Certainty {
 
 /// Why a reader took a path.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Recognition {
     /// How sure it is.
     pub certainty: Certainty,
@@ -46,6 +48,7 @@ impl Recognition {
 
 /// The format a path was read as, for reports.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Format {
     /// The backend (`NVIDIA`), or `prof` for prof's own recordings.
     pub vendor: &'static str,

@@ -101,6 +101,21 @@ impl Serialize for Family {
     }
 }
 
+/// A family is its name: a built-in one, or one a `--families` file added.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Family {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Family".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let built_in: Vec<&str> = Family::ALL.iter().map(|f| f.as_str()).collect();
+        schemars::json_schema!({
+            "type": "string",
+            "description": format!("a kernel family: one of {} or a name a --families file added", built_in.join(", ")),
+        })
+    }
+}
+
 impl Family {
     /// Every built-in family, in report order.
     pub const ALL: [Family; 16] = [

@@ -5,6 +5,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// Index of an interned string in its [`Interner`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NameId(pub u32);
 
 /// A fast, non-cryptographic hasher (FxHash) for interner look-ups: names are

@@ -16,6 +16,7 @@ use serde::Serialize;
 
 /// One row of the ranked summary: every op of one name.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct KernelRow {
     /// Op name.
     pub name: String,
@@ -42,6 +43,7 @@ pub struct KernelRow {
 
 /// Totals of one family.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FamilyRow {
     /// Family.
     pub family: Family,
@@ -57,6 +59,7 @@ pub struct FamilyRow {
 
 /// Busy against wall time of one device.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviceTime {
     /// Device index.
     pub device: u32,
@@ -87,6 +90,7 @@ impl DeviceTime {
 
 /// The ranked summary of a timeline (`prof breakdown --json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct KernelSummary {
     /// Where the timeline came from.
     pub source: String,

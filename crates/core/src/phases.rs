@@ -51,6 +51,7 @@ pub const LOAD_COPY_BYTES: u64 = 16 << 20;
 
 /// What a phase is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseKind {
     /// Loading: weights and inputs copied to the device, modules loaded; for a utilization
@@ -79,6 +80,7 @@ impl PhaseKind {
 
 /// One phase of a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Phase {
     /// What it is.
     pub kind: PhaseKind,
@@ -108,6 +110,7 @@ impl Phase {
 
 /// The phases of a run, in time order, and where the steady state is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Phases {
     /// Start and end of the whole run, ns.
     pub run_ns: (u64, u64),

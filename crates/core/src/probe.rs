@@ -17,6 +17,7 @@ pub trait UtilizationProbe: Send {
 
 /// One reading of one device.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviceSample {
     /// Device index.
     pub device: u32,
@@ -53,6 +54,7 @@ pub struct DeviceSample {
 
 /// One process's use of a device.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProcessUse {
     /// Process id.
     pub pid: u32,

@@ -42,6 +42,7 @@ pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
 
 /// One tick: every device's sample, taken at one moment.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Tick {
     /// When the probe was called, ns since the recording started (monotonic clock).
     pub t_ns: u64,
@@ -51,6 +52,7 @@ pub struct Tick {
 
 /// Sampling failures: they are counted and the first one is kept, sampling goes on.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SampleErrors {
     /// How many ticks failed.
     pub count: u64,
@@ -60,19 +62,23 @@ pub struct SampleErrors {
 
 /// What one call to the probe costs, so a report can quote the sampling overhead.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SampleCost {
     /// Probe calls measured (successful or not).
     pub calls: u64,
     /// Mean duration of one call.
     #[serde(rename = "mean_ns", serialize_with = "duration_ns")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub mean: Duration,
     /// Longest call.
     #[serde(rename = "max_ns", serialize_with = "duration_ns")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub max: Duration,
 }
 
 /// A finished recording: the ticks and how the sampling went.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Recording {
     /// Where the numbers come from ([`UtilizationProbe::source`]).
     pub source: String,
@@ -80,9 +86,11 @@ pub struct Recording {
     pub start_unix_ms: u64,
     /// The sampling interval asked for.
     #[serde(rename = "interval_ns", serialize_with = "duration_ns")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub interval: Duration,
     /// How long the recording ran, from start to stop.
     #[serde(rename = "elapsed_ns", serialize_with = "duration_ns")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub elapsed: Duration,
     /// The successful ticks, in time order.
     pub ticks: Vec<Tick>,

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 /// One value in a section's line or table; the renderer formats it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Cell {
     /// Words, shown as they are.
@@ -36,6 +37,7 @@ pub type Line = Vec<Cell>;
 
 /// A table: a header and rows of cells.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Table {
     /// Column titles.
     pub header: Vec<String>,
@@ -45,6 +47,7 @@ pub struct Table {
 
 /// A vendor analysis, rendered by the CLI under its title.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Section {
     /// Key in the JSON `analyses` object (`ascend`).
     pub key: &'static str,

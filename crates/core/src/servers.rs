@@ -29,6 +29,7 @@ pub const GENERIC: &str = "generic";
 
 /// One server's table.
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ServerKnowledge {
     /// Short id (`vllm`).
@@ -65,6 +66,7 @@ pub struct ServerKnowledge {
 /// by one of `subcommands` when any are listed (`vllm serve`, not `vllm bench serve`), or `-m`
 /// followed by one of `modules`, or a script named one of `scripts`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Recognise {
     /// Program names (`vllm`, `text-generation-launcher`).
@@ -83,6 +85,7 @@ pub struct Recognise {
 
 /// A server's own profiler: where it writes, and how its window is opened and closed.
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ServerProfiler {
     /// Environment that turns it on; `{dir}` stands for the trace directory prof chooses.
@@ -97,6 +100,7 @@ pub struct ServerProfiler {
 
 /// One HTTP request to the server.
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HttpCall {
     /// `POST` or `GET`.
@@ -110,6 +114,7 @@ pub struct HttpCall {
 
 /// A known fatal start.
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FailureSignature {
     /// Short id (`kv-cache-too-small`).
@@ -126,6 +131,7 @@ pub struct FailureSignature {
 
 /// A benchmark client and its summary block.
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BenchClient {
     /// Its name (`vllm bench serve`).
@@ -185,6 +191,7 @@ impl Recognise {
 
 /// A failure recognised in a server's log.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Explained {
     /// The table it came from (`vllm`, or `generic`).
     pub server: String,
@@ -223,6 +230,7 @@ pub fn explain(server: Option<&str>, log: &str) -> Option<Explained> {
 
 /// One number of a benchmark client's summary.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BenchMetric {
     /// prof's key (`ttft_mean_ms`).
     pub key: String,

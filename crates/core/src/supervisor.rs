@@ -21,11 +21,13 @@ pub const STOP_GRACE: Duration = Duration::from_secs(3);
 
 /// One process to run: what, where, with which environment, for how long.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RunPlan {
     /// What the step is (`warm-up`, `capture`, `export`), for the plan shown to the user.
     pub label: String,
     /// Program and arguments, passed to `execvp` as they are: never through a shell.
     #[serde(serialize_with = "lossy_args")]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<String>"))]
     pub argv: Vec<OsString>,
     /// Variables added to the inherited environment.
     pub env: Vec<(String, String)>,
@@ -84,6 +86,7 @@ pub fn shell_quote(word: &str) -> String {
 
 /// How a finished step ended.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RunOutcome {
     /// The step's label.
     pub label: String,

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 /// What a device operation does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OpKind {
     /// A compute kernel.
@@ -23,6 +24,7 @@ pub enum OpKind {
 
 /// The kind of accelerator core an op ran on, where the source says (Ascend's task type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CoreType {
     /// Matrix ("cube") cores.
@@ -39,6 +41,7 @@ pub enum CoreType {
 
 /// Optional, source-dependent facts about one device op; boxed so the common op stays small.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OpDetails {
     /// Grid dimensions (blocks).
     pub grid: Option<[u32; 3]>,
@@ -62,6 +65,7 @@ pub struct OpDetails {
 
 /// One operation that ran on a device.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviceOp {
     /// What it does.
     pub kind: OpKind,
@@ -100,6 +104,7 @@ impl DeviceOp {
 
 /// What layer of the host stack a host span belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum HostCategory {
     /// Runtime API (cudaLaunchKernel, hipLaunchKernel, aclrtLaunch).
@@ -116,6 +121,7 @@ pub enum HostCategory {
 
 /// One span of host (CPU) activity.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HostSpan {
     /// Name (API call or op).
     pub name: NameId,
@@ -135,6 +141,7 @@ pub struct HostSpan {
 
 /// A sampled value over time (clock frequency, utilization, power).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CounterSeries {
     /// Counter name as the source calls it.
     pub name: NameId,

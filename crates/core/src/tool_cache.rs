@@ -45,6 +45,7 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// What identifies one installed tool file: any change to it changes one of these fields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolIdentity {
     /// Canonical path (symlinks resolved), as UTF-8.
     pub path: String,
@@ -79,6 +80,7 @@ impl ToolIdentity {
 
 /// One cached answer: the tool file, the query's arguments, and what it printed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Entry {
     tool: ToolIdentity,
     query: String,
@@ -87,6 +89,7 @@ struct Entry {
 
 /// The file's whole content.
 #[derive(Debug, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct CacheFile {
     format: String,
     entries: Vec<Entry>,

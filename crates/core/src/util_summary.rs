@@ -17,6 +17,7 @@ pub const BUSY_UTIL_PCT: f64 = 5.0;
 
 /// Everything `prof util` knows about one device over a recording.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviceSummary {
     /// Device index.
     pub device: u32,
@@ -68,6 +69,7 @@ pub struct DeviceSummary {
 
 /// How often one clock-limiting reason was active.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThrottleShare {
     /// Reason name as the backend decodes it (`sw_power_cap`, `gpu_idle`).
     pub reason: String,
@@ -81,6 +83,7 @@ pub struct ThrottleShare {
 
 /// One process's largest footprint on a device.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProcessPeak {
     /// Process id.
     pub pid: u32,
@@ -92,6 +95,7 @@ pub struct ProcessPeak {
 
 /// The mean of one activity metric.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ActivityMean {
     /// Metric name (`sm_activity_pct`).
     pub name: String,

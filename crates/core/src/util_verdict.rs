@@ -41,6 +41,7 @@ pub const RESIDENT_NOT_ACTIVE_RATIO: f64 = 0.5;
 
 /// The main answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictKind {
     /// The device was busy while the command ran: profile its kernels next.
@@ -59,6 +60,7 @@ pub enum VerdictKind {
 
 /// A finding that holds alongside the main answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
     /// Power or thermal limits held the clocks down while the device was busy.
@@ -67,6 +69,7 @@ pub enum FindingKind {
 
 /// One extra finding with its evidence.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UtilFinding {
     /// Which rule.
     pub kind: FindingKind,
@@ -78,6 +81,7 @@ pub struct UtilFinding {
 
 /// The verdict of a recording: the answer, its evidence, the next command, extra findings.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Verdict {
     /// The main answer.
     pub kind: VerdictKind,

@@ -74,6 +74,7 @@ pub trait Vendor: Send + Sync {
 
 /// What one vendor's detection found.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Detection {
     /// [`Vendor::id`].
     pub vendor: &'static str,
@@ -113,6 +114,7 @@ impl Detection {
 
 /// One accelerator device.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviceInfo {
     /// Index as the vendor numbers it.
     pub index: u32,
@@ -130,6 +132,7 @@ pub struct DeviceInfo {
 
 /// Whether a tool is a command-line program or a shared library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ToolKind {
     /// An executable found on PATH or in a known install directory.
@@ -140,6 +143,7 @@ pub enum ToolKind {
 
 /// One tool's status: present with path and version, or absent with the exact install line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolStatus {
     /// Tool name (`ncu`, `libcupti`).
     pub name: String,

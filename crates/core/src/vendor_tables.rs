@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 /// Totals of one transport (`HCCS`, `RDMA`, …).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TransportTotal {
     /// Transport name.
     pub transport: String,
@@ -35,6 +36,7 @@ pub struct CommTable {
 
 /// One link of a communication matrix (rank to rank).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Link {
     /// Sending rank.
     pub src: u32,

@@ -27,7 +27,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// The `prof.ranks.v1` document.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct RanksReport<'a> {
     schema: &'static str,
     root: String,
@@ -134,6 +134,11 @@ fn load_all(registry: &Registry, job: &RankJob, families: &Families) -> Vec<Rank
     });
     results.sort_by_key(|(at, _)| *at);
     results.into_iter().map(|(_, result)| result).collect()
+}
+
+/// The JSON Schema of the `prof.ranks.v1` document.
+pub fn json_schema() -> schemars::Schema {
+    schemars::schema_for!(RanksReport<'static>)
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub struct DetectArgs {
 }
 
 /// The `--json` document.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct DetectReport<'a> {
     schema: &'static str,
     any_present: bool,
@@ -109,6 +109,11 @@ fn render_vendor(detection: &Detection) -> String {
         out.push_str(&format!("  problem: {problem}\n"));
     }
     out
+}
+
+/// The JSON Schema of the `prof.detect.v1` document.
+pub fn json_schema() -> schemars::Schema {
+    schemars::schema_for!(DetectReport<'static>)
 }
 
 #[cfg(test)]

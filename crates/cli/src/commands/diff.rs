@@ -45,7 +45,7 @@ pub struct DiffArgs {
 }
 
 /// The `--json` document.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct DiffDocument<'a> {
     /// Always `prof.diff.v1`.
     schema: &'static str,
@@ -197,4 +197,9 @@ fn render_text(diff: &ProfileDiff, top: usize) -> String {
     out.push_str(&one_sided("only in B", &diff.only_after, top));
     out.push_str(&format!("\nverdict: {}\n", diff.verdict));
     out
+}
+
+/// The JSON Schema of the `prof.diff.v1` document.
+pub fn json_schema() -> schemars::Schema {
+    schemars::schema_for!(DiffDocument<'static>)
 }

@@ -8,6 +8,7 @@ pub mod deep_dive;
 pub mod detect;
 pub mod diff;
 pub mod profile;
+pub mod schema;
 pub mod serve;
 pub mod util;
 pub mod util_record;

@@ -68,7 +68,7 @@ pub struct UtilArgs {
     command: Vec<OsString>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct UtilReport<'a> {
     schema: &'static str,
     source: &'a str,
@@ -348,4 +348,9 @@ pub fn render_verdict(verdict: &Verdict) -> String {
         out.push_str(&format!("next: {next}\n"));
     }
     out
+}
+
+/// The JSON Schema of the `prof.util.v1` document.
+pub fn json_schema() -> schemars::Schema {
+    schemars::schema_for!(UtilReport<'static>)
 }

@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::path::Path;
 
 /// One transport's totals: name, ops, bytes, transit ns.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TransportRow {
     /// Transport (`HCCS`, `RDMA`, …).
     pub transport: String,
@@ -28,7 +28,7 @@ pub struct TransportRow {
 }
 
 /// Communication as one source sees it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CommReport {
     /// `communication.json` path, or `timeline`.
     pub source: String,

@@ -51,7 +51,7 @@ pub fn render_explained(explained: &Explained) -> String {
 }
 
 /// A benchmark client's summary.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BenchSummary {
     /// The client (`vllm bench serve`).
     pub client: String,

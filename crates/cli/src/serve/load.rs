@@ -45,7 +45,7 @@ pub struct LoadResult {
 }
 
 /// Latency percentiles (nearest rank) and throughput, the headline of a load run.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct LoadStats {
     /// Requests issued.
     pub requests: u64,

@@ -19,7 +19,7 @@ use prof_core::DeviceSummary;
 use serde::Serialize;
 
 /// The `prof.serve.v1` document.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ServeReport {
     /// Always `prof.serve.v1`.
     pub schema: &'static str,
@@ -48,7 +48,7 @@ pub struct ServeReport {
 }
 
 /// The server's side of the report.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ServerPart {
     /// Its argv as run.
     pub command: Vec<String>,
@@ -67,7 +67,7 @@ pub struct ServerPart {
 }
 
 /// The built-in load as asked and as measured.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct LoadPart {
     /// The endpoint.
     pub endpoint: String,
@@ -84,7 +84,7 @@ pub struct LoadPart {
 }
 
 /// The benchmark command and how it ended.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct BenchPart {
     /// Its argv.
     pub command: Vec<String>,
@@ -106,7 +106,7 @@ pub struct BenchPart {
 }
 
 /// One verified artifact.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ArtifactPart {
     /// Path.
     pub path: String,
@@ -115,7 +115,7 @@ pub struct ArtifactPart {
 }
 
 /// The window's utilization.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct UtilPart {
     /// Where the numbers come from.
     pub source: String,

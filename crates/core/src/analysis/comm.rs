@@ -31,6 +31,7 @@ pub struct CommSample {
 
 /// The totals of one collective type.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CollectiveStats {
     /// Collective type (`all_reduce`, `all_gather`, `send`, …).
     pub op_type: String,

@@ -38,6 +38,7 @@ pub const THROTTLE_REASON_PREFIX: &str = "throttle reason ";
 
 /// One stretch below nominal.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClockDrop {
     /// Start, ns from the series' first point.
     pub offset_ns: u64,
@@ -53,6 +54,7 @@ pub struct ClockDrop {
 
 /// How long one throttle reason was active while a series was below nominal.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReasonTime {
     /// The reason (`sw_power_cap`).
     pub reason: String,
@@ -62,6 +64,7 @@ pub struct ReasonTime {
 
 /// One counter series, summarised.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeriesDrops {
     /// Counter name.
     pub name: String,

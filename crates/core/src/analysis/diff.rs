@@ -36,6 +36,7 @@ pub const FEWER_LAUNCHES_RATIO: f64 = 0.5;
 
 /// One number on both sides.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Delta {
     /// Value in A.
     pub before: f64,
@@ -57,6 +58,7 @@ impl Delta {
 
 /// Timeline-level numbers of one side.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TimelineNumbers {
     /// Devices with ops.
     pub devices: usize,
@@ -108,6 +110,7 @@ impl TimelineNumbers {
 
 /// The timeline-level deltas.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TimelineDiff {
     /// A's numbers.
     pub before: TimelineNumbers,
@@ -129,6 +132,7 @@ pub struct TimelineDiff {
 
 /// One kernel (or family) on both sides.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RowDiff {
     /// Kernel name, or family name for family rows.
     pub name: String,
@@ -144,6 +148,7 @@ pub struct RowDiff {
 
 /// A name present on one side only.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OneSided {
     /// Kernel name.
     pub name: String,
@@ -155,6 +160,7 @@ pub struct OneSided {
 
 /// The diff of two profiles (`prof diff --json`, schema `prof.diff.v1`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProfileDiff {
     /// A's source.
     pub before: String,

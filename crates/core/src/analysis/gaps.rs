@@ -47,6 +47,7 @@ const BUCKET_LABELS: [&str; 5] = ["< 10 µs", "10-100 µs", "100 µs-1 ms", "1-1
 
 /// Why the device waited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum GapCause {
     /// The next op was launched only after the device went idle.
@@ -85,6 +86,7 @@ impl GapCause {
 
 /// Gaps of one length bucket.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GapBucket {
     /// Its range, as a person reads it.
     pub label: &'static str,
@@ -96,6 +98,7 @@ pub struct GapBucket {
 
 /// Gaps of one cause.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CauseTotal {
     /// The cause.
     pub cause: GapCause,
@@ -107,6 +110,7 @@ pub struct CauseTotal {
 
 /// A host span that overlapped a gap.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HostInGap {
     /// Span name.
     pub name: String,
@@ -118,6 +122,7 @@ pub struct HostInGap {
 
 /// One listed gap.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Gap {
     /// Gap start − first op start, ns.
     pub offset_ns: u64,
@@ -139,6 +144,7 @@ pub struct Gap {
 
 /// The gaps of one set of ops (a device's, or its main stream's).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GapStats {
     /// First op start to last op end, ns.
     pub wall_ns: u64,
@@ -158,6 +164,7 @@ pub struct GapStats {
 
 /// Idle gaps of one device.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviceGaps {
     /// Device index.
     pub device: u32,
@@ -176,6 +183,7 @@ pub struct DeviceGaps {
 /// The gaps between the ops of one stream, totalled (the longest are listed only for the
 /// device and its main stream).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StreamGaps {
     /// Stream id.
     pub stream: u64,
@@ -193,6 +201,7 @@ pub struct StreamGaps {
 
 /// What to do about one cause of idle time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Remedy {
     /// The cause.
     pub cause: GapCause,

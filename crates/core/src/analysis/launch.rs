@@ -29,6 +29,7 @@ pub const MAX_PLAUSIBLE_DELAY_NS: u64 = 60_000_000_000;
 
 /// Nearest-rank percentiles of a set of durations, ns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Percentiles {
     /// Median.
     pub p50_ns: u64,
@@ -51,6 +52,7 @@ impl Percentiles {
 
 /// How the launch-bound signal reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LaunchVerdict {
     /// Most kernels run shorter than their launch call.
@@ -65,6 +67,7 @@ pub enum LaunchVerdict {
 
 /// Launch statistics over the linked kernels of a timeline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LaunchStats {
     /// Kernels linked to a runtime/driver launch with a plausible delay.
     pub kernels: u64,

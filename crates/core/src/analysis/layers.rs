@@ -50,6 +50,7 @@ pub const SMALLER_PERIOD_SLACK_PCT: f64 = 5.0;
 
 /// One op of the representative layer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LayerOp {
     /// Position in the layer, from 0.
     pub position: usize,
@@ -63,6 +64,7 @@ pub struct LayerOp {
 
 /// The layers of the main stream and one representative layer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Layers {
     /// Device looked at (the busiest).
     pub device: u32,
@@ -99,6 +101,7 @@ pub struct Layers {
 
 /// A pattern repeating inside the representative layer, found by the same rules.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InnerRepeat {
     /// Ops in one inner block.
     pub period_ops: usize,

@@ -20,6 +20,7 @@ use serde::Serialize;
 
 /// How much of one class of work ran under another.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PairOverlap {
     /// Union of the covering class's op intervals (compute; vector), ns.
     pub cover_ns: u64,
@@ -33,6 +34,7 @@ pub struct PairOverlap {
 
 /// The overlaps of one device.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviceOverlap {
     /// Device index.
     pub device: u32,

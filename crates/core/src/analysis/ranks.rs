@@ -9,6 +9,7 @@ use serde::Serialize;
 
 /// How one rank's wall time splits; the parts sum to `wall_ns`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RankSplit {
     /// Wall time, ns.
     pub wall_ns: u64,
@@ -54,6 +55,7 @@ impl RankSplit {
 
 /// The slowest rank against the median rank.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SlowestRank {
     /// The rank with the longest wall time (lowest rank on ties).
     pub rank: u32,

@@ -25,6 +25,7 @@ pub const MOSTLY_SHARE_PCT: f64 = 50.0;
 
 /// What a stream is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StreamRole {
     /// The stream with the most ops: where the model's main work is issued.
@@ -39,6 +40,7 @@ pub enum StreamRole {
 
 /// One stream of one device.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StreamStats {
     /// Stream (or queue) id.
     pub stream: u64,
@@ -70,6 +72,7 @@ impl StreamStats {
 
 /// The streams of one device, main stream first, then by busy time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviceStreams {
     /// Device index.
     pub device: u32,

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 /// What a device op counts as in the temporal breakdown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Activity {
     /// Compute kernels (every kernel that is not a collective).
@@ -56,6 +57,7 @@ pub fn activity_of(timeline: &Timeline, families: &Families) -> impl Fn(usize) -
 
 /// One device's wall time, split.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviceTemporal {
     /// Device index.
     pub device: u32,

@@ -47,6 +47,7 @@ pub const REGULAR_REGIONS_PCT: f64 = 70.0;
 
 /// Where the steps came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StepSource {
     /// Repeats of an op sequence of this many ops on the main stream (a step of repeated

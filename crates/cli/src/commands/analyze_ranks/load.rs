@@ -15,7 +15,7 @@ use serde::Serialize;
 use std::path::Path;
 
 /// The longest kernel of a rank.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TopKernel {
     /// Kernel name.
     pub name: String,
@@ -26,7 +26,7 @@ pub struct TopKernel {
 }
 
 /// One link of the communication matrix, with its bandwidth.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Link {
     /// The link as the vendor's table gives it.
     #[serde(flatten)]
@@ -36,7 +36,7 @@ pub struct Link {
 }
 
 /// Everything learned about one rank.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct RankResult {
     /// Rank number.
     pub rank: u32,
