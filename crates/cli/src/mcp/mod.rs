@@ -11,154 +11,21 @@
 //! process, possibly slow) says so in its description and runs only with `confirm: true`: the
 //! durable method's confirmation, asked of the agent.
 
+mod params;
 mod run;
 mod summary;
+
+use params::{
+    AnalyzeParams, BreakdownParams, DeepDiveParams, Detail, DetectParams, DiffParams, ProfileParams, Shape, UtilParams,
+};
 
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ProgressNotificationParam, ServerCapabilities, ServerConfig,
 };
-use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
-use serde::Deserialize;
 use std::ffi::OsString;
-
-/// How much of the document a call returns.
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Detail {
-    /// The headline parts: long detail dropped, lists cut to `rows` (default).
-    #[default]
-    Summary,
-    /// The whole document, each list cut to 100 rows.
-    Full,
-}
-
-/// What every tool takes about its answer.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct Shape {
-    /// `summary` (default) or `full`.
-    #[serde(default)]
-    pub detail: Detail,
-    /// Rows per list in a summary (default 10).
-    pub rows: Option<usize>,
-}
-
-/// No parameters but the answer's shape.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct DetectParams {
-    #[serde(flatten)]
-    shape: Shape,
-}
-
-/// `prof util`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct UtilParams {
-    /// The workload to observe (program and arguments, not a shell string). Without it, and
-    /// without `duration_s`, one snapshot of the machine.
-    #[serde(default)]
-    command: Vec<String>,
-    /// Sample the machine for this many seconds instead of running a command.
-    duration_s: Option<f64>,
-    /// Sampling interval in milliseconds (default 100).
-    interval_ms: Option<u64>,
-    /// Stop the command after this many seconds.
-    timeout_s: Option<u64>,
-    /// Must be true when `command` or `duration_s` is given: the call runs for that long.
-    #[serde(default)]
-    confirm: bool,
-    #[serde(flatten)]
-    shape: Shape,
-}
-
-/// `prof breakdown`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct BreakdownParams {
-    /// The workload (program and arguments, not a shell string).
-    command: Vec<String>,
-    /// Capture tool (`cupti`, `nsys`, `rocprofv3`, `msprof`); default: the first that can run.
-    tool: Option<String>,
-    /// Capture window in seconds (default 10).
-    window_s: Option<u64>,
-    /// Skip into the run before recording: a duration (`20s`) or `auto` (after the load).
-    skip: Option<String>,
-    /// Unprofiled warm-up runs first (default 1).
-    warmup: Option<u32>,
-    /// Hard limit for each run, seconds (default 600).
-    timeout_s: Option<u64>,
-    /// Which part of the run: `steady` (default), `all`, `load`, `warmup`, `tail`.
-    phase: Option<String>,
-    /// Must be true: the command runs (warm-up + capture).
-    #[serde(default)]
-    confirm: bool,
-    #[serde(flatten)]
-    shape: Shape,
-}
-
-/// `prof deep-dive`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct DeepDiveParams {
-    /// The workload (program and arguments, not a shell string).
-    command: Vec<String>,
-    /// Regular expression for the kernel's function name (`^name$`, as breakdown suggests).
-    kernel: String,
-    /// Matching launches to skip first (warm-up).
-    launch_skip: Option<u32>,
-    /// Launches to profile (default 1).
-    launch_count: Option<u32>,
-    /// Hard limit, seconds (default 600).
-    timeout_s: Option<u64>,
-    /// Must be true: the command runs under the kernel profiler, which replays the kernel (slow).
-    #[serde(default)]
-    confirm: bool,
-    #[serde(flatten)]
-    shape: Shape,
-}
-
-/// `prof analyze`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct AnalyzeParams {
-    /// The artifact (a trace, an export, a profiler's output directory, a directory of
-    /// per-rank traces); default: the embedded H200 profile.
-    path: Option<String>,
-    /// Which part of the run: `steady` (default), `all`, `load`, `warmup`, `tail`.
-    phase: Option<String>,
-    /// Only the kernel and family tables (fast on multi-GB exports).
-    #[serde(default)]
-    summary_only: bool,
-    #[serde(flatten)]
-    shape: Shape,
-}
-
-/// `prof diff`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct DiffParams {
-    /// The profile before the change.
-    before: String,
-    /// The profile after it.
-    after: String,
-    #[serde(flatten)]
-    shape: Shape,
-}
-
-/// `prof profile`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ProfileParams {
-    /// The workload (program and arguments, not a shell string).
-    command: Vec<String>,
-    /// Deepest step: `util`, `breakdown` or `deep-dive` (default).
-    max_depth: Option<String>,
-    /// Breakdown capture tool; default: the first that can run.
-    tool: Option<String>,
-    /// Hard limit for each run, seconds (default 600).
-    timeout_s: Option<u64>,
-    /// Must be true: the command runs up to four times, the last under a kernel profiler (slow).
-    #[serde(default)]
-    confirm: bool,
-    #[serde(flatten)]
-    shape: Shape,
-}
 
 /// The server.
 #[derive(Clone)]
