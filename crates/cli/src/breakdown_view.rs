@@ -45,6 +45,7 @@ pub struct BreakdownReport<'a> {
     /// The timeline analyses (see `crate::sections`), keyed by section; absent for
     /// summary-only artifacts.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::sections::Analyses>")]
     pub analyses: Option<serde_json::Value>,
     /// The phases of the run and the window the answers describe (see `crate::phases_view`);
     /// absent for summary-only artifacts.

@@ -74,6 +74,44 @@ pub fn render_text(sections: &[Section]) -> String {
 }
 
 /// The sections as the JSON `analyses` object.
+/// The `analyses` object [`to_json`] writes, as its JSON Schema sees it: each built-in
+/// section's own type; a vendor's sections (named by its backend) and a summary-only
+/// artifact's `op_types` are open.
+pub struct Analyses;
+
+impl schemars::JsonSchema for Analyses {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Analyses".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        analyses_schema(generator)
+    }
+}
+
+fn analyses_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    use prof_core::analysis::{counters, gaps, launch, layers, overlap, streams, temporal};
+    let mut properties = serde_json::Map::new();
+    let mut add = |key: &str, schema: schemars::Schema| {
+        properties.insert(key.to_owned(), schema.to_value());
+    };
+    add("counters", generator.subschema_for::<Vec<counters::SeriesDrops>>());
+    add("gaps", generator.subschema_for::<Vec<gaps::DeviceGaps>>());
+    add("launch", generator.subschema_for::<launch::LaunchStats>());
+    add("layers", generator.subschema_for::<layers::Layers>());
+    add("overlap", generator.subschema_for::<Vec<overlap::DeviceOverlap>>());
+    add("streams", generator.subschema_for::<Vec<streams::DeviceStreams>>());
+    add("temporal", generator.subschema_for::<Vec<temporal::DeviceTemporal>>());
+    let comm = generator.subschema_for::<comm::CommReport>().to_value();
+    let failed =
+        serde_json::json!({ "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } });
+    properties.insert("comm".to_owned(), serde_json::json!({ "anyOf": [comm, failed] }));
+    schemars::json_schema!({
+        "type": "object",
+        "description": "the timeline analyses, keyed by section; a section with nothing to say is absent",
+        "properties": properties,
+    })
+}
+
 pub fn to_json(sections: &[Section]) -> serde_json::Value {
     serde_json::Value::Object(sections.iter().map(|s| (s.key.to_owned(), s.json.clone())).collect())
 }
