@@ -216,3 +216,56 @@ fn is_zombie(pid: i32) -> bool {
         .map(|stat| stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')))
         .unwrap_or(true)
 }
+
+/// The official Python SDK as a second client (`pip install mcp`; CI installs it and sets
+/// PROF_REQUIRE_PYTHON_MCP=1, elsewhere the test says it was skipped).
+#[test]
+fn the_python_sdk_client_gets_the_same_answers() {
+    let python_path = std::env::var("PROF_PYTHON_MCP_PATH").unwrap_or_default();
+    let has_sdk = std::process::Command::new("python3")
+        .args(["-c", "import mcp.client.stdio"])
+        .env("PYTHONPATH", &python_path)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_sdk {
+        assert!(std::env::var_os("PROF_REQUIRE_PYTHON_MCP").is_none(), "the Python MCP SDK is required here");
+        eprintln!("skipped: the Python MCP SDK is not installed (pip install mcp)");
+        return;
+    }
+    let scratch = Scratch::new("mcp-python");
+    let script = support::fixtures().join("../mcp_python_client.py");
+    let (a, b) = (fixture_arg("nvidia/h200-diff/eager.json"), fixture_arg("nvidia/h200-diff/graph.json"));
+    let output = std::process::Command::new("python3")
+        .arg(&script)
+        .args([env!("CARGO_BIN_EXE_prof"), &a, &b])
+        .env("PATH", format!("{}:{}", fakes("nvidia").display(), std::env::var("PATH").unwrap_or_default()))
+        .env("PYTHONPATH", &python_path)
+        .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
+        .env("CUDA_HOME", support::NOWHERE)
+        .env("LD_LIBRARY_PATH", support::NOWHERE)
+        .env("XDG_CACHE_HOME", scratch.path())
+        .env("FAKE_NVIDIA_SMI", "busy")
+        .current_dir(scratch.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let got: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(got["server"], "prof");
+    assert_eq!(got["tools"], json!(["analyze", "breakdown", "deep_dive", "detect", "diff", "profile", "util"]));
+    assert_eq!(got["required"]["deep_dive"], json!(["command", "kernel"]));
+    for call in ["detect", "analyze", "diff", "breakdown"] {
+        assert_eq!(got[call]["error"], false, "{call}: {}", got[call]);
+        support::schema_check::assert_valid(&got[call]["doc"]);
+    }
+    let direct = direct(scratch.path(), &["analyze", "--json"]);
+    assert_eq!(got["analyze"]["doc"]["summary"]["kernels"][0], direct["summary"]["kernels"][0]);
+    assert_eq!(got["analyze"]["doc"]["summary"]["kernels"].as_array().unwrap().len(), 2);
+    assert_eq!(got["breakdown"]["doc"]["summary"]["kernels"][0]["total_ns"], 2_523_567);
+    assert!(
+        got["progress"].as_array().unwrap().iter().any(|l| l.as_str().unwrap_or("").contains("1. warm-up")),
+        "{}",
+        got["progress"]
+    );
+    assert_eq!(got["refused"]["error"], true);
+    assert!(got["refused"]["text"].as_str().unwrap().contains("confirm: true"));
+}
