@@ -92,7 +92,8 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
             return Err(Failure::new(Kind::WorkloadFailed, message));
         }
     }
-    if measured.ended.stopped_by().is_some() {
+    if let Some(stopped) = measured.ended.stopped_by() {
+        eprintln!("prof profile: {stopped} ended the utilization run; no further step was started");
         return Ok(util::exit_status(measured.ended));
     }
     let verdict = &measured.verdict;
