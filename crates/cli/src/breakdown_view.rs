@@ -13,7 +13,7 @@ use crate::render::{human_ns, name_width, shorten_distinct, table};
 use prof_core::diagnosis::DiagnosisReport;
 use prof_core::families::Family;
 use prof_core::kernel_summary::KernelSummary;
-use prof_core::supervisor::shell_quote;
+use prof_core::supervisor::{shell_join, shell_quote};
 use prof_core::OpKind;
 use serde::Serialize;
 use std::ffi::OsString;
@@ -130,11 +130,7 @@ pub struct DeepDiveTarget {
 impl DeepDiveTarget {
     /// The `prof deep-dive` command line for `command` (`CMD...` when there is none).
     pub fn command(&self, command: &[OsString]) -> String {
-        let cmd = if command.is_empty() {
-            "CMD...".to_owned()
-        } else {
-            command.iter().map(|a| shell_quote(&a.to_string_lossy())).collect::<Vec<_>>().join(" ")
-        };
+        let cmd = if command.is_empty() { "CMD...".to_owned() } else { shell_join(command) };
         format!(
             "prof deep-dive --kernel {} --launch-skip {} --launch-count 1 -- {cmd}",
             shell_quote(&self.regex),

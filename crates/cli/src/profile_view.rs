@@ -149,32 +149,28 @@ impl ProfileReport {
 }
 
 /// The plan, shown before anything runs.
-pub fn plan_text(
-    report: &ProfileReport,
-    args: &ProfileArgs,
-    deep_dive: Option<&(String, Result<(), String>)>,
-) -> String {
+pub fn plan_text(report: &ProfileReport, args: &ProfileArgs, deep_dive: Option<(&str, &Result<(), String>)>) -> String {
     let mut out = format!(
         "prof profile on {}: up to three steps, each a run of the command, each stopping when its answer is enough\n",
         report.vendor
     );
     out.push_str(&format!(
         "  1. util       one run, sampling utilization every {} ms; stops if the device mostly waits\n",
-        args.interval().as_millis()
+        args.interval.as_millis()
     ));
     if report.max_depth >= Depth::Breakdown {
-        let tool = args.tool().unwrap_or("the first tool that can run");
+        let tool = args.tool.as_deref().unwrap_or("the first tool that can run");
         out.push_str(&format!(
             "  2. breakdown  if busy: one warm-up run, then one run traced with {tool} ({:.0} s window); \
              stops unless one kernel dominates\n",
-            args.window().as_secs_f64()
+            args.window.as_secs_f64()
         ));
     }
     if report.max_depth >= Depth::DeepDive {
         let how = match deep_dive {
             None => "no deep-dive tool for this vendor".to_owned(),
             Some((name, Err(error))) => format!("{name} cannot run here: {error}"),
-            Some((name, Ok(()))) if args.yes() => format!("one run under {name}, replaying that kernel (slow)"),
+            Some((name, Ok(()))) if args.yes => format!("one run under {name}, replaying that kernel (slow)"),
             Some((name, Ok(()))) => format!("one run under {name}, replaying that kernel (slow; asks first)"),
         };
         out.push_str(&format!("  3. deep-dive  if one kernel dominates: {how}\n"));

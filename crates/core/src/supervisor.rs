@@ -84,6 +84,12 @@ pub fn shell_quote(word: &str) -> String {
     }
 }
 
+/// `words` as one command line a POSIX shell takes back, each word quoted where it needs it
+/// (for display: the command a report tells the user to run).
+pub fn shell_join<S: AsRef<std::ffi::OsStr>>(words: &[S]) -> String {
+    words.iter().map(|w| shell_quote(&w.as_ref().to_string_lossy())).collect::<Vec<_>>().join(" ")
+}
+
 /// How a finished step ended.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

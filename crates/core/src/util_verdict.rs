@@ -18,7 +18,7 @@
 //!   the mean utilization of a device at least [`HOST_BOUND_MEAN_UTIL_PCT`] busy, the evidence
 //!   says that utilization only means a kernel was resident.
 
-use crate::supervisor::shell_quote;
+use crate::supervisor::shell_join;
 use crate::util_summary::{DeviceSummary, BUSY_UTIL_PCT};
 use serde::Serialize;
 use std::ffi::OsStr;
@@ -133,14 +133,13 @@ pub fn judge_run<S: AsRef<OsStr>>(summaries: &[DeviceSummary], command: &[S]) ->
     }
     evidence.extend(resident_not_active(summaries));
     let (kind, headline, next_step) = if reasons.is_empty() {
-        let quoted: Vec<String> = command.iter().map(|a| shell_quote(&a.as_ref().to_string_lossy())).collect();
         let headline = format!(
             "busy: device {} was busy in {} % of samples (mean utilization {} %); next, see which kernels take the time",
             lead.device,
             num(busy_share),
             num(mean)
         );
-        (VerdictKind::Busy, headline, Some(format!("prof breakdown -- {}", quoted.join(" "))))
+        (VerdictKind::Busy, headline, Some(format!("prof breakdown -- {}", shell_join(command))))
     } else {
         evidence.push(format!("device {} (the busiest): {}", lead.device, reasons.join("; ")));
         let headline = "host-bound: CPU, transfers or a small batch keep the device waiting; \

@@ -17,7 +17,7 @@ use clap::Args;
 use prof_core::capture::{describe_plan, run_capture};
 use prof_core::diagnosis::diagnose;
 use prof_core::kernel_summary::summarize_kernels;
-use prof_core::{BreakdownTool, CaptureRange, CaptureRequest, Registry};
+use prof_core::{BreakdownTool, CaptureRange, CaptureRequest, Registry, Vendor};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -92,9 +92,13 @@ pub fn parse_skip(text: &str) -> Result<Skip, String> {
 }
 
 /// Picks a tool that passed its check: by name across every backend (its check's failure is
-/// the error), else the first tool of the first vendor present that can run here (a missing
-/// tracer or profiler is skipped for the next, and prof says so).
-fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn BreakdownTool>, Failure> {
+/// the error), else the first tool of `vendor` (by default the first vendor present) that can
+/// run here (a missing tracer or profiler is skipped for the next, and prof says so).
+fn choose_tool(
+    registry: &Registry,
+    name: Option<&str>,
+    vendor: Option<&dyn Vendor>,
+) -> Result<Box<dyn BreakdownTool>, Failure> {
     if let Some(name) = name {
         let mut known = Vec::new();
         for vendor in registry.vendors() {
@@ -109,14 +113,10 @@ fn choose_tool(registry: &Registry, name: Option<&str>) -> Result<Box<dyn Breakd
         let message = format!("no breakdown tool `{name}` in this build (have: {})", known.join(", "));
         return Err(Failure::new(Kind::Usage, message));
     }
-    let detections = registry.detect_all();
-    let present = detections.iter().find(|d| d.present).ok_or_else(|| {
-        Failure::new(
-            Kind::ToolMissing,
-            "no accelerator found (run `prof detect`); to read an existing artifact use `prof analyze PATH`",
-        )
-    })?;
-    let vendor = registry.get(present.vendor).ok_or("detected vendor is not in the registry")?;
+    let vendor = match vendor {
+        Some(vendor) => vendor,
+        None => super::present_vendor(registry, "an existing artifact")?,
+    };
     let tools = vendor.breakdown_tools();
     if tools.is_empty() {
         return Err(Failure::new(Kind::ToolMissing, format!("{} has no breakdown tool yet", vendor.name())));
@@ -199,7 +199,7 @@ pub struct Measured {
 
 /// Runs `prof breakdown`.
 pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failure> {
-    let measured = measure(registry, args)?;
+    let measured = measure(registry, args, None)?;
     if args.json {
         print_json(&measured.document)?;
     } else {
@@ -208,10 +208,11 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
     Ok(ExitCode::SUCCESS)
 }
 
-/// Captures as `args` asks, loads and analyses the capture, and renders it both ways.
-pub fn measure(registry: &Registry, args: &BreakdownArgs) -> Result<Measured, Failure> {
+/// Captures as `args` asks, loads and analyses the capture, and renders it both ways; the
+/// tool is `vendor`'s (detected here when `None`) unless `--tool` names one.
+pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Vendor>) -> Result<Measured, Failure> {
     let families = families(args.families.as_deref())?;
-    let tool = choose_tool(registry, args.tool.as_deref())?;
+    let tool = choose_tool(registry, args.tool.as_deref(), vendor)?;
     let request = CaptureRequest {
         command: args.command.clone(),
         out_dir: args.out.clone(),

@@ -46,14 +46,7 @@ pub struct DeepDiveArgs {
 
 /// The deep-dive tool of the first vendor found on this machine.
 fn choose_tool(registry: &Registry) -> Result<Box<dyn DeepDive>, Failure> {
-    let detections = registry.detect_all();
-    let present = detections.iter().find(|d| d.present).ok_or_else(|| {
-        Failure::new(
-            Kind::ToolMissing,
-            "no accelerator found (run `prof detect`); to read an existing ncu CSV use `prof analyze PATH`",
-        )
-    })?;
-    let vendor = registry.get(present.vendor).ok_or("detected vendor is not in the registry")?;
+    let vendor = super::present_vendor(registry, "an existing ncu CSV")?;
     let tool = vendor.deep_dive();
     tool.ok_or_else(|| Failure::new(Kind::ToolMissing, format!("{} has no deep-dive tool yet", vendor.name())))
 }
@@ -97,10 +90,21 @@ impl Measured {
     }
 }
 
-/// Runs the deep dive `args` asks for and loads its report.
-pub fn measure(registry: &Registry, args: &DeepDiveArgs) -> Result<Measured, Failure> {
-    let tool = choose_tool(registry)?;
-    tool.check()?;
+/// Runs the deep dive `args` asks for and loads its report, with `checked` (a tool whose
+/// check passed) or the present vendor's tool, checked here.
+pub fn measure(
+    registry: &Registry,
+    args: &DeepDiveArgs,
+    checked: Option<Box<dyn DeepDive>>,
+) -> Result<Measured, Failure> {
+    let tool = match checked {
+        Some(tool) => tool,
+        None => {
+            let tool = choose_tool(registry)?;
+            tool.check()?;
+            tool
+        }
+    };
     let request = DeepDiveRequest {
         command: args.command.clone(),
         kernel_regex: args.kernel.clone(),
@@ -136,7 +140,7 @@ pub fn measure(registry: &Registry, args: &DeepDiveArgs) -> Result<Measured, Fai
 
 /// Runs `prof deep-dive`.
 pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, Failure> {
-    let measured = measure(registry, args)?;
+    let measured = measure(registry, args, None)?;
     if let Some(page) = &args.html {
         let text = render_text(&measured.reports);
         crate::html_report::write_text_page(page, &format!("prof deep-dive: {}", args.kernel), &text)?;

@@ -13,7 +13,7 @@ use crate::failure::{Failure, Kind};
 use crate::profile_view::{self, Depth, ProfileReport, Step};
 use crate::render::print_json;
 use clap::Args;
-use prof_core::supervisor::shell_quote;
+use prof_core::supervisor::{shell_join, shell_quote};
 use prof_core::{Registry, VerdictKind};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -26,19 +26,19 @@ pub struct ProfileArgs {
     /// Run every step the answers call for without asking (the deep dive is slow: by default
     /// prof asks before it, and skips it when it cannot ask).
     #[arg(long)]
-    yes: bool,
+    pub(crate) yes: bool,
     /// Go no deeper than this step: `util`, `breakdown` or `deep-dive`.
     #[arg(long, default_value = "deep-dive", value_parser = Depth::parse)]
     max_depth: Depth,
     /// Utilization sampling interval.
     #[arg(long, default_value = "100ms", value_parser = parse_duration)]
-    interval: Duration,
+    pub(crate) interval: Duration,
     /// Breakdown capture tool (`cupti`, `nsys`, …); default: the first that can run here.
     #[arg(long)]
-    tool: Option<String>,
+    pub(crate) tool: Option<String>,
     /// Breakdown capture window.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
-    window: Duration,
+    pub(crate) window: Duration,
     /// Hard limit for each run of the command.
     #[arg(long, default_value = "10m", value_parser = parse_duration)]
     timeout: Duration,
@@ -64,19 +64,16 @@ pub struct ProfileArgs {
 
 /// Runs `prof profile`.
 pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure> {
-    let detections = registry.detect_all();
-    let present = detections.iter().find(|d| d.present).ok_or_else(|| {
-        Failure::new(
-            Kind::ToolMissing,
-            "no accelerator found (run `prof detect`); to read an existing artifact use `prof analyze PATH`",
-        )
-    })?;
-    let vendor = registry.get(present.vendor).ok_or("detected vendor is not in the registry")?;
-    let cmd = quoted(&args.command);
-    let deep_dive_tool =
-        vendor.deep_dive().map(|tool| (tool.name().to_owned(), tool.check().map_err(|e| e.to_string())));
-    let mut report = ProfileReport::new(&args.command, present.name, args.max_depth);
-    eprintln!("{}", profile_view::plan_text(&report, args, deep_dive_tool.as_ref()));
+    // Detected once: the breakdown uses this vendor, the deep dive this checked tool.
+    let vendor = super::present_vendor(registry, "an existing artifact")?;
+    let cmd = shell_join(&args.command);
+    let deep_dive_tool = vendor.deep_dive().map(|tool| {
+        let check = tool.check().map_err(|e| e.to_string());
+        (tool, check)
+    });
+    let mut report = ProfileReport::new(&args.command, vendor.name(), args.max_depth);
+    let plan_tool = deep_dive_tool.as_ref().map(|(tool, check)| (tool.name(), check));
+    eprintln!("{}", profile_view::plan_text(&report, args, plan_tool));
 
     // 1. Is the device busy?
     let util_args =
@@ -133,7 +130,7 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         json: args.json,
     };
     let breakdown_args = breakdown::BreakdownArgs::for_command(args.command.clone(), settings);
-    let measured = breakdown::measure(registry, &breakdown_args)?;
+    let measured = breakdown::measure(registry, &breakdown_args, Some(vendor))?;
     let (headline, evidence) = profile_view::breakdown_headline(&measured);
     let tool_flag = args.tool.as_ref().map(|t| format!("--tool {} ", shell_quote(t))).unwrap_or_default();
     let mut step = Step::ran("breakdown", &headline, evidence, format!("prof breakdown {tool_flag}-- {cmd}"));
@@ -158,20 +155,15 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         report.stop("breakdown", &headline, &dominant);
         return finish(args, &report);
     }
-    match &deep_dive_tool {
-        None => {
-            let why = format!("{} has no deep-dive tool", present.name);
-            report.skip("deep-dive", &why, dive_command);
-            report.stop("breakdown", &headline, &format!("{dominant}; {why}"));
-            return finish(args, &report);
-        }
-        Some((name, Err(error))) => {
-            let why = format!("{name} cannot run here: {error}");
-            report.skip("deep-dive", &why, dive_command);
-            report.stop("breakdown", &headline, &format!("{dominant}; {why}"));
-            return finish(args, &report);
-        }
-        Some((_, Ok(()))) => {}
+    let cannot_run = match &deep_dive_tool {
+        None => Some(format!("{} has no deep-dive tool", vendor.name())),
+        Some((tool, Err(error))) => Some(format!("{} cannot run here: {error}", tool.name())),
+        Some((_, Ok(()))) => None,
+    };
+    if let Some(why) = cannot_run {
+        report.skip("deep-dive", &why, dive_command);
+        report.stop("breakdown", &headline, &format!("{dominant}; {why}"));
+        return finish(args, &report);
     }
     if !args.yes {
         let asked = crate::confirm::ask(
@@ -194,7 +186,7 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         args.timeout,
         args.out.join("deep-dive"),
     );
-    let measured = deep_dive::measure(registry, &dive_args)?;
+    let measured = deep_dive::measure(registry, &dive_args, deep_dive_tool.map(|(tool, _)| tool))?;
     let (headline, evidence) = profile_view::deep_dive_headline(&measured, &target);
     let mut step = Step::ran("deep-dive", &headline, evidence, dive_command);
     step.tool = Some(measured.tool.clone());
@@ -219,28 +211,4 @@ fn finish(args: &ProfileArgs, report: &ProfileReport) -> Result<ExitCode, Failur
         out!("{text}");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The command as a shell would take it back.
-pub fn quoted(command: &[OsString]) -> String {
-    command.iter().map(|a| shell_quote(&a.to_string_lossy())).collect::<Vec<_>>().join(" ")
-}
-
-impl ProfileArgs {
-    /// Whether prof may run the deep dive without asking.
-    pub fn yes(&self) -> bool {
-        self.yes
-    }
-    /// The breakdown tool asked for.
-    pub fn tool(&self) -> Option<&str> {
-        self.tool.as_deref()
-    }
-    /// The sampling interval.
-    pub fn interval(&self) -> Duration {
-        self.interval
-    }
-    /// The breakdown window.
-    pub fn window(&self) -> Duration {
-        self.window
-    }
 }

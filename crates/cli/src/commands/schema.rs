@@ -68,23 +68,24 @@ pub fn run(args: &SchemaArgs) -> Result<ExitCode, Failure> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         for (name, _) in DOCUMENTS {
             let path = dir.join(format!("{name}.json"));
-            std::fs::write(&path, text(name)).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = text(name).unwrap_or_default();
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
             eprintln!("wrote {}", path.display());
         }
         return Ok(ExitCode::SUCCESS);
     }
-    match &args.name {
+    let Some(name) = &args.name else {
+        for (name, _) in DOCUMENTS {
+            write_stdout(format_args!("{name}\n"));
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    match text(name) {
+        Some(text) => {
+            write_stdout(format_args!("{text}"));
+            Ok(ExitCode::SUCCESS)
+        }
         None => {
-            for (name, _) in DOCUMENTS {
-                write_stdout(format_args!("{name}\n"));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Some(name) if schema(name).is_some() => {
-            write_stdout(format_args!("{}", text(name)));
-            Ok(ExitCode::SUCCESS)
-        }
-        Some(name) => {
             let known: Vec<&str> = DOCUMENTS.iter().map(|(n, _)| *n).collect();
             Err(Failure::new(Kind::Usage, format!("no document `{name}` (have: {})", known.join(", "))))
         }
@@ -92,7 +93,7 @@ pub fn run(args: &SchemaArgs) -> Result<ExitCode, Failure> {
 }
 
 /// The schema of `name` as the file holds it: pretty JSON and a newline.
-pub fn text(name: &str) -> String {
-    let schema = schema(name).unwrap_or_default();
-    format!("{}\n", serde_json::to_string_pretty(&schema).unwrap_or_default())
+pub fn text(name: &str) -> Option<String> {
+    let schema = schema(name)?;
+    Some(format!("{}\n", serde_json::to_string_pretty(&schema).unwrap_or_default()))
 }

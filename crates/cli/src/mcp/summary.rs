@@ -28,9 +28,8 @@ pub fn summary(mut document: Value, rows: usize) -> Value {
     document
 }
 
-/// `document` whole, bounded as `--json` bounds every document (100 rows a list).
+/// `document` whole: as the verb printed it with `--json`, already bounded (100 rows a list).
 pub fn full(mut document: Value) -> Value {
-    crate::render::bound_json(&mut document, crate::render::JSON_LIST_ROWS);
     if let Value::Object(fields) = &mut document {
         fields.insert("detail".into(), "full".into());
     }

@@ -25,12 +25,12 @@ pub fn util_phases(ticks: &[Tick]) -> Phases {
         return Phases { run_ns: (0, 0), phases: Vec::new(), steady_steps: None, note: Some("no samples".into()) };
     };
     let run = (first.t_ns, last.t_ns);
-    let (Some(first_active), Some(to)) = (ticks.iter().position(active), ticks.iter().rposition(active)) else {
+    let flags: Vec<bool> = ticks.iter().map(active).collect();
+    let (Some(first_active), Some(to)) = (flags.iter().position(|&a| a), flags.iter().rposition(|&a| a)) else {
         let whole = phase(ticks, PhaseKind::Steady, run.0, "idle throughout: no sample reached the busy line".into());
         let note = Some(format!("no sample reached {BUSY_UTIL_PCT} % utilization: idle throughout"));
         return Phases { run_ns: run, phases: vec![whole], steady_steps: None, note };
     };
-    let flags: Vec<bool> = ticks.iter().map(active).collect();
     let quiet: Vec<bool> =
         ticks.iter().map(|t| t.samples.iter().all(|s| s.gpu_util_pct.is_none_or(|u| u < QUIET_UTIL_PCT))).collect();
     let from = lead_in_blips(ticks, &flags, &quiet, first_active, to);
