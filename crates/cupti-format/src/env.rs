@@ -15,6 +15,14 @@ pub const DURATION_MS: &str = "PROF_CUPTI_DURATION_MS";
 pub const SIGNAL: &str = "PROF_CUPTI_SIGNAL";
 /// Which API calls are recorded ([`ApiMode`]).
 pub const API: &str = "PROF_CUPTI_API";
+/// Milliseconds between the tracer's forced flushes (0: none, buffers are written as they fill).
+pub const FLUSH_MS: &str = "PROF_CUPTI_FLUSH_MS";
+/// Device memory CUPTI reserves per buffer for device records, MiB (CUPTI's default when unset).
+pub const DEVICE_BUFFER_MB: &str = "PROF_CUPTI_DEVICE_BUFFER_MB";
+/// How `PROF_CUPTI_API=launch` records its calls: `auto` (default), `activity` or `callbacks`.
+pub const LAUNCH_RECORDS: &str = "PROF_CUPTI_LAUNCH_RECORDS";
+/// `1`: the tracer's exit line adds its buffer and flush counters.
+pub const STATS: &str = "PROF_CUPTI_STATS";
 
 /// Which runtime and driver API calls become records (`PROF_CUPTI_API`). Every recorded call
 /// costs the traced thread time inside CUPTI, and PyTorch makes many cheap ones

@@ -9,6 +9,10 @@
 //! | `PROF_CUPTI_SIGNAL` | `toggle`: SIGUSR1 closes the window; `paused`: the first SIGUSR1 opens it, the second closes it |
 //! | `PROF_CUPTI_START_ON` | open the window at an event instead of a time ([`StartOn`]): `profiler` (`cudaProfilerStart`, closed by the stop), `nvtx:NAME` (a range, closed at its end), `kernel:TEXT@N` (the Nth launch of a kernel whose name contains TEXT), `auto` (after the load) |
 //! | `PROF_CUPTI_API` | which runtime/driver API calls are recorded: `launch` (default; the calls that launch or move work, [`crate::cbid`]), `all`, or `none` (kernels, copies and sets keep their correlation ids) |
+//! | `PROF_CUPTI_LAUNCH_RECORDS` | how `launch` records its calls: `activity` (CUPTI API activity records switched on per function), `callbacks` (the tracer's own CUPTI callbacks, [`crate::launch_calls`]), or `auto` (default: `activity` where CUPTI can switch single functions, else `callbacks` rather than recording every call) |
+//! | `PROF_CUPTI_FLUSH_MS` | forced flush period while the window is open (default 1000; `0`: records are written as buffers fill and at the end) |
+//! | `PROF_CUPTI_DEVICE_BUFFER_MB` | device memory CUPTI reserves per buffer for kernel, copy and set records (CUPTI's default when unset) |
+//! | `PROF_CUPTI_STATS` | `1`: the exit line adds buffer, drain and flush counters |
 //! | `RANK`, `LOCAL_RANK` | put into the file name and header so each rank has its own trace |
 
 use crate::format::{env, trace_file_name};
@@ -25,6 +29,18 @@ pub enum SignalMode {
     Toggle,
     /// Recording waits for a first SIGUSR1; a second closes the window.
     Paused,
+}
+
+/// How `PROF_CUPTI_API=launch` records its calls (`PROF_CUPTI_LAUNCH_RECORDS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LaunchRecords {
+    /// [`Self::Activity`] where CUPTI can switch single API functions, else [`Self::Callbacks`].
+    #[default]
+    Auto,
+    /// From the tracer's own callbacks.
+    Callbacks,
+    /// As CUPTI API activity records, switched on per callback id.
+    Activity,
 }
 
 /// Everything the tracer reads from its environment.
@@ -46,6 +62,14 @@ pub struct Config {
     pub api: ApiMode,
     /// `PROF_CUPTI_START_ON`: the event that opens the window (`START_AFTER_MS` is ignored).
     pub start_on: Option<StartOn>,
+    /// `PROF_CUPTI_LAUNCH_RECORDS`.
+    pub launch_records: LaunchRecords,
+    /// `PROF_CUPTI_FLUSH_MS` (1000 when unset; 0 = no periodic flush).
+    pub flush_ms: u64,
+    /// `PROF_CUPTI_DEVICE_BUFFER_MB`.
+    pub device_buffer_mb: Option<u64>,
+    /// `PROF_CUPTI_STATS`.
+    pub stats: bool,
     /// `RANK`.
     pub rank: Option<i32>,
     /// `LOCAL_RANK`.
@@ -71,6 +95,8 @@ impl Config {
         };
         let start_after_ms = number(env::START_AFTER_MS).unwrap_or(0);
         let duration_ms = number(env::DURATION_MS);
+        let flush_ms = number(env::FLUSH_MS).unwrap_or(1000);
+        let device_buffer_mb = number(env::DEVICE_BUFFER_MB).filter(|mb| *mb > 0);
         let mut rank_of = |name: &str| -> Option<i32> {
             let value = text(name)?;
             let parsed = value.parse::<i32>().ok().filter(|r| *r >= 0);
@@ -104,6 +130,17 @@ impl Config {
                 None
             }
         });
+        let launch_records = match text(env::LAUNCH_RECORDS).as_deref() {
+            None | Some("auto") => LaunchRecords::Auto,
+            Some("callbacks") => LaunchRecords::Callbacks,
+            Some("activity") => LaunchRecords::Activity,
+            Some(other) => {
+                warnings
+                    .push(format!("{}={other} is not auto, activity or callbacks; using auto", env::LAUNCH_RECORDS));
+                LaunchRecords::Auto
+            }
+        };
+        let stats = matches!(text(env::STATS).as_deref(), Some("1" | "on" | "yes" | "true"));
         let name = trace_file_name(pid, rank, local_rank);
         let output = match lookup(env::OUT).filter(|v| !v.is_empty()) {
             None => PathBuf::from(".").join(name),
@@ -126,6 +163,10 @@ impl Config {
             signal,
             api,
             start_on,
+            launch_records,
+            flush_ms,
+            device_buffer_mb,
+            stats,
             rank,
             local_rank,
             warnings,
@@ -174,6 +215,22 @@ mod tests {
         assert!(c.warnings[0].contains("PROF_CUPTI_DURATION_MS=ten"));
         assert_eq!(config(&[(env::SIGNAL, "toggle")]).signal, SignalMode::Toggle);
         assert_eq!(config(&[(env::LIBRARY, "/x/libcupti.so")]).library, Some(PathBuf::from("/x/libcupti.so")));
+    }
+
+    #[test]
+    fn buffer_settings_default_and_parse() {
+        let c = config(&[]);
+        assert_eq!((c.flush_ms, c.device_buffer_mb, c.stats), (1000, None, false));
+        let c = config(&[(env::FLUSH_MS, "0"), (env::DEVICE_BUFFER_MB, "32"), (env::STATS, "1")]);
+        assert_eq!((c.flush_ms, c.device_buffer_mb, c.stats), (0, Some(32), true));
+        assert_eq!(config(&[]).launch_records, LaunchRecords::Auto);
+        assert_eq!(config(&[(env::LAUNCH_RECORDS, "activity")]).launch_records, LaunchRecords::Activity);
+        assert_eq!(config(&[(env::LAUNCH_RECORDS, "callbacks")]).launch_records, LaunchRecords::Callbacks);
+        let c = config(&[(env::LAUNCH_RECORDS, "hooks")]);
+        assert_eq!((c.launch_records, c.warnings.len()), (LaunchRecords::Auto, 1));
+        let c = config(&[(env::FLUSH_MS, "soon")]);
+        assert_eq!(c.flush_ms, 1000);
+        assert_eq!(c.warnings, ["PROF_CUPTI_FLUSH_MS=soon is not a whole number of milliseconds; ignored"]);
     }
 
     #[test]

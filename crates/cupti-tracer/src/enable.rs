@@ -53,6 +53,8 @@ pub enum ApiCollection {
     PerCallback,
     /// Every call is collected and the tracer keeps only the launch set.
     Filtered,
+    /// The launch set, recorded by the tracer from CUPTI callbacks ([`crate::launch_calls`]).
+    Callbacks,
 }
 
 impl ApiCollection {
@@ -63,6 +65,7 @@ impl ApiCollection {
             Self::Everything => "all",
             Self::PerCallback => "launch, per callback id",
             Self::Filtered => "launch, filtered while draining",
+            Self::Callbacks => "launch, from callbacks",
         }
     }
 }
@@ -95,9 +98,15 @@ pub fn enable(cupti: &impl Switches, mode: ApiMode, warn: &mut dyn FnMut(String)
             Err(error) => warn(format!("{error}; {what} are not traced")),
         }
     }
+    enable_api(cupti, &mut on, mode, warn);
+    Ok(on)
+}
+
+/// Enables API activity records for `mode` on top of what `on` holds.
+pub fn enable_api(cupti: &impl Switches, on: &mut Enabled, mode: ApiMode, warn: &mut dyn FnMut(String)) {
     match mode {
         ApiMode::None => {}
-        ApiMode::All => enable_api_kinds(cupti, &mut on, ApiCollection::Everything, warn),
+        ApiMode::All => enable_api_kinds(cupti, on, ApiCollection::Everything, warn),
         ApiMode::Launch if cupti.has_api_filter() => {
             for (api_domain, cbid) in cbid::launch_set() {
                 match cupti.enable_api(api_domain, cbid, true) {
@@ -109,14 +118,13 @@ pub fn enable(cupti: &impl Switches, mode: ApiMode, warn: &mut dyn FnMut(String)
                 warn(
                     "CUPTI refused every per-function API switch; recording all API calls and keeping launches".into(),
                 );
-                enable_api_kinds(cupti, &mut on, ApiCollection::Filtered, warn);
+                enable_api_kinds(cupti, on, ApiCollection::Filtered, warn);
             } else {
                 on.api = ApiCollection::PerCallback;
             }
         }
-        ApiMode::Launch => enable_api_kinds(cupti, &mut on, ApiCollection::Filtered, warn),
+        ApiMode::Launch => enable_api_kinds(cupti, on, ApiCollection::Filtered, warn),
     }
-    Ok(on)
 }
 
 fn enable_api_kinds(cupti: &impl Switches, on: &mut Enabled, api: ApiCollection, warn: &mut dyn FnMut(String)) {

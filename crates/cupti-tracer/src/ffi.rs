@@ -40,6 +40,18 @@ type Subscribe =
 type EnableCallback = unsafe extern "C" fn(enable: u32, subscriber: *mut c_void, domain: u32, cbid: u32) -> CuptiResult;
 type EnableDomain = unsafe extern "C" fn(enable: u32, subscriber: *mut c_void, domain: u32) -> CuptiResult;
 type DroppedRecords = unsafe extern "C" fn(context: *mut c_void, stream_id: u32, dropped: *mut usize) -> CuptiResult;
+type SetAttribute = unsafe extern "C" fn(attribute: u32, size: *mut usize, value: *mut c_void) -> CuptiResult;
+
+/// `CUpti_ActivityAttribute` values used here (cupti_activity.h, CUDA 13.0).
+pub mod attribute {
+    /// `CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE` (`size_t`): device memory per buffer for
+    /// kernel, copy and set records.
+    pub const DEVICE_BUFFER_SIZE: u32 = 0;
+    /// `CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER` (`uint8_t`): the client hands CUPTI
+    /// zeroed buffers, so CUPTI does not zero them itself on the thread that asked for one
+    /// (the traced thread).
+    pub const ZEROED_OUT_ACTIVITY_BUFFER: u32 = 5;
+}
 
 /// A loaded libcupti. The library stays loaded for the life of the process.
 pub struct Cupti {
@@ -61,6 +73,24 @@ pub struct Cupti {
     subscribe: Option<Subscribe>,
     enable_callback: Option<EnableCallback>,
     enable_domain: Option<EnableDomain>,
+    set_attribute: Option<SetAttribute>,
+}
+
+/// `cuptiGetTimestamp`, copied out of [`Cupti`] for callbacks that have no `Cupti` at hand.
+#[derive(Clone, Copy)]
+pub struct Clock(GetTimestamp);
+
+impl Clock {
+    /// A CUPTI timestamp, ns; 0 when it fails.
+    pub fn now(self) -> u64 {
+        let mut ts = 0u64;
+        // SAFETY: writes one u64.
+        if unsafe { (self.0)(&mut ts) } == CUPTI_SUCCESS {
+            ts
+        } else {
+            0
+        }
+    }
 }
 
 /// A callback subscription (`CUpti_SubscriberHandle`), kept for the life of the process.
@@ -152,6 +182,7 @@ impl Cupti {
             subscribe: optional(lib, "cuptiSubscribe"),
             enable_callback: optional(lib, "cuptiEnableCallback"),
             enable_domain: optional(lib, "cuptiEnableDomain"),
+            set_attribute: optional(lib, "cuptiActivitySetAttribute"),
             origin,
             _library: library,
         })
@@ -231,6 +262,15 @@ impl Cupti {
         self.check(call, unsafe { switch(cbid, u8::from(on)) })
     }
 
+    /// `cuptiActivitySetAttribute(attribute, sizeof value, &value)` for a `uint8_t` or
+    /// `size_t` attribute (`value` holds its bytes).
+    pub fn set_attribute(&self, attribute: u32, value: &mut [u8]) -> Result<(), TracerError> {
+        let set = self.set_attribute.ok_or_else(|| self.missing("cuptiActivitySetAttribute"))?;
+        let mut size = value.len();
+        // SAFETY: CUPTI reads `size` bytes of `value`, the size its attribute expects.
+        self.check("cuptiActivitySetAttribute", unsafe { set(attribute, &mut size, value.as_mut_ptr().cast()) })
+    }
+
     /// `cuptiActivityFlushAll(flag)`; delivers buffers through the completion callback.
     pub fn flush_all(&self, flag: u32) -> Result<(), TracerError> {
         // SAFETY: plain value argument; callbacks were registered before any flush.
@@ -239,13 +279,12 @@ impl Cupti {
 
     /// `cuptiGetTimestamp`, or 0 when it fails.
     pub fn timestamp(&self) -> u64 {
-        let mut ts = 0u64;
-        // SAFETY: writes one u64.
-        if unsafe { (self.get_timestamp)(&mut ts) } == CUPTI_SUCCESS {
-            ts
-        } else {
-            0
-        }
+        self.clock().now()
+    }
+
+    /// The timestamp function, to keep.
+    pub fn clock(&self) -> Clock {
+        Clock(self.get_timestamp)
     }
 
     /// `cuptiActivityGetNextRecord`: advances `record` (null for the first) within `buffer`.

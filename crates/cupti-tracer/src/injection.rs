@@ -6,18 +6,19 @@
 //! held only while a buffer is drained, and any failure becomes one warning line on stderr.
 
 use crate::activity;
+use crate::buffers::{self, Completed, BUFFER_SIZE, STATS};
 use crate::callbacks;
-use crate::config::{ApiMode, Config, SignalMode};
+use crate::config::{ApiMode, Config, LaunchRecords, SignalMode};
 use crate::demangle::Demangler;
 use crate::enable::{self, ApiCollection, Enabled};
 use crate::error::TracerError;
 use crate::ffi::{Cupti, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, CUPTI_SUCCESS};
 use crate::format::Header;
+use crate::launch_calls;
 use crate::recorder::Recorder;
 use crate::trigger::{Action, StartOn, Trigger};
 use crate::window::{Toggle, Window};
 use crate::writer::TraceWriter;
-use std::alloc::Layout;
 use std::ffi::{c_int, c_void};
 use std::fs::File;
 use std::io::Write;
@@ -27,20 +28,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-/// Size of each activity buffer handed to CUPTI.
-pub const BUFFER_SIZE: usize = 8 << 20;
-const BUFFER_LAYOUT: Layout = match Layout::from_size_align(BUFFER_SIZE, 8) {
-    Ok(layout) => layout,
-    Err(_) => panic!("8 MiB aligned to 8 is a valid layout"),
-};
-/// Completed buffers kept for reuse instead of being freed.
-const POOL_MAX: usize = 8;
 const POLL: Duration = Duration::from_millis(50);
-const FLUSH_EVERY: Duration = Duration::from_secs(1);
 static STARTED: AtomicBool = AtomicBool::new(false);
 static SIGNALLED: AtomicBool = AtomicBool::new(false);
 static TRACER: OnceLock<Tracer> = OnceLock::new();
-static POOL: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 struct Tracer {
     cupti: Cupti,
@@ -50,6 +41,9 @@ struct Tracer {
     enabled: OnceLock<Enabled>,
     shutdown: AtomicBool,
     warned_io: AtomicBool,
+    flush_every: Option<Duration>,
+    stats: bool,
+    launch_records: LaunchRecords,
 }
 
 /// Writes `prof-cupti: warning: <message>` to stderr, ignoring a closed stderr.
@@ -108,11 +102,15 @@ fn start() -> Result<(), TracerError> {
         enabled: OnceLock::new(),
         shutdown: AtomicBool::new(false),
         warned_io: AtomicBool::new(false),
+        flush_every: (config.flush_ms > 0).then(|| Duration::from_millis(config.flush_ms)),
+        stats: config.stats,
+        launch_records: config.launch_records,
     };
     if TRACER.set(tracer).is_err() {
         return Ok(());
     }
     let Some(tracer) = TRACER.get() else { return Ok(()) };
+    tracer.prepare_buffers(config.device_buffer_mb);
     if let Err(error) = tracer.enable_all(config.api) {
         tracer.abandon();
         return Err(error);
@@ -126,10 +124,12 @@ fn start() -> Result<(), TracerError> {
     if signal && !install_signal_handler() {
         warn("cannot install the SIGUSR1 handler; PROF_CUPTI_SIGNAL ignored");
     }
+    buffers::hand_off(true);
     let spawned = std::thread::Builder::new().name("prof-cupti".to_owned()).spawn(move || {
         let _ = catch_unwind(AssertUnwindSafe(|| tracer.control_loop(signal)));
     });
     if spawned.is_err() {
+        buffers::hand_off(false);
         warn("cannot start the flush thread; records are written when buffers fill and at exit");
     }
     Ok(())
@@ -184,15 +184,50 @@ fn apply_trigger(action: Action, trigger: &Trigger) {
 }
 
 impl Tracer {
+    /// Tells CUPTI the buffers come zeroed (see [`buffers`]), fills the pool, and sets the
+    /// device buffer size when `PROF_CUPTI_DEVICE_BUFFER_MB` asks.
+    fn prepare_buffers(&self, device_buffer_mb: Option<u64>) {
+        use crate::ffi::attribute;
+        buffers::prefill();
+        if let Err(error) = self.cupti.set_attribute(attribute::ZEROED_OUT_ACTIVITY_BUFFER, &mut [1u8]) {
+            note(&format!("{error}; CUPTI zeroes each activity buffer itself"));
+        }
+        if let Some(mb) = device_buffer_mb {
+            let bytes = usize::try_from(mb.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+            if let Err(error) = self.cupti.set_attribute(attribute::DEVICE_BUFFER_SIZE, &mut bytes.to_ne_bytes()) {
+                warn(&format!("{error}; PROF_CUPTI_DEVICE_BUFFER_MB ignored"));
+            }
+        }
+    }
+
     fn enable_all(&self, mode: ApiMode) -> Result<(), TracerError> {
         self.cupti.register_callbacks(buffer_requested, buffer_completed)?;
-        let on = enable::enable(&self.cupti, mode, &mut |line| warn(&line))?;
+        let callbacks = mode == ApiMode::Launch
+            && match self.launch_records {
+                LaunchRecords::Auto => !self.cupti.has_api_filter(),
+                LaunchRecords::Callbacks => true,
+                LaunchRecords::Activity => false,
+            };
+        let first = if callbacks { ApiMode::None } else { mode };
+        let mut on = enable::enable(&self.cupti, first, &mut |line| warn(&line))?;
+        if callbacks {
+            match callbacks::record_launches(&self.cupti) {
+                Ok(count) if count > 0 => on.api = ApiCollection::Callbacks,
+                result => {
+                    let why =
+                        result.err().map_or_else(|| "CUPTI switched on no launch callback".into(), |e| e.to_string());
+                    warn(&format!("{why}; launch calls are recorded as CUPTI API activity instead"));
+                    enable::enable_api(&self.cupti, &mut on, ApiMode::Launch, &mut |line| warn(&line));
+                }
+            }
+        }
         self.recorder.set_launch_only(on.api == ApiCollection::Filtered);
         let _ = self.enabled.set(on);
         Ok(())
     }
 
     fn disable_all(&self) {
+        callbacks::stop_recording_launches(&self.cupti);
         if let Some(on) = self.enabled.get() {
             enable::disable(&self.cupti, on);
         }
@@ -209,10 +244,12 @@ impl Tracer {
     fn control_loop(&self, signal: bool) {
         let mut last_flush = Instant::now();
         loop {
-            std::thread::sleep(POLL);
+            buffers::wait(POLL);
             if self.shutdown.load(Ordering::SeqCst) {
                 return;
             }
+            self.drain_queued();
+            buffers::prefill();
             let now = self.cupti.timestamp();
             if signal && SIGNALLED.swap(false, Ordering::SeqCst) {
                 let toggle = self.recorder.window.toggle(now);
@@ -227,8 +264,11 @@ impl Tracer {
                 self.close_window();
                 return;
             }
-            if last_flush.elapsed() >= FLUSH_EVERY {
-                self.flush(0);
+            if self.flush_every.is_some_and(|every| last_flush.elapsed() >= every) {
+                let started = Instant::now();
+                let _ = self.cupti.flush_all(0);
+                STATS.flushed(started.elapsed());
+                self.drain_queued();
                 last_flush = Instant::now();
             }
         }
@@ -240,15 +280,32 @@ impl Tracer {
         let _ = self.cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         let mut guard = lock(&self.writer);
         if let Some(writer) = guard.as_mut() {
+            self.drain_into(writer);
             writer.window_end(self.recorder.window.end().unwrap_or(0));
             self.write_out(writer);
         }
     }
 
-    fn flush(&self, flag: u32) {
-        let _ = self.cupti.flush_all(flag);
-        if let Some(writer) = lock(&self.writer).as_mut() {
+    /// Drains every queued buffer and writes the file out.
+    fn drain_queued(&self) {
+        let mut guard = lock(&self.writer);
+        if let Some(writer) = guard.as_mut() {
+            self.drain_into(writer);
             self.write_out(writer);
+        }
+    }
+
+    /// Drains the queued buffers into `writer`. They are taken from the queue only while the
+    /// writer is held, so the exit handler, which takes the writer, misses none.
+    fn drain_into(&self, writer: &mut TraceWriter<File>) {
+        for done in buffers::take_completed() {
+            // SAFETY: a buffer CUPTI completed with `valid` bytes, queued once.
+            unsafe { self.drain(writer, done) };
+        }
+        let names = |domain: u8, cbid: u32| self.cupti.callback_name(u32::from(domain), cbid);
+        for api in launch_calls::take_all() {
+            // SAFETY: API records hold no name pointer.
+            unsafe { self.recorder.record(writer, activity::Activity::Api(api), names) };
         }
     }
 
@@ -260,14 +317,15 @@ impl Tracer {
         }
     }
 
-    /// Reads every record of a completed buffer into the writer.
+    /// Reads every record of a completed buffer into the writer and gives the buffer back.
     ///
     /// # Safety
-    /// `buffer` must be a buffer CUPTI completed, with `valid` valid bytes.
-    unsafe fn drain(&self, buffer: *mut u8, valid: usize, stream_id: u32) {
-        let valid = valid.min(BUFFER_SIZE);
-        let mut guard = lock(&self.writer);
-        let Some(writer) = guard.as_mut() else { return };
+    /// `done.buffer` must be a buffer CUPTI completed, with `done.valid` valid bytes, that
+    /// nothing else drains.
+    unsafe fn drain(&self, writer: &mut TraceWriter<File>, done: Completed) {
+        let started = Instant::now();
+        let buffer = done.buffer as *mut u8;
+        let valid = done.valid.min(BUFFER_SIZE);
         // SAFETY: CUPTI filled `valid` bytes of this buffer and has handed it back to us.
         let bytes = unsafe { std::slice::from_raw_parts(buffer, valid) };
         let mut record: *mut c_void = std::ptr::null_mut();
@@ -285,27 +343,11 @@ impl Tracer {
                 unsafe { self.recorder.record(writer, activity, names) };
             }
         }
-        writer.dropped(self.cupti.dropped_records(stream_id));
+        writer.dropped(done.dropped);
+        // SAFETY: drained; CUPTI no longer uses it.
+        unsafe { buffers::give_back(buffer) };
+        STATS.drained(started.elapsed());
     }
-}
-
-fn take_buffer() -> *mut u8 {
-    if let Some(address) = lock(&POOL).pop() {
-        return address as *mut u8;
-    }
-    // SAFETY: BUFFER_LAYOUT has a non-zero size.
-    unsafe { std::alloc::alloc(BUFFER_LAYOUT) }
-}
-
-fn release(buffer: *mut u8) {
-    let mut pool = lock(&POOL);
-    if pool.len() < POOL_MAX && pool.try_reserve(1).is_ok() {
-        pool.push(buffer as usize);
-        return;
-    }
-    drop(pool);
-    // SAFETY: every buffer given to CUPTI came from `take_buffer` with BUFFER_LAYOUT.
-    unsafe { std::alloc::dealloc(buffer, BUFFER_LAYOUT) };
 }
 
 /// CUPTI asks for an empty buffer: 8 MiB, 8-byte aligned, or none when memory is short
@@ -314,7 +356,7 @@ unsafe extern "C" fn buffer_requested(buffer: *mut *mut u8, size: *mut usize, ma
     if buffer.is_null() || size.is_null() || max_records.is_null() {
         return;
     }
-    let fresh = catch_unwind(take_buffer).unwrap_or(std::ptr::null_mut());
+    let fresh = catch_unwind(buffers::take).unwrap_or(std::ptr::null_mut());
     // SAFETY: CUPTI passes valid out-pointers (checked non-null above).
     unsafe {
         *buffer = fresh;
@@ -323,18 +365,28 @@ unsafe extern "C" fn buffer_requested(buffer: *mut *mut u8, size: *mut usize, ma
     }
 }
 
-/// CUPTI hands a filled buffer back.
+/// CUPTI hands a filled buffer back: queued for the control thread, or drained here when
+/// no control thread is running.
 unsafe extern "C" fn buffer_completed(_: *mut c_void, stream_id: u32, buffer: *mut u8, _: usize, valid: usize) {
     if buffer.is_null() {
         return;
     }
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        if let Some(tracer) = TRACER.get() {
-            // SAFETY: CUPTI completed this buffer with `valid` bytes.
-            unsafe { tracer.drain(buffer, valid, stream_id) };
+        let Some(tracer) = TRACER.get() else {
+            // SAFETY: from `buffers::take`; CUPTI is done with it.
+            unsafe { buffers::give_back(buffer) };
+            return;
+        };
+        let done = Completed { buffer: buffer as usize, valid, dropped: tracer.cupti.dropped_records(stream_id) };
+        if let Some(done) = buffers::complete(done) {
+            match lock(&tracer.writer).as_mut() {
+                // SAFETY: CUPTI completed this buffer with `valid` bytes.
+                Some(writer) => unsafe { tracer.drain(writer, done) },
+                // SAFETY: as above; the trace is already finished.
+                None => unsafe { buffers::give_back(buffer) },
+            }
         }
     }));
-    let _ = catch_unwind(|| release(buffer));
 }
 
 extern "C" fn at_exit() {
@@ -343,8 +395,14 @@ extern "C" fn at_exit() {
         if tracer.shutdown.swap(true, Ordering::SeqCst) {
             return;
         }
+        buffers::hand_off(false);
         let _ = tracer.cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-        let Some(writer) = lock(&tracer.writer).take() else { return };
+        let mut guard = lock(&tracer.writer);
+        if let Some(writer) = guard.as_mut() {
+            tracer.drain_into(writer);
+        }
+        let Some(writer) = guard.take() else { return };
+        drop(guard);
         if let Some(why) = callbacks::pending() {
             warn(&format!("the capture window never opened: {why}"));
         }
@@ -357,6 +415,9 @@ extern "C" fn at_exit() {
                 note(&format!("wrote {records} records (API calls: {api}{refused}) to {}", tracer.output.display()))
             }
             Err(error) => warn(&format!("cannot finish {}: {error}", tracer.output.display())),
+        }
+        if tracer.stats {
+            note(&format!("stats: {}", STATS.line()));
         }
     });
 }

@@ -20,6 +20,7 @@
 //! record decoding and the writer so they can be tested without a GPU.
 
 pub mod activity;
+pub mod buffers;
 mod callbacks;
 pub mod cbid;
 pub mod config;
@@ -28,6 +29,7 @@ pub mod enable;
 pub mod error;
 pub mod ffi;
 mod injection;
+pub mod launch_calls;
 mod output;
 pub mod recorder;
 pub mod trigger;
