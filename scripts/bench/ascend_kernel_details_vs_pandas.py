@@ -29,7 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure  # noqa: E402
-from measure import repeat_file, run_measured  # noqa: E402
+from measure import repeat_file, run_measured, settle  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCE = os.path.join(ROOT, "tests/fixtures/ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv")
@@ -157,6 +157,7 @@ def main():
     rows = build(rows_wanted, path)
     size = os.path.getsize(path) / 1e6
     print(f"file: {path} ({size:.0f} MB, {rows} rows)")
+    settle(path)
     runs = []
     try:
         commands = [("prof analyze --json", [prof, "analyze", "--json", "--json-full", path]),

@@ -124,6 +124,40 @@ pub fn take() -> *mut u8 {
     unsafe { std::alloc::alloc_zeroed(LAYOUT) }
 }
 
+/// Tells CUPTI the buffers come zeroed, fills the pool, and sets the device buffer size when
+/// `PROF_CUPTI_DEVICE_BUFFER_MB` asks.
+pub fn prepare(cupti: &crate::ffi::Cupti, device_buffer_mb: Option<u64>) {
+    use crate::ffi::attribute;
+    prefill();
+    if let Err(error) = cupti.set_attribute(attribute::ZEROED_OUT_ACTIVITY_BUFFER, &mut [1u8]) {
+        crate::injection::note(&format!("{error}; CUPTI zeroes each activity buffer itself"));
+    }
+    if let Some(mb) = device_buffer_mb {
+        let bytes = usize::try_from(mb.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+        if let Err(error) = cupti.set_attribute(attribute::DEVICE_BUFFER_SIZE, &mut bytes.to_ne_bytes()) {
+            crate::injection::warn(&format!("{error}; PROF_CUPTI_DEVICE_BUFFER_MB ignored"));
+        }
+    }
+}
+
+/// CUPTI asks for an empty buffer: 8 MiB, 8-byte aligned, or none when memory is short
+/// (CUPTI then drops records and reports how many).
+///
+/// # Safety
+/// Called by CUPTI with out-pointers for the buffer, its size and a record limit.
+pub unsafe extern "C" fn requested(buffer: *mut *mut u8, size: *mut usize, max_records: *mut usize) {
+    if buffer.is_null() || size.is_null() || max_records.is_null() {
+        return;
+    }
+    let fresh = std::panic::catch_unwind(take).unwrap_or(std::ptr::null_mut());
+    // SAFETY: CUPTI passes valid out-pointers (checked non-null above).
+    unsafe {
+        *buffer = fresh;
+        *size = if fresh.is_null() { 0 } else { BUFFER_SIZE };
+        *max_records = 0;
+    }
+}
+
 /// Zeroes a drained buffer and keeps it for reuse (or frees it when the pool is full).
 ///
 /// # Safety

@@ -21,7 +21,7 @@
 
 use crate::cbid::{self, DRIVER_CBID_SIZE, DRIVER_LAUNCH, RUNTIME_CBID_SIZE, RUNTIME_LAUNCH};
 use crate::error::TracerError;
-use crate::ffi::{Clock, Cupti, Subscriber};
+use crate::ffi::{Cupti, Subscriber};
 use crate::launch_calls;
 use crate::trigger::{Action, Event, StartOn, Trigger};
 use std::borrow::Cow;
@@ -90,8 +90,6 @@ struct Watch {
 static WATCH: OnceLock<Watch> = OnceLock::new();
 /// The process's one subscription, shared by the trigger and launch recording.
 static SUBSCRIBER: OnceLock<Subscriber> = OnceLock::new();
-/// The timestamp launch recording uses.
-static CLOCK: OnceLock<Clock> = OnceLock::new();
 /// The subscription and the (domain, cbid) callbacks it switched on.
 type Switched = (Subscriber, Vec<(u32, u32)>);
 /// What [`release`] switches off.
@@ -189,46 +187,13 @@ pub fn install(cupti: &Cupti, start_on: StartOn, apply: fn(Action, &Trigger)) ->
     }
 }
 
-fn subscription(cupti: &Cupti) -> Result<Subscriber, TracerError> {
+/// The process's subscription, made on first use.
+pub(crate) fn subscription(cupti: &Cupti) -> Result<Subscriber, TracerError> {
     if let Some(subscriber) = SUBSCRIBER.get() {
         return Ok(*subscriber);
     }
     let subscriber = cupti.subscribe(on_callback)?;
     Ok(*SUBSCRIBER.get_or_init(|| subscriber))
-}
-
-/// Records the launch set's calls from callbacks ([`launch_calls`]) from now on. Returns how
-/// many callbacks were switched on (0 or an error: the caller records them another way).
-pub fn record_launches(cupti: &Cupti) -> Result<usize, TracerError> {
-    let subscriber = subscription(cupti)?;
-    let _ = CLOCK.set(cupti.clock());
-    let mut count = 0;
-    let mut last_error = None;
-    for (api_domain, id) in cbid::launch_set() {
-        match cupti.enable_callback(subscriber, u32::from(api_domain), id, true) {
-            Ok(()) => count += 1,
-            Err(error) => last_error = Some(error),
-        }
-    }
-    match last_error {
-        Some(error) if count == 0 => Err(error),
-        _ => {
-            launch_calls::set_on(true);
-            Ok(count)
-        }
-    }
-}
-
-/// Stops recording launches and switches their callbacks off (at the end of the window).
-pub fn stop_recording_launches(cupti: &Cupti) {
-    if !launch_calls::is_on() {
-        return;
-    }
-    launch_calls::set_on(false);
-    let Some(subscriber) = SUBSCRIBER.get() else { return };
-    for (api_domain, id) in cbid::launch_set() {
-        let _ = cupti.enable_callback(*subscriber, u32::from(api_domain), id, false);
-    }
 }
 
 /// Once the trigger can change nothing more, switches its callbacks off, so the rest of the
@@ -260,13 +225,8 @@ unsafe extern "C" fn on_callback(_: *mut c_void, domain: u32, cbid: u32, data: *
     }
     let _ = catch_unwind(AssertUnwindSafe(|| {
         if matches!(domain, DRIVER | RUNTIME) && launch_calls::is_on() && cbid::is_launch(domain as u8, cbid) {
-            let data = data.cast::<u8>();
-            // SAFETY: CUpti_CallbackData (72 bytes): the callback site u32 at 0, correlationId u32 at 64.
-            let (site, correlation) =
-                unsafe { (data.cast::<u32>().read_unaligned(), data.add(64).cast::<u32>().read_unaligned()) };
-            if let Some(clock) = CLOCK.get() {
-                launch_calls::on_call(domain as u8, cbid, site == API_ENTER, correlation, || clock.now());
-            }
+            // SAFETY: CUPTI passes the CUpti_CallbackData of a runtime or driver call.
+            unsafe { launch_calls::on_callback_data(domain as u8, cbid, data.cast()) };
         }
         let Some(watch) = WATCH.get() else { return };
         if watch.trigger.done() {

@@ -110,7 +110,7 @@ fn start() -> Result<(), TracerError> {
         return Ok(());
     }
     let Some(tracer) = TRACER.get() else { return Ok(()) };
-    tracer.prepare_buffers(config.device_buffer_mb);
+    buffers::prepare(&tracer.cupti, config.device_buffer_mb);
     if let Err(error) = tracer.enable_all(config.api) {
         tracer.abandon();
         return Err(error);
@@ -184,24 +184,8 @@ fn apply_trigger(action: Action, trigger: &Trigger) {
 }
 
 impl Tracer {
-    /// Tells CUPTI the buffers come zeroed (see [`buffers`]), fills the pool, and sets the
-    /// device buffer size when `PROF_CUPTI_DEVICE_BUFFER_MB` asks.
-    fn prepare_buffers(&self, device_buffer_mb: Option<u64>) {
-        use crate::ffi::attribute;
-        buffers::prefill();
-        if let Err(error) = self.cupti.set_attribute(attribute::ZEROED_OUT_ACTIVITY_BUFFER, &mut [1u8]) {
-            note(&format!("{error}; CUPTI zeroes each activity buffer itself"));
-        }
-        if let Some(mb) = device_buffer_mb {
-            let bytes = usize::try_from(mb.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
-            if let Err(error) = self.cupti.set_attribute(attribute::DEVICE_BUFFER_SIZE, &mut bytes.to_ne_bytes()) {
-                warn(&format!("{error}; PROF_CUPTI_DEVICE_BUFFER_MB ignored"));
-            }
-        }
-    }
-
     fn enable_all(&self, mode: ApiMode) -> Result<(), TracerError> {
-        self.cupti.register_callbacks(buffer_requested, buffer_completed)?;
+        self.cupti.register_callbacks(buffers::requested, buffer_completed)?;
         let callbacks = mode == ApiMode::Launch
             && match self.launch_records {
                 LaunchRecords::Auto => !self.cupti.has_api_filter(),
@@ -211,7 +195,7 @@ impl Tracer {
         let first = if callbacks { ApiMode::None } else { mode };
         let mut on = enable::enable(&self.cupti, first, &mut |line| warn(&line))?;
         if callbacks {
-            match callbacks::record_launches(&self.cupti) {
+            match launch_calls::record_launches(&self.cupti) {
                 Ok(count) if count > 0 => on.api = ApiCollection::Callbacks,
                 result => {
                     let why =
@@ -227,7 +211,7 @@ impl Tracer {
     }
 
     fn disable_all(&self) {
-        callbacks::stop_recording_launches(&self.cupti);
+        launch_calls::stop_recording_launches(&self.cupti);
         if let Some(on) = self.enabled.get() {
             enable::disable(&self.cupti, on);
         }
@@ -347,21 +331,6 @@ impl Tracer {
         // SAFETY: drained; CUPTI no longer uses it.
         unsafe { buffers::give_back(buffer) };
         STATS.drained(started.elapsed());
-    }
-}
-
-/// CUPTI asks for an empty buffer: 8 MiB, 8-byte aligned, or none when memory is short
-/// (CUPTI then drops records and reports how many).
-unsafe extern "C" fn buffer_requested(buffer: *mut *mut u8, size: *mut usize, max_records: *mut usize) {
-    if buffer.is_null() || size.is_null() || max_records.is_null() {
-        return;
-    }
-    let fresh = catch_unwind(buffers::take).unwrap_or(std::ptr::null_mut());
-    // SAFETY: CUPTI passes valid out-pointers (checked non-null above).
-    unsafe {
-        *buffer = fresh;
-        *size = if fresh.is_null() { 0 } else { BUFFER_SIZE };
-        *max_records = 0;
     }
 }
 

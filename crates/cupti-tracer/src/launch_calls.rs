@@ -15,10 +15,13 @@
 //! Layout read here (CUDA 13.0's `cupti_callbacks.h`, `CUpti_CallbackData`, 72 bytes):
 //! `callbackSite` u32 at 0, `correlationId` u32 at 64.
 
+use crate::cbid;
+use crate::error::TracerError;
+use crate::ffi::{Clock, Cupti};
 use crate::format::{domain, Api};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 static ON: AtomicBool = AtomicBool::new(false);
 /// Every thread's buffer, so the control thread can empty them.
@@ -50,6 +53,56 @@ pub fn set_on(on: bool) {
 /// True while recording.
 pub fn is_on() -> bool {
     ON.load(Ordering::Relaxed)
+}
+
+/// The timestamp the callbacks take.
+static CLOCK: OnceLock<Clock> = OnceLock::new();
+
+/// Records the launch set's calls from callbacks ([`launch_calls`]) from now on. Returns how
+/// many callbacks were switched on (0 or an error: the caller records them another way).
+pub fn record_launches(cupti: &Cupti) -> Result<usize, TracerError> {
+    let subscriber = crate::callbacks::subscription(cupti)?;
+    let _ = CLOCK.set(cupti.clock());
+    let mut count = 0;
+    let mut last_error = None;
+    for (api_domain, id) in cbid::launch_set() {
+        match cupti.enable_callback(subscriber, u32::from(api_domain), id, true) {
+            Ok(()) => count += 1,
+            Err(error) => last_error = Some(error),
+        }
+    }
+    match last_error {
+        Some(error) if count == 0 => Err(error),
+        _ => {
+            set_on(true);
+            Ok(count)
+        }
+    }
+}
+
+/// Stops recording launches and switches their callbacks off (at the end of the window).
+pub fn stop_recording_launches(cupti: &Cupti) {
+    if !is_on() {
+        return;
+    }
+    set_on(false);
+    let Ok(subscriber) = crate::callbacks::subscription(cupti) else { return };
+    for (api_domain, id) in cbid::launch_set() {
+        let _ = cupti.enable_callback(subscriber, u32::from(api_domain), id, false);
+    }
+}
+
+/// One runtime or driver callback of a launch-set id, from its `CUpti_CallbackData`.
+///
+/// # Safety
+/// `data` points to the 72-byte `CUpti_CallbackData` CUPTI passed with the callback.
+pub(crate) unsafe fn on_callback_data(api_domain: u8, cbid: u32, data: *const u8) {
+    // SAFETY: the callback site u32 at 0, correlationId u32 at 64 (see the module doc).
+    let (site, correlation) =
+        unsafe { (data.cast::<u32>().read_unaligned(), data.add(64).cast::<u32>().read_unaligned()) };
+    if let Some(clock) = CLOCK.get() {
+        on_call(api_domain, cbid, site == 0, correlation, || clock.now());
+    }
 }
 
 /// One callback of a launch-set id: `enter` is the callback site, `correlation` the id CUPTI
