@@ -6,7 +6,9 @@ its own process (prof's CUPTI tracer is injected with CUDA_INJECTION64_PATH befo
 
     python3 decode_overhead.py MODE [TOKENS] [REPEATS]
 
-MODE: plain | tracer (whatever CUDA_INJECTION64_PATH / PROF_CUPTI_* say) | nsys (run under
+MODE: plain | tracer (whatever CUDA_INJECTION64_PATH / PROF_CUPTI_* say) | toggle (the
+tracer with PROF_CUPTI_API_TOGGLE=1: calls alternate with the API records on and off, in one
+process) | nsys (run under
 `nsys profile`, timed the same way) | torch-profiler | check-tracer / check-torch (one
 decode inside cudaProfilerStart/Stop, resp. torch.profiler, writing the kernel list for the
 comparison; the tracer is told PROF_CUPTI_START_ON=profiler).
@@ -102,6 +104,30 @@ if mode.startswith("check-"):
         decode()
         torch.cuda.profiler.stop()
     print(json.dumps({"mode": mode}))
+    sys.exit(0)
+
+if mode == "toggle":
+    # One process, the tracer's API records paused and resumed by SIGUSR2
+    # (PROF_CUPTI_API_TOGGLE=1): calls alternate on, off, on, off..., so both states share the
+    # process, its core and its memory, and the ratio is free of the between-process spread.
+    import os
+    import signal
+
+    on, off = [], []
+    for _ in range(repeats):
+        on.append(decode()[0])
+        os.kill(os.getpid(), signal.SIGUSR2)
+        time.sleep(0.3)  # the tracer's control thread applies it within its 50 ms poll
+        off.append(decode()[0])
+        os.kill(os.getpid(), signal.SIGUSR2)
+        time.sleep(0.3)
+    print(json.dumps({
+        "mode": mode,
+        "api_on_best_us": min(on) * 1e6, "api_off_best_us": min(off) * 1e6,
+        "api_on_median_us": statistics.median(on) * 1e6, "api_off_median_us": statistics.median(off) * 1e6,
+        "on_over_off_speed": min(off) / min(on),
+        "on_us": [round(x * 1e6, 1) for x in on], "off_us": [round(x * 1e6, 1) for x in off],
+    }))
     sys.exit(0)
 
 kernels = None

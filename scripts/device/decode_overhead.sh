@@ -10,7 +10,9 @@
 # (inside cudaProfilerStart/Stop) and one by torch.profiler, and compares their kernel lists.
 # Usage: TRACER=/abs/libprof_cupti.so [PROF=/abs/prof] scripts/device/decode_overhead.sh [ROUNDS] [TOKENS] [REPEATS]
 #   MODES="plain none launch all torch-profiler nsys" (default); also launch-noflush
-#   (PROF_CUPTI_FLUSH_MS=0), launch-activity (PROF_CUPTI_LAUNCH_RECORDS=activity), and none-old / launch-old with OLD_TRACER=/abs/older/libprof_cupti.so
+#   (PROF_CUPTI_FLUSH_MS=0), launch-activity (PROF_CUPTI_LAUNCH_RECORDS=activity),
+#   launch-toggle (one process, calls alternating with launch records on and off through
+#   PROF_CUPTI_API_TOGGLE + SIGUSR2: the within-process ratio issue #21 asks for), and none-old / launch-old with OLD_TRACER=/abs/older/libprof_cupti.so
 #   OUT=/dir (default /tmp/prof-decode-overhead); PIN="taskset -c 2-7" to pin every run
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +39,7 @@ for round in $(seq 1 "$rounds"); do
               $pin python3 "$here/decode_overhead.py" nsys "$tokens" "$repeats" >"$log" 2>&1 ;;
       launch-noflush) run_tracer "$tracer" launch "$log" "$dir" PROF_CUPTI_FLUSH_MS=0 ;;
       launch-activity) run_tracer "$tracer" launch "$log" "$dir" PROF_CUPTI_LAUNCH_RECORDS=activity ;;
+      launch-toggle) CLIENT=toggle run_tracer "$tracer" launch "$log" "$dir" PROF_CUPTI_API_TOGGLE=1 ;;
       *-old) run_tracer "${old:?set OLD_TRACER for $mode}" "${mode%-old}" "$log" "$dir" ;;
       *) run_tracer "$tracer" "$mode" "$log" "$dir" ;;
     esac
@@ -54,6 +57,13 @@ for mode in modes:
         lines = [l for l in open(log) if l.startswith("{")]
         if lines:
             docs.append(json.loads(lines[-1]))
+    if docs and "on_over_off_speed" in docs[0]:
+        ratios = [d["on_over_off_speed"] for d in docs]
+        pairs = " ".join("%.0f/%.0f" % (d["api_on_best_us"], d["api_off_best_us"]) for d in docs)
+        print(f"{mode}: API records on vs off in one process, speed ratio per round "
+              f"{' '.join(f'{r:.3f}' for r in ratios)}; median {statistics.median(ratios):.3f} "
+              f"(best us/token on/off per round: {pairs})")
+        continue
     if docs:
         keys = ("best_us_per_token", "cpu_us_per_token", "normalized_per_token")
         runs[mode] = {k: statistics.median(d[k] for d in docs) for k in keys if all(k in d for d in docs)}

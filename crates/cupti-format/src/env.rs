@@ -21,6 +21,8 @@ pub const FLUSH_MS: &str = "PROF_CUPTI_FLUSH_MS";
 pub const DEVICE_BUFFER_MB: &str = "PROF_CUPTI_DEVICE_BUFFER_MB";
 /// How `PROF_CUPTI_API=launch` records its calls: `auto` (default), `activity` or `callbacks`.
 pub const LAUNCH_RECORDS: &str = "PROF_CUPTI_LAUNCH_RECORDS";
+/// `1`: SIGUSR2 pauses and resumes the API records (to measure their cost in one process).
+pub const API_TOGGLE: &str = "PROF_CUPTI_API_TOGGLE";
 /// `1`: the tracer's exit line adds its buffer and flush counters.
 pub const STATS: &str = "PROF_CUPTI_STATS";
 

@@ -12,6 +12,7 @@
 //! | `PROF_CUPTI_LAUNCH_RECORDS` | how `launch` records its calls: `activity` (CUPTI API activity records switched on per function), `callbacks` (the tracer's own CUPTI callbacks, [`crate::launch_calls`]), or `auto` (default: `activity` where CUPTI can switch single functions, else `callbacks` rather than recording every call) |
 //! | `PROF_CUPTI_FLUSH_MS` | forced flush period while the window is open (default 1000; `0`: records are written as buffers fill and at the end) |
 //! | `PROF_CUPTI_DEVICE_BUFFER_MB` | device memory CUPTI reserves per buffer for kernel, copy and set records (CUPTI's default when unset) |
+//! | `PROF_CUPTI_API_TOGGLE` | `1`: each SIGUSR2 pauses or resumes the API records (device records go on), to measure their cost inside one process (`scripts/device/decode_overhead.sh`'s `launch-toggle`) |
 //! | `PROF_CUPTI_STATS` | `1`: the exit line adds buffer, drain and flush counters |
 //! | `RANK`, `LOCAL_RANK` | put into the file name and header so each rank has its own trace |
 
@@ -70,6 +71,8 @@ pub struct Config {
     pub device_buffer_mb: Option<u64>,
     /// `PROF_CUPTI_STATS`.
     pub stats: bool,
+    /// `PROF_CUPTI_API_TOGGLE`.
+    pub api_toggle: bool,
     /// `RANK`.
     pub rank: Option<i32>,
     /// `LOCAL_RANK`.
@@ -140,7 +143,8 @@ impl Config {
                 LaunchRecords::Auto
             }
         };
-        let stats = matches!(text(env::STATS).as_deref(), Some("1" | "on" | "yes" | "true"));
+        let yes = |name: &str| matches!(text(name).as_deref(), Some("1" | "on" | "yes" | "true"));
+        let (stats, api_toggle) = (yes(env::STATS), yes(env::API_TOGGLE));
         let name = trace_file_name(pid, rank, local_rank);
         let output = match lookup(env::OUT).filter(|v| !v.is_empty()) {
             None => PathBuf::from(".").join(name),
@@ -167,6 +171,7 @@ impl Config {
             flush_ms,
             device_buffer_mb,
             stats,
+            api_toggle,
             rank,
             local_rank,
             warnings,
@@ -223,6 +228,7 @@ mod tests {
         assert_eq!((c.flush_ms, c.device_buffer_mb, c.stats), (1000, None, false));
         let c = config(&[(env::FLUSH_MS, "0"), (env::DEVICE_BUFFER_MB, "32"), (env::STATS, "1")]);
         assert_eq!((c.flush_ms, c.device_buffer_mb, c.stats), (0, Some(32), true));
+        assert!(!c.api_toggle && config(&[(env::API_TOGGLE, "1")]).api_toggle);
         assert_eq!(config(&[]).launch_records, LaunchRecords::Auto);
         assert_eq!(config(&[(env::LAUNCH_RECORDS, "activity")]).launch_records, LaunchRecords::Activity);
         assert_eq!(config(&[(env::LAUNCH_RECORDS, "callbacks")]).launch_records, LaunchRecords::Callbacks);

@@ -139,6 +139,25 @@ fn enable_api_kinds(cupti: &impl Switches, on: &mut Enabled, api: ApiCollection,
     }
 }
 
+/// Pauses (`active` false) or resumes the API records [`enable`] switched on, leaving the
+/// device records alone: for `PROF_CUPTI_API_TOGGLE`, which measures what API records cost
+/// within one process. [`ApiCollection::Callbacks`] is paused by its own switch
+/// ([`crate::launch_calls::set_on`]), not here.
+pub fn set_api_active(cupti: &impl Switches, on: &Enabled, active: bool) {
+    for &(api_domain, cbid) in &on.api_ids {
+        let _ = cupti.enable_api(api_domain, cbid, active);
+    }
+    for (activity_kind, _) in API_KINDS {
+        if on.kinds & (1 << activity_kind) != 0 {
+            if active {
+                let _ = cupti.enable_kind(activity_kind);
+            } else {
+                cupti.disable_kind(activity_kind);
+            }
+        }
+    }
+}
+
 /// Switches off everything [`enable`] switched on.
 pub fn disable(cupti: &impl Switches, on: &Enabled) {
     for activity_kind in 0..32 {

@@ -120,3 +120,22 @@ fn all_enables_both_api_kinds_and_refusals_only_warn() {
     assert!(enable(&no_kernels, ApiMode::All, &mut |_| {}).is_err());
     assert!(no_kernels.kinds_on.borrow().is_empty());
 }
+
+#[test]
+fn api_records_pause_and_resume_without_touching_device_records() {
+    let fake = Fake { filter: true, ..Fake::default() };
+    let (on, _) = run(&fake, ApiMode::Launch);
+    let launch_ids = on.api_ids.len();
+    set_api_active(&fake, &on, false);
+    assert_eq!(fake.api_off.borrow().len(), launch_ids);
+    assert!(fake.kinds_off.borrow().is_empty(), "kernels stay on");
+    set_api_active(&fake, &on, true);
+    assert_eq!(fake.api_on.borrow().len(), 2 * launch_ids);
+
+    let all = Fake { filter: true, ..Fake::default() };
+    let (on, _) = run(&all, ApiMode::All);
+    set_api_active(&all, &on, false);
+    assert_eq!(*all.kinds_off.borrow(), [5, 4], "RUNTIME and DRIVER only");
+    set_api_active(&all, &on, true);
+    assert_eq!(*all.kinds_on.borrow(), [10, 1, 2, 5, 4, 5, 4]);
+}

@@ -16,6 +16,7 @@ use crate::ffi::{Cupti, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, CUPTI_SUCCESS};
 use crate::format::Header;
 use crate::launch_calls;
 use crate::recorder::Recorder;
+use crate::signals;
 use crate::trigger::{Action, StartOn, Trigger};
 use crate::window::{Toggle, Window};
 use crate::writer::TraceWriter;
@@ -30,7 +31,8 @@ use std::time::{Duration, Instant};
 
 const POLL: Duration = Duration::from_millis(50);
 static STARTED: AtomicBool = AtomicBool::new(false);
-static SIGNALLED: AtomicBool = AtomicBool::new(false);
+/// Whether API records are being collected (`PROF_CUPTI_API_TOGGLE` pauses them).
+static API_ACTIVE: AtomicBool = AtomicBool::new(true);
 static TRACER: OnceLock<Tracer> = OnceLock::new();
 
 struct Tracer {
@@ -121,8 +123,11 @@ fn start() -> Result<(), TracerError> {
     // SAFETY: `at_exit` is an `extern "C" fn()` that catches its own panics.
     unsafe { libc::atexit(at_exit) };
     let signal = config.signal != SignalMode::Off;
-    if signal && !install_signal_handler() {
+    if signal && !signals::install_window() {
         warn("cannot install the SIGUSR1 handler; PROF_CUPTI_SIGNAL ignored");
+    }
+    if config.api_toggle && !signals::install_api_toggle() {
+        warn("cannot install the SIGUSR2 handler; PROF_CUPTI_API_TOGGLE ignored");
     }
     buffers::hand_off(true);
     let spawned = std::thread::Builder::new().name("prof-cupti".to_owned()).spawn(move || {
@@ -210,6 +215,18 @@ impl Tracer {
         Ok(())
     }
 
+    /// Pauses or resumes the API records (SIGUSR2 with `PROF_CUPTI_API_TOGGLE=1`).
+    fn toggle_api(&self) {
+        let Some(on) = self.enabled.get() else { return };
+        let active = !API_ACTIVE.fetch_xor(true, Ordering::SeqCst);
+        match on.api {
+            ApiCollection::Off => return,
+            ApiCollection::Callbacks => launch_calls::set_on(active),
+            _ => enable::set_api_active(&self.cupti, on, active),
+        }
+        note(if active { "SIGUSR2: API records resumed" } else { "SIGUSR2: API records paused" });
+    }
+
     fn disable_all(&self) {
         launch_calls::stop_recording_launches(&self.cupti);
         if let Some(on) = self.enabled.get() {
@@ -235,7 +252,10 @@ impl Tracer {
             self.drain_queued();
             buffers::prefill();
             let now = self.cupti.timestamp();
-            if signal && SIGNALLED.swap(false, Ordering::SeqCst) {
+            if signals::api_toggle_signalled() {
+                self.toggle_api();
+            }
+            if signal && signals::window_signalled() {
                 let toggle = self.recorder.window.toggle(now);
                 note(match toggle {
                     Toggle::Opened => "SIGUSR1: capture window opened",
@@ -389,20 +409,4 @@ extern "C" fn at_exit() {
             note(&format!("stats: {}", STATS.line()));
         }
     });
-}
-
-extern "C" fn on_sigusr1(_: c_int) {
-    SIGNALLED.store(true, Ordering::SeqCst);
-}
-
-fn install_signal_handler() -> bool {
-    // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic, which is
-    // async-signal-safe.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_sigusr1 as extern "C" fn(c_int) as libc::sighandler_t;
-        action.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut()) == 0
-    }
 }

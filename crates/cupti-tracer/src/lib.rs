@@ -32,6 +32,7 @@ mod injection;
 pub mod launch_calls;
 mod output;
 pub mod recorder;
+pub mod signals;
 pub mod trigger;
 pub mod window;
 pub mod writer;
