@@ -80,7 +80,7 @@ pub static STATS: Stats = Stats {
 impl Stats {
     /// Adds one periodic flush that took `elapsed`.
     pub fn flushed(&self, elapsed: Duration) {
-        let ns = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        let ns = nanos(elapsed);
         self.flushes.fetch_add(1, Ordering::Relaxed);
         self.flush_ns.fetch_add(ns, Ordering::Relaxed);
         self.max_flush_ns.fetch_max(ns, Ordering::Relaxed);
@@ -88,7 +88,7 @@ impl Stats {
 
     /// Adds time spent draining.
     pub fn drained(&self, elapsed: Duration) {
-        self.drain_ns.fetch_add(u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
+        self.drain_ns.fetch_add(nanos(elapsed), Ordering::Relaxed);
     }
 
     /// One line: buffers, how many were mapped on demand, drain and flush time.
@@ -106,6 +106,10 @@ impl Stats {
             ms(&self.max_flush_ns),
         )
     }
+}
+
+fn nanos(elapsed: Duration) -> u64 {
+    u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -9,7 +9,8 @@
 //! `generated_cuda_runtime_api_meta.h`, `generated_cuda_meta.h` and
 //! `generated_nvtx_meta.h` and NVTX 3's `nvToolsExt.h`:
 //!
-//! - `CUpti_CallbackData`: `callbackSite` u32 at 0, `functionParams` at 16, `symbolName` at 32.
+//! - `CUpti_CallbackData`: `callbackSite` u32 at 0, `functionParams` at 16, `symbolName` at 32,
+//!   `correlationId` u32 at 64 (read for [`launch_calls`]).
 //! - `CUpti_NvtxData`: `functionParams` at 8, `functionReturnValue` at 16.
 //! - `cudaMemcpy{,Async}_params`: `count` at 16, `kind` (1 = host to device) at 24;
 //!   `cuMemcpyHtoD{,Async}_v2_params`: `ByteCount` at 16.
@@ -225,8 +226,11 @@ unsafe extern "C" fn on_callback(_: *mut c_void, domain: u32, cbid: u32, data: *
     }
     let _ = catch_unwind(AssertUnwindSafe(|| {
         if matches!(domain, DRIVER | RUNTIME) && launch_calls::is_on() && cbid::is_launch(domain as u8, cbid) {
-            // SAFETY: CUPTI passes the CUpti_CallbackData of a runtime or driver call.
-            unsafe { launch_calls::on_callback_data(domain as u8, cbid, data.cast()) };
+            let data = data.cast::<u8>();
+            // SAFETY: CUpti_CallbackData: the callback site u32 at 0, correlationId u32 at 64.
+            let (site, correlation) =
+                unsafe { (data.cast::<u32>().read_unaligned(), data.add(64).cast::<u32>().read_unaligned()) };
+            launch_calls::record(domain as u8, cbid, site == API_ENTER, correlation);
         }
         let Some(watch) = WATCH.get() else { return };
         if watch.trigger.done() {

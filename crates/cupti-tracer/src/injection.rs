@@ -306,11 +306,15 @@ impl Tracer {
             // SAFETY: a buffer CUPTI completed with `valid` bytes, queued once.
             unsafe { self.drain(writer, done) };
         }
-        let names = |domain: u8, cbid: u32| self.cupti.callback_name(u32::from(domain), cbid);
         for api in launch_calls::take_all() {
             // SAFETY: API records hold no name pointer.
-            unsafe { self.recorder.record(writer, activity::Activity::Api(api), names) };
+            unsafe { self.recorder.record(writer, activity::Activity::Api(api), |d, c| self.api_name(d, c)) };
         }
+    }
+
+    /// The name CUPTI gives API function `cbid` of `domain`.
+    fn api_name(&self, domain: u8, cbid: u32) -> Option<String> {
+        self.cupti.callback_name(u32::from(domain), cbid)
     }
 
     fn write_out(&self, writer: &mut TraceWriter<File>) {
@@ -342,9 +346,8 @@ impl Tracer {
             let offset = (record as usize).wrapping_sub(buffer as usize);
             let Some(rest) = bytes.get(offset..) else { break };
             if let Some(activity) = activity::decode(rest) {
-                let names = |domain: u8, cbid: u32| self.cupti.callback_name(u32::from(domain), cbid);
                 // SAFETY: kernel name pointers come from CUPTI and live as long as the process.
-                unsafe { self.recorder.record(writer, activity, names) };
+                unsafe { self.recorder.record(writer, activity, |d, c| self.api_name(d, c)) };
             }
         }
         writer.dropped(done.dropped);

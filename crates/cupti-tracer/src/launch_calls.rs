@@ -10,10 +10,8 @@
 //! `cudaLaunchKernel` calls `cuLaunchKernel`) is not recorded twice. On the H200 (CUDA 13.0,
 //! 64-token decode of a 24-layer Llama-style model, `scripts/device/check_launch_records.py`)
 //! both ways wrote the same 529,567 API records, every one of the 528,640 kernels linked to
-//! its launch, with the same functions and the same median launch-to-start delay.
-//!
-//! Layout read here (CUDA 13.0's `cupti_callbacks.h`, `CUpti_CallbackData`, 72 bytes):
-//! `callbackSite` u32 at 0, `correlationId` u32 at 64.
+//! its launch, with the same functions and the same median launch-to-start delay. The
+//! callback data is decoded in [`crate::callbacks`], which owns the subscription.
 
 use crate::cbid;
 use crate::error::TracerError;
@@ -92,16 +90,10 @@ pub fn stop_recording_launches(cupti: &Cupti) {
     }
 }
 
-/// One runtime or driver callback of a launch-set id, from its `CUpti_CallbackData`.
-///
-/// # Safety
-/// `data` points to the 72-byte `CUpti_CallbackData` CUPTI passed with the callback.
-pub(crate) unsafe fn on_callback_data(api_domain: u8, cbid: u32, data: *const u8) {
-    // SAFETY: the callback site u32 at 0, correlationId u32 at 64 (see the module doc).
-    let (site, correlation) =
-        unsafe { (data.cast::<u32>().read_unaligned(), data.add(64).cast::<u32>().read_unaligned()) };
+/// One callback of a launch-set id, timed with the clock [`record_launches`] kept.
+pub(crate) fn record(api_domain: u8, cbid: u32, enter: bool, correlation: u32) {
     if let Some(clock) = CLOCK.get() {
-        on_call(api_domain, cbid, site == 0, correlation, || clock.now());
+        on_call(api_domain, cbid, enter, correlation, || clock.now());
     }
 }
 
