@@ -113,19 +113,28 @@ if mode == "toggle":
     import os
     import signal
 
-    on, off = [], []
-    for _ in range(repeats):
-        on.append(decode()[0])
+    def flip():
         os.kill(os.getpid(), signal.SIGUSR2)
         time.sleep(0.3)  # the tracer's control thread applies it within its 50 ms poll
-        off.append(decode()[0])
-        os.kill(os.getpid(), signal.SIGUSR2)
-        time.sleep(0.3)
+
+    # Pairs alternate their order (on-off, off-on, ...) so a drift within the process does
+    # not favour one state; each pair's ratio compares two calls a second apart, which share
+    # the host's state of that moment (single calls of one process swung 22-44 ms/token).
+    on, off, pair_ratios, active = [], [], [], True
+    for i in range(repeats):
+        pair = {}
+        for _ in range(2):
+            (on if active else off).append(decode()[0])
+            pair[active] = (on if active else off)[-1]
+            flip()
+            active = not active
+        pair_ratios.append(pair[False] / pair[True])
     print(json.dumps({
         "mode": mode,
         "api_on_best_us": min(on) * 1e6, "api_off_best_us": min(off) * 1e6,
         "api_on_median_us": statistics.median(on) * 1e6, "api_off_median_us": statistics.median(off) * 1e6,
         "on_over_off_speed": min(off) / min(on),
+        "pair_ratio_median": statistics.median(pair_ratios),
         "on_us": [round(x * 1e6, 1) for x in on], "off_us": [round(x * 1e6, 1) for x in off],
     }))
     sys.exit(0)

@@ -12,7 +12,9 @@
 #   MODES="plain none launch all torch-profiler nsys" (default); also launch-noflush
 #   (PROF_CUPTI_FLUSH_MS=0), launch-activity (PROF_CUPTI_LAUNCH_RECORDS=activity),
 #   launch-toggle (one process, calls alternating with launch records on and off through
-#   PROF_CUPTI_API_TOGGLE + SIGUSR2: the within-process ratio issue #21 asks for), and none-old / launch-old with OLD_TRACER=/abs/older/libprof_cupti.so
+#   PROF_CUPTI_API_TOGGLE + SIGUSR2: the within-process ratio issue #21 asks for; prints the
+#   median of adjacent on/off pair ratios), launch-toggle-callbacks (the same with
+#   PROF_CUPTI_LAUNCH_RECORDS=callbacks), and none-old / launch-old with OLD_TRACER=/abs/older/libprof_cupti.so
 #   OUT=/dir (default /tmp/prof-decode-overhead); PIN="taskset -c 2-7" to pin every run
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +42,8 @@ for round in $(seq 1 "$rounds"); do
       launch-noflush) run_tracer "$tracer" launch "$log" "$dir" PROF_CUPTI_FLUSH_MS=0 ;;
       launch-activity) run_tracer "$tracer" launch "$log" "$dir" PROF_CUPTI_LAUNCH_RECORDS=activity ;;
       launch-toggle) CLIENT=toggle run_tracer "$tracer" launch "$log" "$dir" PROF_CUPTI_API_TOGGLE=1 ;;
+      launch-toggle-callbacks) CLIENT=toggle run_tracer "$tracer" launch "$log" "$dir" PROF_CUPTI_API_TOGGLE=1 \
+              PROF_CUPTI_LAUNCH_RECORDS=callbacks ;;
       *-old) run_tracer "${old:?set OLD_TRACER for $mode}" "${mode%-old}" "$log" "$dir" ;;
       *) run_tracer "$tracer" "$mode" "$log" "$dir" ;;
     esac
@@ -60,9 +64,13 @@ for mode in modes:
     if docs and "on_over_off_speed" in docs[0]:
         ratios = [d["on_over_off_speed"] for d in docs]
         pairs = " ".join("%.0f/%.0f" % (d["api_on_best_us"], d["api_off_best_us"]) for d in docs)
-        print(f"{mode}: API records on vs off in one process, speed ratio per round "
+        print(f"{mode}: API records on vs off in one process, best-call speed ratio per round "
               f"{' '.join(f'{r:.3f}' for r in ratios)}; median {statistics.median(ratios):.3f} "
               f"(best us/token on/off per round: {pairs})")
+        paired = [d["pair_ratio_median"] for d in docs if "pair_ratio_median" in d]
+        if paired:
+            print(f"{mode}: median of adjacent on/off pair ratios per round {' '.join(f'{r:.3f}' for r in paired)}; "
+                  f"median {statistics.median(paired):.3f}")
         continue
     if docs:
         keys = ("best_us_per_token", "cpu_us_per_token", "normalized_per_token")
@@ -94,7 +102,7 @@ if [ "${CHECK:-0}" = 1 ]; then
   CLIENT=check-tracer run_tracer "$tracer" launch "$out/check-tracer.log" "$out/check" PROF_CUPTI_START_ON=profiler
   grep -h '^prof-cupti' "$out/check-tracer.log" | sed 's/^/    /'
   python3 "$here/decode_overhead.py" check-torch "$tokens" 1 "$out/check-torch.json" >"$out/check-torch.log" 2>&1
-  "$prof" analyze "$out"/check/*.pcupti --json >"$out/check-tracer.json" 2>"$out/check-analyze.err"
+  "$prof" analyze "$out"/check/*.pcupti --phase all --json >"$out/check-tracer.json" 2>"$out/check-analyze.err"
   python3 - "$out/check-tracer.json" "$out/check-torch.json" <<'PY'
 import json, sys
 doc, torch = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
