@@ -33,6 +33,24 @@ impl Hasher for FxHasher {
         self.hash = (self.hash.rotate_left(5) ^ value).wrapping_mul(SEED);
     }
 
+    // Integers in one step each (the default splits them into bytes): derived `Hash` of
+    // small structs (op details, ids) writes many of them.
+    fn write_u8(&mut self, value: u8) {
+        self.write_u64(u64::from(value));
+    }
+
+    fn write_u16(&mut self, value: u16) {
+        self.write_u64(u64::from(value));
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.write_u64(u64::from(value));
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.write_u64(value as u64);
+    }
+
     fn finish(&self) -> u64 {
         self.hash
     }

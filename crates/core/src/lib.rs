@@ -22,6 +22,7 @@ pub mod analysis;
 pub mod breakdown;
 pub mod capture;
 pub mod deepdive;
+pub mod details_pool;
 pub mod diagnosis;
 pub mod door;
 pub mod error;

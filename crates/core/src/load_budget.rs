@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes one device op holds in the timeline, without its details.
 pub const OP_BYTES: u64 = 64;
-/// Bytes of one op's optional details (boxed).
+/// Bytes of one distinct op details (ops with equal details share one: [`crate::details_pool`]).
 pub const DETAILS_BYTES: u64 = 128;
 /// Bytes one host span holds.
 pub const HOST_BYTES: u64 = 48;

@@ -1,9 +1,11 @@
 //! The vendor-neutral timeline: every backend loads its artifact into one [`Timeline`],
 //! and every analysis is written once against it.
 
+use crate::details_pool::DetailsPool;
 use crate::intern::{Interner, NameId};
 use crate::load_budget::{LoadBudget, DETAILS_BYTES, HOST_BYTES, OP_BYTES};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// What a device operation does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -39,8 +41,9 @@ pub enum CoreType {
     Dma,
 }
 
-/// Optional, source-dependent facts about one device op; boxed so the common op stays small.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// Optional, source-dependent facts about one device op; shared between the ops that have
+/// equal ones ([`crate::details_pool`]) so the common op stays small.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OpDetails {
     /// Grid dimensions (blocks).
@@ -81,8 +84,8 @@ pub struct DeviceOp {
     pub dur_ns: u64,
     /// Correlation id linking the op to the host span that launched it.
     pub correlation: Option<u64>,
-    /// Everything else the source has.
-    pub details: Option<Box<OpDetails>>,
+    /// Everything else the source has (shared with the ops whose details are equal).
+    pub details: Option<Arc<OpDetails>>,
 }
 
 impl DeviceOp {
@@ -96,9 +99,9 @@ impl DeviceOp {
         self.start_ns.saturating_add(self.dur_ns)
     }
 
-    /// The details, created empty on first use.
+    /// The details, created empty on first use; this op's own copy when they were shared.
     pub fn details_mut(&mut self) -> &mut OpDetails {
-        self.details.get_or_insert_with(Default::default)
+        Arc::make_mut(self.details.get_or_insert_with(Default::default))
     }
 }
 
@@ -170,6 +173,8 @@ pub struct Timeline {
     pub partial: Option<String>,
     /// Bytes held against the memory budget, and the checked device time.
     pub(crate) load: LoadBudget,
+    /// The distinct details of the ops pushed, each kept once.
+    pub(crate) details: DetailsPool,
 }
 
 impl Timeline {
@@ -197,8 +202,13 @@ impl Timeline {
 
     /// Appends a device op, unless the memory budget is spent: then the timeline is marked
     /// partial and takes no more (see [`Timeline::is_full`]).
-    pub fn push_op(&mut self, op: DeviceOp) {
-        let bytes = OP_BYTES + if op.details.is_some() { DETAILS_BYTES } else { 0 };
+    pub fn push_op(&mut self, mut op: DeviceOp) {
+        let mut bytes = OP_BYTES;
+        if let Some(details) = op.details.take() {
+            let (shared, new) = self.details.share(details);
+            bytes += if new { DETAILS_BYTES } else { 0 };
+            op.details = Some(shared);
+        }
         if !self.take(bytes) {
             return;
         }

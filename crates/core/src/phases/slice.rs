@@ -1,7 +1,7 @@
 //! Choosing the window an answer is taken on (`--phase`), and cutting a timeline to it.
 
 use super::{PhaseKind, Phases};
-use crate::timeline::{CounterSeries, Timeline};
+use crate::timeline::Timeline;
 
 /// Which part of a run the answers describe.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -101,31 +101,24 @@ fn offset_ns(text: &str) -> Result<u64, String> {
 }
 
 impl Timeline {
-    /// A copy holding what lies in `[start, end)`: device ops that start in it, host spans that
-    /// overlap it, counter points inside it.
-    pub fn window(&self, start: u64, end: u64) -> Timeline {
+    /// This timeline cut to `[start, end)`: device ops that start in it, host spans that
+    /// overlap it, counter points inside it. Cut in place, so a 10 M-op trace is never held
+    /// twice; the load's budget and sums start afresh (they described the whole file).
+    pub fn window(mut self, start: u64, end: u64) -> Timeline {
         let inside = |t: u64| (start..end).contains(&t);
+        self.ops.retain(|op| inside(op.start_ns));
+        self.ops.shrink_to_fit();
+        self.host.retain(|s| s.start_ns < end && s.start_ns.saturating_add(s.dur_ns) >= start);
+        for series in &mut self.counters {
+            series.points.retain(|&(t, _)| inside(t));
+        }
         Timeline {
-            source: self.source.clone(),
-            names: self.names.clone(),
-            ops: self.ops.iter().filter(|op| inside(op.start_ns)).cloned().collect(),
-            host: self
-                .host
-                .iter()
-                .filter(|s| s.start_ns < end && s.start_ns.saturating_add(s.dur_ns) >= start)
-                .cloned()
-                .collect(),
-            counters: self
-                .counters
-                .iter()
-                .map(|c| CounterSeries {
-                    name: c.name,
-                    device: c.device,
-                    unit: c.unit,
-                    points: c.points.iter().copied().filter(|&(t, _)| inside(t)).collect(),
-                })
-                .collect(),
-            partial: self.partial.clone(),
+            source: self.source,
+            names: self.names,
+            ops: self.ops,
+            host: self.host,
+            counters: self.counters,
+            partial: self.partial,
             ..Timeline::default()
         }
     }

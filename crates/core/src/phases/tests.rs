@@ -72,7 +72,7 @@ fn choices_pick_windows_and_refuse_missing_phases() {
     assert!(PhaseChoice::parse("middle").unwrap_err().contains("not a phase"));
     assert!(PhaseChoice::parse("1h..").unwrap_err().contains("unknown unit"));
     assert!(PhaseChoice::parse("9s..").unwrap().window(&phases).unwrap_err().contains("after the run ends"));
-    let sliced = t.window(steady.start_ns, steady.end_ns);
+    let sliced = t.clone().window(steady.start_ns, steady.end_ns);
     assert_eq!(sliced.ops.len(), 40);
     assert!(sliced.ops.iter().all(|op| op.kind == OpKind::Kernel && t.name(op.name) != "autotune_candidate"));
     // A run with no load phase refuses --phase load, naming what it has.
