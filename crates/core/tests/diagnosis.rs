@@ -168,7 +168,8 @@ fn pageable_copies_only_when_they_take_device_time() {
     let copy = t.intern("Memcpy HtoD (Pageable -> Device)");
     for i in 0..4 {
         let mut op = DeviceOp::new(OpKind::Memcpy, copy, 0, 7, 200_000 + i * 60_000, 50_000);
-        op.details = Some(std::sync::Arc::new(prof_core::timeline::OpDetails { bytes: Some(64 << 20), ..Default::default() }));
+        op.details =
+            Some(std::sync::Arc::new(prof_core::timeline::OpDetails { bytes: Some(64 << 20), ..Default::default() }));
         t.push_op(op);
     }
     let r = report(&t);
