@@ -124,7 +124,7 @@ impl Registry {
     pub fn load(&self, path: &Path, families: &Families) -> Result<(Loaded, Format)> {
         let winner = self.winner(path)?;
         let file = [winner.path.clone()];
-        let loaded = match &winner.reader {
+        let mut loaded = match &winner.reader {
             Reader::Tool(tool) => Loaded::Timeline(tool.load(&file)?),
             Reader::Importer(importer) => match importer.load_summary(&winner.path, families) {
                 Some(summary) => Loaded::Summary(summary?),
@@ -132,8 +132,9 @@ impl Registry {
             },
             Reader::DeepDive(tool) => Loaded::Kernels(tool.load(&file)?),
         };
-        if let Loaded::Timeline(timeline) = &loaded {
+        if let Loaded::Timeline(timeline) = &mut loaded {
             timeline.check_loaded().map_err(Error::Unsupported)?;
+            timeline.sort_ops_by_start();
         }
         Ok((loaded, winner.format))
     }
@@ -143,10 +144,11 @@ impl Registry {
     pub fn read_bytes(&self, format: &str, bytes: &[u8], name: &Path) -> Result<Timeline> {
         let importer = self.vendors().iter().flat_map(|v| v.importers()).find(|i| i.name() == format);
         let read = importer.and_then(|i| i.read_bytes(bytes, name));
-        let timeline = read.unwrap_or_else(|| {
+        let mut timeline = read.unwrap_or_else(|| {
             Err(Error::Unsupported(format!("this build has no {format} reader for {}: give a PATH", name.display())))
         })?;
         timeline.check_loaded().map_err(Error::Unsupported)?;
+        timeline.sort_ops_by_start();
         Ok(timeline)
     }
 

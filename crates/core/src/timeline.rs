@@ -222,6 +222,16 @@ impl Timeline {
         self.ops.push(op);
     }
 
+    /// Puts the device ops in start order (stable: ties keep the source's order), for sources
+    /// that list them table by table (kernels, then copies, then sets): every analysis that
+    /// needs time order then finds it instead of sorting its own copy. A timeline whose sums
+    /// overflowed keeps the source's order, so [`Timeline::check_loaded`] names the right op.
+    pub fn sort_ops_by_start(&mut self) {
+        if self.load.overflow_at.is_none() && !self.ops.is_sorted_by_key(|op| op.start_ns) {
+            self.ops.sort_by_key(|op| op.start_ns);
+        }
+    }
+
     /// Appends a host span, unless the memory budget is spent (as [`Timeline::push_op`]).
     pub fn push_host(&mut self, span: HostSpan) {
         if self.take(HOST_BYTES) {
@@ -297,77 +307,5 @@ impl Timeline {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn span_covers_device_and_host_and_links_by_correlation() {
-        let mut t = Timeline::new("test");
-        let k = t.intern("k");
-        let launch = t.intern("cudaLaunchKernel");
-        let mut op = DeviceOp::new(OpKind::Kernel, k, 0, 7, 1_000, 500);
-        op.correlation = Some(42);
-        t.push_op(op);
-        t.host.push(HostSpan {
-            name: launch,
-            category: HostCategory::Runtime,
-            pid: 1,
-            tid: 1,
-            start_ns: 900,
-            dur_ns: 20,
-            correlation: Some(42),
-        });
-        assert_eq!(t.span_ns(), Some((900, 1_500)));
-        let index = t.host_by_correlation()[&42];
-        assert_eq!(t.name(t.host[index].name), "cudaLaunchKernel");
-        assert_eq!(std::mem::size_of::<DeviceOp>(), 64);
-    }
-
-    #[test]
-    fn a_spent_budget_stops_the_timeline_and_says_so() {
-        // Room for three bare ops: the fourth is refused, and so is a host span after it.
-        let mut t = Timeline::with_memory_budget("big.json", 3 * OP_BYTES + 10);
-        let k = t.intern("k");
-        for i in 0..5 {
-            t.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, i * 10, 5));
-        }
-        t.push_host(HostSpan {
-            name: k,
-            category: HostCategory::Runtime,
-            pid: 1,
-            tid: 1,
-            start_ns: 0,
-            dur_ns: 1,
-            correlation: None,
-        });
-        assert_eq!((t.ops.len(), t.host.len()), (3, 0));
-        assert!(t.is_full());
-        let note = t.partial.as_deref().unwrap();
-        assert!(note.starts_with("stopped at the memory budget (202 B) after 3 device ops"), "{note}");
-        assert_eq!(note.matches("stopped").count(), 1, "noted once: {note}");
-        assert_eq!(t.check_loaded(), Ok(()), "a partial timeline with ops is analysed");
-        let mut empty = Timeline::with_memory_budget("big.json", 10);
-        empty.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, 0, 5));
-        let error = empty.check_loaded().unwrap_err();
-        assert!(
-            error.starts_with("big.json: the memory budget (10 B) was spent before the first device op"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn durations_that_sum_past_64_bits_name_the_op() {
-        let mut t = Timeline::new("bad.csv");
-        let (a, b) = (t.intern("a"), t.intern("b"));
-        t.push_op(DeviceOp::new(OpKind::Kernel, a, 0, 7, 0, u64::MAX - 10));
-        assert_eq!(t.check_loaded(), Ok(()));
-        t.push_op(DeviceOp::new(OpKind::Kernel, b, 0, 7, 5, 20));
-        let error = t.check_loaded().unwrap_err();
-        assert!(error.starts_with("bad.csv: device op 2 (`b`, start 5 ns, duration 20 ns)"), "{error}");
-        // An op whose own end passes 2^64 is refused the same way.
-        let mut t = Timeline::new("end.csv");
-        let a = t.intern("a");
-        t.push_op(DeviceOp::new(OpKind::Kernel, a, 0, 7, u64::MAX - 1, 2));
-        assert!(t.check_loaded().unwrap_err().contains("device op 1"));
-    }
-}
+#[path = "timeline_tests.rs"]
+mod tests;

@@ -67,10 +67,11 @@ pub fn load_any(registry: &Registry, path: &Path, families: &Families) -> Result
         .map_err(|error| Failure::from(error).or_kind(Kind::BadInput).at_path(path.display().to_string()))
 }
 
-/// `timeline`, unless its durations sum past what any sum can hold exactly (an error naming
-/// the op: a number from it would be wrong).
-pub fn checked(timeline: Timeline) -> Result<Timeline, Failure> {
+/// `timeline` with its ops in start order, unless its durations sum past what any sum can
+/// hold exactly (an error naming the op: a number from it would be wrong).
+pub fn checked(mut timeline: Timeline) -> Result<Timeline, Failure> {
     timeline.check_loaded().map_err(|reason| Failure::new(Kind::BadInput, reason))?;
+    timeline.sort_ops_by_start();
     Ok(timeline)
 }
 

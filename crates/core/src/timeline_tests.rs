@@ -1,0 +1,108 @@
+//! Tests of the timeline: spans, the memory budget, shared details, start order.
+
+use super::*;
+
+#[test]
+fn span_covers_device_and_host_and_links_by_correlation() {
+    let mut t = Timeline::new("test");
+    let k = t.intern("k");
+    let launch = t.intern("cudaLaunchKernel");
+    let mut op = DeviceOp::new(OpKind::Kernel, k, 0, 7, 1_000, 500);
+    op.correlation = Some(42);
+    t.push_op(op);
+    t.host.push(HostSpan {
+        name: launch,
+        category: HostCategory::Runtime,
+        pid: 1,
+        tid: 1,
+        start_ns: 900,
+        dur_ns: 20,
+        correlation: Some(42),
+    });
+    assert_eq!(t.span_ns(), Some((900, 1_500)));
+    let index = t.host_by_correlation()[&42];
+    assert_eq!(t.name(t.host[index].name), "cudaLaunchKernel");
+    assert_eq!(std::mem::size_of::<DeviceOp>(), 64);
+}
+
+#[test]
+fn a_spent_budget_stops_the_timeline_and_says_so() {
+    // Room for three bare ops: the fourth is refused, and so is a host span after it.
+    let mut t = Timeline::with_memory_budget("big.json", 3 * OP_BYTES + 10);
+    let k = t.intern("k");
+    for i in 0..5 {
+        t.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, i * 10, 5));
+    }
+    t.push_host(HostSpan {
+        name: k,
+        category: HostCategory::Runtime,
+        pid: 1,
+        tid: 1,
+        start_ns: 0,
+        dur_ns: 1,
+        correlation: None,
+    });
+    assert_eq!((t.ops.len(), t.host.len()), (3, 0));
+    assert!(t.is_full());
+    let note = t.partial.as_deref().unwrap();
+    assert!(note.starts_with("stopped at the memory budget (202 B) after 3 device ops"), "{note}");
+    assert_eq!(note.matches("stopped").count(), 1, "noted once: {note}");
+    assert_eq!(t.check_loaded(), Ok(()), "a partial timeline with ops is analysed");
+    let mut empty = Timeline::with_memory_budget("big.json", 10);
+    empty.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, 0, 5));
+    let error = empty.check_loaded().unwrap_err();
+    assert!(error.starts_with("big.json: the memory budget (10 B) was spent before the first device op"), "{error}");
+}
+
+#[test]
+fn ops_go_in_start_order_ties_in_source_order_unless_a_sum_overflowed() {
+    let mut t = Timeline::new("tables.sqlite");
+    let (k, c, s) = (t.intern("kernel"), t.intern("copy"), t.intern("set"));
+    // Listed table by table, as an nsys export's tables come.
+    for (name, start) in [(k, 30), (k, 50), (c, 10), (c, 30), (s, 20)] {
+        t.push_op(DeviceOp::new(OpKind::Kernel, name, 0, 7, start, 5));
+    }
+    t.sort_ops_by_start();
+    let order: Vec<(&str, u64)> = t.ops.iter().map(|op| (t.name(op.name), op.start_ns)).collect();
+    assert_eq!(order, [("copy", 10), ("set", 20), ("kernel", 30), ("copy", 30), ("kernel", 50)]);
+    let mut bad = Timeline::new("bad.csv");
+    let (a, b) = (bad.intern("a"), bad.intern("b"));
+    bad.push_op(DeviceOp::new(OpKind::Kernel, a, 0, 7, 9, u64::MAX - 10));
+    bad.push_op(DeviceOp::new(OpKind::Kernel, b, 0, 7, 5, 20));
+    bad.sort_ops_by_start();
+    assert_eq!(bad.name(bad.ops[1].name), "b", "the op check_loaded names stays where it was");
+}
+
+#[test]
+fn equal_details_are_shared_and_counted_once_against_the_budget() {
+    let mut t = Timeline::with_memory_budget("k.csv", 2 * OP_BYTES + DETAILS_BYTES + 1);
+    let k = t.intern("k");
+    for start in [0, 10] {
+        let mut op = DeviceOp::new(OpKind::Kernel, k, 0, 7, start, 5);
+        op.details_mut().grid = Some([4, 1, 1]);
+        t.push_op(op);
+    }
+    assert_eq!(t.ops.len(), 2, "the second op's details cost nothing more");
+    let (first, second) = (t.ops[0].details.as_ref().unwrap(), t.ops[1].details.as_ref().unwrap());
+    assert!(Arc::ptr_eq(first, second));
+    // Changing one op's details after the load changes that op alone.
+    t.ops[1].details_mut().grid = Some([8, 1, 1]);
+    assert_eq!(t.ops[0].details.as_ref().unwrap().grid, Some([4, 1, 1]));
+    assert_eq!(t.ops[1].details.as_ref().unwrap().grid, Some([8, 1, 1]));
+}
+
+#[test]
+fn durations_that_sum_past_64_bits_name_the_op() {
+    let mut t = Timeline::new("bad.csv");
+    let (a, b) = (t.intern("a"), t.intern("b"));
+    t.push_op(DeviceOp::new(OpKind::Kernel, a, 0, 7, 0, u64::MAX - 10));
+    assert_eq!(t.check_loaded(), Ok(()));
+    t.push_op(DeviceOp::new(OpKind::Kernel, b, 0, 7, 5, 20));
+    let error = t.check_loaded().unwrap_err();
+    assert!(error.starts_with("bad.csv: device op 2 (`b`, start 5 ns, duration 20 ns)"), "{error}");
+    // An op whose own end passes 2^64 is refused the same way.
+    let mut t = Timeline::new("end.csv");
+    let a = t.intern("a");
+    t.push_op(DeviceOp::new(OpKind::Kernel, a, 0, 7, u64::MAX - 1, 2));
+    assert!(t.check_loaded().unwrap_err().contains("device op 1"));
+}
