@@ -32,6 +32,7 @@
 //! per process as `(process index << 32) | id`.
 
 use crate::rocprof_csv::{CsvReader, Record};
+use prof_core::timeline::OpDetails;
 use prof_core::{DeviceOp, Error, HostCategory, HostSpan, OpKind, Result, Timeline};
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -245,12 +246,14 @@ pub fn load_kernel_trace<R: BufRead>(
         op.correlation = Some(corr_base | csv.u64(&r, corr)?);
         let block = [csv.u64(&r, wx)?, csv.u64(&r, wy)?, csv.u64(&r, wz)?];
         let grid = [csv.u64(&r, gx)?, csv.u64(&r, gy)?, csv.u64(&r, gz)?];
-        let details = op.details_mut();
-        details.block = dims(block);
-        details.grid = dims([0, 1, 2].map(|i| grid[i].div_ceil(block[i].max(1))));
-        details.registers_per_thread = csv.opt_u64(&r, vgpr)?.and_then(|v| u32::try_from(v).ok());
-        details.shared_memory_bytes = csv.opt_u64(&r, lds)?;
-        timeline.push_op(op);
+        let details = OpDetails {
+            block: dims(block),
+            grid: dims([0, 1, 2].map(|i| grid[i].div_ceil(block[i].max(1)))),
+            registers_per_thread: csv.opt_u64(&r, vgpr)?.and_then(|v| u32::try_from(v).ok()),
+            shared_memory_bytes: csv.opt_u64(&r, lds)?,
+            ..OpDetails::default()
+        };
+        timeline.push_op_with(op, details);
         added += 1;
     }
     csv.mark_cut(timeline);

@@ -35,6 +35,14 @@ impl DetailsPool {
         (details, true)
     }
 
+    /// Like [`DetailsPool::share`] for details built in place: allocated only when new.
+    pub fn share_value(&mut self, details: OpDetails) -> (Arc<OpDetails>, bool) {
+        match self.seen.get(&details) {
+            Some(known) => (Arc::clone(known), false),
+            None => self.share(Arc::new(details)),
+        }
+    }
+
     /// How many distinct details are shared.
     pub fn len(&self) -> usize {
         self.seen.len()

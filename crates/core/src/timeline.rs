@@ -209,6 +209,10 @@ impl Timeline {
             bytes += if new { DETAILS_BYTES } else { 0 };
             op.details = Some(shared);
         }
+        self.push_counted(op, bytes);
+    }
+
+    fn push_counted(&mut self, op: DeviceOp, bytes: u64) {
         if !self.take(bytes) {
             return;
         }
@@ -220,6 +224,14 @@ impl Timeline {
             }
         }
         self.ops.push(op);
+    }
+
+    /// [`Timeline::push_op`] for an op whose details the reader built on the stack: equal
+    /// details already held are shared without allocating (a loader's hot loop).
+    pub fn push_op_with(&mut self, mut op: DeviceOp, details: OpDetails) {
+        let (shared, new) = self.details.share_value(details);
+        op.details = Some(shared);
+        self.push_counted(op, OP_BYTES + if new { DETAILS_BYTES } else { 0 });
     }
 
     /// Puts the device ops in start order (stable: ties keep the source's order), for sources
