@@ -24,7 +24,6 @@
 //! - a cause holding at least [`REMEDY_MIN_IDLE_SHARE_PCT`] % of the device-gap time brings its
 //!   remedy.
 
-use super::intervals::IntervalSet;
 use super::launch::MAX_PLAUSIBLE_DELAY_NS;
 use super::streams::{pct, stream_roles};
 use crate::families::Families;
@@ -300,45 +299,38 @@ impl Context<'_> {
         self.measure(by_start, 0)
     }
 
+    /// One sweep over the ops in start order: the busy time is their union, merged as it
+    /// goes (an op starting past the furthest end so far opens a gap), so no interval list
+    /// or end-ordered copy is built. The op before a gap is the first in start order that
+    /// reached the furthest end (the one that ended where the gap starts); the op after it is
+    /// the first that starts where the gap ends.
     fn measure(&self, mut by_start: Vec<usize>, listed: usize) -> GapStats {
         let ops = &self.timeline.ops;
-        let busy = IntervalSet::from_unsorted(by_start.iter().map(|&i| (ops[i].start_ns, ops[i].end_ns())).collect());
+        by_start.retain(|&i| ops[i].dur_ns > 0);
         if !by_start.is_sorted_by_key(|&i| ops[i].start_ns) {
             by_start.sort_by_key(|&i| ops[i].start_ns);
         }
-        // By end, for the op before each listed gap (not needed for totals alone); sorted as
-        // (end, index) pairs, which keeps the sort off the ops themselves.
-        let by_end: Vec<usize> = if listed == 0 {
-            Vec::new()
-        } else {
-            // (end, position by start): ties keep the start order.
-            let mut ends: Vec<(u64, usize)> =
-                by_start.iter().enumerate().map(|(position, &i)| (ops[i].end_ns(), position)).collect();
-            if !ends.is_sorted() {
-                ends.sort_unstable();
-            }
-            ends.into_iter().map(|(_, position)| by_start[position]).collect()
-        };
-        let (first, last) = busy.bounds().unwrap_or((0, 0));
+        let first = by_start.first().map_or(0, |&i| ops[i].start_ns);
         let mut buckets: Vec<GapBucket> =
             BUCKET_LABELS.iter().map(|&label| GapBucket { label, count: 0, total_ns: 0 }).collect();
         let mut causes: Vec<CauseTotal> =
             CAUSES.iter().map(|&cause| CauseTotal { cause, count: 0, total_ns: 0 }).collect();
         // The longest gaps so far, longest first (ties: earliest), at most TOP_GAPS.
         let mut all: Vec<Found> = Vec::with_capacity(listed + 1);
-        // Gaps come in time order, so the first op starting at or after a gap's end and the
-        // first op ending at or after its start only move forward.
-        let (mut next_start, mut next_end) = (0usize, 0usize);
-        for (start, end) in busy.gaps() {
+        // The furthest end so far and the first op (in start order) that reached it.
+        let (mut reach, mut reach_op) = (first, by_start.first().copied().unwrap_or(0));
+        for &after in &by_start {
+            let op = &ops[after];
+            let (end, op_end) = (op.start_ns, op.end_ns());
+            if end <= reach {
+                if op_end > reach {
+                    (reach, reach_op) = (op_end, after);
+                }
+                continue;
+            }
+            let (start, before) = (reach, reach_op);
+            (reach, reach_op) = (op_end, after);
             let length = end - start;
-            while next_start < by_start.len() && ops[by_start[next_start]].start_ns < end {
-                next_start += 1;
-            }
-            while next_end < by_end.len() && ops[by_end[next_end]].end_ns() < start {
-                next_end += 1;
-            }
-            let after = by_start[next_start.min(by_start.len() - 1)];
-            let before = by_end.get(next_end.min(by_end.len().saturating_sub(1))).copied().unwrap_or(after);
             let launch = ops[after].correlation.and_then(|c| self.launches.get(&c)).map(|s| s.start_ns);
             let launch = launch.filter(|&l| l <= end && end - l <= MAX_PLAUSIBLE_DELAY_NS);
             let cause = match launch {
@@ -376,7 +368,7 @@ impl Context<'_> {
             })
             .collect();
         let total_ns: u64 = buckets.iter().map(|b| b.total_ns).sum();
-        let wall_ns = last - first;
+        let wall_ns = reach - first;
         GapStats {
             wall_ns,
             count: buckets.iter().map(|b| b.count).sum(),
