@@ -147,10 +147,9 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
                 None => crate::phases_view::apply(timeline, args.phase)?,
             };
             let summary = summarize_kernels(&timeline, &families);
-            let diagnosis = diagnose(&timeline, &summary);
-            (Some(timeline), summary, diagnosis, Some(phases))
+            (Some(timeline), summary, None, Some(phases))
         }
-        Loaded::Summary(summary) => (None, summary, DiagnosisReport { findings: Vec::new(), steps: None }, None),
+        Loaded::Summary(summary) => (None, summary, Some(DiagnosisReport { findings: Vec::new(), steps: None }), None),
         Loaded::Kernels(reports) => {
             refuse_outputs(&args.outputs, "an ncu report holds per-kernel metrics, no timeline or breakdown")?;
             let source = args.path.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
@@ -169,7 +168,15 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         vendor: &vendor,
         registry,
     };
-    let sections = timeline.as_ref().map(|t| sections::all(t, &context)).unwrap_or_default();
+    // The diagnosis and the sections read the same timeline and summary: on two cores at once.
+    let (diagnosis, sections) = match (diagnosis, timeline.as_ref()) {
+        (None, Some(t)) => std::thread::scope(|scope| {
+            let diagnosing = scope.spawn(|| diagnose(t, &summary));
+            let sections = sections::all(t, &context);
+            (diagnosing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), sections)
+        }),
+        (diagnosis, _) => (diagnosis.unwrap_or(DiagnosisReport { findings: Vec::new(), steps: None }), Vec::new()),
+    };
     let dive = DeepDiveContext {
         available: deep_dive_available(registry, format.as_ref().map(|f| f.vendor), None),
         launches_before: phases.as_ref().map(|p| &p.launches_before),
