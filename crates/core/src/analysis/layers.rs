@@ -246,14 +246,29 @@ fn pct(part: f64, whole: f64) -> f64 {
 
 /// The candidate periods of `names`, from the distances back to each name's previous run.
 fn candidate_periods(names: &[NameId]) -> Vec<usize> {
-    let mut last: FxHashMap<NameId, usize> = FxHashMap::default();
+    // Name ids are dense (an interner's indices): the last position of each is a plain table.
+    let ids = names.iter().map(|n| n.0 as usize + 1).max().unwrap_or(0);
+    let mut last: Vec<usize> = vec![usize::MAX; ids];
     let mut distances: FxHashMap<usize, u64> = FxHashMap::default();
+    // The distance just counted, and its count so far: runs of one distance (every op of a
+    // steady loop) are counted without a hash look-up each.
+    let mut run: Option<(usize, u64)> = None;
     for (i, &name) in names.iter().enumerate() {
-        if let Some(previous) = last.insert(name, i) {
-            if i - previous >= MIN_PERIOD_OPS {
-                *distances.entry(i - previous).or_default() += 1;
+        let previous = std::mem::replace(&mut last[name.0 as usize], i);
+        if previous != usize::MAX && i - previous >= MIN_PERIOD_OPS {
+            let distance = i - previous;
+            match &mut run {
+                Some((d, count)) if *d == distance => *count += 1,
+                _ => {
+                    if let Some((d, count)) = run.replace((distance, 1)) {
+                        *distances.entry(d).or_default() += count;
+                    }
+                }
             }
         }
+    }
+    if let Some((d, count)) = run {
+        *distances.entry(d).or_default() += count;
     }
     let mut ranked: Vec<(usize, u64)> = distances.into_iter().collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));

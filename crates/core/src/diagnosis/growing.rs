@@ -45,7 +45,7 @@ pub fn growing_work(timeline: &Timeline, steps: &Steps) -> Work {
         if let Some(grid) = op.details.as_ref().and_then(|d| d.grid) {
             with_grid += 1;
             let n = grid.iter().map(|&g| u64::from(g)).fold(1u64, u64::saturating_mul);
-            blocks[step] = blocks[step].saturating_add(n);
+            blocks[step as usize] = blocks[step as usize].saturating_add(n);
         }
     }
     if with_grid * 2 < kernels.max(1) {

@@ -72,7 +72,7 @@ pub struct Steps {
     /// Number of steps.
     pub count: usize,
     /// Step index of each op of `timeline.ops` (same order), `None` outside every step.
-    pub step_of: Vec<Option<usize>>,
+    pub step_of: Vec<Option<u32>>,
 }
 
 /// Segments `timeline` into steps, or `None` when no source finds any.
@@ -81,6 +81,11 @@ pub fn segment(timeline: &Timeline) -> Option<Steps> {
         .map(|s| s.assign(timeline))
         .or_else(|| profiler_steps(timeline))
         .or_else(|| repeating_kernel(timeline))
+}
+
+/// A step's index as [`Steps::step_of`] holds it (4 bytes an op; no run has 2^32 steps).
+fn step_index(index: usize) -> Option<u32> {
+    u32::try_from(index).ok()
 }
 
 /// Steps as device-time spans on the main stream, before ops are assigned to them.
@@ -95,12 +100,23 @@ pub struct StepSpans {
 impl StepSpans {
     /// Each op of `timeline` in the step whose span holds its start.
     pub fn assign(&self, timeline: &Timeline) -> Steps {
+        let spans = &self.spans;
+        // Ops come in start order (as loaded timelines hand them out): the step of each is
+        // found by moving forward from the last one's; an op earlier than that is looked up.
+        let mut cursor = 0usize;
         let step_of = timeline
             .ops
             .iter()
             .map(|op| {
-                let index = self.spans.partition_point(|&(start, _)| start <= op.start_ns).checked_sub(1)?;
-                (op.start_ns < self.spans[index].1).then_some(index)
+                let t = op.start_ns;
+                if spans.get(cursor).is_some_and(|&(start, _)| t < start) {
+                    cursor = spans.partition_point(|&(start, _)| start <= t).saturating_sub(1);
+                }
+                while spans.get(cursor + 1).is_some_and(|&(start, _)| start <= t) {
+                    cursor += 1;
+                }
+                let &(start, end) = spans.get(cursor)?;
+                (start <= t && t < end).then(|| step_index(cursor)).flatten()
             })
             .collect();
         Steps { source: self.source.clone(), count: self.spans.len(), step_of }
@@ -254,7 +270,7 @@ fn profiler_steps(timeline: &Timeline) -> Option<Steps> {
             let launch = op.correlation.and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i));
             let at = launch.map_or(op.start_ns, |span| span.start_ns);
             let index = spans.partition_point(|&(start, _)| start <= at).checked_sub(1)?;
-            spans.get(index).filter(|&&(_, end)| at < end).map(|_| index)
+            spans.get(index).filter(|&&(_, end)| at < end).and_then(|_| step_index(index))
         })
         .collect();
     Some(Steps { source: StepSource::ProfilerSteps, count: spans.len(), step_of })
@@ -291,7 +307,11 @@ fn repeating_kernel(timeline: &Timeline) -> Option<Steps> {
     let step_count = eligible(2).or_else(|| eligible(1))?;
     let anchor = counts.iter().filter(|(_, &(count, _))| count == step_count).min_by_key(|(_, &(_, first))| first)?.0;
     let bounds: Vec<u64> = kernels.iter().filter(|(_, name)| name == anchor).map(|&(start, _)| start).collect();
-    let step_of = timeline.ops.iter().map(|op| bounds.partition_point(|&b| b <= op.start_ns).checked_sub(1)).collect();
+    let step_of = timeline
+        .ops
+        .iter()
+        .map(|op| bounds.partition_point(|&b| b <= op.start_ns).checked_sub(1).and_then(step_index))
+        .collect();
     let source = StepSource::RepeatingKernel(timeline.name(*anchor).to_owned());
     Some(Steps { source, count: bounds.len(), step_of })
 }
