@@ -228,6 +228,7 @@ pub fn load_kernel_trace<R: BufRead>(
     let lds = csv.find("LDS_Block_Size").or_else(|| csv.find("Group_Segment_Size"));
     let mut added = 0;
     let mut r = Record::default();
+    let mut is_comm: Vec<Option<bool>> = Vec::new();
     while !timeline.is_full() && csv.next_record_into(&mut r)? {
         if csv.text(&r, kind) != "KERNEL_DISPATCH" {
             return Err(csv
@@ -235,13 +236,16 @@ pub fn load_kernel_trace<R: BufRead>(
         }
         let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
         let kernel = csv.text(&r, name);
-        let op_kind = if contains_ignoring_case(kernel, b"rccl") || contains_ignoring_case(kernel, b"nccl") {
-            OpKind::Communication
-        } else {
-            OpKind::Kernel
-        };
         let device = device_of(&csv, &r, agent, agents)?;
         let name_id = timeline.intern(kernel);
+        // Whether a name is a collective, decided once per name (the names are long).
+        let id = name_id.0 as usize;
+        if id >= is_comm.len() {
+            is_comm.resize(id + 1, None);
+        }
+        let comm = *is_comm[id]
+            .get_or_insert_with(|| contains_ignoring_case(kernel, b"rccl") || contains_ignoring_case(kernel, b"nccl"));
+        let op_kind = if comm { OpKind::Communication } else { OpKind::Kernel };
         let mut op = DeviceOp::new(op_kind, name_id, device, csv.u64(&r, stream)?, start_ns, dur_ns);
         op.correlation = Some(corr_base | csv.u64(&r, corr)?);
         let block = [csv.u64(&r, wx)?, csv.u64(&r, wy)?, csv.u64(&r, wz)?];
