@@ -114,3 +114,64 @@ fn back_to_back_ops_have_no_gaps() {
     assert_eq!((found[0].device_gaps.count, found[0].device_gaps.wall_ns), (0, 20));
     assert!(found[0].device_gaps.largest.is_empty() && found[0].remedies.is_empty());
 }
+
+/// The device gaps of random overlapping, nested and touching ops in random order, against a
+/// reference written the plain way: merge the sorted intervals, take the spaces between them,
+/// name the op that ended where each gap starts (earliest start first among equal ends) and the
+/// first that starts where it ends.
+#[test]
+fn one_sweep_gaps_equal_a_plain_interval_merge() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |bound: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % bound
+    };
+    for round in 0..40 {
+        let mut t = Timeline::new("random");
+        let count = 5 + next(60) as usize;
+        for i in 0..count {
+            // Coarse times make equal starts, equal ends and touching ops common.
+            let start = next(40) * 10;
+            let dur = if next(8) == 0 { 0 } else { next(12) * 10 };
+            op(&mut t, &format!("op{i}"), 1 + next(3), start, dur, None);
+        }
+        let found = idle_gaps(&t, &Families::builtin());
+        let ops: Vec<&DeviceOp> = t.ops.iter().filter(|op| op.dur_ns > 0).collect();
+        let Some(d) = found.first() else {
+            assert!(ops.is_empty(), "round {round}: ops but no gaps report");
+            continue;
+        };
+        let mut by_start: Vec<&DeviceOp> = ops.clone();
+        by_start.sort_by_key(|op| op.start_ns);
+        let mut merged: Vec<(u64, u64)> = Vec::new();
+        for op in &by_start {
+            match merged.last_mut() {
+                Some(last) if op.start_ns <= last.1 => last.1 = last.1.max(op.end_ns()),
+                _ => merged.push((op.start_ns, op.end_ns())),
+            }
+        }
+        let gaps: Vec<(u64, u64)> = merged.windows(2).map(|w| (w[0].1, w[1].0)).collect();
+        let g = &d.device_gaps;
+        let first = merged[0].0;
+        assert_eq!(g.wall_ns, merged.last().unwrap().1 - first, "round {round}");
+        assert_eq!(g.count, gaps.len() as u64, "round {round}");
+        assert_eq!(g.total_ns, gaps.iter().map(|(s, e)| e - s).sum::<u64>(), "round {round}");
+        // Longest first, ties earliest, at most TOP_GAPS.
+        let mut expected: Vec<(u64, u64)> = gaps.clone();
+        expected.sort_by(|a, b| (b.1 - b.0).cmp(&(a.1 - a.0)).then(a.0.cmp(&b.0)));
+        expected.truncate(TOP_GAPS);
+        let listed: Vec<(u64, u64, &str, &str)> =
+            g.largest.iter().map(|x| (x.start_ns, x.length_ns, x.before.as_str(), x.after.as_str())).collect();
+        let reference: Vec<(u64, u64, &str, &str)> = expected
+            .iter()
+            .map(|&(s, e)| {
+                let before = by_start.iter().find(|op| op.end_ns() == s).unwrap();
+                let after = by_start.iter().find(|op| op.start_ns >= e).unwrap();
+                (s, e - s, t.name(before.name), t.name(after.name))
+            })
+            .collect();
+        assert_eq!(listed, reference, "round {round}");
+    }
+}
