@@ -133,8 +133,7 @@ impl Registry {
             Reader::DeepDive(tool) => Loaded::Kernels(tool.load(&file)?),
         };
         if let Loaded::Timeline(timeline) = &mut loaded {
-            timeline.check_loaded().map_err(Error::Unsupported)?;
-            timeline.sort_ops_by_start();
+            timeline.finish_loading().map_err(Error::Unsupported)?;
         }
         Ok((loaded, winner.format))
     }
@@ -147,8 +146,7 @@ impl Registry {
         let mut timeline = read.unwrap_or_else(|| {
             Err(Error::Unsupported(format!("this build has no {format} reader for {}: give a PATH", name.display())))
         })?;
-        timeline.check_loaded().map_err(Error::Unsupported)?;
-        timeline.sort_ops_by_start();
+        timeline.finish_loading().map_err(Error::Unsupported)?;
         Ok(timeline)
     }
 

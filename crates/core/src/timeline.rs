@@ -163,7 +163,8 @@ pub struct Timeline {
     pub source: String,
     /// All strings the timeline refers to.
     pub names: Interner,
-    /// Device operations, in the order the source listed them.
+    /// Device operations: in the order the source listed them while loading, in start order
+    /// once [`Timeline::finish_loading`] (which [`crate::Registry::load`] calls) has run.
     pub ops: Vec<DeviceOp>,
     /// Host spans.
     pub host: Vec<HostSpan>,
@@ -234,14 +235,17 @@ impl Timeline {
         self.push_counted(op, OP_BYTES + if new { DETAILS_BYTES } else { 0 });
     }
 
-    /// Puts the device ops in start order (stable: ties keep the source's order), for sources
-    /// that list them table by table (kernels, then copies, then sets): every analysis that
-    /// needs time order then finds it instead of sorting its own copy. A timeline whose sums
-    /// overflowed keeps the source's order, so [`Timeline::check_loaded`] names the right op.
-    pub fn sort_ops_by_start(&mut self) {
-        if self.load.overflow_at.is_none() && !self.ops.is_sorted_by_key(|op| op.start_ns) {
+    /// The end of a load: [`Timeline::check_loaded`], then the device ops in start order
+    /// (stable: ties keep the source's order), for sources that list them table by table
+    /// (kernels, then copies, then sets): every analysis that needs time order then finds it
+    /// instead of sorting its own copy. A timeline that fails the check keeps the source's
+    /// order, so the error names the right op.
+    pub fn finish_loading(&mut self) -> Result<(), String> {
+        self.check_loaded()?;
+        if !self.ops.is_sorted_by_key(|op| op.start_ns) {
             self.ops.sort_by_key(|op| op.start_ns);
         }
+        Ok(())
     }
 
     /// Appends a host span, unless the memory budget is spent (as [`Timeline::push_op`]).

@@ -62,14 +62,15 @@ fn ops_go_in_start_order_ties_in_source_order_unless_a_sum_overflowed() {
     for (name, start) in [(k, 30), (k, 50), (c, 10), (c, 30), (s, 20)] {
         t.push_op(DeviceOp::new(OpKind::Kernel, name, 0, 7, start, 5));
     }
-    t.sort_ops_by_start();
+    assert_eq!(t.finish_loading(), Ok(()));
     let order: Vec<(&str, u64)> = t.ops.iter().map(|op| (t.name(op.name), op.start_ns)).collect();
     assert_eq!(order, [("copy", 10), ("set", 20), ("kernel", 30), ("copy", 30), ("kernel", 50)]);
     let mut bad = Timeline::new("bad.csv");
     let (a, b) = (bad.intern("a"), bad.intern("b"));
     bad.push_op(DeviceOp::new(OpKind::Kernel, a, 0, 7, 9, u64::MAX - 10));
     bad.push_op(DeviceOp::new(OpKind::Kernel, b, 0, 7, 5, 20));
-    bad.sort_ops_by_start();
+    let error = bad.finish_loading().unwrap_err();
+    assert!(error.contains("device op 2 (`b`"), "{error}");
     assert_eq!(bad.name(bad.ops[1].name), "b", "the op check_loaded names stays where it was");
 }
 

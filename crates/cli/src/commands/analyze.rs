@@ -70,8 +70,7 @@ pub fn load_any(registry: &Registry, path: &Path, families: &Families) -> Result
 /// `timeline` with its ops in start order, unless its durations sum past what any sum can
 /// hold exactly (an error naming the op: a number from it would be wrong).
 pub fn checked(mut timeline: Timeline) -> Result<Timeline, Failure> {
-    timeline.check_loaded().map_err(|reason| Failure::new(Kind::BadInput, reason))?;
-    timeline.sort_ops_by_start();
+    timeline.finish_loading().map_err(|reason| Failure::new(Kind::BadInput, reason))?;
     Ok(timeline)
 }
 

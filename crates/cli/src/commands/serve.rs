@@ -310,8 +310,8 @@ fn finish(
         }
         _ => None,
     };
-    if let Some(timeline) = timeline {
-        timeline.check_loaded()?;
+    if let Some(mut timeline) = timeline {
+        timeline.finish_loading()?;
         let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
         let families = families(None)?;
         let summary = summarize_kernels(&timeline, &families);

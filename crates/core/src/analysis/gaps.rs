@@ -303,10 +303,10 @@ impl Context<'_> {
     /// goes (an op starting past the furthest end so far opens a gap), so no interval list
     /// or end-ordered copy is built. The op before a gap is the first in start order that
     /// reached the furthest end (the one that ended where the gap starts); the op after it is
-    /// the first that starts where the gap ends.
+    /// the first that starts where the gap ends. `by_start` holds ops that take time
+    /// ([`idle_gaps`] leaves zero-length ops out).
     fn measure(&self, mut by_start: Vec<usize>, listed: usize) -> GapStats {
         let ops = &self.timeline.ops;
-        by_start.retain(|&i| ops[i].dur_ns > 0);
         if !by_start.is_sorted_by_key(|&i| ops[i].start_ns) {
             by_start.sort_by_key(|&i| ops[i].start_ns);
         }
