@@ -102,3 +102,30 @@ fn bad_ratio_values_name_the_file_line_and_column() {
     assert!(err.contains("op_summary_1.csv:2") && err.contains("aiv_vec_ratio") && err.contains("`fast`"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn plain_decimals_read_as_str_parse_reads_them() {
+    let mut texts: Vec<String> =
+        ["0", "0.0822", "87.4", "100", "0.001", ".5", "5.", "123456789012345", "0.00000000000001"]
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+    // Every ratio with up to six decimals that a pipe column holds, and then some.
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for _ in 0..200_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let digits = (x % 15 + 1) as u32;
+        let value = x % 10u64.pow(digits);
+        let point = (x >> 32) as usize % (digits as usize + 1);
+        let text = format!("{value:0width$}", width = digits as usize);
+        texts.push(format!("{}.{}", &text[..text.len() - point], &text[text.len() - point..]));
+    }
+    for text in &texts {
+        assert_eq!(super::plain_decimal(text), text.parse::<f64>().ok(), "{text}");
+    }
+    for other in ["", ".", "1e3", "-1", "1.2.3", "N/A", "1234567890123456", "nan", "+1"] {
+        assert_eq!(super::plain_decimal(other), None, "{other}");
+    }
+}

@@ -261,6 +261,12 @@ impl CsvReader {
         self.consumed + self.pos as u64
     }
 
+    /// The byte of the file this reader stops at (the end of its range; `u64::MAX` for a
+    /// reader of the whole file).
+    pub fn range_end(&self) -> u64 {
+        self.consumed.saturating_add(self.len as u64).saturating_add(self.remaining)
+    }
+
     /// From now on split only the fields `0..=last` of each row: the rest are counted (a row
     /// with the wrong field count is still an error) and the whole row is still checked to be
     /// UTF-8, but a column after `last` reads as absent. For readers that need a few leading

@@ -37,7 +37,7 @@ impl Importer for OpTableImporter {
     }
 
     fn load(&self, path: &Path) -> Result<Timeline> {
-        Ok(op_table::load(path)?)
+        Ok(op_table::load_with_checks(path)?)
     }
 
     fn stream_summary(&self, path: &Path, families: &Families) -> Option<Result<StreamedSummary>> {

@@ -46,6 +46,7 @@ pub mod communication;
 #[doc(hidden)]
 pub mod communication_matrix;
 mod csv_blocks;
+mod csv_parts;
 #[doc(hidden)]
 pub mod csv_table;
 mod detect;

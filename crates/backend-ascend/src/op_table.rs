@@ -20,10 +20,13 @@
 //! (task_time's `PROFILING_ENABLE`, `TASK_TIMEOUT_SET` rows) is named by its task type; a file
 //! without a device column puts every op on device 0.
 
+use crate::ascend_analysis::OpChecks;
+use crate::csv_parts;
 use crate::csv_table::{CsvReader, CsvTable, Header, Row};
 use crate::error::AscendError;
 use crate::task_type;
-use prof_core::{DeviceOp, Timeline};
+use prof_core::{DeviceOp, OpDetails, Timeline};
+use std::path::Path;
 
 /// The stream of an op whose source says `N/A` (HCCL rows of `kernel_details.csv`).
 pub const UNKNOWN_STREAM: u64 = u64::MAX;
@@ -97,40 +100,153 @@ pub fn append_ops(table: &CsvTable, timeline: &mut Timeline) -> Result<(), Ascen
     let layout = Layout::of(table.columns())?;
     timeline.ops.reserve(table.len());
     for row in table.rows() {
-        let op = row_op(&row, &layout, timeline)?;
-        timeline.push_op(op);
+        match row_op(&row, &layout, timeline)? {
+            (op, details) if details == OpDetails::default() => timeline.push_op(op),
+            (op, details) => timeline.push_op_with(op, details),
+        }
     }
     Ok(())
 }
 
 /// Loads the op table at `path` into a new timeline, streaming it row by row (a
 /// 10-million-row `kernel_details.csv` is 2 GB of text but only its ops stay in memory).
-pub fn load(path: &std::path::Path) -> Result<Timeline, AscendError> {
-    let mut reader = CsvReader::open(path)?;
+pub fn load(path: &Path) -> Result<Timeline, AscendError> {
+    load_table(path, false)
+}
+
+/// [`load`], with the Ascend op checks ([`crate::ascend_analysis`]) summed in the same pass
+/// and put on the timeline as its section: the file is read once. A large file is read in
+/// parts, one thread each ([`crate::csv_parts`]); when a part fails (a bad row, a budget
+/// spent, a check that cannot read its column) the file is read again by one thread, so an
+/// error or a cut names the right line.
+pub fn load_with_checks(path: &Path) -> Result<Timeline, AscendError> {
+    load_table(path, true)
+}
+
+fn load_table(path: &Path, with_checks: bool) -> Result<Timeline, AscendError> {
+    let reader = CsvReader::open(path)?;
     let layout = Layout::of(reader.header())?;
-    reader.split_only_up_to(layout.last());
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let mut timeline = Timeline::new(path.display().to_string());
-    while let Some(row) = reader.next_row()? {
-        let op = row_op(&row, &layout, &mut timeline)?;
-        timeline.push_op(op);
-        if timeline.is_full() {
-            break;
+    let parts = csv_parts::parts_for(size);
+    if parts > 1 {
+        if let Some(read) = load_in_parts(reader, &layout, size, parts, with_checks) {
+            return Ok(read.finish());
         }
-        if timeline.ops.len() == RESERVE_AFTER {
-            let expected = size as f64 / reader.consumed().max(1) as f64 * RESERVE_AFTER as f64;
-            timeline.ops.reserve(((expected * 1.01) as usize).saturating_sub(RESERVE_AFTER));
+        let reader = CsvReader::open(path)?;
+        return Ok(load_whole(reader, &layout, size, with_checks)?.finish());
+    }
+    Ok(load_whole(reader, &layout, size, with_checks)?.finish())
+}
+
+/// The table of `reader` read by one thread.
+fn load_whole(reader: CsvReader, layout: &Layout, size: u64, with_checks: bool) -> Result<Read, AscendError> {
+    let checks = with_checks.then(|| OpChecks::new(reader.header()));
+    let timeline = Timeline::new(reader.header().path().display().to_string());
+    read_rows(reader, layout, timeline, checks, size, false)
+}
+
+/// The table of `first` (a reader just past the header) read in `parts` parts at once, each
+/// on a share of the memory budget; `None` when a part failed, filled its share or could not
+/// sum its checks.
+fn load_in_parts(first: CsvReader, layout: &Layout, size: u64, parts: usize, with_checks: bool) -> Option<Read> {
+    let budget = prof_core::load_budget::memory_budget() / parts as u64;
+    let source = first.header().path().display().to_string();
+    let read = |part: CsvReader, later: bool| {
+        let checks = if with_checks { Some(Ok(OpChecks::new(part.header()).ok()?)) } else { None };
+        let timeline = Timeline::with_memory_budget(source.as_str(), budget);
+        let read = read_rows(part, layout, timeline, checks, size, later).ok()?;
+        (!read.timeline.is_full() && read.checks.as_ref().is_none_or(Result::is_ok)).then_some(read)
+    };
+    let mut parts = csv_parts::in_parts(first, size, parts, read)?.into_iter();
+    let mut whole = parts.next()?;
+    whole.timeline.set_memory_budget(None);
+    for part in parts {
+        let ids = whole.timeline.append(part.timeline);
+        if let (Some(Ok(checks)), Some(Ok(later))) = (&mut whole.checks, part.checks) {
+            checks.absorb(later, &ids);
         }
     }
-    if let Some(note) = reader.cut_note() {
-        timeline.note_partial(note);
-    }
-    Ok(timeline)
+    Some(whole)
 }
 
 /// Rows read before the op vector is sized from the bytes they took (so a large file's ops
 /// are allocated once, not doubled and copied).
 const RESERVE_AFTER: usize = 4096;
+
+/// What one reader read: the ops, and the checks (or the error that stopped them).
+struct Read {
+    timeline: Timeline,
+    header: Header,
+    checks: Option<Result<OpChecks, AscendError>>,
+}
+
+impl Read {
+    /// The timeline, with the checks' section when they were asked for.
+    fn finish(self) -> Timeline {
+        let mut timeline = self.timeline;
+        if let Some(checks) = self.checks {
+            let report = checks.map(|c| c.report(&self.header, &timeline.names));
+            timeline.sections.push(crate::vendor_extras::checks_section(report));
+        }
+        timeline
+    }
+}
+
+/// Reads every row of `reader` into `timeline` (and `checks`). Past the memory budget the
+/// ops stop and the checks go on; a check that fails stops the checks, not the ops. A later
+/// part cut short is an error (its line counts from the part's start).
+fn read_rows(
+    mut reader: CsvReader,
+    layout: &Layout,
+    mut timeline: Timeline,
+    mut checks: Option<Result<OpChecks, AscendError>>,
+    size: u64,
+    later: bool,
+) -> Result<Read, AscendError> {
+    let checked = checks.as_ref().and_then(|c| c.as_ref().ok()).map_or(0, OpChecks::last_column);
+    reader.split_only_up_to(layout.last().max(checked));
+    let start = reader.consumed();
+    while let Some(row) = reader.next_row()? {
+        if timeline.is_full() {
+            // Past the budget the ops stop and the checks go on.
+            let Some(Ok(c)) = &mut checks else { break };
+            let added = c.op_of(&row).map(|op| timeline.intern(op)).and_then(|key| c.add(&row, c.duration(&row)?, key));
+            if let Err(error) = added {
+                checks = Some(Err(error));
+            }
+            continue;
+        }
+        let (op, details) = row_op(&row, layout, &mut timeline)?;
+        if let Some(Ok(c)) = &mut checks {
+            // The checks group by op type, else name: the ids the op has already.
+            let key = match details.op_type {
+                Some(op_type) => Ok(op_type),
+                None => c.op_of(&row).map(|_| op.name),
+            };
+            if let Err(error) = key.and_then(|key| c.add(&row, op.dur_ns, key)) {
+                checks = Some(Err(error));
+            }
+        }
+        if details == OpDetails::default() {
+            timeline.push_op(op);
+        } else {
+            timeline.push_op_with(op, details);
+        }
+        if timeline.ops.len() == RESERVE_AFTER {
+            let read = reader.consumed().saturating_sub(start).max(1);
+            let expected =
+                (size.min(reader.range_end()).saturating_sub(start)) as f64 / read as f64 * RESERVE_AFTER as f64;
+            timeline.ops.reserve(((expected * 1.01) as usize).saturating_sub(RESERVE_AFTER));
+        }
+    }
+    if let Some(note) = reader.cut_note() {
+        if later {
+            return Err(AscendError::file(reader.header().path(), 0, "cut short inside a later part"));
+        }
+        timeline.note_partial(note);
+    }
+    Ok(Read { timeline, header: reader.header().clone(), checks })
+}
 
 /// The name of a row's task: its name, else (a runtime task without one) its task type.
 pub(crate) fn task_name<'a>(row: &Row<'a>, layout: &Layout) -> Result<&'a str, AscendError> {
@@ -140,7 +256,8 @@ pub(crate) fn task_name<'a>(row: &Row<'a>, layout: &Layout) -> Result<&'a str, A
     }
 }
 
-fn row_op(row: &Row<'_>, layout: &Layout, timeline: &mut Timeline) -> Result<DeviceOp, AscendError> {
+/// The op of a row, and its details (default when it has none).
+fn row_op(row: &Row<'_>, layout: &Layout, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails), AscendError> {
     let name = task_name(row, layout)?;
     let start = row.micros_ns(Some(layout.start))?.ok_or_else(|| row.error(layout.start, "is empty or N/A"))?;
     let dur = row.micros_ns(Some(layout.duration))?.ok_or_else(|| row.error(layout.duration, "is empty or N/A"))?;
@@ -151,7 +268,7 @@ fn row_op(row: &Row<'_>, layout: &Layout, timeline: &mut Timeline) -> Result<Dev
     };
     let stream = row.integer(layout.stream)?.unwrap_or(UNKNOWN_STREAM);
     let name_id = timeline.intern(name);
-    let mut op = DeviceOp::new(task_type::op_kind(core, name), name_id, device, stream, start, dur);
+    let op = DeviceOp::new(task_type::op_kind(core, name), name_id, device, stream, start, dur);
     let block_dim = match row.integer(layout.block_dim)? {
         Some(b) => Some(u32::try_from(b).map_err(|_| row.error(layout.block_dim.unwrap_or(0), "is out of range"))?),
         None => None,
@@ -159,14 +276,7 @@ fn row_op(row: &Row<'_>, layout: &Layout, timeline: &mut Timeline) -> Result<Dev
     let op_type = row.get(layout.op_type).map(|t| timeline.intern(t));
     let shapes = row.get(layout.shapes).map(|s| timeline.intern(unquote(s)));
     let core_type = task_type::core_type(core);
-    if block_dim.is_some() || op_type.is_some() || shapes.is_some() || core_type.is_some() {
-        let details = op.details_mut();
-        details.block_dim = block_dim;
-        details.op_type = op_type;
-        details.shapes = shapes;
-        details.core_type = core_type;
-    }
-    Ok(op)
+    Ok((op, OpDetails { block_dim, op_type, shapes, core_type, ..OpDetails::default() }))
 }
 
 /// `"512,16"` → `512,16`: the inner quotes the exporters add so spreadsheets keep shapes as text.

@@ -10,6 +10,7 @@
 //! columns it needs are split ([`CsvReader::split_only_up_to`]), and a large file is read in
 //! parts on all cores; every sum is an integer, so the parts merge to the same numbers.
 
+use crate::csv_parts;
 use crate::csv_table::CsvReader;
 use crate::error::AscendError;
 use crate::op_table::Layout;
@@ -158,22 +159,17 @@ impl Partial {
     }
 }
 
-/// Files smaller than this are read by one thread.
-const PARALLEL_MIN_BYTES: u64 = 64 << 20;
-/// Most threads a file is read with.
-const MAX_THREADS: usize = 8;
-
 /// Streams the op table at `path` into its kernel summary and per-op-type totals. A large
-/// file is read in parts, one thread each, split at line ends; when a part cannot be read
+/// file is read in parts, one thread each ([`crate::csv_parts`]); when a part cannot be read
 /// (a split inside a quoted field, a bad row) the file is read again by one thread, so an
 /// error names the right line.
 pub fn summarize(path: &Path, families: &Families) -> Result<OpTableSummary, AscendError> {
     let reader = CsvReader::open(path)?;
     let layout = Layout::of(reader.header())?;
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS);
-    let partial = if threads > 1 && size >= PARALLEL_MIN_BYTES {
-        match in_parts(reader, &layout, size, threads) {
+    let parts = csv_parts::parts_for(size);
+    let partial = if parts > 1 {
+        match in_parts(reader, &layout, size, parts) {
             Some(partial) => partial,
             None => scan(CsvReader::open(path)?, &layout, false)?,
         }
@@ -183,51 +179,12 @@ pub fn summarize(path: &Path, families: &Families) -> Result<OpTableSummary, Asc
     finish(partial, path, families)
 }
 
-/// Reads the file in `threads` parts at once; `None` when a part failed.
-fn in_parts(mut first: CsvReader, layout: &Layout, size: u64, threads: usize) -> Option<Partial> {
-    let header = first.header().clone();
-    let mut bounds = split_points(header.path(), size, threads)?;
-    bounds.push(size);
-    if !first.stop_at(bounds[0]) {
-        return None;
-    }
-    std::thread::scope(|scope| {
-        let later: Vec<_> = bounds
-            .windows(2)
-            .map(|range| {
-                let header = &header;
-                scope.spawn(move || scan(CsvReader::open_range(header, range[0], range[1]).ok()?, layout, true).ok())
-            })
-            .collect();
-        let mut total = scan(first, layout, false).ok();
-        for part in later {
-            let part = part.join().ok().flatten();
-            total = total.zip(part).and_then(|(mut total, part)| total.absorb(part).map(|()| total));
-        }
-        total
-    })
-}
-
-/// Where parts 1.. of the file start: just after the first line end at or after each k/n of
-/// the size. A part boundary inside a quoted field makes the part before it fail (it ends
-/// inside quotes), so a wrong guess costs a re-read, never a wrong number.
-fn split_points(path: &Path, size: u64, threads: usize) -> Option<Vec<u64>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut points: Vec<u64> = Vec::with_capacity(threads);
-    let mut window = vec![0u8; 1 << 20];
-    for k in 1..threads as u64 {
-        let target = size / threads as u64 * k;
-        file.seek(SeekFrom::Start(target)).ok()?;
-        let n = file.read(&mut window).ok()?;
-        let newline = window[..n].iter().position(|&b| b == b'\n')?;
-        let point = target + newline as u64 + 1;
-        if point >= size || points.last().is_some_and(|&p| p >= point) {
-            return None;
-        }
-        points.push(point);
-    }
-    Some(points)
+/// Reads the file in `parts` parts at once; `None` when a part failed.
+fn in_parts(first: CsvReader, layout: &Layout, size: u64, parts: usize) -> Option<Partial> {
+    let read = csv_parts::in_parts(first, size, parts, |part, later| scan(part, layout, later).ok())?;
+    let mut read = read.into_iter();
+    let first = read.next()?;
+    read.try_fold(first, |mut total, part| total.absorb(part).map(|()| total))
 }
 
 /// Aggregates every row `reader` gives.

@@ -154,3 +154,113 @@ fn importers_recognize_by_header_and_name() {
     assert!(ProfileDirImporter.recognizes(&pipe));
     assert!(!ProfileDirImporter.recognizes(&fixture_path("npu-smi")));
 }
+
+/// Every op as text (names resolved: ids are compared separately), in order.
+fn ops_text(t: &Timeline) -> Vec<String> {
+    let text = |id| t.name(id).to_owned();
+    t.ops
+        .iter()
+        .map(|op| {
+            let d = op.details.as_deref().map(|d| (d.block_dim, d.core_type, d.op_type.map(text), d.shapes.map(text)));
+            format!("{:?} {} {} {} {} {} {d:?}", op.kind, text(op.name), op.device, op.stream, op.start_ns, op.dur_ns)
+        })
+        .collect()
+}
+
+/// JSON values equal, numbers to 1e-9 relative (sums in another order round differently).
+fn close(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0)
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| close(x, y)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| close(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+#[test]
+fn loading_in_parts_gives_the_timeline_and_checks_of_one_reader() {
+    // kernel_details (591 rows, 128 kB) and a 15-row op_summary with pipe ratios and `OP State`.
+    for (path, counts) in [(fixture_path(KERNEL_DETAILS), &[2, 3, 7][..]), (fixture_path(A003_OP_SUMMARY), &[2, 3][..])]
+    {
+        let whole = load_with_checks(&path).unwrap();
+        assert_eq!(whole.sections.len(), 1, "the checks' section");
+        let size = std::fs::metadata(&path).unwrap().len();
+        for &parts in counts {
+            // A small buffer, so the parts refill like a large file's (and the first part has
+            // not read past the split).
+            let first = CsvReader::open_with_buffer(&path, 256).unwrap();
+            let layout = Layout::of(first.header()).unwrap();
+            let joined = load_in_parts(first, &layout, size, parts, true)
+                .unwrap_or_else(|| panic!("{} splits in {parts}", path.display()))
+                .finish();
+            let at = format!("{} in {parts} parts", path.display());
+            assert_eq!(ops_text(&joined), ops_text(&whole), "{at}");
+            assert_eq!(
+                joined.ops.iter().map(|op| op.name).collect::<Vec<_>>(),
+                whole.ops.iter().map(|op| op.name).collect::<Vec<_>>(),
+                "{at}"
+            );
+            assert_eq!(joined.sections.len(), 1, "{at}");
+            assert!(
+                close(&joined.sections[0].json, &whole.sections[0].json),
+                "{at}: {:#} vs {:#}",
+                joined.sections[0].json,
+                whole.sections[0].json
+            );
+            assert_eq!(
+                joined.sections[0].table,
+                whole.sections[0].table.clone().map(|mut t| {
+                    // Percent cells may differ in the last bits; the names, counts and times may not.
+                    for (row, other) in t.rows.iter_mut().zip(&joined.sections[0].table.as_ref().unwrap().rows) {
+                        for (cell, theirs) in row.iter_mut().zip(other) {
+                            if let (prof_core::section::Cell::Pct(a), prof_core::section::Cell::Pct(b)) =
+                                (&cell, theirs)
+                            {
+                                assert!((a - b).abs() < 1e-9, "{at}");
+                                *cell = theirs.clone();
+                            }
+                        }
+                    }
+                    t
+                }),
+                "{at}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_checks_in_the_load_are_the_checks_read_alone_and_their_error_spares_the_ops() {
+    let path = fixture_path(KERNEL_DETAILS);
+    let alone = crate::vendor_extras::checks_section(crate::ascend_analysis::read_table(&path));
+    assert_eq!(load_with_checks(&path).unwrap().sections, [alone]);
+    assert!(load(&path).unwrap().sections.is_empty(), "a profile directory's load leaves the checks to its section");
+    // `aiv_vec_fp16_ratio` of the first row (0) made `x`: the checks stop with the line and
+    // column, the ops load whole.
+    let real = std::fs::read_to_string(&path).unwrap();
+    let bad = real.replacen(",587.05,52130051,0,0,0.0822,", ",587.05,52130051,0,x,0.0822,", 1);
+    assert_ne!(bad, real);
+    let dir = std::env::temp_dir().join(format!("prof-op-table-checks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad_path = dir.join("kernel_details.csv");
+    std::fs::write(&bad_path, bad).unwrap();
+    let t = load_with_checks(&bad_path).unwrap();
+    assert_eq!(t.ops.len(), 591);
+    let error = t.sections[0].json["error"].as_str().unwrap().to_owned();
+    assert!(
+        error.contains("kernel_details.csv:2:") && error.contains("aiv_vec_fp16_ratio") && error.contains("`x`"),
+        "{error}"
+    );
+    // In parts, the part with the bad value fails and one reader reads the file again.
+    let first = CsvReader::open(&bad_path).unwrap();
+    let layout = Layout::of(first.header()).unwrap();
+    let size = std::fs::metadata(&bad_path).unwrap().len();
+    assert!(load_in_parts(first, &layout, size, 2, true).is_none());
+    std::fs::remove_dir_all(&dir).ok();
+}

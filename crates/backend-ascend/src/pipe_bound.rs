@@ -182,6 +182,14 @@ impl PipeMeans {
         }
     }
 
+    /// Adds the tasks `later` summed (a later part of the same table).
+    pub fn absorb(&mut self, later: &PipeMeans) {
+        for slot in 0..PIPES.len() {
+            self.weighted[slot] += later.weighted[slot];
+            self.weight[slot] += later.weight[slot];
+        }
+    }
+
     /// The mean share of pipe `slot`, percent.
     pub fn pct(&self, slot: usize) -> Option<f64> {
         (self.weight[slot] > 0.0).then(|| self.weighted[slot] / self.weight[slot] * 100.0)

@@ -35,22 +35,32 @@ fn is_ascend(path: &Path) -> bool {
         || (name.starts_with("msprof") && name.ends_with(".json"))
 }
 
-/// The op checks of `path` as a section; none when `path` is not an Ascend profile.
+/// The op checks of `path` as a section; none when `path` is not an Ascend profile, or is
+/// an op table file: its reader ([`crate::op_table::load_with_checks`]) sums the checks in
+/// the pass that loads its ops and puts the section on the timeline.
 pub(crate) fn sections(path: &Path) -> Vec<Section> {
-    if !is_ascend(path) {
+    if !is_ascend(path) || (path.is_file() && OpTableImporter.recognizes(path)) {
         return Vec::new();
     }
     let section = match analyze(path) {
         Ok(Ok(report)) => report_section(&report),
         Ok(Err(skipped)) => Section::skipped(KEY, TITLE, skipped),
+        Err(error) => checks_section(Err(error)),
+    };
+    vec![section]
+}
+
+/// The op checks of one op table as a section, or the error that stopped them.
+pub(crate) fn checks_section(report: std::result::Result<AscendReport, crate::error::AscendError>) -> Section {
+    match report {
+        Ok(report) => report_section(&report),
         Err(error) => {
             let error = prof_core::Error::from(error).to_string();
             let mut section = Section::new(KEY, TITLE, serde_json::json!({ "error": error }));
             section.lines.push(vec![Cell::text(format!("could not read the op table: {error}"))]);
             section
         }
-    };
-    vec![section]
+    }
 }
 
 fn report_section(report: &AscendReport) -> Section {

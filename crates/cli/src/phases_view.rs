@@ -27,6 +27,14 @@ pub struct PhaseView {
     pub launches_before: prof_core::intern::FxHashMap<prof_core::intern::NameId, u64>,
 }
 
+impl PhaseView {
+    /// The repeating sequence found on the timeline the answers read, when it was found on
+    /// that very timeline (uncut): the diagnosis then need not look for it again.
+    pub fn known_sequence(&self) -> Option<Option<prof_core::diagnosis::steps::StepSpans>> {
+        self.phases.sequence.as_ref().filter(|_| self.window_ns.is_none()).map(|found| Some(found.clone()))
+    }
+}
+
 /// Clap's parser for `--phase`.
 pub fn parse_phase(text: &str) -> Result<PhaseChoice, String> {
     PhaseChoice::parse(text)

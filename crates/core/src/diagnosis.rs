@@ -205,12 +205,23 @@ impl Mix {
 
 /// Runs every rule on `timeline` and its `summary`.
 pub fn diagnose(timeline: &Timeline, summary: &KernelSummary) -> DiagnosisReport {
+    diagnose_with_sequence(timeline, summary, None)
+}
+
+/// [`diagnose`], with [`steps::sequence_steps`] of this very timeline already found
+/// (`Some(found)`; [`crate::phases::Phases::sequence`] of it, uncut), so a 10 M-op run does not
+/// look for its repeating sequence twice.
+pub fn diagnose_with_sequence(
+    timeline: &Timeline,
+    summary: &KernelSummary,
+    sequence: Option<Option<steps::StepSpans>>,
+) -> DiagnosisReport {
     let mut by_family = FxHashMap::default();
     for f in summary.families.iter().filter(|f| f.family.is_compute()) {
         by_family.insert(f.family, (f.total_ns, f.calls));
     }
     let mix = Mix { compute_ns: by_family.values().map(|v| v.0).sum(), by_family };
-    let steps = steps::segment(timeline);
+    let steps = steps::segment_with(timeline, sequence);
     let step_count = steps.as_ref().map(|s| s.count.max(1));
     let shape = Shape::of(timeline, summary);
     let attention = unfused_attention(&mix, &shape, step_count);

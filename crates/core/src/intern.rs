@@ -102,6 +102,11 @@ impl Interner {
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
+
+    /// Every string, in id order (the string of `NameId(i)` is the `i`-th).
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.names.iter().map(|name| &**name)
+    }
 }
 
 #[cfg(test)]

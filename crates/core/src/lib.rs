@@ -43,6 +43,7 @@ pub mod servers;
 pub mod sniff;
 pub mod supervisor;
 pub mod timeline;
+mod timeline_parts;
 pub mod tool_cache;
 pub mod tools;
 pub mod units;
@@ -58,7 +59,7 @@ pub use breakdown::{
     WindowControl,
 };
 pub use deepdive::{DeepDive, DeepDiveRequest, Finding, KernelReport, Occupancy, Roofline, Severity};
-pub use diagnosis::{diagnose, Diagnosis, DiagnosisKind, DiagnosisReport};
+pub use diagnosis::{diagnose, diagnose_with_sequence, Diagnosis, DiagnosisKind, DiagnosisReport};
 pub use door::{Certainty, Format, Loaded, Recognition};
 pub use error::{Error, Result};
 pub use families::{Families, Family};

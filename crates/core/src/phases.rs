@@ -31,7 +31,7 @@ pub mod slice;
 pub mod util;
 
 use crate::analysis::intervals::IntervalSet;
-use crate::diagnosis::steps::sequence_steps;
+use crate::diagnosis::steps::{sequence_steps, StepSpans};
 use crate::diagnosis::{short, step_source};
 use crate::intern::{FxHashMap, NameId};
 use crate::timeline::{DeviceOp, OpKind, Timeline};
@@ -120,6 +120,12 @@ pub struct Phases {
     pub steady_steps: Option<usize>,
     /// Why there is no steady state, or how it was chosen without steps.
     pub note: Option<String>,
+    /// The main stream's repeating sequence as [`sequence_steps`] found it on the same
+    /// timeline: a diagnosis of that timeline, uncut, need not look for it again
+    /// ([`crate::diagnosis::diagnose_with_sequence`]).
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub sequence: Option<StepSpans>,
 }
 
 impl Phases {
@@ -145,14 +151,21 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     let mut order: Vec<usize> = (0..timeline.ops.len()).collect();
     order.sort_by_key(|&i| timeline.ops[i].start_ns);
     let Some(&first) = order.first() else {
-        return Phases { run_ns: (0, 0), phases: Vec::new(), steady_steps: None, note: Some("no device ops".into()) };
+        return Phases {
+            run_ns: (0, 0),
+            phases: Vec::new(),
+            steady_steps: None,
+            note: Some("no device ops".into()),
+            sequence: None,
+        };
     };
     let run_start = timeline.ops[first].start_ns;
     let run_end = timeline.ops.iter().map(|op| op.end_ns()).max().unwrap_or(run_start);
     let busy = IntervalSet::from_unsorted(timeline.ops.iter().map(|op| (op.start_ns, op.end_ns())).collect());
 
     // Steps, as (count, how they were found, why leading steps are warm-up).
-    let (steady_start, steady_end, steps, note) = match sequence_steps(timeline) {
+    let sequence = sequence_steps(timeline);
+    let (steady_start, steady_end, steps, note) = match sequence.clone() {
         Some(found) => {
             let spans = found.spans;
             // The reference is the median of the later half of the steps: when the first half
@@ -273,7 +286,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     };
     phases.push(phase(PhaseKind::Steady, steady_start, steady_end, steady_marks));
     phases.extend(tail);
-    Phases { run_ns: (run_start, run_end), phases, steady_steps: steps.map(|(count, _, _)| count), note }
+    Phases { run_ns: (run_start, run_end), phases, steady_steps: steps.map(|(count, _, _)| count), note, sequence }
 }
 
 /// Kernels in a row with no host-to-device copy that end a leading burst of copies.

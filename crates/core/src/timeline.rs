@@ -172,6 +172,10 @@ pub struct Timeline {
     pub counters: Vec<CounterSeries>,
     /// Set when the artifact was cut short and the timeline holds only what was read; says why.
     pub partial: Option<String>,
+    /// What the reader found in the same pass beyond the ops (a vendor's checks over columns
+    /// the timeline does not keep), reported beside the analyses; over the whole artifact,
+    /// also after [`Timeline::window`].
+    pub sections: Vec<crate::section::Section>,
     /// Bytes held against the memory budget, and the checked device time.
     pub(crate) load: LoadBudget,
     /// The distinct details of the ops pushed, each kept once.
@@ -201,6 +205,12 @@ impl Timeline {
         timeline
     }
 
+    /// Sets the budget of the ops and spans pushed from now on: `bytes`, or the process's
+    /// when `None` (a reader that read parts on a share of the budget each, joining them).
+    pub fn set_memory_budget(&mut self, bytes: Option<u64>) {
+        self.load.limit = bytes;
+    }
+
     /// Appends a device op, unless the memory budget is spent: then the timeline is marked
     /// partial and takes no more (see [`Timeline::is_full`]).
     pub fn push_op(&mut self, mut op: DeviceOp) {
@@ -213,7 +223,7 @@ impl Timeline {
         self.push_counted(op, bytes);
     }
 
-    fn push_counted(&mut self, op: DeviceOp, bytes: u64) {
+    pub(crate) fn push_counted(&mut self, op: DeviceOp, bytes: u64) {
         if !self.take(bytes) {
             return;
         }

@@ -11,7 +11,7 @@ use crate::progress;
 use crate::render::print_json;
 use crate::sections::{self, SectionContext};
 use clap::Args;
-use prof_core::diagnosis::{diagnose, DiagnosisReport};
+use prof_core::diagnosis::{diagnose_with_sequence, DiagnosisReport};
 use prof_core::families::Families;
 use prof_core::kernel_summary::summarize_kernels;
 use prof_core::{Registry, Timeline};
@@ -170,7 +170,9 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     // The diagnosis and the sections read the same timeline and summary: on two cores at once.
     let (diagnosis, sections) = match (diagnosis, timeline.as_ref()) {
         (None, Some(t)) => std::thread::scope(|scope| {
-            let diagnosing = scope.spawn(|| diagnose(t, &summary));
+            let known = phases.as_ref().and_then(|p| p.known_sequence());
+            // The run's repeating sequence, when the phases found it on this timeline.
+            let diagnosing = scope.spawn(|| diagnose_with_sequence(t, &summary, known));
             let sections = sections::all(t, &context);
             (diagnosing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), sections)
         }),

@@ -15,9 +15,8 @@ use crate::render::print_json;
 use crate::sections::{self, SectionContext};
 use clap::Args;
 use prof_core::capture::{describe_plan, run_capture};
-use prof_core::diagnosis::diagnose;
 use prof_core::kernel_summary::summarize_kernels;
-use prof_core::{BreakdownTool, CaptureRange, CaptureRequest, Registry, Vendor};
+use prof_core::{diagnose_with_sequence, BreakdownTool, CaptureRange, CaptureRequest, Registry, Vendor};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -262,7 +261,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     loading.finish();
     let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
     let summary = summarize_kernels(&timeline, &families);
-    let diagnosis = diagnose(&timeline, &summary);
+    let diagnosis = diagnose_with_sequence(&timeline, &summary, phases.known_sequence());
     let dive = DeepDiveContext {
         available: deep_dive_available(registry, None, Some(tool.name())),
         launches_before: Some(&phases.launches_before),

@@ -36,7 +36,7 @@ impl VendorPrefetch {
 }
 
 /// A vendor section as text under its title, and its JSON.
-fn render(section: VendorSection) -> Section {
+pub(super) fn render(section: VendorSection) -> Section {
     let mut text = String::new();
     for line in &section.lines {
         text.push_str(&format!("{}\n", line_text(line)));

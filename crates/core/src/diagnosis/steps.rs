@@ -77,7 +77,14 @@ pub struct Steps {
 
 /// Segments `timeline` into steps, or `None` when no source finds any.
 pub fn segment(timeline: &Timeline) -> Option<Steps> {
-    sequence_steps(timeline)
+    segment_with(timeline, None)
+}
+
+/// [`segment`], with [`sequence_steps`] of `timeline` already found (`Some(found)`, where
+/// `found` may be `None`) or not (`None`).
+pub fn segment_with(timeline: &Timeline, sequence: Option<Option<StepSpans>>) -> Option<Steps> {
+    sequence
+        .unwrap_or_else(|| sequence_steps(timeline))
         .map(|s| s.assign(timeline))
         .or_else(|| profiler_steps(timeline))
         .or_else(|| repeating_kernel(timeline))

@@ -119,6 +119,7 @@ impl Timeline {
             host: self.host,
             counters: self.counters,
             partial: self.partial,
+            sections: self.sections,
             ..Timeline::default()
         }
     }

@@ -22,14 +22,20 @@ use std::collections::BTreeMap;
 pub fn util_phases(ticks: &[Tick]) -> Phases {
     let active = |t: &Tick| t.samples.iter().any(|s| s.gpu_util_pct.is_some_and(|u| u >= BUSY_UTIL_PCT));
     let (Some(first), Some(last)) = (ticks.first(), ticks.last()) else {
-        return Phases { run_ns: (0, 0), phases: Vec::new(), steady_steps: None, note: Some("no samples".into()) };
+        return Phases {
+            run_ns: (0, 0),
+            phases: Vec::new(),
+            steady_steps: None,
+            note: Some("no samples".into()),
+            sequence: None,
+        };
     };
     let run = (first.t_ns, last.t_ns);
     let flags: Vec<bool> = ticks.iter().map(active).collect();
     let (Some(first_active), Some(to)) = (flags.iter().position(|&a| a), flags.iter().rposition(|&a| a)) else {
         let whole = phase(ticks, PhaseKind::Steady, run.0, "idle throughout: no sample reached the busy line".into());
         let note = Some(format!("no sample reached {BUSY_UTIL_PCT} % utilization: idle throughout"));
-        return Phases { run_ns: run, phases: vec![whole], steady_steps: None, note };
+        return Phases { run_ns: run, phases: vec![whole], steady_steps: None, note, sequence: None };
     };
     let quiet: Vec<bool> =
         ticks.iter().map(|t| t.samples.iter().all(|s| s.gpu_util_pct.is_none_or(|u| u < QUIET_UTIL_PCT))).collect();
@@ -54,7 +60,7 @@ pub fn util_phases(ticks: &[Tick]) -> Phases {
         let marks = format!("idle end: {} samples below {BUSY_UTIL_PCT} %", ticks.len() - to - 1);
         phases.push(phase(&ticks[to + 1..], PhaseKind::Tail, run.0, marks));
     }
-    Phases { run_ns: run, phases, steady_steps: None, note: None }
+    Phases { run_ns: run, phases, steady_steps: None, note: None, sequence: None }
 }
 
 /// Utilization under which a sample is quiet (nothing ran), percent: a lead-in's idle

@@ -1,0 +1,170 @@
+//! A timeline read in parts: a reader that splits a large artifact into byte ranges, each
+//! read into its own [`Timeline`] on its own thread, joins them in file order with
+//! [`Timeline::append`], and gets the timeline one reader would have built.
+
+use crate::intern::{FxHashMap, NameId};
+use crate::load_budget::{DETAILS_BYTES, OP_BYTES};
+use crate::timeline::{OpDetails, Timeline};
+use std::sync::Arc;
+
+impl Timeline {
+    /// Appends `later`, the next part of the same artifact read on its own: its names are
+    /// interned here in its id order (so ids come out as one reader would have given them),
+    /// its op details are shared with these, and its ops are counted against this timeline's
+    /// budget and device-time sum, so a spent budget or an overflow is found where one reader
+    /// would have found it. Host spans, counters, partial notes and sections follow. Returns
+    /// the id each of `later`'s names has here, by its id there (for the reader's own tables
+    /// keyed by them).
+    pub fn append(&mut self, later: Timeline) -> Vec<NameId> {
+        let ids: Vec<NameId> = later.names.iter().map(|name| self.names.intern(name)).collect();
+        let id = |old: NameId| ids.get(old.0 as usize).copied().unwrap_or(old);
+        let identity = ids.iter().enumerate().all(|(i, new)| new.0 as usize == i);
+        // Per distinct details of `later` (kept alive here, so no address is reused): this
+        // timeline's shared copy.
+        let mut shared: FxHashMap<*const OpDetails, (Arc<OpDetails>, Arc<OpDetails>)> = FxHashMap::default();
+        self.ops.reserve(later.ops.len());
+        for mut op in later.ops {
+            if self.is_full() {
+                break;
+            }
+            op.name = id(op.name);
+            let mut bytes = OP_BYTES;
+            if let Some(details) = op.details.take() {
+                let key = Arc::as_ptr(&details);
+                let copy = match shared.get(&key) {
+                    Some((_, copy)) => Arc::clone(copy),
+                    None => {
+                        let mut own = (*details).clone();
+                        if !identity {
+                            own.op_type = own.op_type.map(id);
+                            own.shapes = own.shapes.map(id);
+                        }
+                        let (copy, new) = self.details.share_value(own);
+                        bytes += if new { DETAILS_BYTES } else { 0 };
+                        shared.insert(key, (details, Arc::clone(&copy)));
+                        copy
+                    }
+                };
+                op.details = Some(copy);
+            }
+            self.push_counted(op, bytes);
+        }
+        for mut span in later.host {
+            span.name = id(span.name);
+            self.push_host(span);
+        }
+        for mut series in later.counters {
+            series.name = id(series.name);
+            series.unit = series.unit.map(id);
+            self.counters.push(series);
+        }
+        if let Some(reason) = later.partial {
+            self.note_partial(reason);
+        }
+        self.sections.extend(later.sections);
+        ids
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::timeline::{DeviceOp, HostCategory, HostSpan, OpDetails, OpKind, Timeline};
+
+    /// Pushes ops named `names` (one µs apart from `at`), every other one with details that
+    /// name an op type, onto `timeline`.
+    fn push(timeline: &mut Timeline, names: &[&str], at: u64) {
+        for (i, name) in names.iter().enumerate() {
+            let id = timeline.intern(name);
+            let op = DeviceOp::new(OpKind::Kernel, id, 0, 7, at + 1000 * i as u64, 500);
+            if i % 2 == 0 {
+                let op_type = Some(timeline.intern(&format!("type-{name}")));
+                timeline.push_op_with(op, OpDetails { op_type, block_dim: Some(8), ..Default::default() });
+            } else {
+                timeline.push_op(op);
+            }
+        }
+    }
+
+    /// Names, details and times of every op, as strings (ids differ between timelines).
+    fn described(timeline: &Timeline) -> Vec<String> {
+        let text = |id| timeline.name(id).to_owned();
+        timeline
+            .ops
+            .iter()
+            .map(|op| {
+                let details = op.details.as_deref().map(|d| (d.op_type.map(text), d.block_dim));
+                format!("{} {} {} {details:?}", text(op.name), op.start_ns, op.dur_ns)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn parts_appended_equal_one_reader() {
+        let first = ["matmul", "add", "softmax", "matmul"];
+        let second = ["matmul", "gelu", "add", "reduce", "gelu"];
+        let mut whole = Timeline::new("t");
+        push(&mut whole, &first, 0);
+        push(&mut whole, &second, 10_000);
+
+        let mut joined = Timeline::new("t");
+        push(&mut joined, &first, 0);
+        let mut later = Timeline::new("t");
+        push(&mut later, &second, 10_000);
+        let gelu = later.intern("gelu");
+        later.push_host(HostSpan {
+            name: gelu,
+            category: HostCategory::Other,
+            pid: 1,
+            tid: 1,
+            start_ns: 10_000,
+            dur_ns: 5,
+            correlation: None,
+        });
+        joined.append(later);
+
+        assert_eq!(described(&joined), described(&whole));
+        // Same ids as one reader's, in the same order.
+        assert_eq!(joined.names.iter().collect::<Vec<_>>(), whole.names.iter().collect::<Vec<_>>());
+        assert_eq!(
+            joined.ops.iter().map(|op| op.name).collect::<Vec<_>>(),
+            whole.ops.iter().map(|op| op.name).collect::<Vec<_>>()
+        );
+        // The details of equal ops are one shared copy across the parts.
+        let matmuls: Vec<_> =
+            joined.ops.iter().filter(|op| joined.name(op.name) == "matmul" && op.details.is_some()).collect();
+        assert_eq!(matmuls.len(), 2);
+        assert!(std::sync::Arc::ptr_eq(matmuls[0].details.as_ref().unwrap(), matmuls[1].details.as_ref().unwrap()));
+        assert_eq!(joined.details.len(), whole.details.len());
+        assert_eq!(joined.name(joined.host[0].name), "gelu");
+    }
+
+    #[test]
+    fn a_budget_spent_in_a_later_part_cuts_where_one_reader_would() {
+        let names: Vec<String> = (0..10).map(|i| format!("k{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        // Room for 7 ops without details and the details of a few.
+        let budget = 7 * crate::load_budget::OP_BYTES + 3 * crate::load_budget::DETAILS_BYTES;
+        let mut whole = Timeline::with_memory_budget("t", budget);
+        push(&mut whole, &names, 0);
+        let mut joined = Timeline::with_memory_budget("t", budget);
+        push(&mut joined, &names[..4], 0);
+        let mut later = Timeline::new("t");
+        push(&mut later, &names[4..], 4000);
+        joined.append(later);
+        assert!(whole.is_full() && joined.is_full());
+        assert_eq!(described(&joined), described(&whole));
+        assert_eq!(joined.partial.is_some(), whole.partial.is_some());
+    }
+
+    #[test]
+    fn an_overflow_in_a_later_part_is_named_at_its_place() {
+        let mut joined = Timeline::new("t");
+        push(&mut joined, &["a", "b"], 0);
+        let mut later = Timeline::new("t");
+        let id = later.intern("huge");
+        later.push_op(DeviceOp::new(OpKind::Kernel, id, 0, 0, 5000, u64::MAX - 10));
+        joined.append(later);
+        let error = joined.check_loaded().unwrap_err();
+        assert!(error.contains("device op 3 (") && error.contains("huge"), "{error}");
+    }
+}
