@@ -44,6 +44,7 @@ pub mod rocprofv3_counters;
 pub mod rocprofv3_deep_dive;
 #[doc(hidden)]
 pub mod rocprofv3_json;
+mod rocprofv3_parts;
 pub mod rocprofv3_tool;
 #[doc(hidden)]
 pub mod rocprofv3_trace;

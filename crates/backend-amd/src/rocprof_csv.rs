@@ -48,6 +48,31 @@ impl CsvReader<BufReader<File>> {
     }
 }
 
+impl<R> CsvReader<R> {
+    /// The file being read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A reader of bytes `start..end` of the same file, which must start at a row: it has
+    /// this reader's header and counts lines from the part's start (for a reader that reads
+    /// the file in parts and again by one thread when a part fails).
+    pub fn part(&self, start: u64, end: u64) -> Result<CsvReader<BufReader<std::io::Take<File>>>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        file.seek(SeekFrom::Start(start)).map_err(|e| Error::io(&self.path, e))?;
+        Ok(CsvReader {
+            path: self.path.clone(),
+            reader: BufReader::with_capacity(1 << 20, file.take(end.saturating_sub(start))),
+            line: 0,
+            header: self.header.clone(),
+            columns: self.columns.clone(),
+            buf: String::new(),
+            cut: None,
+        })
+    }
+}
+
 impl<R: BufRead> CsvReader<R> {
     /// Reads the header from `reader`; `path` names the source in errors.
     pub fn from_reader(reader: R, path: &Path) -> Result<Self> {
@@ -69,11 +94,6 @@ impl<R: BufRead> CsvReader<R> {
         }
         csv.header = header;
         Ok(csv)
-    }
-
-    /// The file being read.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// After the last row: the note saying the file's last row was cut and left out, if it was.

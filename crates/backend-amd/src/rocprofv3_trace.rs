@@ -149,7 +149,8 @@ pub fn load_processes(groups: &[TraceFiles], source: &str) -> Result<Timeline> {
         let agents = files.agent_info.as_deref().map(AgentMap::from_file).transpose()?;
         let before = timeline.ops.len();
         if let Some(path) = &files.kernel {
-            load_kernel_trace(CsvReader::open(path)?, agents.as_ref(), base, &mut timeline)?;
+            // A large file in parts on every core ([`crate::rocprofv3_parts`]).
+            crate::rocprofv3_parts::load_kernel_file(path, agents.as_ref(), base, &mut timeline)?;
         }
         let kernels_end = timeline.ops.len();
         if let Some(path) = &files.memory_copy {

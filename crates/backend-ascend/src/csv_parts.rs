@@ -1,25 +1,12 @@
 //! A large CSV file read in parts at once, one thread each: the file is split just after a
-//! line end near each k/n of its size, and each part is read by its own [`CsvReader`]. A
-//! split can fall inside a quoted field that holds a line end; the part before it then ends
-//! inside quotes and fails, so a wrong guess costs a re-read by one thread (whose errors name
-//! the right line), never a wrong number.
+//! line end near each k/n of its size ([`prof_core::text_parts`]), and each part is read by
+//! its own [`CsvReader`]. A split inside a quoted field makes the part before it end inside
+//! quotes and fail, so a wrong guess costs a re-read by one thread, never a wrong number.
 
 use crate::csv_table::CsvReader;
-use std::path::Path;
 
-/// Files smaller than this are read by one thread.
-pub(crate) const PARALLEL_MIN_BYTES: u64 = 64 << 20;
-/// Most threads a file is read with.
-const MAX_THREADS: usize = 8;
-
-/// How many parts a file of `size` bytes is read in: one when it is small or the machine
-/// has one core.
-pub(crate) fn parts_for(size: u64) -> usize {
-    if size < PARALLEL_MIN_BYTES {
-        return 1;
-    }
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
-}
+pub(crate) use prof_core::text_parts::parts_for;
+use prof_core::text_parts::split_points;
 
 /// Reads the file of `first` (a reader just past the header) in `parts` parts at once:
 /// `read` gets each part's reader and whether the part is a later one (whose line numbers
@@ -50,25 +37,4 @@ pub(crate) fn in_parts<T: Send>(
         results.extend(later.into_iter().map(|part| part.join().ok().flatten()));
         results.into_iter().collect()
     })
-}
-
-/// Where parts 1.. of the file start: just after the first line end at or after each k/n of
-/// the size.
-fn split_points(path: &Path, size: u64, parts: usize) -> Option<Vec<u64>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut points: Vec<u64> = Vec::with_capacity(parts);
-    let mut window = vec![0u8; 1 << 20];
-    for k in 1..parts as u64 {
-        let target = size / parts as u64 * k;
-        file.seek(SeekFrom::Start(target)).ok()?;
-        let n = file.read(&mut window).ok()?;
-        let newline = window[..n].iter().position(|&b| b == b'\n')?;
-        let point = target + newline as u64 + 1;
-        if point >= size || points.last().is_some_and(|&p| p >= point) {
-            return None;
-        }
-        points.push(point);
-    }
-    Some(points)
 }

@@ -42,6 +42,7 @@ pub mod serve_watch;
 pub mod servers;
 pub mod sniff;
 pub mod supervisor;
+pub mod text_parts;
 pub mod timeline;
 mod timeline_parts;
 pub mod tool_cache;

@@ -133,10 +133,24 @@ impl StepSpans {
 /// The main stream (most ops) of the device with the most ops, in start order.
 fn main_stream(timeline: &Timeline) -> Vec<&DeviceOp> {
     let mut per_stream: FxHashMap<(u32, u64), usize> = FxHashMap::default();
-    let mut per_device: FxHashMap<u32, usize> = FxHashMap::default();
+    // Ops of one stream come in runs: counted per run, looked up once a run.
+    let mut run: Option<((u32, u64), usize)> = None;
     for op in &timeline.ops {
-        *per_stream.entry((op.device, op.stream)).or_default() += 1;
-        *per_device.entry(op.device).or_default() += 1;
+        match &mut run {
+            Some((key, n)) if *key == (op.device, op.stream) => *n += 1,
+            _ => {
+                if let Some((key, n)) = run.replace(((op.device, op.stream), 1)) {
+                    *per_stream.entry(key).or_default() += n;
+                }
+            }
+        }
+    }
+    if let Some((key, n)) = run {
+        *per_stream.entry(key).or_default() += n;
+    }
+    let mut per_device: FxHashMap<u32, usize> = FxHashMap::default();
+    for (&(device, _), &n) in &per_stream {
+        *per_device.entry(device).or_default() += n;
     }
     let Some((device, _)) = per_device.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) else {
         return Vec::new();
@@ -231,11 +245,15 @@ pub fn sequence_steps(timeline: &Timeline) -> Option<StepSpans> {
     // token to token breaks the sequence) do not describe the run.
     let first = spans[0].0;
     let after = ops.iter().filter(|op| op.start_ns >= first).count();
+    // The ops are in start order: the step that may hold each is found by moving a cursor.
+    let mut cursor = 0;
     let inside = ops
         .iter()
         .filter(|op| {
-            let i = spans.partition_point(|&(s, _)| s <= op.start_ns);
-            i > 0 && op.start_ns < spans[i - 1].1
+            while spans.get(cursor).is_some_and(|&(s, _)| s <= op.start_ns) {
+                cursor += 1;
+            }
+            cursor > 0 && op.start_ns < spans[cursor - 1].1
         })
         .count();
     if (inside as f64) * 100.0 < MIN_STEP_COVERAGE_PCT * after as f64 {

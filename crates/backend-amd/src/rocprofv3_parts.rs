@@ -1,0 +1,154 @@
+//! A large rocprofv3 `kernel_trace.csv` read in parts at once, one thread each: the file is
+//! split just after line ends ([`prof_core::text_parts`]), each part is loaded into its own
+//! timeline by [`load_kernel_trace`], and the parts are joined in file order
+//! ([`Timeline::append`]), which gives the timeline one reader would have built. When a part
+//! fails (a bad row, a split inside a quoted field, a cut last row, its share of the memory
+//! budget spent), the file is read again by one thread, so an error or a cut names the right
+//! line.
+
+use crate::rocprof_csv::CsvReader;
+use crate::rocprofv3_trace::{load_kernel_trace, AgentMap};
+use prof_core::text_parts::{parts_for, split_points};
+use prof_core::{Result, Timeline};
+use std::path::Path;
+
+/// Appends the kernel dispatches of the kernel trace at `path` to `timeline` (a timeline
+/// with the process's memory budget), as [`load_kernel_trace`] does; returns how many.
+pub fn load_kernel_file(
+    path: &Path,
+    agents: Option<&AgentMap>,
+    corr_base: u64,
+    timeline: &mut Timeline,
+) -> Result<usize> {
+    let csv = CsvReader::open(path)?;
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let parts = parts_for(size);
+    if parts > 1 {
+        if let Some(read) = in_parts(&csv, size, parts, agents, corr_base) {
+            let mut added = 0;
+            for (part, n) in read {
+                added += n;
+                if is_fresh(timeline) {
+                    // The first part becomes the timeline: its ops are not copied again.
+                    let source = std::mem::take(&mut timeline.source);
+                    *timeline = part;
+                    timeline.source = source;
+                    timeline.set_memory_budget(None);
+                } else {
+                    timeline.append(part);
+                }
+            }
+            return Ok(added);
+        }
+    }
+    load_kernel_trace(csv, agents, corr_base, timeline)
+}
+
+/// True when nothing was loaded into `timeline` yet.
+fn is_fresh(timeline: &Timeline) -> bool {
+    timeline.ops.is_empty()
+        && timeline.host.is_empty()
+        && timeline.counters.is_empty()
+        && timeline.names.is_empty()
+        && timeline.partial.is_none()
+        && timeline.sections.is_empty()
+}
+
+/// The parts of the file of `csv` (a reader just past its header), each loaded on its own
+/// thread on a share of the memory budget, with the dispatches each added; `None` when the
+/// file could not be split or a part failed, was cut or filled its share.
+fn in_parts(
+    csv: &CsvReader<impl Sync>,
+    size: u64,
+    parts: usize,
+    agents: Option<&AgentMap>,
+    corr_base: u64,
+) -> Option<Vec<(Timeline, usize)>> {
+    let mut bounds = vec![header_end(csv.path())?];
+    bounds.extend(split_points(csv.path(), size, parts)?);
+    bounds.push(size);
+    if bounds.windows(2).any(|w| w[0] >= w[1]) {
+        return None;
+    }
+    let budget = prof_core::load_budget::memory_budget() / parts as u64;
+    let source = csv.path().display().to_string();
+    std::thread::scope(|scope| {
+        let running: Vec<_> = bounds
+            .windows(2)
+            .map(|range| {
+                let source = source.as_str();
+                scope.spawn(move || {
+                    let mut part = Timeline::with_memory_budget(source, budget);
+                    let added =
+                        load_kernel_trace(csv.part(range[0], range[1]).ok()?, agents, corr_base, &mut part).ok()?;
+                    (!part.is_full() && part.partial.is_none()).then_some((part, added))
+                })
+            })
+            .collect();
+        running.into_iter().map(|part| part.join().ok().flatten()).collect()
+    })
+}
+
+/// The byte just after the header line of the file at `path`.
+fn header_end(path: &Path) -> Option<u64> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path).ok()?.take(1 << 20).read_to_end(&mut head).ok()?;
+    head.iter().position(|&b| b == b'\n').map(|at| at as u64 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixtures::fixture_path;
+
+    /// Every op as text, names resolved, in order.
+    fn ops_text(t: &Timeline) -> Vec<String> {
+        t.ops
+            .iter()
+            .map(|op| {
+                let d = op.details.as_deref().map(|d| (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes));
+                let name = t.name(op.name);
+                format!(
+                    "{:?} {name} {} {} {} {} {:?} {d:?}",
+                    op.kind, op.device, op.stream, op.start_ns, op.dur_ns, op.correlation
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn parts_joined_equal_one_reader_and_a_bad_part_reads_again() {
+        let path = fixture_path("rocprofv3/sdk1.0_kernel_trace.csv");
+        let mut whole = Timeline::new("t");
+        let added = load_kernel_trace(CsvReader::open(&path).unwrap(), None, 5 << 32, &mut whole).unwrap();
+        let size = std::fs::metadata(&path).unwrap().len();
+        for parts in [2, 3, 4] {
+            let csv = CsvReader::open(&path).unwrap();
+            let read = in_parts(&csv, size, parts, None, 5 << 32).expect("splits at line ends");
+            assert_eq!(read.len(), parts);
+            assert_eq!(read.iter().map(|(_, n)| n).sum::<usize>(), added);
+            let mut joined = Timeline::new("t");
+            for (part, _) in read {
+                joined.append(part);
+            }
+            assert_eq!(ops_text(&joined), ops_text(&whole), "{parts} parts");
+            assert_eq!(joined.names.iter().collect::<Vec<_>>(), whole.names.iter().collect::<Vec<_>>());
+        }
+        // A bad value in the last part: that part fails, the parts give nothing.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let last_row = text.trim_end().rsplit('\n').next().unwrap().to_owned();
+        let bad = text.replacen(&last_row, &last_row.replacen(',', ",x", 1), 1);
+        let dir = std::env::temp_dir().join(format!("prof-rocprofv3-parts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad_path = dir.join("bad_kernel_trace.csv");
+        std::fs::write(&bad_path, &bad).unwrap();
+        let csv = CsvReader::open(&bad_path).unwrap();
+        assert!(in_parts(&csv, bad.len() as u64, 2, None, 0).is_none());
+        // One reader then names the line.
+        let lines = bad.trim_end().lines().count();
+        let error = load_kernel_file(&bad_path, None, 0, &mut Timeline::new("t")).unwrap_err().to_string();
+        assert!(error.contains(&format!(":{lines}")), "{error}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,71 @@
+//! Where to split a large text file so that its lines can be read in parts at once, one
+//! thread each: just after a line end near each k/n of its size. A split can fall inside a
+//! quoted field that holds a line end; the reader of the part before it then ends inside
+//! quotes and fails, so a reader that reads again by one thread on any failure (whose errors
+//! name the right line) pays a re-read for a wrong guess, never a wrong number.
+
+use std::path::Path;
+
+/// Files smaller than this are read by one thread.
+pub const PARALLEL_MIN_BYTES: u64 = 64 << 20;
+/// Most parts a file is read in.
+const MAX_PARTS: usize = 8;
+
+/// How many parts a file of `size` bytes is read in: one when it is small or the machine
+/// has one core.
+pub fn parts_for(size: u64) -> usize {
+    if size < PARALLEL_MIN_BYTES {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PARTS)
+}
+
+/// Where parts 1.. of the file at `path` (`size` bytes) start when it is read in `parts`
+/// parts: just after the first line end at or after each k/n of the size. `None` when a part
+/// would be empty or no line end follows a point within 1 MiB.
+pub fn split_points(path: &Path, size: u64, parts: usize) -> Option<Vec<u64>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut points: Vec<u64> = Vec::with_capacity(parts);
+    let mut window = vec![0u8; 1 << 20];
+    for k in 1..parts as u64 {
+        let target = size / parts as u64 * k;
+        file.seek(SeekFrom::Start(target)).ok()?;
+        let n = file.read(&mut window).ok()?;
+        let newline = window[..n].iter().position(|&b| b == b'\n')?;
+        let point = target + newline as u64 + 1;
+        if point >= size || points.last().is_some_and(|&p| p >= point) {
+            return None;
+        }
+        points.push(point);
+    }
+    Some(points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_fall_just_after_line_ends_and_a_file_without_room_is_not_split() {
+        let dir = std::env::temp_dir().join(format!("prof-text-parts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("lines.csv");
+        let text = "h1,h2\n".to_owned() + &"12345,678\n".repeat(100);
+        std::fs::write(&path, &text).unwrap();
+        let size = text.len() as u64;
+        for parts in [2, 3, 7] {
+            let points = split_points(&path, size, parts).unwrap();
+            assert_eq!(points.len(), parts - 1);
+            for (k, &p) in points.iter().enumerate() {
+                assert_eq!(text.as_bytes()[p as usize - 1], b'\n', "{parts} parts, point {k}");
+                assert!(p >= size / parts as u64 * (k as u64 + 1));
+            }
+        }
+        // One line: nowhere to split.
+        std::fs::write(&path, "a,b,c").unwrap();
+        assert_eq!(split_points(&path, 5, 2), None);
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(parts_for(PARALLEL_MIN_BYTES - 1), 1);
+    }
+}
