@@ -28,6 +28,7 @@
 //! opens them, with the command that makes the export.
 
 mod activity;
+mod parts;
 mod sniff;
 
 pub use sniff::{export_command, extension, SQLITE_MAGIC};
@@ -73,8 +74,11 @@ pub struct ExportInfo {
 pub fn load(path: &Path) -> Result<Timeline> {
     let export = Export::open(path)?;
     let mut timeline = Timeline::new(path.display().to_string());
+    if export.has(KERNEL_TABLE) {
+        parts::read_kernels(&export, &mut timeline)?;
+    }
     let mut reader = activity::Reader::new(&export)?;
-    for table in [KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE, NVTX_TABLE] {
+    for table in [MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE, NVTX_TABLE] {
         if export.has(table) {
             reader.read(table, &mut timeline)?;
         }
@@ -89,8 +93,11 @@ pub fn load(path: &Path) -> Result<Timeline> {
 pub fn summarize_device_ops(path: &Path, families: &Families) -> Result<KernelSummary> {
     let export = Export::open(path)?;
     let mut timeline = Timeline::new(path.display().to_string());
+    if export.has(KERNEL_TABLE) {
+        parts::read_kernels(&export, &mut timeline)?;
+    }
     let mut reader = activity::Reader::new(&export)?;
-    for table in [KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE] {
+    for table in [MEMCPY_TABLE, MEMSET_TABLE] {
         if export.has(table) {
             reader.read(table, &mut timeline)?;
         }

@@ -50,20 +50,30 @@ pub struct SectionContext<'a> {
 /// Every section that has something to say about `timeline`, in reading order.
 pub fn all(timeline: &Timeline, context: &SectionContext) -> Vec<Section> {
     type Builder = fn(&Timeline, &SectionContext) -> Option<Section>;
-    // Layers, the costliest at 10 M ops, on a thread of its own beside the others.
-    let (first, layers, rest): ([Builder; 5], Builder, [Builder; 2]) = (
-        [temporal::section, streams::section, gaps::section, overlap::section, launch::section],
-        layers::section,
-        [counters::section, comm::section],
-    );
-    let (mut sections, layers, rest) = std::thread::scope(|scope| {
-        let layers = scope.spawn(|| layers(timeline, context));
-        let sections: Vec<Option<Section>> = first.iter().map(|build| build(timeline, context)).collect();
-        let rest: Vec<Option<Section>> = rest.iter().map(|build| build(timeline, context)).collect();
-        (sections, layers.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), rest)
+    // The sections in report order; those marked `true`, the costliest at 10 M ops beside
+    // the diagnosis' thread, on a thread of their own.
+    let builders: [(Builder, bool); 8] = [
+        (temporal::section, false),
+        (streams::section, false),
+        (gaps::section, false),
+        (overlap::section, true),
+        (launch::section, false),
+        (layers::section, true),
+        (counters::section, false),
+        (comm::section, false),
+    ];
+    let build = |apart: bool| -> Vec<(usize, Option<Section>)> {
+        let mine = builders.iter().enumerate().filter(|(_, (_, a))| *a == apart);
+        mine.map(|(at, (build, _))| (at, build(timeline, context))).collect()
+    };
+    let mut sections = std::thread::scope(|scope| {
+        let apart = scope.spawn(|| build(true));
+        let mut here = build(false);
+        here.extend(apart.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        here
     });
-    sections.push(layers);
-    sections.extend(rest);
+    sections.sort_by_key(|(at, _)| *at);
+    let sections = sections.into_iter().map(|(_, section)| section);
     let mut sections: Vec<Section> = sections.into_iter().flatten().collect();
     sections.extend(timeline.sections.iter().cloned().map(vendor::render));
     sections.extend(context.vendor.take());

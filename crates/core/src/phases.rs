@@ -148,23 +148,24 @@ pub fn is_host_to_device(name: &str) -> bool {
 
 /// The phases of `timeline`'s device ops.
 pub fn find_phases(timeline: &Timeline) -> Phases {
-    let mut order: Vec<usize> = (0..timeline.ops.len()).collect();
-    order.sort_by_key(|&i| timeline.ops[i].start_ns);
-    let Some(&first) = order.first() else {
-        return Phases {
-            run_ns: (0, 0),
-            phases: Vec::new(),
-            steady_steps: None,
-            note: Some("no device ops".into()),
-            sequence: None,
-        };
-    };
-    let run_start = timeline.ops[first].start_ns;
+    if timeline.ops.is_empty() {
+        let note = Some("no device ops".into());
+        return Phases { run_ns: (0, 0), phases: Vec::new(), steady_steps: None, note, sequence: None };
+    }
+    // The steps are looked for on a thread of their own while the ops are ordered and merged.
+    let (sequence, order, busy) = std::thread::scope(|scope| {
+        let sequence = scope.spawn(|| sequence_steps(timeline));
+        let mut order: Vec<usize> = (0..timeline.ops.len()).collect();
+        if !timeline.ops.is_sorted_by_key(|op| op.start_ns) {
+            order.sort_by_key(|&i| timeline.ops[i].start_ns);
+        }
+        let busy = IntervalSet::from_unsorted(timeline.ops.iter().map(|op| (op.start_ns, op.end_ns())).collect());
+        (sequence.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), order, busy)
+    });
+    let run_start = timeline.ops[order[0]].start_ns;
     let run_end = timeline.ops.iter().map(|op| op.end_ns()).max().unwrap_or(run_start);
-    let busy = IntervalSet::from_unsorted(timeline.ops.iter().map(|op| (op.start_ns, op.end_ns())).collect());
 
     // Steps, as (count, how they were found, why leading steps are warm-up).
-    let sequence = sequence_steps(timeline);
     let (steady_start, steady_end, steps, note) = match sequence.clone() {
         Some(found) => {
             let spans = found.spans;

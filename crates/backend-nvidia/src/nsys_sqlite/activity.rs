@@ -4,7 +4,7 @@
 use super::{sql_error, Export, KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE};
 use crate::cupti_trace::strip_runtime_version;
 use prof_core::intern::FxHashMap;
-use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpKind, Result, Timeline};
+use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpDetails, OpKind, Result, Timeline};
 use rusqlite::{OptionalExtension, Row, Statement};
 use std::fmt::Display;
 use std::path::Path;
@@ -72,6 +72,17 @@ impl<'e> Reader<'e> {
 
     /// Appends every row of `table` (one of the module's tables) to `timeline`.
     pub(super) fn read(&mut self, table: &'static str, timeline: &mut Timeline) -> Result<()> {
+        self.read_rows(table, None, timeline)
+    }
+
+    /// [`Reader::read`] of the rows whose rowid is in `rowids` (all when `None`), in rowid
+    /// order; rows are counted from the first read (so a part's errors name rows of the part).
+    pub(super) fn read_rows(
+        &mut self,
+        table: &'static str,
+        rowids: Option<(i64, i64)>,
+        timeline: &mut Timeline,
+    ) -> Result<()> {
         let export = self.export;
         let path = export.path.as_path();
         let sql = match table {
@@ -80,6 +91,15 @@ impl<'e> Reader<'e> {
             MEMSET_TABLE => MEMSET_SQL,
             RUNTIME_TABLE => RUNTIME_SQL,
             _ => NVTX_SQL,
+        };
+        let ranged;
+        let sql = match rowids {
+            Some((from, to)) => {
+                let joint = if sql.contains(" WHERE ") { " AND" } else { " WHERE" };
+                ranged = format!("{sql}{joint} rowid BETWEEN {from} AND {to}");
+                ranged.as_str()
+            }
+            None => sql,
         };
         let mut statement = export.conn.prepare(sql).map_err(|e| {
             let what = format!(
@@ -97,8 +117,8 @@ impl<'e> Reader<'e> {
             at.row += 1;
             match table {
                 KERNEL_TABLE => {
-                    let op = self.kernel(row, &at, timeline)?;
-                    timeline.push_op(op);
+                    let (op, details) = self.kernel(row, &at, timeline)?;
+                    timeline.push_op_with(op, details);
                 }
                 MEMCPY_TABLE | MEMSET_TABLE => {
                     let op = self.copy_or_set(row, &at, timeline)?;
@@ -117,7 +137,7 @@ impl<'e> Reader<'e> {
         Ok(())
     }
 
-    fn kernel(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<DeviceOp> {
+    fn kernel(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails)> {
         let (start, dur) = at.times(row)?;
         let name = self.kernel_name(row, at, timeline)?;
         let kind = if self.is_nccl(name, timeline) { OpKind::Communication } else { OpKind::Kernel };
@@ -131,12 +151,14 @@ impl<'e> Reader<'e> {
         let registers = at.req(row, 13, "registersPerThread")?;
         let shared =
             at.req::<u64>(row, 14, "staticSharedMemory")?.saturating_add(at.req(row, 15, "dynamicSharedMemory")?);
-        let details = op.details_mut();
-        details.grid = Some(grid);
-        details.block = Some(block);
-        details.registers_per_thread = Some(registers);
-        details.shared_memory_bytes = Some(shared);
-        Ok(op)
+        let details = OpDetails {
+            grid: Some(grid),
+            block: Some(block),
+            registers_per_thread: Some(registers),
+            shared_memory_bytes: Some(shared),
+            ..OpDetails::default()
+        };
+        Ok((op, details))
     }
 
     fn kernel_name(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<NameId> {

@@ -9,10 +9,11 @@ pub struct IntervalSet {
 
 impl IntervalSet {
     /// The union of `spans` (any order, overlaps allowed; empty spans dropped). Spans already
-    /// in order (as most sources write them) are merged in place without sorting.
+    /// in start order (as most sources write them) are merged in place without sorting: the
+    /// merge needs the starts in order, not the ends.
     pub fn from_unsorted(mut spans: Vec<(u64, u64)>) -> Self {
         spans.retain(|&(start, end)| end > start);
-        if !spans.is_sorted() {
+        if !spans.is_sorted_by_key(|&(start, _)| start) {
             spans.sort_unstable();
         }
         let mut kept = 0;

@@ -139,7 +139,9 @@ pub fn main_stream_ops<'t>(timeline: &'t Timeline, families: &Families) -> Optio
     let stream = busiest.main_stream()?;
     let mut ops: Vec<&DeviceOp> =
         timeline.ops.iter().filter(|op| op.device == busiest.device && op.stream == stream).collect();
-    ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
+    if !ops.is_sorted_by_key(|op| (op.start_ns, op.end_ns())) {
+        ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
+    }
     Some((busiest.device, stream, ops))
 }
 

@@ -161,7 +161,9 @@ fn main_stream(timeline: &Timeline) -> Vec<&DeviceOp> {
         return Vec::new();
     };
     let mut ops: Vec<&DeviceOp> = timeline.ops.iter().filter(|op| op.device == device && op.stream == stream).collect();
-    ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
+    if !ops.is_sorted_by_key(|op| (op.start_ns, op.end_ns())) {
+        ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
+    }
     ops
 }
 

@@ -1,0 +1,128 @@
+//! The kernel table of a large nsys export read in parts at once, one thread and one
+//! read-only connection each, by rowid range: the parts, joined in rowid order
+//! ([`Timeline::append`]), give the timeline one reader gives. When a part fails (a bad row,
+//! its share of the memory budget spent, a table without rowids), the table is read again by
+//! one reader, so an error names the right row.
+
+use super::activity::Reader;
+use super::{open_read_only, Export, KERNEL_TABLE};
+use prof_core::{Result, Timeline};
+
+/// Kernel tables with fewer rows than this are read by one thread.
+const PARALLEL_MIN_ROWS: i64 = 1 << 20;
+
+/// Appends the kernels of `export` to `timeline` (a fresh one, with the process's memory
+/// budget).
+pub(super) fn read_kernels(export: &Export, timeline: &mut Timeline) -> Result<()> {
+    let parts = kernel_rowids(export)
+        .filter(|&(lo, hi)| hi - lo >= PARALLEL_MIN_ROWS)
+        .and_then(|rowids| in_parts(export, rowids, prof_core::text_parts::parts_for(u64::MAX)));
+    if let Some(parts) = parts {
+        for part in parts {
+            if timeline.ops.is_empty() && timeline.names.is_empty() && timeline.partial.is_none() {
+                // The first part becomes the timeline: its ops are not copied again.
+                let source = std::mem::take(&mut timeline.source);
+                *timeline = part;
+                timeline.source = source;
+                timeline.set_memory_budget(None);
+            } else {
+                timeline.append(part);
+            }
+        }
+        return Ok(());
+    }
+    Reader::new(export)?.read(KERNEL_TABLE, timeline)
+}
+
+/// The first and last rowid of the kernel table; `None` when it is empty or has no rowids.
+fn kernel_rowids(export: &Export) -> Option<(i64, i64)> {
+    let sql = format!("SELECT min(rowid), max(rowid) FROM {KERNEL_TABLE}");
+    let (lo, hi): (Option<i64>, Option<i64>) = export.conn.query_row(&sql, [], |r| Ok((r.get(0)?, r.get(1)?))).ok()?;
+    lo.zip(hi).filter(|(lo, hi)| lo <= hi)
+}
+
+/// The kernel table's rowids `lo..=hi` in `parts` ranges, each read on its own thread;
+/// `None` for fewer than two parts or when a part failed.
+fn in_parts(export: &Export, (lo, hi): (i64, i64), parts: usize) -> Option<Vec<Timeline>> {
+    let rows = hi.checked_sub(lo)?.checked_add(1)?;
+    if parts < 2 || rows < parts as i64 {
+        return None;
+    }
+    let step = rows / parts as i64;
+    let ranges: Vec<(i64, i64)> = (0..parts as i64)
+        .map(|k| (lo + k * step, if k + 1 == parts as i64 { hi } else { lo + (k + 1) * step - 1 }))
+        .collect();
+    let budget = prof_core::load_budget::memory_budget() / parts as u64;
+    let source = export.path.display().to_string();
+    // A connection is not shared between threads: each part opens its own.
+    let (path, tables, info) = (&export.path, &export.tables, &export.info);
+    std::thread::scope(|scope| {
+        let running: Vec<_> = ranges
+            .iter()
+            .map(|&range| {
+                let source = source.as_str();
+                scope.spawn(move || {
+                    let own = Export {
+                        path: path.clone(),
+                        conn: open_read_only(path).ok()?,
+                        tables: tables.clone(),
+                        info: info.clone(),
+                    };
+                    let mut part = Timeline::with_memory_budget(source, budget);
+                    Reader::new(&own).ok()?.read_rows(KERNEL_TABLE, Some(range), &mut part).ok()?;
+                    (!part.is_full()).then_some(part)
+                })
+            })
+            .collect();
+        running.into_iter().map(|part| part.join().ok().flatten()).collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every op as text, names resolved, in order.
+    fn ops_text(t: &Timeline) -> Vec<String> {
+        t.ops
+            .iter()
+            .map(|op| {
+                let d = op.details.as_deref().map(|d| (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes));
+                let name = t.name(op.name);
+                let (device, stream, start, dur, corr) = (op.device, op.stream, op.start_ns, op.dur_ns, op.correlation);
+                format!("{:?} {name} {device} {stream} {start} {dur} {corr:?} {d:?}", op.kind)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn parts_by_rowid_join_into_the_timeline_of_one_reader() {
+        // The real nsys 2022.1 export (schema 2.9.1): 505 kernels, the most of the fixtures.
+        let path = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/nvidia/nsys/sqlite/hw5helper_nsys2022.1.3_schema2.9.1_EXPORT_META_DATA_report1.sqlite"
+        ));
+        let export = Export::open(&path).unwrap();
+        let mut whole = Timeline::new("t");
+        Reader::new(&export).unwrap().read(KERNEL_TABLE, &mut whole).unwrap();
+        assert!(whole.ops.len() > 3, "a fixture with kernels to split");
+        let rowids = kernel_rowids(&export).unwrap();
+        for parts in [2, 3, 7] {
+            let mut joined = Timeline::new("t");
+            for part in in_parts(&export, rowids, parts).expect("parts read") {
+                joined.append(part);
+            }
+            assert_eq!(ops_text(&joined), ops_text(&whole), "{parts} parts");
+        }
+        assert!(in_parts(&export, rowids, 1).is_none());
+        // Kernel 400 ending before it starts: its part fails, and one reader names its row.
+        let scratch = crate::test_fixtures::Scratch::new("nsys-parts");
+        let bad = scratch.file("bad.sqlite", &std::fs::read(&path).unwrap());
+        let sql = format!("UPDATE {KERNEL_TABLE} SET \"end\" = start - 1 WHERE rowid = 400");
+        rusqlite::Connection::open(&bad).unwrap().execute_batch(&sql).unwrap();
+        let export = Export::open(&bad).unwrap();
+        assert!(in_parts(&export, rowids, 2).is_none());
+        let error = super::super::load(&bad).unwrap_err().to_string();
+        assert!(error.contains("row 400"), "{error}");
+    }
+}
