@@ -49,14 +49,25 @@ pub struct SectionContext<'a> {
 
 /// Every section that has something to say about `timeline`, in reading order.
 pub fn all(timeline: &Timeline, context: &SectionContext) -> Vec<Section> {
+    all_beside(timeline, context, || ()).0
+}
+
+/// [`all`], with `beside` (the diagnosis) run on a second thread first: that thread then
+/// builds the layers, the costliest section at 10 M ops, while this one builds the rest. Two
+/// threads, not three, so the two heaviest passes over the main stream (the diagnosis' steps
+/// and the layers) do not hold their tables at the same time.
+pub fn all_beside<T: Send>(
+    timeline: &Timeline,
+    context: &SectionContext,
+    beside: impl FnOnce() -> T + Send,
+) -> (Vec<Section>, T) {
     type Builder = fn(&Timeline, &SectionContext) -> Option<Section>;
-    // The sections in report order; those marked `true`, the costliest at 10 M ops beside
-    // the diagnosis' thread, on a thread of their own.
+    // The sections in report order; the one marked `true` goes on the second thread.
     let builders: [(Builder, bool); 8] = [
         (temporal::section, false),
         (streams::section, false),
         (gaps::section, false),
-        (overlap::section, true),
+        (overlap::section, false),
         (launch::section, false),
         (layers::section, true),
         (counters::section, false),
@@ -66,18 +77,21 @@ pub fn all(timeline: &Timeline, context: &SectionContext) -> Vec<Section> {
         let mine = builders.iter().enumerate().filter(|(_, (_, a))| *a == apart);
         mine.map(|(at, (build, _))| (at, build(timeline, context))).collect()
     };
-    let mut sections = std::thread::scope(|scope| {
-        let apart = scope.spawn(|| build(true));
+    let (mut sections, besides) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| {
+            let besides = beside();
+            (build(true), besides)
+        });
         let mut here = build(false);
-        here.extend(apart.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-        here
+        let (apart, besides) = second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        here.extend(apart);
+        (here, besides)
     });
     sections.sort_by_key(|(at, _)| *at);
-    let sections = sections.into_iter().map(|(_, section)| section);
-    let mut sections: Vec<Section> = sections.into_iter().flatten().collect();
+    let mut sections: Vec<Section> = sections.into_iter().filter_map(|(_, section)| section).collect();
     sections.extend(timeline.sections.iter().cloned().map(vendor::render));
     sections.extend(context.vendor.take());
-    sections
+    (sections, besides)
 }
 
 /// The sections as one text block, each under its title.

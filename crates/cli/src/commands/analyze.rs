@@ -169,13 +169,13 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     };
     // The diagnosis and the sections read the same timeline and summary: on two cores at once.
     let (diagnosis, sections) = match (diagnosis, timeline.as_ref()) {
-        (None, Some(t)) => std::thread::scope(|scope| {
-            let known = phases.as_ref().and_then(|p| p.known_sequence());
+        (None, Some(t)) => {
             // The run's repeating sequence, when the phases found it on this timeline.
-            let diagnosing = scope.spawn(|| diagnose_with_sequence(t, &summary, known));
-            let sections = sections::all(t, &context);
-            (diagnosing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), sections)
-        }),
+            let known = phases.as_ref().and_then(|p| p.known_sequence());
+            let (sections, diagnosis) =
+                sections::all_beside(t, &context, || diagnose_with_sequence(t, &summary, known));
+            (diagnosis, sections)
+        }
         (diagnosis, _) => (diagnosis.unwrap_or(DiagnosisReport { findings: Vec::new(), steps: None }), Vec::new()),
     };
     let dive = DeepDiveContext {
