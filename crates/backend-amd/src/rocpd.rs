@@ -131,7 +131,7 @@ fn kernel(row: &Row<'_>, timeline: &mut Timeline) -> rusqlite::Result<DeviceOp> 
     let (grid, block) = (dims(6)?, dims(9)?);
     let name = timeline.intern(&name);
     let mut op = DeviceOp::new(OpKind::Kernel, name, device, stream.unwrap_or(queue), start, duration);
-    op.correlation = row.get(14)?;
+    op.correlation = row.get::<_, Option<u64>>(14)?.into();
     let details = op.details_mut();
     details.block = Some(block);
     // HSA grid sizes count work-items; the timeline's grid counts workgroups.
@@ -157,7 +157,7 @@ fn copy(row: &Row<'_>, timeline: &mut Timeline) -> rusqlite::Result<DeviceOp> {
     let stream: Option<u64> = row.get(8)?;
     let name = timeline.intern(&name);
     let mut op = DeviceOp::new(OpKind::Memcpy, name, device, stream.unwrap_or(0), start, duration);
-    op.correlation = row.get(9)?;
+    op.correlation = row.get::<_, Option<u64>>(9)?.into();
     op.details_mut().bytes = size;
     Ok(op)
 }

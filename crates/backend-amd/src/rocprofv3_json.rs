@@ -202,7 +202,7 @@ fn add_process(process: &Process, timeline: &mut Timeline, path: &Path) -> Resul
         let name = timeline.intern(name);
         let stream = dispatch.stream_id.map_or(info.queue_id.handle, |s| s.handle);
         let mut op = DeviceOp::new(OpKind::Kernel, name, device, stream, dispatch.start_timestamp, duration);
-        op.correlation = Some(dispatch.correlation_id.internal);
+        op.correlation = Some(dispatch.correlation_id.internal).into();
         let details = op.details_mut();
         details.shared_memory_bytes = info.group_segment_size;
         details.block = info.workgroup_size.map(|d| [d.x, d.y, d.z]);

@@ -26,7 +26,7 @@ fn json_dispatches_equal_the_csv_of_the_same_run() {
         let details = op.details.as_deref().unwrap();
         assert_eq!((details.block, details.grid), (Some([256, 1, 1]), Some([4096, 1, 1])));
     }
-    assert_eq!(t.ops.iter().map(|o| o.correlation.unwrap()).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(t.ops.iter().map(|o| o.correlation.get().unwrap()).collect::<Vec<_>>(), [1, 2, 3]);
     assert_eq!(t.partial, None);
 }
 

@@ -116,8 +116,8 @@ fn two_processes_keep_their_correlation_ids_apart() {
     capture_dir(&tmp, "run/host", "200_");
     let t = tool(&tmp).load(&[tmp.path().join("run")]).unwrap();
     assert_eq!(t.ops.len(), 18);
-    let first: Vec<u64> = t.ops.iter().filter_map(|op| op.correlation).filter(|c| c >> 32 == 0).collect();
-    let second: Vec<u64> = t.ops.iter().filter_map(|op| op.correlation).filter(|c| c >> 32 == 1).collect();
+    let first: Vec<u64> = t.ops.iter().filter_map(|op| op.correlation.get()).filter(|c| c >> 32 == 0).collect();
+    let second: Vec<u64> = t.ops.iter().filter_map(|op| op.correlation.get()).filter(|c| c >> 32 == 1).collect();
     assert_eq!((first.len(), second.len()), (9, 9));
 }
 

@@ -248,7 +248,7 @@ pub fn load_kernel_trace<R: BufRead>(
             .get_or_insert_with(|| contains_ignoring_case(kernel, b"rccl") || contains_ignoring_case(kernel, b"nccl"));
         let op_kind = if comm { OpKind::Communication } else { OpKind::Kernel };
         let mut op = DeviceOp::new(op_kind, name_id, device, csv.u64(&r, stream)?, start_ns, dur_ns);
-        op.correlation = Some(corr_base | csv.u64(&r, corr)?);
+        op.correlation = Some(corr_base | csv.u64(&r, corr)?).into();
         let block = [csv.u64(&r, wx)?, csv.u64(&r, wy)?, csv.u64(&r, wz)?];
         let grid = [csv.u64(&r, gx)?, csv.u64(&r, gy)?, csv.u64(&r, gz)?];
         let details = OpDetails {
@@ -286,7 +286,7 @@ pub fn load_memory_copies<R: BufRead>(
         let name = timeline.intern(dir);
         let mut op =
             DeviceOp::new(OpKind::Memcpy, name, device, csv.opt_u64(&r, stream)?.unwrap_or(0), start_ns, dur_ns);
-        op.correlation = Some(corr_base | csv.u64(&r, corr)?);
+        op.correlation = Some(corr_base | csv.u64(&r, corr)?).into();
         if let Some(b) = csv.opt_u64(&r, bytes)? {
             op.details_mut().bytes = Some(b);
         }

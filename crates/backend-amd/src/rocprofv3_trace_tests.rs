@@ -38,7 +38,7 @@ fn sdk1_0_kernel_trace() {
     // VGPR 12, LDS 0, workgroup 64x1x1, grid 1024x1024x1 work-items = 16x1024x1 workgroups.
     let divide = &t.ops[1];
     assert_eq!(t.name(divide.name), "divide_kernel(float*, float const*, float const*, int, int)");
-    assert_eq!((divide.correlation, divide.start_ns, divide.dur_ns), (Some(4), 1_550_151_853_064_037, 11_200));
+    assert_eq!((divide.correlation.get(), divide.start_ns, divide.dur_ns), (Some(4), 1_550_151_853_064_037, 11_200));
     let d = divide.details.as_deref().unwrap();
     assert_eq!((d.registers_per_thread, d.shared_memory_bytes), (Some(12), Some(0)));
     assert_eq!((d.block, d.grid), (Some([64, 1, 1]), Some([16, 1024, 1])));
@@ -137,7 +137,10 @@ fn rccl_kernels_are_communication() {
     let mut t = Timeline::new("t");
     load_kernel_trace(csv(&text, "k"), None, 7 << 32, &mut t).unwrap();
     let op = &t.ops[0];
-    assert_eq!((op.kind, op.device, op.dur_ns, op.correlation), (OpKind::Communication, 2, 20, Some((7 << 32) | 1)));
+    assert_eq!(
+        (op.kind, op.device, op.dur_ns, op.correlation.get()),
+        (OpKind::Communication, 2, 20, Some((7 << 32) | 1))
+    );
     assert_eq!(summarize_kernels(&t, &Families::builtin()).kernels[0].family, Family::Collective);
 }
 

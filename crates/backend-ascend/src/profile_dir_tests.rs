@@ -16,7 +16,7 @@ fn cann8_directory_merges_op_summary_and_trace() {
     assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 39_322);
     // python: the stream-46 hardware events of msprof_*.json start at the op_summary starts and carry
     // connection_id 26, 34, 74, each shared with a CANN `Node@launch` span.
-    let correlations: Vec<_> = t.ops.iter().map(|o| o.correlation).collect();
+    let correlations: Vec<_> = t.ops.iter().map(|o| o.correlation.get()).collect();
     assert_eq!(correlations, [Some(26), Some(34), Some(74)]);
     let by_corr = t.host_by_correlation();
     assert!(correlations

@@ -113,7 +113,7 @@ impl Flows {
         let mut next = timeline
             .ops
             .iter()
-            .filter_map(|o| o.correlation)
+            .filter_map(|o| o.correlation.get())
             .chain(timeline.host.iter().filter_map(|h| h.correlation))
             .max()
             .map_or(0, |m| m.saturating_add(1));
@@ -140,7 +140,7 @@ impl Flows {
                     next += 1;
                     next - 1
                 });
-                timeline.ops[op].correlation = Some(id);
+                timeline.ops[op].correlation = Some(id).into();
                 if category == HOST_TO_DEVICE {
                     runtime_linked[op] = true;
                     links.runtime += 1;

@@ -80,7 +80,7 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
                             .unwrap_or(tid);
                         let device = processes.device(pid);
                         let mut op = DeviceOp::new(task_type::op_kind(task, name), name_id, device, stream, start, dur);
-                        op.correlation = correlation;
+                        op.correlation = correlation.into();
                         if let Some(core) = task_type::core_type(task) {
                             op.details_mut().core_type = Some(core);
                         }

@@ -89,12 +89,12 @@ fn host_to_device_flows_link_launch_calls_to_tasks() {
     let linked: Vec<(&prof_core::DeviceOp, &prof_core::HostSpan)> = t
         .ops
         .iter()
-        .filter_map(|op| Some((op, &t.host[*launches.get(&op.correlation?)?])))
+        .filter_map(|op| Some((op, &t.host[*launches.get(&op.correlation.get()?)?])))
         .filter(|(_, span)| span.category == HostCategory::Runtime)
         .collect();
     assert_eq!(linked.len(), 274);
     assert!(linked.iter().all(|(_, span)| t.name(span.name).starts_with("AscendCL@")));
-    let distinct: std::collections::HashSet<u64> = linked.iter().filter_map(|(op, _)| op.correlation).collect();
+    let distinct: std::collections::HashSet<u64> = linked.iter().filter_map(|(op, _)| op.correlation.get()).collect();
     assert_eq!(distinct.len(), 146);
     let delay_sum: i128 = linked.iter().map(|(op, span)| op.start_ns as i128 - span.start_ns as i128).sum();
     assert_eq!(delay_sum, 44_038_155);
@@ -115,7 +115,7 @@ fn cann8_flows_keep_the_shared_connection_ids() {
         .ops
         .iter()
         .filter(|op| op.kind == OpKind::Kernel)
-        .filter_map(|op| Some((op.correlation?, t.name(t.host[*launches.get(&op.correlation?)?].name))))
+        .filter_map(|op| Some((op.correlation.get()?, t.name(t.host[*launches.get(&op.correlation.get()?)?].name))))
         .collect();
     linked.sort();
     assert_eq!(linked, [(26, "Node@launch"), (34, "Node@launch"), (74, "Node@launch")]);

@@ -260,7 +260,7 @@ impl Reader<'_> {
         let shared = |v: i32| u64::try_from(v).map_err(|_| self.error(format!("negative shared memory size {v}")));
         let mut op = DeviceOp::new(OpKind::Kernel, self.name(k.name)?, k.device, 0, start, dur);
         op.stream = u64::from(k.stream);
-        op.correlation = self.correlation(k.correlation);
+        op.correlation = self.correlation(k.correlation).into();
         let details = op.details_mut();
         details.grid = Some(dims(k.grid)?);
         details.block = Some(dims(k.block)?);
@@ -272,7 +272,7 @@ impl Reader<'_> {
     fn memory_op(&self, kind: OpKind, name: NameId, m: &MemoryOp) -> Result<DeviceOp> {
         let (start, dur) = self.times(m.start, m.end)?;
         let mut op = DeviceOp::new(kind, name, m.device, u64::from(m.stream), start, dur);
-        op.correlation = self.correlation(m.correlation);
+        op.correlation = self.correlation(m.correlation).into();
         op.details_mut().bytes = Some(m.bytes);
         Ok(op)
     }

@@ -105,7 +105,7 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
     let k = &t.ops[0];
     assert_eq!(k.kind, OpKind::Kernel);
     assert_eq!(t.name(k.name), "void gemv<128>(float const*, float*)");
-    assert_eq!((k.device, k.stream, k.start_ns, k.dur_ns, k.correlation), (0, 7, 2_000, 3_500, Some(7)));
+    assert_eq!((k.device, k.stream, k.start_ns, k.dur_ns, k.correlation.get()), (0, 7, 2_000, 3_500, Some(7)));
     let d = k.details.as_deref().unwrap();
     assert_eq!(d.grid, Some([4096, 1, 1]));
     assert_eq!(d.block, Some([256, 1, 1]));
@@ -114,10 +114,10 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
 
     let copy = &t.ops[1];
     assert_eq!((copy.kind, t.name(copy.name)), (OpKind::Memcpy, "CUDA memcpy HtoD"));
-    assert_eq!((copy.stream, copy.dur_ns, copy.correlation), (14, 2_000, Some(8)));
+    assert_eq!((copy.stream, copy.dur_ns, copy.correlation.get()), (14, 2_000, Some(8)));
     assert_eq!(copy.details.as_deref().unwrap().bytes, Some(1 << 20));
     let set = &t.ops[2];
-    assert_eq!((set.kind, t.name(set.name), set.correlation), (OpKind::Memset, "CUDA memset", None));
+    assert_eq!((set.kind, t.name(set.name), set.correlation.get()), (OpKind::Memset, "CUDA memset", None));
     assert_eq!(set.details.as_deref().unwrap().bytes, Some(4096));
 
     let launch = &t.host[0];
@@ -264,7 +264,7 @@ fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
         "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, true>(int, float,"
     ));
     assert_eq!((first.start_ns, first.dur_ns), (1_796_228_603_341_404_786, 4_929));
-    assert_eq!((first.device, first.stream, first.correlation), (0, 7, Some(5_787)));
+    assert_eq!((first.device, first.stream, first.correlation.get()), (0, 7, Some(5_787)));
     let d = first.details.as_deref().unwrap();
     assert_eq!(
         (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes),
@@ -283,7 +283,7 @@ fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
     );
     assert_eq!(h.correlation, Some(5_818));
     let launches = t.host_by_correlation();
-    let linked = kernels.iter().filter(|k| k.correlation.is_some_and(|c| launches.contains_key(&c))).count();
+    let linked = kernels.iter().filter(|k| k.correlation.get().is_some_and(|c| launches.contains_key(&c))).count();
     assert_eq!(linked, 85, "3 kernels were launched just before the window opened");
 }
 

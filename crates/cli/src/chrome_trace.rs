@@ -174,7 +174,7 @@ fn device_op<W: Write>(op: &DeviceOp, name: &str, names: &[String], w: &mut Even
     raw(out, kind_name(op.kind))?;
     field(out, "\",\"device\":", op.device.into())?;
     field(out, ",\"stream\":", op.stream)?;
-    if let Some(correlation) = op.correlation {
+    if let Some(correlation) = op.correlation.get() {
         field(out, ",\"correlation\":", correlation)?;
     }
     if let Some(d) = &op.details {
@@ -259,7 +259,7 @@ fn flows<W: Write>(timeline: &Timeline, w: &mut EventWriter<W>) -> io::Result<()
     }
     let launches: FxHashMap<u64, usize> = timeline.host_by_correlation();
     for (id, op) in timeline.ops.iter().enumerate() {
-        let Some(span) = op.correlation.and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i)) else {
+        let Some(span) = op.correlation.get().and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i)) else {
             continue;
         };
         for (phase, pid, tid, ts) in [

@@ -1,7 +1,7 @@
 //! Shared op details: most ops of a trace repeat the details of others (every launch of a
 //! kernel has the same grid, block, registers and shared memory; every Ascend op of a type
 //! the same shapes and core type), so a timeline keeps each distinct [`OpDetails`] once and
-//! its ops point at it. A kernel trace's op then costs its 64 bytes and a share of a few
+//! its ops point at it. A kernel trace's op then costs its 56 bytes and a share of a few
 //! hundred details, where a box per op cost ~130 more (10 M rocprofv3 kernels: 2.1 GB).
 //!
 //! Sharing is invisible to readers (`op.details.as_deref()`); a writer that changes one op's

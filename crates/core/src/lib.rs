@@ -21,6 +21,7 @@
 pub mod analysis;
 pub mod breakdown;
 pub mod capture;
+pub mod correlation;
 pub mod deepdive;
 pub mod details_pool;
 pub mod diagnosis;

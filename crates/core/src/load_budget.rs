@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes one device op holds in the timeline, without its details.
-pub const OP_BYTES: u64 = 64;
+pub const OP_BYTES: u64 = 56;
 /// Bytes of one distinct op details (ops with equal details share one: [`crate::details_pool`]).
 pub const DETAILS_BYTES: u64 = 128;
 /// Bytes one host span holds.
@@ -155,7 +155,7 @@ mod tests {
         assert!(b.take(OP_BYTES) && b.take(OP_BYTES) && b.take(OP_BYTES));
         assert!(!b.take(OP_BYTES));
         assert!(b.full && !b.take(1), "once full, nothing more is taken");
-        assert_eq!(b.held, 192);
+        assert_eq!(b.held, 3 * OP_BYTES);
         assert!(b.note(3).starts_with("stopped at the memory budget (200 B) after 3 device ops"));
     }
 }

@@ -1,6 +1,7 @@
 //! The vendor-neutral timeline: every backend loads its artifact into one [`Timeline`],
 //! and every analysis is written once against it.
 
+pub use crate::correlation::Correlation;
 use crate::details_pool::DetailsPool;
 use crate::intern::{Interner, NameId};
 use crate::load_budget::{LoadBudget, DETAILS_BYTES, HOST_BYTES, OP_BYTES};
@@ -82,8 +83,9 @@ pub struct DeviceOp {
     pub start_ns: u64,
     /// Duration, nanoseconds.
     pub dur_ns: u64,
-    /// Correlation id linking the op to the host span that launched it.
-    pub correlation: Option<u64>,
+    /// Correlation id linking the op to the host span that launched it (`.get()` for the id).
+    #[cfg_attr(feature = "schema", schemars(with = "Option<u64>"))]
+    pub correlation: Correlation,
     /// Everything else the source has (shared with the ops whose details are equal).
     pub details: Option<Arc<OpDetails>>,
 }
@@ -91,7 +93,7 @@ pub struct DeviceOp {
 impl DeviceOp {
     /// An op with the mandatory fields and no details.
     pub fn new(kind: OpKind, name: NameId, device: u32, stream: u64, start_ns: u64, dur_ns: u64) -> Self {
-        Self { kind, name, device, stream, start_ns, dur_ns, correlation: None, details: None }
+        Self { kind, name, device, stream, start_ns, dur_ns, correlation: Correlation::NONE, details: None }
     }
 
     /// End, nanoseconds on the source's clock.

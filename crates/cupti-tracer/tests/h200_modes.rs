@@ -32,7 +32,10 @@ fn a_launch_mode_trace_holds_only_launches_and_links_every_kernel() {
     let driver = t.host.iter().filter(|h| h.category == HostCategory::Driver).count();
     assert_eq!(driver, 35);
     let launches = t.host_by_correlation();
-    assert!(t.ops.iter().all(|op| op.correlation.is_some_and(|c| launches.contains_key(&c))), "every op has its call");
+    assert!(
+        t.ops.iter().all(|op| op.correlation.get().is_some_and(|c| launches.contains_key(&c))),
+        "every op has its call"
+    );
 }
 
 #[test]
@@ -41,5 +44,5 @@ fn a_none_mode_trace_has_no_api_calls_but_keeps_correlation_ids() {
     assert_eq!(t.partial, None);
     assert_eq!((count(&t, OpKind::Kernel), count(&t, OpKind::Memset)), (114, 6));
     assert!(t.host.is_empty());
-    assert!(t.ops.iter().all(|op| op.correlation.is_some_and(|c| c != 0)));
+    assert!(t.ops.iter().all(|op| op.correlation.get().is_some_and(|c| c != 0)));
 }

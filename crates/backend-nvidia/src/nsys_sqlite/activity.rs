@@ -142,7 +142,7 @@ impl<'e> Reader<'e> {
         let name = self.kernel_name(row, at, timeline)?;
         let kind = if self.is_nccl(name, timeline) { OpKind::Communication } else { OpKind::Kernel };
         let mut op = DeviceOp::new(kind, name, at.req(row, 2, "deviceId")?, at.req(row, 3, "streamId")?, start, dur);
-        op.correlation = at.opt(row, 4, "correlationId")?;
+        op.correlation = at.opt(row, 4, "correlationId")?.into();
         let dims = |first: usize, names: [&str; 3]| -> Result<[u32; 3]> {
             Ok([at.req(row, first, names[0])?, at.req(row, first + 1, names[1])?, at.req(row, first + 2, names[2])?])
         };
@@ -195,7 +195,7 @@ impl<'e> Reader<'e> {
             (OpKind::Memset, timeline.intern("CUDA memset"))
         };
         let mut op = DeviceOp::new(kind, name, at.req(row, 2, "deviceId")?, at.req(row, 3, "streamId")?, start, dur);
-        op.correlation = at.opt(row, 4, "correlationId")?;
+        op.correlation = at.opt(row, 4, "correlationId")?.into();
         op.details_mut().bytes = Some(at.req(row, 5, "bytes")?);
         Ok(op)
     }

@@ -45,7 +45,7 @@ fn report1_kernels_copies_launches_and_ranges() {
     let details = kernel.details.as_deref().unwrap();
     assert_eq!((details.grid, details.block), (Some([64, 64, 1]), Some([16, 16, 1])));
     assert_eq!((details.registers_per_thread, details.shared_memory_bytes), (Some(40), Some(0)));
-    assert_eq!((kernel.device, kernel.stream, kernel.correlation), (0, 7, Some(123)));
+    assert_eq!((kernel.device, kernel.stream, kernel.correlation.get()), (0, 7, Some(123)));
 
     let copies: Vec<_> = t.ops.iter().filter(|o| o.kind == OpKind::Memcpy).collect();
     assert_eq!(copies.len(), 3);
@@ -64,12 +64,13 @@ fn report1_kernels_copies_launches_and_ranges() {
     let by_correlation = t.host_by_correlation();
     let linked: Vec<_> = kernels
         .iter()
-        .filter_map(|k| k.correlation.and_then(|c| by_correlation.get(&c)))
+        .filter_map(|k| k.correlation.get().and_then(|c| by_correlation.get(&c)))
         .map(|&i| &t.host[i])
         .collect();
     assert_eq!(linked.len(), 1, "python: kernels with a runtime row of the same correlationId");
     assert_eq!(t.name(linked[0].name), "cudaLaunchKernel");
-    let copy_links = copies.iter().filter(|c| c.correlation.is_some_and(|id| by_correlation.contains_key(&id))).count();
+    let copy_links =
+        copies.iter().filter(|c| c.correlation.get().is_some_and(|id| by_correlation.contains_key(&id))).count();
     assert_eq!(copy_links, 3);
 
     let ranges: Vec<_> = t.host.iter().filter(|s| s.category == HostCategory::Annotation).collect();

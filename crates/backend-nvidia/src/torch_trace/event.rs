@@ -221,7 +221,7 @@ impl Importer {
                 let stream = uint(args.stream.or(event.tid), "args.stream")?.ok_or("device op without a stream")?;
                 let device = u32::try_from(device).map_err(|_| "args.device out of range")?;
                 let mut op = DeviceOp::new(kind, name, device, stream, start, dur);
-                op.correlation = uint(args.correlation, "args.correlation")?;
+                op.correlation = uint(args.correlation, "args.correlation")?.into();
                 let registers = uint(args.registers, "args.registers per thread")?;
                 let shared = uint(args.shared_memory, "args.shared memory")?;
                 let bytes = match uint(args.bytes, "args.bytes")? {

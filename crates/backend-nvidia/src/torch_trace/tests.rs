@@ -234,7 +234,7 @@ fn unsorted_events_escapes_nccl_and_array_format() {
     let t = parse(text).expect("parses");
     assert_eq!(t.ops.len(), 2);
     assert_eq!(t.ops[0].kind, OpKind::Communication);
-    assert_eq!((t.ops[0].start_ns, t.ops[0].correlation), (20_500, Some(3)));
+    assert_eq!((t.ops[0].start_ns, t.ops[0].correlation.get()), (20_500, Some(3)));
     assert_eq!(t.name(t.ops[1].name), "a\"bé");
     assert_eq!((t.ops[1].start_ns, t.ops[1].dur_ns), (10_250, 15_000));
     assert_eq!(t.host.len(), 1);

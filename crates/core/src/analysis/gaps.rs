@@ -331,7 +331,7 @@ impl Context<'_> {
             let (start, before) = (reach, reach_op);
             (reach, reach_op) = (op_end, after);
             let length = end - start;
-            let launch = ops[after].correlation.and_then(|c| self.launches.get(&c)).map(|s| s.start_ns);
+            let launch = ops[after].correlation.get().and_then(|c| self.launches.get(&c)).map(|s| s.start_ns);
             let launch = launch.filter(|&l| l <= end && end - l <= MAX_PLAUSIBLE_DELAY_NS);
             let cause = match launch {
                 None => GapCause::Unknown,

@@ -11,7 +11,7 @@ fn host(t: &mut Timeline, name: &str, category: HostCategory, start: u64, dur: u
 fn op(t: &mut Timeline, name: &str, stream: u64, start: u64, dur: u64, correlation: Option<u64>) {
     let name = t.intern(name);
     let mut op = DeviceOp::new(OpKind::Kernel, name, 0, stream, start, dur);
-    op.correlation = correlation;
+    op.correlation = correlation.into();
     t.push_op(op);
 }
 
@@ -80,7 +80,7 @@ fn large_timelines_stay_near_linear() {
         // compute on stream 7 every 1000 ns for 600 ns, a collective on stream 9 every 10th slot
         let (name, stream) = if i % 10 == 9 { (nccl, 9) } else { (k, 7) };
         let mut op = DeviceOp::new(OpKind::Kernel, name, 0, stream, i * 1_000, 600);
-        op.correlation = Some(i);
+        op.correlation = Some(i).into();
         t.push_op(op);
         let span = HostSpan {
             name: launch,

@@ -106,7 +106,7 @@ pub fn launch_stats(timeline: &Timeline) -> Option<LaunchStats> {
     let (mut delays, mut durations) = (Vec::new(), Vec::new());
     let (mut broken_links, mut kernel_total_ns, mut shorter, mut short, mut short_ns) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for op in timeline.ops.iter().filter(|op| matches!(op.kind, OpKind::Kernel | OpKind::Communication)) {
-        let Some(span) = op.correlation.and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i)) else {
+        let Some(span) = op.correlation.get().and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i)) else {
             continue;
         };
         if !matches!(span.category, HostCategory::Runtime | HostCategory::Driver) {
@@ -194,7 +194,7 @@ mod tests {
     fn kernel(t: &mut Timeline, corr: u64, start: u64, dur: u64) {
         let name = t.intern("k");
         let mut op = DeviceOp::new(OpKind::Kernel, name, 0, 7, start, dur);
-        op.correlation = Some(corr);
+        op.correlation = Some(corr).into();
         t.push_op(op);
     }
 

@@ -294,7 +294,7 @@ fn profiler_steps(timeline: &Timeline) -> Option<Steps> {
         .ops
         .iter()
         .map(|op| {
-            let launch = op.correlation.and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i));
+            let launch = op.correlation.get().and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i));
             let at = launch.map_or(op.start_ns, |span| span.start_ns);
             let index = spans.partition_point(|&(start, _)| start <= at).checked_sub(1)?;
             spans.get(index).filter(|&&(_, end)| at < end).and_then(|_| step_index(index))
@@ -446,7 +446,7 @@ mod tests {
         });
         let k = t.intern("k");
         let mut late = DeviceOp::new(OpKind::Kernel, k, 0, 7, 1_200, 10);
-        late.correlation = Some(9);
+        late.correlation = Some(9).into();
         t.push_op(late);
         t.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, 1_300, 10));
         t.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, 5_000, 10));
