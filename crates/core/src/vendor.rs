@@ -40,7 +40,9 @@ pub trait Vendor: Send + Sync {
     }
     /// The backend's own analyses of the artifact at `path` beyond its timeline (columns the
     /// timeline does not keep), as sections; empty when it has none for this path. Depends on
-    /// the path only, so it may run while the timeline loads.
+    /// the path only, so it may run while the timeline loads. A section the backend's reader
+    /// finds in the same pass as the ops goes on the timeline instead
+    /// ([`crate::Timeline::sections`]) and is not given here again.
     fn sections(&self, path: &Path) -> Vec<Section> {
         let _ = path;
         Vec::new()

@@ -1,7 +1,9 @@
-//! The backends' own sections ([`prof_core::Vendor::sections`]: Ascend's op checks, …),
-//! rendered like every other analysis. They depend on the artifact's path only, so they are
-//! computed on their own thread from the moment the path is known: a section that re-reads a
-//! multi-GB table overlaps the timeline's load instead of following it.
+//! The backends' own sections ([`prof_core::Vendor::sections`]: the Ascend op checks of a
+//! profile directory, …), rendered like every other analysis. They depend on the artifact's
+//! path only, so they are computed on their own thread from the moment the path is known: a
+//! section that reads other files overlaps the timeline's load instead of following it. A
+//! reader that finds a section in the same pass as the ops (an Ascend op table's checks)
+//! carries it on the timeline instead ([`prof_core::Timeline::sections`]), rendered here too.
 
 use super::Section;
 use crate::render::{ellipsize, human_ns, table};
