@@ -8,7 +8,7 @@
 
 use crate::rocprof_csv::CsvReader;
 use crate::rocprofv3_trace::{load_kernel_trace, AgentMap};
-use prof_core::text_parts::{parts_for, split_points};
+use prof_core::text_parts::{parts_for, run_parts, split_points};
 use prof_core::{Result, Timeline};
 use std::path::Path;
 
@@ -54,9 +54,9 @@ fn is_fresh(timeline: &Timeline) -> bool {
         && timeline.sections.is_empty()
 }
 
-/// The parts of the file of `csv` (a reader just past its header), each loaded on its own
-/// thread on a share of the memory budget, with the dispatches each added; `None` when the
-/// file could not be split or a part failed, was cut or filled its share.
+/// The parts of the file of `csv` (a reader just past its header), loaded on every core
+/// ([`run_parts`]), each on a share of the memory budget, with the dispatches each added;
+/// `None` when the file could not be split or a part failed, was cut or filled its share.
 fn in_parts(
     csv: &CsvReader<impl Sync>,
     size: u64,
@@ -70,22 +70,12 @@ fn in_parts(
     if bounds.windows(2).any(|w| w[0] >= w[1]) {
         return None;
     }
-    let budget = prof_core::load_budget::memory_budget() / parts as u64;
+    let budget = prof_core::load_budget::memory_budget() / (bounds.len() - 1) as u64;
     let source = csv.path().display().to_string();
-    std::thread::scope(|scope| {
-        let running: Vec<_> = bounds
-            .windows(2)
-            .map(|range| {
-                let source = source.as_str();
-                scope.spawn(move || {
-                    let mut part = Timeline::with_memory_budget(source, budget);
-                    let added =
-                        load_kernel_trace(csv.part(range[0], range[1]).ok()?, agents, corr_base, &mut part).ok()?;
-                    (!part.is_full() && part.partial.is_none()).then_some((part, added))
-                })
-            })
-            .collect();
-        running.into_iter().map(|part| part.join().ok().flatten()).collect()
+    run_parts(bounds.len() - 1, |k| {
+        let mut part = Timeline::with_memory_budget(source.as_str(), budget);
+        let added = load_kernel_trace(csv.part(bounds[k], bounds[k + 1]).ok()?, agents, corr_base, &mut part).ok()?;
+        (!part.is_full() && part.partial.is_none()).then_some((part, added))
     })
 }
 

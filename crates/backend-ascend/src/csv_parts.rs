@@ -6,35 +6,27 @@
 use crate::csv_table::CsvReader;
 
 pub(crate) use prof_core::text_parts::parts_for;
-use prof_core::text_parts::split_points;
+use prof_core::text_parts::{run_parts, split_points};
 
-/// Reads the file of `first` (a reader just past the header) in `parts` parts at once:
-/// `read` gets each part's reader and whether the part is a later one (whose line numbers
-/// count from the part's start), on its own thread. The results come in file order; `None`
-/// when the file could not be split or a part's `read` gave `None`.
+/// Reads the file of `first` (a reader just past the header) in `parts` parts, on every core
+/// ([`prof_core::text_parts::run_parts`]): `read` gets each part's reader and whether the
+/// part is a later one (the first ends at a line end before the file does, so it is never
+/// cut; every part's line numbers count from its own start, so a reader that fails on any
+/// error reads again by one thread). The results come in file order; `None` when the file
+/// could not be split or a part's `read` gave `None`.
 pub(crate) fn in_parts<T: Send>(
-    mut first: CsvReader,
+    first: CsvReader,
     size: u64,
     parts: usize,
     read: impl Fn(CsvReader, bool) -> Option<T> + Sync,
 ) -> Option<Vec<T>> {
     let header = first.header().clone();
-    let mut bounds = split_points(header.path(), size, parts)?;
+    let mut bounds = vec![first.consumed()];
+    drop(first);
+    bounds.extend(split_points(header.path(), size, parts)?);
     bounds.push(size);
-    if !first.stop_at(bounds[0]) {
+    if bounds.windows(2).any(|w| w[0] >= w[1]) {
         return None;
     }
-    let read = &read;
-    std::thread::scope(|scope| {
-        let later: Vec<_> = bounds
-            .windows(2)
-            .map(|range| {
-                let header = &header;
-                scope.spawn(move || read(CsvReader::open_range(header, range[0], range[1]).ok()?, true))
-            })
-            .collect();
-        let mut results = vec![read(first, false)];
-        results.extend(later.into_iter().map(|part| part.join().ok().flatten()));
-        results.into_iter().collect()
-    })
+    run_parts(bounds.len() - 1, |k| read(CsvReader::open_range(&header, bounds[k], bounds[k + 1]).ok()?, k > 0))
 }

@@ -167,7 +167,8 @@ pub fn summarize(path: &Path, families: &Families) -> Result<OpTableSummary, Asc
     let reader = CsvReader::open(path)?;
     let layout = Layout::of(reader.header())?;
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let parts = csv_parts::parts_for(size);
+    // One part per core: a part's totals are small, and joining them copies nothing large.
+    let parts = csv_parts::parts_for(size).min(prof_core::text_parts::workers());
     let partial = if parts > 1 {
         match in_parts(reader, &layout, size, parts) {
             Some(partial) => partial,

@@ -8,16 +8,59 @@ use std::path::Path;
 
 /// Files smaller than this are read by one thread.
 pub const PARALLEL_MIN_BYTES: u64 = 64 << 20;
-/// Most parts a file is read in.
-const MAX_PARTS: usize = 8;
+/// Bytes of a part: parts are joined one at a time, each copied once, so small parts keep
+/// the memory held twice small (a 2 GB file in two parts held a gigabyte's ops twice).
+pub const PART_BYTES: u64 = 64 << 20;
+/// Most threads that read parts.
+const MAX_WORKERS: usize = 8;
+
+/// Threads that read parts: the cores, at most [`MAX_WORKERS`].
+pub fn workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_WORKERS)
+}
 
 /// How many parts a file of `size` bytes is read in: one when it is small or the machine
-/// has one core.
+/// has one core, else one per [`PART_BYTES`] and at least one per worker.
 pub fn parts_for(size: u64) -> usize {
-    if size < PARALLEL_MIN_BYTES {
+    let workers = workers();
+    if size < PARALLEL_MIN_BYTES || workers < 2 {
         return 1;
     }
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PARTS)
+    usize::try_from(size.div_ceil(PART_BYTES)).unwrap_or(usize::MAX).max(workers)
+}
+
+/// Runs `work(k)` for every part `k` in `0..parts` on [`workers`] threads, each taking the
+/// next part when it is done with one; the results in part order, `None` for the lot as soon
+/// as one part gives `None` (the others then stop taking parts).
+pub fn run_parts<T: Send>(parts: usize, work: impl Fn(usize) -> Option<T> + Sync) -> Option<Vec<T>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let slots: Vec<std::sync::Mutex<Option<T>>> = (0..parts).map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers().min(parts) {
+            scope.spawn(|| {
+                while !failed.load(Ordering::Relaxed) {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= parts {
+                        break;
+                    }
+                    match work(k) {
+                        Some(result) => {
+                            if let Ok(mut slot) = slots[k].lock() {
+                                *slot = Some(result);
+                            }
+                        }
+                        None => failed.store(true, Ordering::Relaxed),
+                    }
+                }
+            });
+        }
+    });
+    if failed.load(Ordering::Relaxed) {
+        return None;
+    }
+    slots.into_iter().map(|slot| slot.into_inner().ok().flatten()).collect()
 }
 
 /// Where parts 1.. of the file at `path` (`size` bytes) start when it is read in `parts`
@@ -67,5 +110,17 @@ mod tests {
         assert_eq!(split_points(&path, 5, 2), None);
         std::fs::remove_dir_all(&dir).ok();
         assert_eq!(parts_for(PARALLEL_MIN_BYTES - 1), 1);
+    }
+
+    #[test]
+    fn parts_run_on_every_worker_and_come_back_in_order() {
+        let squares = run_parts(37, |k| Some(k * k)).unwrap();
+        assert_eq!(squares, (0..37).map(|k| k * k).collect::<Vec<_>>());
+        assert_eq!(run_parts(37, |k| (k != 20).then_some(k)), None, "one part failing fails the lot");
+        assert_eq!(run_parts(0, Some), Some(Vec::<usize>::new()));
+        if workers() > 1 {
+            assert_eq!(parts_for(10 * PART_BYTES + 1), 11);
+            assert_eq!(parts_for(PARALLEL_MIN_BYTES), workers().max(1));
+        }
     }
 }

@@ -10,13 +10,18 @@ use prof_core::{Result, Timeline};
 
 /// Kernel tables with fewer rows than this are read by one thread.
 const PARALLEL_MIN_ROWS: i64 = 1 << 20;
+/// Rows of a part.
+const PART_ROWS: i64 = 1 << 20;
 
 /// Appends the kernels of `export` to `timeline` (a fresh one, with the process's memory
 /// budget).
 pub(super) fn read_kernels(export: &Export, timeline: &mut Timeline) -> Result<()> {
-    let parts = kernel_rowids(export)
-        .filter(|&(lo, hi)| hi - lo >= PARALLEL_MIN_ROWS)
-        .and_then(|rowids| in_parts(export, rowids, prof_core::text_parts::parts_for(u64::MAX)));
+    let parts = kernel_rowids(export).filter(|&(lo, hi)| hi - lo >= PARALLEL_MIN_ROWS).and_then(|(lo, hi)| {
+        let workers = prof_core::text_parts::workers();
+        // Parts of about a million rows each, joined one at a time, each copied once.
+        let parts = usize::try_from((hi - lo) / PART_ROWS + 1).unwrap_or(usize::MAX).max(workers);
+        (workers > 1).then(|| in_parts(export, (lo, hi), parts)).flatten()
+    });
     if let Some(parts) = parts {
         for part in parts {
             if timeline.ops.is_empty() && timeline.names.is_empty() && timeline.partial.is_none() {
@@ -41,8 +46,9 @@ fn kernel_rowids(export: &Export) -> Option<(i64, i64)> {
     lo.zip(hi).filter(|(lo, hi)| lo <= hi)
 }
 
-/// The kernel table's rowids `lo..=hi` in `parts` ranges, each read on its own thread;
-/// `None` for fewer than two parts or when a part failed.
+/// The kernel table's rowids `lo..=hi` in `parts` ranges, read on every core
+/// ([`prof_core::text_parts::run_parts`]); `None` for fewer than two parts or when a part
+/// failed.
 fn in_parts(export: &Export, (lo, hi): (i64, i64), parts: usize) -> Option<Vec<Timeline>> {
     let rows = hi.checked_sub(lo)?.checked_add(1)?;
     if parts < 2 || rows < parts as i64 {
@@ -56,25 +62,12 @@ fn in_parts(export: &Export, (lo, hi): (i64, i64), parts: usize) -> Option<Vec<T
     let source = export.path.display().to_string();
     // A connection is not shared between threads: each part opens its own.
     let (path, tables, info) = (&export.path, &export.tables, &export.info);
-    std::thread::scope(|scope| {
-        let running: Vec<_> = ranges
-            .iter()
-            .map(|&range| {
-                let source = source.as_str();
-                scope.spawn(move || {
-                    let own = Export {
-                        path: path.clone(),
-                        conn: open_read_only(path).ok()?,
-                        tables: tables.clone(),
-                        info: info.clone(),
-                    };
-                    let mut part = Timeline::with_memory_budget(source, budget);
-                    Reader::new(&own).ok()?.read_rows(KERNEL_TABLE, Some(range), &mut part).ok()?;
-                    (!part.is_full()).then_some(part)
-                })
-            })
-            .collect();
-        running.into_iter().map(|part| part.join().ok().flatten()).collect()
+    prof_core::text_parts::run_parts(ranges.len(), |k| {
+        let own =
+            Export { path: path.clone(), conn: open_read_only(path).ok()?, tables: tables.clone(), info: info.clone() };
+        let mut part = Timeline::with_memory_budget(source.as_str(), budget);
+        Reader::new(&own).ok()?.read_rows(KERNEL_TABLE, Some(ranges[k]), &mut part).ok()?;
+        (!part.is_full()).then_some(part)
     })
 }
 
