@@ -3,18 +3,20 @@
 //! dynamic ops from the `OP State` column (msprof CANN 8 `op_summary`; torch_npu's 2023
 //! `kernel_details.csv` has no such column, and the report says so).
 //!
-//! The op table is re-read as a stream, one row at a time, so a large export costs only its
-//! groups. Ops are grouped by op type (`Type` / `OP Type`, else the name) and task type.
+//! The checks are summed row by row ([`crate::op_checks`]), so a large export costs only its
+//! groups: in the pass that loads an op table's ops ([`crate::op_table::load_with_checks`]),
+//! or by [`read_table`] for a profile directory's table. Ops are grouped by op type (`Type` /
+//! `OP Type`, else the name) and task type.
 //!
 //! [`Timeline`]: prof_core::Timeline
 
-use crate::csv_table::{CsvReader, Header, Row};
+use crate::csv_table::CsvReader;
 use crate::error::AscendError;
-use crate::op_table::columns;
-use crate::pipe_bound::{sides, Bound, PipeMeans, PIPES};
+use crate::op_checks::Group;
+pub(crate) use crate::op_checks::OpChecks;
+use crate::pipe_bound::{sides, Bound};
 use crate::profile_dir::ProfileFiles;
-use prof_core::intern::FxHashMap;
-use prof_core::{Interner, NameId};
+use prof_core::Interner;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -92,14 +94,6 @@ pub struct StateShare {
     pub op_types: usize,
 }
 
-#[derive(Default)]
-struct Group {
-    calls: u64,
-    total_ns: u64,
-    means: PipeMeans,
-    cube_util: (f64, f64),
-}
-
 /// The analyses of the profile at `path` (a profile directory or an op table file); `Ok(Err)`
 /// with the reason (naming the missing files and the skipped analyses) when it has no op table.
 pub fn analyze(path: &Path) -> Result<Result<AscendReport, String>, AscendError> {
@@ -133,173 +127,7 @@ pub fn read_table(path: &Path) -> Result<AscendReport, AscendError> {
     Ok(checks.report(reader.header(), &ops))
 }
 
-/// Where the checks' columns are in a table.
-struct CheckColumns {
-    name: usize,
-    duration: usize,
-    op_type: Option<usize>,
-    core: Option<usize>,
-    state: Option<usize>,
-    cube_util: Option<usize>,
-    pipes: Vec<PipeColumns>,
-}
-
-/// The op checks, summed row by row: by one reader of the whole table, or by one per part
-/// of a large table ([`OpChecks::absorb`] joins them), in the same pass that loads its ops.
-/// Ops are grouped by an id of their op type (else name) that the caller interns: the loader
-/// passes the timeline's, so a row is not looked up twice.
-pub(crate) struct OpChecks {
-    columns: CheckColumns,
-    // Task types and states are few: interned, so a row allocates nothing.
-    strings: Interner,
-    by_ids: FxHashMap<(NameId, NameId), Group>,
-    by_state: FxHashMap<NameId, (u64, u64, FxHashMap<NameId, ()>)>,
-}
-
-impl OpChecks {
-    /// Checks of a table with `header`: its name and duration columns are required.
-    pub(crate) fn new(header: &Header) -> Result<Self, AscendError> {
-        let columns = CheckColumns {
-            name: header.require(columns::NAME)?,
-            duration: header.require(columns::DURATION)?,
-            op_type: header.column(columns::OP_TYPE),
-            core: header.column(columns::CORE),
-            state: header.column(OP_STATE),
-            cube_util: header.column(CUBE_UTILIZATION),
-            pipes: PIPES.iter().map(|pipe| PipeColumns::of(header, pipe)).collect(),
-        };
-        Ok(Self { columns, strings: Interner::new(), by_ids: FxHashMap::default(), by_state: FxHashMap::default() })
-    }
-
-    /// The last column the checks read.
-    pub(crate) fn last_column(&self) -> usize {
-        let c = &self.columns;
-        let pipes = c.pipes.iter().flat_map(PipeColumns::indices);
-        [c.op_type, c.core, c.state, c.cube_util]
-            .into_iter()
-            .flatten()
-            .chain(pipes)
-            .chain([c.name, c.duration])
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// The text a row is grouped by: its op type, else its name (an error when it has neither).
-    pub(crate) fn op_of<'a>(&self, row: &Row<'a>) -> Result<&'a str, AscendError> {
-        match row.get(self.columns.op_type) {
-            Some(t) => Ok(t),
-            None => row.text(self.columns.name),
-        }
-    }
-
-    /// A row's duration, ns.
-    pub(crate) fn duration(&self, row: &Row<'_>) -> Result<u64, AscendError> {
-        let col = self.columns.duration;
-        row.micros_ns(Some(col))?.ok_or_else(|| row.error(col, "is empty or N/A"))
-    }
-
-    /// Adds one row of duration `dur` (ns) whose [`OpChecks::op_of`] has the id `op`; an
-    /// error names its line and column.
-    pub(crate) fn add(&mut self, row: &Row<'_>, dur: u64, op: NameId) -> Result<(), AscendError> {
-        let c = &self.columns;
-        let task = self.strings.intern(row.get(c.core).unwrap_or(""));
-        let mut ratios = [None; PIPES.len()];
-        for (slot, cols) in c.pipes.iter().enumerate() {
-            ratios[slot] = cols.read(row)?;
-        }
-        let cube_util = number(row, c.cube_util)?;
-        if c.state.is_some() {
-            let state = self.strings.intern(row.get(c.state).unwrap_or("N/A"));
-            let entry = self.by_state.entry(state).or_default();
-            entry.0 += 1;
-            entry.1 += dur;
-            entry.2.insert(op, ());
-        }
-        let group = self.by_ids.entry((op, task)).or_default();
-        group.calls += 1;
-        group.total_ns += dur;
-        group.means.add(&ratios, dur);
-        if let Some(value) = cube_util {
-            group.cube_util.0 += value * dur.max(1) as f64;
-            group.cube_util.1 += dur.max(1) as f64;
-        }
-        Ok(())
-    }
-
-    /// Adds what `later` summed over a later part of the same table; `op_ids` maps the op
-    /// ids it was given to the ones this was given.
-    pub(crate) fn absorb(&mut self, later: OpChecks, op_ids: &[NameId]) {
-        let text = |id: NameId| later.strings.resolve(id);
-        let op_id = |id: NameId| op_ids.get(id.0 as usize).copied().unwrap_or(id);
-        for ((op, task), group) in &later.by_ids {
-            let key = (op_id(*op), self.strings.intern(text(*task)));
-            let mine = self.by_ids.entry(key).or_default();
-            mine.calls += group.calls;
-            mine.total_ns += group.total_ns;
-            mine.means.absorb(&group.means);
-            mine.cube_util.0 += group.cube_util.0;
-            mine.cube_util.1 += group.cube_util.1;
-        }
-        for (state, (tasks, ns, types)) in &later.by_state {
-            let state = self.strings.intern(text(*state));
-            let types: Vec<NameId> = types.keys().map(|t| op_id(*t)).collect();
-            let mine = self.by_state.entry(state).or_default();
-            mine.0 += tasks;
-            mine.1 += ns;
-            mine.2.extend(types.into_iter().map(|t| (t, ())));
-        }
-    }
-
-    /// The report of the rows added, from the table with `header`; `ops` resolves the op ids.
-    pub(crate) fn report(self, header: &Header, ops: &Interner) -> AscendReport {
-        let path = header.path();
-        let text = |id: NameId| self.strings.resolve(id).to_owned();
-        let groups: HashMap<(String, String), Group> = self
-            .by_ids
-            .into_iter()
-            .map(|((op, task), group)| ((ops.resolve(op).to_owned(), text(task)), group))
-            .collect();
-        let states: HashMap<String, (u64, u64, usize)> = self
-            .by_state
-            .into_iter()
-            .map(|(state, (tasks, ns, types))| (text(state), (tasks, ns, types.len())))
-            .collect();
-        let pipe_cols = &self.columns.pipes;
-        let mut notes = Vec::new();
-        let pipe_columns: Vec<String> = pipe_cols.iter().flat_map(|c| c.names(header)).collect();
-        if pipe_columns.is_empty() {
-            notes.push(format!(
-                "{} has no pipe ratio columns (aic_mac_ratio, aiv_vec_ratio, aic_mte2_ratio, …): the compute-bound check \
-                 needs a capture with --aic-metrics=PipeUtilization",
-                path.display()
-            ));
-        } else if !pipe_cols
-            .iter()
-            .zip(PIPES)
-            .any(|(c, p)| c.present() && p.kind == crate::pipe_bound::PipeKind::Memory)
-        {
-            notes.push(
-                "no memory pipe columns (aic_mte2_ratio, aiv_mte2_ratio, …) in this export (ArithmeticUtilization metrics): \
-                 ops below 70 % compute cannot be called memory-bound; capture with --aic-metrics=PipeUtilization"
-                    .to_owned(),
-            );
-        }
-        if self.columns.state.is_none() {
-            notes.push(format!(
-                "{} has no `OP State` column: static vs dynamic ops are not known (msprof CANN 8 op_summary has it)",
-                path.display()
-            ));
-        }
-        AscendReport {
-            op_table: path.to_owned(),
-            bound: bound_report(groups, pipe_columns),
-            op_state: self.columns.state.map(|_| state_shares(states)),
-            notes,
-        }
-    }
-}
-
-fn bound_report(groups: HashMap<(String, String), Group>, pipe_columns: Vec<String>) -> BoundReport {
+pub(crate) fn bound_report(groups: HashMap<(String, String), Group>, pipe_columns: Vec<String>) -> BoundReport {
     let total_ns: u64 = groups.values().map(|g| g.total_ns).sum();
     let mut by_verdict: HashMap<Bound, u64> = HashMap::new();
     let mut rows: Vec<OpBound> = groups
@@ -328,110 +156,13 @@ fn bound_report(groups: HashMap<(String, String), Group>, pipe_columns: Vec<Stri
     BoundReport { pipe_columns, total_ns, by_verdict, top: rows }
 }
 
-fn state_shares(states: HashMap<String, (u64, u64, usize)>) -> Vec<StateShare> {
+pub(crate) fn state_shares(states: HashMap<String, (u64, u64, usize)>) -> Vec<StateShare> {
     let mut shares: Vec<StateShare> = states
         .into_iter()
         .map(|(state, (tasks, total_ns, op_types))| StateShare { state, tasks, total_ns, op_types })
         .collect();
     shares.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.state.cmp(&b.state)));
     shares
-}
-
-fn number(row: &Row<'_>, col: Option<usize>) -> Result<Option<f64>, AscendError> {
-    match (col, row.get(col)) {
-        (Some(col), Some(text)) => plain_decimal(text)
-            .or_else(|| text.parse::<f64>().ok())
-            .filter(|v| v.is_finite())
-            .map(Some)
-            .ok_or_else(|| row.error(col, &format!("`{text}` is not a number"))),
-        _ => Ok(None),
-    }
-}
-
-/// A plain decimal (`0`, `0.0822`, `87.4`: digits, at most one point, at most 15 digits) read
-/// in one pass: the digits as an integer, exact in an f64, divided by an exact power of ten,
-/// which rounds once, so the value is the one `str::parse` gives. `None` for anything else
-/// (signs, exponents, longer numbers), which `str::parse` then reads.
-fn plain_decimal(text: &str) -> Option<f64> {
-    const TENS: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
-    let bytes = text.as_bytes();
-    if bytes.is_empty() || bytes.len() > 16 {
-        return None;
-    }
-    let (mut digits, mut value, mut point) = (0usize, 0u64, None);
-    for (at, &b) in bytes.iter().enumerate() {
-        match b {
-            b'0'..=b'9' => {
-                value = value * 10 + u64::from(b - b'0');
-                digits += 1;
-            }
-            b'.' if point.is_none() => point = Some(at),
-            _ => return None,
-        }
-    }
-    if digits == 0 || digits > 15 {
-        return None;
-    }
-    let fraction = point.map_or(0, |at| bytes.len() - at - 1);
-    Some(value as f64 / TENS[fraction])
-}
-
-/// Where one pipe's ratio is in a header: one column, or several to sum.
-enum PipeColumns {
-    One(usize),
-    Sum(Vec<usize>),
-    Absent,
-}
-
-impl PipeColumns {
-    fn of(header: &Header, pipe: &crate::pipe_bound::Pipe) -> Self {
-        if let Some(col) = header.column(pipe.columns) {
-            return PipeColumns::One(col);
-        }
-        let summed: Vec<usize> = pipe.summed.iter().filter_map(|name| header.column(&[*name])).collect();
-        if summed.is_empty() {
-            PipeColumns::Absent
-        } else {
-            PipeColumns::Sum(summed)
-        }
-    }
-
-    fn present(&self) -> bool {
-        !matches!(self, PipeColumns::Absent)
-    }
-
-    fn indices(&self) -> Vec<usize> {
-        match self {
-            PipeColumns::One(col) => vec![*col],
-            PipeColumns::Sum(cols) => cols.clone(),
-            PipeColumns::Absent => Vec::new(),
-        }
-    }
-
-    fn names(&self, header: &Header) -> Vec<String> {
-        let name = |c: &usize| header.names()[*c].clone();
-        match self {
-            PipeColumns::One(col) => vec![name(col)],
-            PipeColumns::Sum(cols) => cols.iter().map(name).collect(),
-            PipeColumns::Absent => Vec::new(),
-        }
-    }
-
-    fn read(&self, row: &Row<'_>) -> Result<Option<f64>, AscendError> {
-        match self {
-            PipeColumns::One(col) => number(row, Some(*col)),
-            PipeColumns::Sum(cols) => {
-                let mut sum = None;
-                for col in cols {
-                    if let Some(v) = number(row, Some(*col))? {
-                        *sum.get_or_insert(0.0) += v;
-                    }
-                }
-                Ok(sum)
-            }
-            PipeColumns::Absent => Ok(None),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -123,9 +123,9 @@ fn plain_decimals_read_as_str_parse_reads_them() {
         texts.push(format!("{}.{}", &text[..text.len() - point], &text[text.len() - point..]));
     }
     for text in &texts {
-        assert_eq!(super::plain_decimal(text), text.parse::<f64>().ok(), "{text}");
+        assert_eq!(crate::op_checks::plain_decimal(text), text.parse::<f64>().ok(), "{text}");
     }
     for other in ["", ".", "1e3", "-1", "1.2.3", "N/A", "1234567890123456", "nan", "+1"] {
-        assert_eq!(super::plain_decimal(other), None, "{other}");
+        assert_eq!(crate::op_checks::plain_decimal(other), None, "{other}");
     }
 }

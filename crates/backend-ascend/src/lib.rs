@@ -59,6 +59,7 @@ pub mod msprof_tool;
 pub mod npu_smi;
 #[doc(hidden)]
 pub mod npu_smi_probe;
+mod op_checks;
 #[doc(hidden)]
 pub mod op_statistic;
 #[doc(hidden)]
