@@ -28,30 +28,13 @@ pub fn load_kernel_file(
             let mut added = 0;
             for (part, n) in read {
                 added += n;
-                if is_fresh(timeline) {
-                    // The first part becomes the timeline: its ops are not copied again.
-                    let source = std::mem::take(&mut timeline.source);
-                    *timeline = part;
-                    timeline.source = source;
-                    timeline.set_memory_budget(None);
-                } else {
-                    timeline.append(part);
-                }
+                // Into a timeline that holds nothing yet, the first part moves without a copy.
+                timeline.append(part);
             }
             return Ok(added);
         }
     }
     load_kernel_trace(csv, agents, corr_base, timeline)
-}
-
-/// True when nothing was loaded into `timeline` yet.
-fn is_fresh(timeline: &Timeline) -> bool {
-    timeline.ops.is_empty()
-        && timeline.host.is_empty()
-        && timeline.counters.is_empty()
-        && timeline.names.is_empty()
-        && timeline.partial.is_none()
-        && timeline.sections.is_empty()
 }
 
 /// The parts of the file of `csv` (a reader just past its header), loaded on every core

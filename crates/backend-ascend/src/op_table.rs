@@ -100,10 +100,8 @@ pub fn append_ops(table: &CsvTable, timeline: &mut Timeline) -> Result<(), Ascen
     let layout = Layout::of(table.columns())?;
     timeline.ops.reserve(table.len());
     for row in table.rows() {
-        match row_op(&row, &layout, timeline)? {
-            (op, details) if details == OpDetails::default() => timeline.push_op(op),
-            (op, details) => timeline.push_op_with(op, details),
-        }
+        let (op, details) = row_op(&row, &layout, timeline)?;
+        push(timeline, op, details);
     }
     Ok(())
 }
@@ -128,13 +126,15 @@ fn load_table(path: &Path, with_checks: bool) -> Result<Timeline, AscendError> {
     let layout = Layout::of(reader.header())?;
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let parts = csv_parts::parts_for(size);
-    if parts > 1 {
-        if let Some(read) = load_in_parts(reader, &layout, size, parts, with_checks) {
-            return Ok(read.finish());
+    let reader = if parts > 1 {
+        match load_in_parts(reader, &layout, size, parts, with_checks) {
+            Some(read) => return Ok(read.finish()),
+            // A part failed: one reader again, from the start.
+            None => CsvReader::open(path)?,
         }
-        let reader = CsvReader::open(path)?;
-        return Ok(load_whole(reader, &layout, size, with_checks)?.finish());
-    }
+    } else {
+        reader
+    };
     Ok(load_whole(reader, &layout, size, with_checks)?.finish())
 }
 
@@ -159,7 +159,9 @@ fn load_in_parts(first: CsvReader, layout: &Layout, size: u64, parts: usize, wit
     };
     let mut parts = csv_parts::in_parts(first, size, parts, read)?.into_iter();
     let mut whole = parts.next()?;
-    whole.timeline.set_memory_budget(None);
+    // Onto the process's budget: into a timeline that holds nothing, the part moves uncopied.
+    let first_part = std::mem::replace(&mut whole.timeline, Timeline::new(source));
+    whole.timeline.append(first_part);
     for part in parts {
         let ids = whole.timeline.append(part.timeline);
         if let (Some(Ok(checks)), Some(Ok(later))) = (&mut whole.checks, part.checks) {
@@ -227,11 +229,7 @@ fn read_rows(
                 checks = Some(Err(error));
             }
         }
-        if details == OpDetails::default() {
-            timeline.push_op(op);
-        } else {
-            timeline.push_op_with(op, details);
-        }
+        push(&mut timeline, op, details);
         if timeline.ops.len() == RESERVE_AFTER {
             let read = reader.consumed().saturating_sub(start).max(1);
             let expected =
@@ -277,6 +275,15 @@ fn row_op(row: &Row<'_>, layout: &Layout, timeline: &mut Timeline) -> Result<(De
     let shapes = row.get(layout.shapes).map(|s| timeline.intern(unquote(s)));
     let core_type = task_type::core_type(core);
     Ok((op, OpDetails { block_dim, op_type, shapes, core_type, ..OpDetails::default() }))
+}
+
+/// Pushes `op` with its `details`, or without any when the row had none.
+fn push(timeline: &mut Timeline, op: DeviceOp, details: OpDetails) {
+    if details == OpDetails::default() {
+        timeline.push_op(op);
+    } else {
+        timeline.push_op_with(op, details);
+    }
 }
 
 /// `"512,16"` → `512,16`: the inner quotes the exporters add so spreadsheets keep shapes as text.

@@ -165,7 +165,7 @@ fn merge(mut ops: Timeline, trace: Timeline) -> Timeline {
     let correlation: HashMap<(u64, u64), u64> =
         trace.ops.iter().filter_map(|op| Some(((op.stream, op.start_ns), op.correlation.get()?))).collect();
     for op in &mut ops.ops {
-        if !op.correlation.is_some() {
+        if op.correlation.get().is_none() {
             op.correlation = correlation.get(&(op.stream, op.start_ns)).copied().into();
         }
     }

@@ -207,12 +207,6 @@ impl Timeline {
         timeline
     }
 
-    /// Sets the budget of the ops and spans pushed from now on: `bytes`, or the process's
-    /// when `None` (a reader that read parts on a share of the budget each, joining them).
-    pub fn set_memory_budget(&mut self, bytes: Option<u64>) {
-        self.load.limit = bytes;
-    }
-
     /// Appends a device op, unless the memory budget is spent: then the timeline is marked
     /// partial and takes no more (see [`Timeline::is_full`]).
     pub fn push_op(&mut self, mut op: DeviceOp) {

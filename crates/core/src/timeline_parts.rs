@@ -14,8 +14,21 @@ impl Timeline {
     /// budget and device-time sum, so a spent budget or an overflow is found where one reader
     /// would have found it. Host spans, counters, partial notes and sections follow. Returns
     /// the id each of `later`'s names has here, by its id there (for the reader's own tables
-    /// keyed by them).
+    /// keyed by them). Into a timeline that holds nothing yet, `later` is moved whole (its
+    /// ops are not copied) when it fits this timeline's budget: it was counted as this one
+    /// would count it.
     pub fn append(&mut self, later: Timeline) -> Vec<NameId> {
+        if self.holds_nothing() && !later.load.full {
+            let mut load = later.load.clone();
+            load.limit = self.load.limit;
+            load.held = 0;
+            if load.take(later.load.held) {
+                let ids = (0..later.names.len()).map(|i| NameId(i as u32)).collect();
+                let source = std::mem::take(&mut self.source);
+                *self = Timeline { source, load, ..later };
+                return ids;
+            }
+        }
         let ids: Vec<NameId> = later.names.iter().map(|name| self.names.intern(name)).collect();
         let id = |old: NameId| ids.get(old.0 as usize).copied().unwrap_or(old);
         let identity = ids.iter().enumerate().all(|(i, new)| new.0 as usize == i);
@@ -63,6 +76,19 @@ impl Timeline {
         }
         self.sections.extend(later.sections);
         ids
+    }
+
+    /// True when nothing was pushed, interned, noted or counted yet.
+    fn holds_nothing(&self) -> bool {
+        self.ops.is_empty()
+            && self.host.is_empty()
+            && self.counters.is_empty()
+            && self.names.is_empty()
+            && self.partial.is_none()
+            && self.sections.is_empty()
+            && self.details.is_empty()
+            && self.load.held == 0
+            && self.load.device_ns == 0
     }
 }
 
@@ -154,6 +180,35 @@ mod tests {
         assert!(whole.is_full() && joined.is_full());
         assert_eq!(described(&joined), described(&whole));
         assert_eq!(joined.partial.is_some(), whole.partial.is_some());
+    }
+
+    #[test]
+    fn a_first_part_is_moved_into_a_fresh_timeline_as_one_reader_counts_it() {
+        let names: Vec<String> = (0..10).map(|i| format!("k{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        for budget in [None, Some(7 * crate::load_budget::OP_BYTES + 3 * crate::load_budget::DETAILS_BYTES)] {
+            let fresh =
+                |source| budget.map_or_else(|| Timeline::new(source), |b| Timeline::with_memory_budget(source, b));
+            let mut whole = fresh("t");
+            push(&mut whole, &names, 0);
+            // Two parts (the first fits the budget), or one that does not fit it.
+            for split in [vec![(0..6, 0), (6..10, 6000)], vec![(0..10, 0)]] {
+                let mut joined = fresh("t");
+                for (range, at) in split.clone() {
+                    // Each part read on a budget of its own, larger than the joined one's.
+                    let mut part = Timeline::new("part");
+                    push(&mut part, &names[range], at);
+                    joined.append(part);
+                }
+                let at = format!("{budget:?} {split:?}");
+                assert_eq!(joined.source, "t", "{at}");
+                assert_eq!(described(&joined), described(&whole), "{at}");
+                let (j, w) = (&joined, &whole);
+                assert_eq!((j.is_full(), j.partial.is_some()), (w.is_full(), w.partial.is_some()), "{at}");
+                assert_eq!((j.load.held, j.load.device_ns), (w.load.held, w.load.device_ns), "{at}");
+                assert_eq!(joined.load.limit, budget, "{at}: the joined timeline keeps its own budget");
+            }
+        }
     }
 
     #[test]

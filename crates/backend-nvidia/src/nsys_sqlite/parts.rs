@@ -13,8 +13,7 @@ const PARALLEL_MIN_ROWS: i64 = 1 << 20;
 /// Rows of a part.
 const PART_ROWS: i64 = 1 << 20;
 
-/// Appends the kernels of `export` to `timeline` (a fresh one, with the process's memory
-/// budget).
+/// Appends the kernels of `export` to `timeline`.
 pub(super) fn read_kernels(export: &Export, timeline: &mut Timeline) -> Result<()> {
     let parts = kernel_rowids(export).filter(|&(lo, hi)| hi - lo >= PARALLEL_MIN_ROWS).and_then(|(lo, hi)| {
         let workers = prof_core::text_parts::workers();
@@ -24,15 +23,8 @@ pub(super) fn read_kernels(export: &Export, timeline: &mut Timeline) -> Result<(
     });
     if let Some(parts) = parts {
         for part in parts {
-            if timeline.ops.is_empty() && timeline.names.is_empty() && timeline.partial.is_none() {
-                // The first part becomes the timeline: its ops are not copied again.
-                let source = std::mem::take(&mut timeline.source);
-                *timeline = part;
-                timeline.source = source;
-                timeline.set_memory_budget(None);
-            } else {
-                timeline.append(part);
-            }
+            // Into a timeline that holds nothing yet, the first part moves without a copy.
+            timeline.append(part);
         }
         return Ok(());
     }
