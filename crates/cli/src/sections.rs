@@ -19,6 +19,8 @@ use prof_core::families::Families;
 use prof_core::kernel_summary::KernelSummary;
 use prof_core::Timeline;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// One analysis, rendered.
 pub struct Section {
@@ -52,46 +54,58 @@ pub fn all(timeline: &Timeline, context: &SectionContext) -> Vec<Section> {
     all_beside(timeline, context, || ()).0
 }
 
-/// [`all`], with `beside` (the diagnosis) run on a second thread first: that thread then
-/// builds the layers, the costliest section at 10 M ops, while this one builds the rest. Two
-/// threads, not three, so the two heaviest passes over the main stream (the diagnosis' steps
-/// and the layers) do not hold their tables at the same time.
+/// [`all`], with `beside` (the diagnosis) run too, on two threads that each take the next
+/// job, costliest first (as measured at 10 M ops), so the two finish together.
 pub fn all_beside<T: Send>(
     timeline: &Timeline,
     context: &SectionContext,
     beside: impl FnOnce() -> T + Send,
 ) -> (Vec<Section>, T) {
     type Builder = fn(&Timeline, &SectionContext) -> Option<Section>;
-    // The sections in report order; the one marked `true` goes on the second thread.
-    let builders: [(Builder, bool); 8] = [
-        (temporal::section, false),
-        (streams::section, false),
-        (gaps::section, false),
-        (overlap::section, false),
-        (launch::section, false),
-        (layers::section, true),
-        (counters::section, false),
-        (comm::section, false),
+    // The sections in report order.
+    let builders: [Builder; 8] = [
+        temporal::section,
+        streams::section,
+        gaps::section,
+        overlap::section,
+        launch::section,
+        layers::section,
+        counters::section,
+        comm::section,
     ];
-    let build = |apart: bool| -> Vec<(usize, Option<Section>)> {
-        let mine = builders.iter().enumerate().filter(|(_, (_, a))| *a == apart);
-        mine.map(|(at, (build, _))| (at, build(timeline, context))).collect()
+    // The jobs, costliest first: `None` is `beside`, `Some(k)` builder k.
+    const JOBS: [Option<usize>; 9] = [Some(5), Some(2), None, Some(3), Some(0), Some(7), Some(1), Some(4), Some(6)];
+    let next = AtomicUsize::new(0);
+    let built: Vec<Mutex<Option<Section>>> = builders.iter().map(|_| Mutex::new(None)).collect();
+    let beside = Mutex::new(Some(beside));
+    let besides = Mutex::new(None);
+    let work = || {
+        while let Some(&job) = JOBS.get(next.fetch_add(1, Ordering::Relaxed)) {
+            match job {
+                Some(k) => *lock(&built[k]) = builders[k](timeline, context),
+                None => {
+                    let beside = lock(&beside).take();
+                    *lock(&besides) = beside.map(|f| f());
+                }
+            }
+        }
     };
-    let (mut sections, besides) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| {
-            let besides = beside();
-            (build(true), besides)
-        });
-        let mut here = build(false);
-        let (apart, besides) = second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        here.extend(apart);
-        (here, besides)
+    std::thread::scope(|scope| {
+        let second = scope.spawn(work);
+        work();
+        second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     });
-    sections.sort_by_key(|(at, _)| *at);
-    let mut sections: Vec<Section> = sections.into_iter().filter_map(|(_, section)| section).collect();
+    let mut sections: Vec<Section> =
+        built.into_iter().filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner())).collect();
     sections.extend(timeline.sections.iter().cloned().map(vendor::render));
     sections.extend(context.vendor.take());
-    (sections, besides)
+    let besides = besides.into_inner().unwrap_or_else(|e| e.into_inner());
+    (sections, besides.expect("the jobs include beside, run once"))
+}
+
+/// The value behind `mutex`, also after a panic elsewhere (that panic is re-raised anyway).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The sections as one text block, each under its title.

@@ -12,5 +12,6 @@ pub mod launch;
 pub mod layers;
 pub mod overlap;
 pub mod ranks;
+pub mod repeats;
 pub mod streams;
 pub mod temporal;

@@ -30,7 +30,7 @@
 pub mod slice;
 pub mod util;
 
-use crate::analysis::intervals::IntervalSet;
+use crate::analysis::intervals::SortedUnion;
 use crate::diagnosis::steps::{sequence_steps, StepSpans};
 use crate::diagnosis::{short, step_source};
 use crate::intern::{FxHashMap, NameId};
@@ -152,17 +152,18 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
         let note = Some("no device ops".into());
         return Phases { run_ns: (0, 0), phases: Vec::new(), steady_steps: None, note, sequence: None };
     }
-    // The steps are looked for on a thread of their own while the ops are ordered and merged.
-    let (sequence, order, busy) = std::thread::scope(|scope| {
-        let sequence = scope.spawn(|| sequence_steps(timeline));
-        let mut order: Vec<usize> = (0..timeline.ops.len()).collect();
-        if !timeline.ops.is_sorted_by_key(|op| op.start_ns) {
-            order.sort_by_key(|&i| timeline.ops[i].start_ns);
-        }
-        let busy = IntervalSet::from_unsorted(timeline.ops.iter().map(|op| (op.start_ns, op.end_ns())).collect());
-        (sequence.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), order, busy)
-    });
-    let run_start = timeline.ops[order[0]].start_ns;
+    let sequence = sequence_steps(timeline);
+    // The ops in start order: the timeline's own (a loaded one is in order), else a sorted copy
+    // (stable: ties keep the source's order).
+    let order: std::borrow::Cow<[DeviceOp]> = if timeline.ops.is_sorted_by_key(|op| op.start_ns) {
+        std::borrow::Cow::Borrowed(&timeline.ops)
+    } else {
+        let mut ops = timeline.ops.clone();
+        ops.sort_by_key(|op| op.start_ns);
+        std::borrow::Cow::Owned(ops)
+    };
+    let order: &[DeviceOp] = &order;
+    let run_start = order[0].start_ns;
     let run_end = timeline.ops.iter().map(|op| op.end_ns()).max().unwrap_or(run_start);
 
     // Steps, as (count, how they were found, why leading steps are warm-up).
@@ -192,7 +193,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             (spans[first_steady].0, end, Some(steps), None)
         }
         None => {
-            let start = leading_burst_end(timeline, &order).unwrap_or(run_start);
+            let start = leading_burst_end(timeline, order).unwrap_or(run_start);
             (start, run_end, None, Some("no repeating step found: the whole run after the load".to_owned()))
         }
     };
@@ -201,7 +202,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     let slow_steps = steps.as_ref().and_then(|(_, _, slow)| slow.clone());
     // Ops that start in [start, end), from the start-ordered `order`.
     let count_in = |start: u64, end: u64| {
-        let at = |t: u64| order.partition_point(|&i| timeline.ops[i].start_ns < t);
+        let at = |t: u64| order.partition_point(|op| op.start_ns < t);
         at(end) - at(start)
     };
 
@@ -212,25 +213,23 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
         end_ns: end,
         offset_ns: start - run_start,
         ops: count_in(start, end.max(start + 1)),
-        busy_pct: pct(busy.clipped_ns(start, end), end.saturating_sub(start)),
+        // Filled in below, in one pass for all phases.
+        busy_pct: 0.0,
         marks,
         copied_bytes: None,
     };
     // Before the steady state: load up to the last host-to-device copy, then warm-up.
     if steady_start > run_start {
         let pre = &order[..count_in(run_start, steady_start)];
-        let htod: Vec<&DeviceOp> = pre
-            .iter()
-            .map(|&i| &timeline.ops[i])
-            .filter(|op| op.kind == OpKind::Memcpy && is_host_to_device(timeline.name(op.name)))
-            .collect();
+        let htod: Vec<&DeviceOp> =
+            pre.iter().filter(|op| op.kind == OpKind::Memcpy && is_host_to_device(timeline.name(op.name))).collect();
         // The load ends with the leading burst of copies: a slow first call before the steady
         // state copies its own small inputs, which are not the load.
         let load_end = leading_burst_end(timeline, pre);
         let mut warm_from = run_start;
         if let Some(load_end) = load_end.map(|e| e.min(steady_start)) {
             let copy_ns: u64 = htod.iter().filter(|op| op.start_ns < load_end).map(|op| op.dur_ns).sum();
-            let all_ns: u64 = pre[..count_in(run_start, load_end)].iter().map(|&i| timeline.ops[i].dur_ns).sum();
+            let all_ns: u64 = pre[..count_in(run_start, load_end)].iter().map(|op| op.dur_ns).sum();
             let bytes: u64 = htod
                 .iter()
                 .filter(|op| op.start_ns < load_end)
@@ -247,7 +246,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             }
         }
         if warm_from < steady_start && count_in(warm_from, steady_start) > 0 {
-            let (mut marks, one_off) = warmup_marks(timeline, &order, warm_from, steady_start, steady_end);
+            let (mut marks, one_off) = warmup_marks(timeline, order, warm_from, steady_start, steady_end);
             if let Some(slow) = &slow_steps {
                 marks = format!("{marks}; {slow}");
             }
@@ -263,13 +262,10 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     }
     let (steady_from, after_from) = (count_in(run_start, steady_start), count_in(run_start, steady_end));
     let after = &order[after_from..];
-    let steady_names: FxHashMap<NameId, ()> =
-        order[steady_from..after_from].iter().map(|&i| (timeline.ops[i].name, ())).collect();
-    let copies = after.iter().filter(|&&i| timeline.ops[i].kind == OpKind::Memcpy).count();
-    let new_kernels = after
-        .iter()
-        .filter(|&&i| timeline.ops[i].kind == OpKind::Kernel && !steady_names.contains_key(&timeline.ops[i].name))
-        .count();
+    let steady_names: FxHashMap<NameId, ()> = order[steady_from..after_from].iter().map(|op| (op.name, ())).collect();
+    let copies = after.iter().filter(|op| op.kind == OpKind::Memcpy).count();
+    let new_kernels =
+        after.iter().filter(|op| op.kind == OpKind::Kernel && !steady_names.contains_key(&op.name)).count();
     let mut tail = None;
     if copies + new_kernels > 0 {
         let marks = format!(
@@ -287,7 +283,24 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     };
     phases.push(phase(PhaseKind::Steady, steady_start, steady_end, steady_marks));
     phases.extend(tail);
+    busy_shares(order, &mut phases);
     Phases { run_ns: (run_start, run_end), phases, steady_steps: steps.map(|(count, _, _)| count), note, sequence }
+}
+
+/// Each phase's busy share: the union of the ops' intervals clipped to the phase, over its
+/// length, in one pass over the ops in start order (a clipped start never goes back, so each
+/// union merges as the ops come).
+fn busy_shares(order: &[DeviceOp], phases: &mut [Phase]) {
+    let mut unions = vec![SortedUnion::default(); phases.len()];
+    let last_end = phases.iter().map(|p| p.end_ns).max().unwrap_or(0);
+    for op in order.iter().take_while(|op| op.start_ns < last_end) {
+        for (phase, union) in phases.iter().zip(&mut unions) {
+            union.add(op.start_ns.max(phase.start_ns), op.end_ns().min(phase.end_ns));
+        }
+    }
+    for (phase, union) in phases.iter_mut().zip(&unions) {
+        phase.busy_pct = pct(union.total_ns().unwrap_or(0), phase.end_ns.saturating_sub(phase.start_ns));
+    }
 }
 
 /// Kernels in a row with no host-to-device copy that end a leading burst of copies.
@@ -295,10 +308,9 @@ pub const BURST_END_KERNELS: usize = 50;
 
 /// Without steps: the end of the last host-to-device copy of the leading burst (copies with
 /// fewer than [`BURST_END_KERNELS`] kernels in a row between them), if the run starts with one.
-fn leading_burst_end(timeline: &Timeline, order: &[usize]) -> Option<u64> {
+fn leading_burst_end(timeline: &Timeline, order: &[DeviceOp]) -> Option<u64> {
     let (mut last_copy_end, mut kernels_since) = (None, 0usize);
-    for &i in order {
-        let op = &timeline.ops[i];
+    for op in order {
         if op.kind == OpKind::Memcpy && is_host_to_device(timeline.name(op.name)) {
             last_copy_end = Some(last_copy_end.unwrap_or(0).max(op.end_ns()));
             kernels_since = 0;
@@ -313,12 +325,11 @@ fn leading_burst_end(timeline: &Timeline, order: &[usize]) -> Option<u64> {
 }
 
 /// What the warm-up holds, and how many kernel names in it never run in the steady state.
-fn warmup_marks(timeline: &Timeline, order: &[usize], from: u64, to: u64, steady_end: u64) -> (String, usize) {
+fn warmup_marks(timeline: &Timeline, order: &[DeviceOp], from: u64, to: u64, steady_end: u64) -> (String, usize) {
     let mut steady: FxHashMap<NameId, ()> = FxHashMap::default();
     let mut warm: Vec<(NameId, u64)> = Vec::new();
     let mut ops = 0usize;
-    for &i in order {
-        let op = &timeline.ops[i];
+    for op in order {
         if (to..steady_end).contains(&op.start_ns) {
             steady.insert(op.name, ());
         } else if (from..to).contains(&op.start_ns) {

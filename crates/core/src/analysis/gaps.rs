@@ -24,12 +24,14 @@
 //! - a cause holding at least [`REMEDY_MIN_IDLE_SHARE_PCT`] % of the device-gap time brings its
 //!   remedy.
 
-use super::launch::MAX_PLAUSIBLE_DELAY_NS;
 use super::streams::{pct, stream_roles};
 use crate::families::Families;
 use crate::intern::FxHashMap;
 use crate::timeline::{HostCategory, HostSpan, Timeline};
 use serde::Serialize;
+use sweep::{Context, Sweep};
+
+mod sweep;
 
 /// Longest gap, ns, between an early-launched op and the op before it that counts as kernel wait.
 pub const KERNEL_WAIT_MAX_NS: u64 = 10_000;
@@ -209,11 +211,10 @@ pub struct Remedy {
 }
 
 /// The idle gaps of every device that has ops, by device index.
+///
+/// One pass over the ops in start order feeds every device's sweeps (device, main stream and
+/// each stream) at once: no per-device or per-stream op lists are built.
 pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
-    let mut by_device: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-    for (index, op) in timeline.ops.iter().enumerate().filter(|(_, op)| op.dur_ns > 0) {
-        by_device.entry(op.device).or_default().push(index);
-    }
     let launches: FxHashMap<u64, &HostSpan> = timeline
         .host
         .iter()
@@ -227,28 +228,57 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
         .collect();
     host.sort_by_key(|s| s.start_ns);
     let context = Context { timeline, launches, host };
-    stream_roles(timeline, families)
+    let mut devices: Vec<DeviceSweeps> = stream_roles(timeline, families)
         .into_iter()
         .filter_map(|streams| {
-            let ops = by_device.remove(&streams.device)?;
-            let main_stream = streams.main_stream()?;
-            let main: Vec<usize> = ops.iter().copied().filter(|&i| timeline.ops[i].stream == main_stream).collect();
-            let mut by_stream: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-            for &i in &ops {
-                by_stream.entry(timeline.ops[i].stream).or_default().push(i);
-            }
-            let device_gaps = context.stats(ops);
+            Some(DeviceSweeps {
+                device: streams.device,
+                main_stream: streams.main_stream()?,
+                all: Sweep::new(TOP_GAPS),
+                main: Sweep::new(TOP_GAPS),
+                streams: FxHashMap::default(),
+            })
+        })
+        .collect();
+    let slots: FxHashMap<u32, usize> = devices.iter().enumerate().map(|(at, d)| (d.device, at)).collect();
+    let ops = &timeline.ops;
+    let feed = |index: usize| {
+        let op = &ops[index];
+        if op.dur_ns == 0 {
+            return;
+        }
+        let Some(&at) = slots.get(&op.device) else { return };
+        let device = &mut devices[at];
+        device.all.add(&context, index);
+        if op.stream == device.main_stream {
+            device.main.add(&context, index);
+        }
+        device.streams.entry(op.stream).or_insert_with(|| Sweep::new(0)).add(&context, index);
+    };
+    if ops.is_sorted_by_key(|op| op.start_ns) {
+        (0..ops.len()).for_each(feed);
+    } else {
+        // Stable: ops starting together keep the source's order, as in each sweep's own sort.
+        let mut order: Vec<usize> = (0..ops.len()).collect();
+        order.sort_by_key(|&i| ops[i].start_ns);
+        order.into_iter().for_each(feed);
+    }
+    devices
+        .into_iter()
+        .filter(|d| d.all.first.is_some())
+        .map(|d| {
+            let device_gaps = d.all.finish(&context);
             let remedies = device_gaps
                 .causes
                 .iter()
                 .filter(|c| c.total_ns > 0 && pct(c.total_ns, device_gaps.total_ns) >= REMEDY_MIN_IDLE_SHARE_PCT)
                 .filter_map(|c| Some(Remedy { cause: c.cause, advice: c.cause.remedy()? }))
                 .collect();
-            let main_stream_gaps = context.stats(main);
-            let mut per_stream: Vec<StreamGaps> = by_stream
+            let mut streams: Vec<StreamGaps> = d
+                .streams
                 .into_iter()
-                .map(|(stream, ops)| {
-                    let stats = context.totals(ops);
+                .map(|(stream, sweep)| {
+                    let stats = sweep.finish(&context);
                     StreamGaps {
                         stream,
                         wall_ns: stats.wall_ns,
@@ -259,153 +289,26 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
                     }
                 })
                 .collect();
-            per_stream.sort_by_key(|s| s.stream);
-            Some(DeviceGaps {
-                device: streams.device,
+            streams.sort_by_key(|s| s.stream);
+            DeviceGaps {
+                device: d.device,
                 device_gaps,
-                main_stream,
-                main_stream_gaps,
+                main_stream: d.main_stream,
+                main_stream_gaps: d.main.finish(&context),
                 remedies,
-                streams: per_stream,
-            })
+                streams,
+            }
         })
         .collect()
 }
 
-/// A gap while the gaps are being measured: op indices, not names yet.
-struct Found {
-    start: u64,
-    length: u64,
-    before: usize,
-    after: usize,
-    cause: GapCause,
-    launch_offset_ns: Option<i64>,
-}
-
-struct Context<'a> {
-    timeline: &'a Timeline,
-    launches: FxHashMap<u64, &'a HostSpan>,
-    host: Vec<&'a HostSpan>,
-}
-
-impl Context<'_> {
-    /// The gaps of the ops `by_start`, with the longest listed.
-    fn stats(&self, by_start: Vec<usize>) -> GapStats {
-        self.measure(by_start, TOP_GAPS)
-    }
-
-    /// The gaps of the ops `by_start`, totals only (no gap listed, so no host spans looked up).
-    fn totals(&self, by_start: Vec<usize>) -> GapStats {
-        self.measure(by_start, 0)
-    }
-
-    /// One sweep over the ops in start order: the busy time is their union, merged as it
-    /// goes (an op starting past the furthest end so far opens a gap), so no interval list
-    /// or end-ordered copy is built. The op before a gap is the first in start order that
-    /// reached the furthest end (the one that ended where the gap starts); the op after it is
-    /// the first that starts where the gap ends. `by_start` holds ops that take time
-    /// ([`idle_gaps`] leaves zero-length ops out).
-    fn measure(&self, mut by_start: Vec<usize>, listed: usize) -> GapStats {
-        let ops = &self.timeline.ops;
-        if !by_start.is_sorted_by_key(|&i| ops[i].start_ns) {
-            by_start.sort_by_key(|&i| ops[i].start_ns);
-        }
-        let first = by_start.first().map_or(0, |&i| ops[i].start_ns);
-        let mut buckets: Vec<GapBucket> =
-            BUCKET_LABELS.iter().map(|&label| GapBucket { label, count: 0, total_ns: 0 }).collect();
-        let mut causes: Vec<CauseTotal> =
-            CAUSES.iter().map(|&cause| CauseTotal { cause, count: 0, total_ns: 0 }).collect();
-        // The longest gaps so far, longest first (ties: earliest), at most TOP_GAPS.
-        let mut all: Vec<Found> = Vec::with_capacity(listed + 1);
-        // The furthest end so far and the first op (in start order) that reached it.
-        let (mut reach, mut reach_op) = (first, by_start.first().copied().unwrap_or(0));
-        for &after in &by_start {
-            let op = &ops[after];
-            let (end, op_end) = (op.start_ns, op.end_ns());
-            if end <= reach {
-                if op_end > reach {
-                    (reach, reach_op) = (op_end, after);
-                }
-                continue;
-            }
-            let (start, before) = (reach, reach_op);
-            (reach, reach_op) = (op_end, after);
-            let length = end - start;
-            let launch = ops[after].correlation.get().and_then(|c| self.launches.get(&c)).map(|s| s.start_ns);
-            let launch = launch.filter(|&l| l <= end && end - l <= MAX_PLAUSIBLE_DELAY_NS);
-            let cause = match launch {
-                None => GapCause::Unknown,
-                Some(l) if l >= start => GapCause::HostWait,
-                Some(_) if length <= KERNEL_WAIT_MAX_NS => GapCause::KernelWait,
-                Some(_) => GapCause::Dependency,
-            };
-            let bucket = BUCKET_BOUNDS_NS.iter().position(|&b| length < b).unwrap_or(BUCKET_BOUNDS_NS.len());
-            buckets[bucket].count += 1;
-            buckets[bucket].total_ns += length;
-            let slot = &mut causes[CAUSES.iter().position(|&c| c == cause).unwrap_or(3)];
-            slot.count += 1;
-            slot.total_ns += length;
-            if listed == 0 || all.len() == listed && all.last().is_some_and(|shortest| shortest.length >= length) {
-                // Not longer than the shortest kept (and later: a tie loses to it).
-                continue;
-            }
-            let offset = launch.and_then(|l| i64::try_from(i128::from(l) - i128::from(start)).ok());
-            let at = all.partition_point(|kept| kept.length >= length);
-            all.insert(at, Found { start, length, before, after, cause, launch_offset_ns: offset });
-            all.truncate(listed);
-        }
-        let largest = all
-            .into_iter()
-            .map(|f| Gap {
-                offset_ns: f.start - first,
-                start_ns: f.start,
-                length_ns: f.length,
-                before: self.timeline.name(ops[f.before].name).to_owned(),
-                after: self.timeline.name(ops[f.after].name).to_owned(),
-                cause: f.cause,
-                launch_offset_ns: f.launch_offset_ns,
-                host: self.host_in(f.start, f.start + f.length),
-            })
-            .collect();
-        let total_ns: u64 = buckets.iter().map(|b| b.total_ns).sum();
-        let wall_ns = reach - first;
-        GapStats {
-            wall_ns,
-            count: buckets.iter().map(|b| b.count).sum(),
-            total_ns,
-            idle_pct: pct(total_ns, wall_ns),
-            buckets,
-            causes,
-            largest,
-        }
-    }
-
-    /// Framework ops and annotations overlapping `[start, end)`.
-    fn host_in(&self, start: u64, end: u64) -> Vec<HostInGap> {
-        let upto = self.host.partition_point(|s| s.start_ns < end);
-        let mut found: Vec<(u64, u64, &HostSpan)> = self.host[..upto]
-            .iter()
-            .filter_map(|s| {
-                let overlap = (s.start_ns.saturating_add(s.dur_ns)).min(end).saturating_sub(s.start_ns.max(start));
-                (overlap > 0).then_some((overlap, s.dur_ns, *s))
-            })
-            .collect();
-        found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let length = end - start;
-        let innermost_containing = found.iter().position(|f| f.0 == length);
-        found
-            .into_iter()
-            .enumerate()
-            .filter(|(i, f)| f.0 < length || Some(*i) == innermost_containing)
-            .map(|(_, f)| f)
-            .take(HOST_SPANS_PER_GAP)
-            .map(|(overlap_ns, _, s)| HostInGap {
-                name: self.timeline.name(s.name).to_owned(),
-                category: s.category,
-                overlap_ns,
-            })
-            .collect()
-    }
+/// The sweeps of one device while the ops stream past.
+struct DeviceSweeps {
+    device: u32,
+    main_stream: u64,
+    all: Sweep,
+    main: Sweep,
+    streams: FxHashMap<u64, Sweep>,
 }
 
 #[cfg(test)]

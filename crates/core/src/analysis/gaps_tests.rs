@@ -175,3 +175,47 @@ fn one_sweep_gaps_equal_a_plain_interval_merge() {
         assert_eq!(listed, reference, "round {round}");
     }
 }
+
+/// The one pass over ops already in start order (a loaded timeline) gives what the sorted
+/// fallback gives on the same ops shuffled: two devices, three streams each, launches for some.
+#[test]
+fn start_ordered_and_shuffled_timelines_give_the_same_gaps() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |bound: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % bound
+    };
+    for round in 0..30 {
+        let mut shuffled = Timeline::new("shuffled");
+        for i in 0..(20 + next(200)) {
+            let name = shuffled.intern(&format!("k{}", next(9)));
+            let (start, dur) = (next(500) * 100, if next(10) == 0 { 0 } else { next(30) * 50 });
+            let mut op = DeviceOp::new(OpKind::Kernel, name, next(2) as u32, 1 + next(3), start, dur);
+            if next(3) > 0 {
+                op.correlation = Some(i).into();
+                let launch = shuffled.intern("cudaLaunchKernel");
+                let at = start.saturating_sub(next(4_000));
+                let span = HostSpan {
+                    name: launch,
+                    category: HostCategory::Runtime,
+                    pid: 1,
+                    tid: 1,
+                    start_ns: at,
+                    dur_ns: 5,
+                    correlation: Some(i),
+                };
+                shuffled.host.push(span);
+            }
+            shuffled.push_op(op);
+        }
+        let mut ordered = shuffled.clone();
+        ordered.ops.sort_by_key(|op| op.start_ns);
+        assert!(!shuffled.ops.is_sorted_by_key(|op| op.start_ns), "round {round}: the shuffled copy is in order");
+        let families = Families::builtin();
+        let found = idle_gaps(&ordered, &families);
+        assert!(!found.is_empty(), "round {round}");
+        assert_eq!(found, idle_gaps(&shuffled, &families), "round {round}");
+    }
+}

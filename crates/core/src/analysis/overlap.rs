@@ -10,7 +10,7 @@
 //! once; the overlap is the intersection of the two unions. A pair is reported only when
 //! both classes ran on the device (the cube–vector pair: cube and vector time both non-zero).
 
-use super::intervals::IntervalSet;
+use super::intervals::{IntervalSet, SortedUnion};
 use super::streams::pct;
 use super::temporal::{activity_of, Activity};
 use crate::families::Families;
@@ -48,11 +48,58 @@ pub struct DeviceOverlap {
 
 /// Per device (ascending), how much of the ops matching `covered` ran while some op matching
 /// `cover` ran; only devices where both matched something with non-zero time.
+///
+/// Ops in start order (as loaded timelines hold them) are merged as they come, without keeping
+/// their intervals: the overlap is `|cover| + |covered| - |cover ∪ covered|`. Otherwise every
+/// interval is gathered and the two unions intersected.
 pub fn pair_overlap(
     timeline: &Timeline,
     cover: impl Fn(usize, &DeviceOp) -> bool,
     covered: impl Fn(usize, &DeviceOp) -> bool,
 ) -> Vec<(u32, PairOverlap)> {
+    // Per device: the unions of cover, of covered, and of both.
+    let mut unions: FxHashMap<u32, [SortedUnion; 3]> = FxHashMap::default();
+    for (index, op) in timeline.ops.iter().enumerate() {
+        let (a, b) = (cover(index, op), covered(index, op));
+        if a || b {
+            let [cover, covered, both] = unions.entry(op.device).or_default();
+            let (start, end) = (op.start_ns, op.end_ns());
+            if a {
+                cover.add(start, end);
+            }
+            if b {
+                covered.add(start, end);
+            }
+            both.add(start, end);
+        }
+    }
+    let in_order: Option<Vec<(u32, [u64; 3])>> = unions
+        .iter()
+        .map(|(&device, [a, b, both])| Some((device, [a.total_ns()?, b.total_ns()?, both.total_ns()?])))
+        .collect();
+    let totals = match in_order {
+        Some(totals) => totals,
+        None => gathered(timeline, &cover, &covered),
+    };
+    let mut out: Vec<(u32, PairOverlap)> = totals
+        .into_iter()
+        .filter(|(_, [cover_ns, covered_ns, _])| *cover_ns > 0 && *covered_ns > 0)
+        .map(|(device, [cover_ns, covered_ns, union_ns])| {
+            let overlap_ns = cover_ns + covered_ns - union_ns;
+            (device, PairOverlap { cover_ns, covered_ns, overlap_ns, hidden_pct: pct(overlap_ns, covered_ns) })
+        })
+        .collect();
+    out.sort_by_key(|(device, _)| *device);
+    out
+}
+
+/// [`pair_overlap`]'s totals per device (cover, covered, their union) from every interval
+/// gathered: for ops out of start order.
+fn gathered(
+    timeline: &Timeline,
+    cover: &impl Fn(usize, &DeviceOp) -> bool,
+    covered: &impl Fn(usize, &DeviceOp) -> bool,
+) -> Vec<(u32, [u64; 3])> {
     let mut spans: FxHashMap<u32, [Vec<(u64, u64)>; 2]> = FxHashMap::default();
     for (index, op) in timeline.ops.iter().enumerate() {
         let (a, b) = (cover(index, op), covered(index, op));
@@ -66,20 +113,14 @@ pub fn pair_overlap(
             }
         }
     }
-    let mut out: Vec<(u32, PairOverlap)> = spans
+    spans
         .into_iter()
-        .filter_map(|(device, [a, b])| {
+        .map(|(device, [a, b])| {
             let (a, b) = (IntervalSet::from_unsorted(a), IntervalSet::from_unsorted(b));
             let (cover_ns, covered_ns) = (a.total_ns(), b.total_ns());
-            if cover_ns == 0 || covered_ns == 0 {
-                return None;
-            }
-            let overlap_ns = a.intersection_ns(&b);
-            Some((device, PairOverlap { cover_ns, covered_ns, overlap_ns, hidden_pct: pct(overlap_ns, covered_ns) }))
+            (device, [cover_ns, covered_ns, cover_ns + covered_ns - a.intersection_ns(&b)])
         })
-        .collect();
-    out.sort_by_key(|(device, _)| *device);
-    out
+        .collect()
 }
 
 fn core_type(op: &DeviceOp) -> Option<CoreType> {
@@ -96,10 +137,18 @@ pub fn overlaps(timeline: &Timeline, families: &Families) -> Vec<DeviceOverlap> 
         |_, op| core_type(op) == Some(CoreType::Vector),
         |_, op| core_type(op) == Some(CoreType::Cube),
     );
-    let mut mix: FxHashMap<u32, Vec<(u64, u64)>> = FxHashMap::default();
-    for op in timeline.ops.iter().filter(|op| core_type(op) == Some(CoreType::Mix)) {
-        mix.entry(op.device).or_default().push((op.start_ns, op.end_ns()));
+    let is_mix = |op: &&DeviceOp| core_type(op) == Some(CoreType::Mix);
+    let mut mix: FxHashMap<u32, SortedUnion> = FxHashMap::default();
+    for op in timeline.ops.iter().filter(is_mix) {
+        mix.entry(op.device).or_default().add(op.start_ns, op.end_ns());
     }
+    // A device's mix time, from all its mix ops' intervals when they came out of order.
+    let mix_ns = |device: u32, union: &SortedUnion| {
+        union.total_ns().unwrap_or_else(|| {
+            let spans = timeline.ops.iter().filter(is_mix).filter(|op| op.device == device);
+            IntervalSet::from_unsorted(spans.map(|op| (op.start_ns, op.end_ns())).collect()).total_ns()
+        })
+    };
     let mut devices: Vec<u32> = comm.iter().map(|c| c.0).chain(cube.iter().map(|c| c.0)).collect();
     devices.sort_unstable();
     devices.dedup();
@@ -109,7 +158,7 @@ pub fn overlaps(timeline: &Timeline, families: &Families) -> Vec<DeviceOverlap> 
             device,
             compute_communication: comm.iter().find(|c| c.0 == device).map(|c| c.1),
             cube_vector: cube.iter().find(|c| c.0 == device).map(|c| c.1),
-            mix_ns: mix.remove(&device).map_or(0, |spans| IntervalSet::from_unsorted(spans).total_ns()),
+            mix_ns: mix.get(&device).map_or(0, |union| mix_ns(device, union)),
         })
         .collect()
 }
@@ -148,6 +197,50 @@ mod tests {
         let cube = found[0].cube_vector.expect("both ran");
         assert_eq!((cube.cover_ns, cube.covered_ns, cube.overlap_ns, cube.hidden_pct), (120, 100, 20, 20.0));
         assert_eq!(found[0].mix_ns, 30);
+    }
+
+    /// On random ops of two devices, the unions merged as the ops come (start order) and the
+    /// gathered intervals (any order) give the intersection computed the plain way.
+    #[test]
+    fn merged_on_the_fly_equals_gathered_and_a_plain_intersection() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |bound: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % bound
+        };
+        let cores = [Some(CoreType::Cube), Some(CoreType::Vector), Some(CoreType::Mix), None];
+        for round in 0..40 {
+            let mut shuffled = Timeline::new("random");
+            for _ in 0..(5 + next(80)) {
+                let core = cores[next(4) as usize];
+                let name = shuffled.intern(if next(4) == 0 { "hcom_allReduce_" } else { "MatMul" });
+                let mut op = DeviceOp::new(OpKind::Kernel, name, next(2) as u32, next(4), next(60) * 10, next(15) * 10);
+                op.details_mut().core_type = core;
+                shuffled.push_op(op);
+            }
+            let mut ordered = shuffled.clone();
+            ordered.ops.sort_by_key(|op| op.start_ns);
+            let families = Families::builtin();
+            let found = overlaps(&ordered, &families);
+            assert_eq!(found, overlaps(&shuffled, &families), "round {round}");
+            for device in &found {
+                let spans = |core: CoreType| {
+                    let ops = ordered.ops.iter().filter(|op| op.device == device.device && core_type(op) == Some(core));
+                    IntervalSet::from_unsorted(ops.map(|op| (op.start_ns, op.end_ns())).collect())
+                };
+                let (vector, cube) = (spans(CoreType::Vector), spans(CoreType::Cube));
+                let expected = (vector.total_ns(), cube.total_ns(), vector.intersection_ns(&cube));
+                let got = device.cube_vector.map(|c| (c.cover_ns, c.covered_ns, c.overlap_ns));
+                if expected.0 > 0 && expected.1 > 0 {
+                    assert_eq!(got, Some(expected), "round {round}");
+                } else {
+                    assert_eq!(got, None, "round {round}");
+                }
+                assert_eq!(device.mix_ns, spans(CoreType::Mix).total_ns(), "round {round}");
+            }
+        }
     }
 
     #[test]

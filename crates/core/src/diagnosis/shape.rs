@@ -100,41 +100,143 @@ fn autograd_spans(timeline: &Timeline) -> bool {
 /// Softmax kernels with a matmul at most [`SANDWICH_BEFORE`] kernels before and
 /// [`SANDWICH_AFTER`] after them on their stream.
 fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Role {
-        Matmul,
-        Softmax,
-        Other,
-    }
     let families = summary.family_map();
-    let mut roles: FxHashMap<NameId, Role> = FxHashMap::default();
-    let mut streams: FxHashMap<(u32, u64), Vec<(u64, Role)>> = FxHashMap::default();
-    for op in timeline.ops.iter().filter(|op| op.kind == OpKind::Kernel) {
-        let role = *roles.entry(op.name).or_insert_with(|| {
-            if families.get(&op.name).is_some_and(|f| f.is_matmul()) {
+    // Each kernel name's role, decided once (name ids are dense).
+    let mut roles: Vec<Option<Role>> = Vec::new();
+    let mut role_of = |name: NameId| {
+        let slot = name.0 as usize;
+        if slot >= roles.len() {
+            roles.resize(slot + 1, None);
+        }
+        *roles[slot].get_or_insert_with(|| {
+            if families.get(&name).is_some_and(|f| f.is_matmul()) {
                 Role::Matmul
-            } else if timeline.name(op.name).to_ascii_lowercase().contains("softmax") {
+            } else if timeline.name(name).to_ascii_lowercase().contains("softmax") {
                 Role::Softmax
             } else {
                 Role::Other
             }
-        });
-        streams.entry((op.device, op.stream)).or_default().push((op.start_ns, role));
-    }
-    if !roles.values().any(|r| *r == Role::Softmax) {
-        return 0;
-    }
-    let mut count = 0;
-    for ops in streams.values_mut() {
-        ops.sort_by_key(|op| op.0);
-        for (at, op) in ops.iter().enumerate() {
-            if op.1 != Role::Softmax {
-                continue;
+        })
+    };
+    // Per stream, its kernels in start order (stable: ties keep the source's order) stream past
+    // a sandwich counter; kernels of one stream mostly come in runs, looked up once a run.
+    let mut streams: FxHashMap<(u32, u64), Sandwich> = FxHashMap::default();
+    let mut current: Option<((u32, u64), Sandwich)> = None;
+    let mut feed = |op: &crate::timeline::DeviceOp| {
+        if op.kind != OpKind::Kernel {
+            return;
+        }
+        let key = (op.device, op.stream);
+        if current.as_ref().is_none_or(|(k, _)| *k != key) {
+            if let Some((k, counter)) = current.take() {
+                streams.insert(k, counter);
             }
-            let before = ops[at.saturating_sub(SANDWICH_BEFORE)..at].iter().any(|o| o.1 == Role::Matmul);
-            let after = ops.iter().skip(at + 1).take(SANDWICH_AFTER).any(|o| o.1 == Role::Matmul);
-            count += u64::from(before && after);
+            current = Some((key, streams.remove(&key).unwrap_or_default()));
+        }
+        if let Some((_, counter)) = &mut current {
+            counter.add(role_of(op.name));
+        }
+    };
+    let ops = &timeline.ops;
+    if ops.is_sorted_by_key(|op| op.start_ns) {
+        ops.iter().for_each(feed);
+    } else {
+        let mut order: Vec<&crate::timeline::DeviceOp> = ops.iter().collect();
+        order.sort_by_key(|op| op.start_ns);
+        order.into_iter().for_each(&mut feed);
+    }
+    streams.values().chain(current.as_ref().map(|(_, c)| c)).map(|c| c.count).sum()
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    Matmul,
+    Softmax,
+    Other,
+}
+
+/// One stream's softmaxes with a matmul at most [`SANDWICH_BEFORE`] kernels before and
+/// [`SANDWICH_AFTER`] after, counted as its kernels come in order.
+#[derive(Default)]
+struct Sandwich {
+    /// Kernels seen.
+    seen: usize,
+    /// Position of the last matmul.
+    last_matmul: Option<usize>,
+    /// Positions of softmaxes with a matmul before them, waiting for one after.
+    waiting: std::collections::VecDeque<usize>,
+    count: u64,
+}
+
+impl Sandwich {
+    fn add(&mut self, role: Role) {
+        let at = self.seen;
+        self.seen += 1;
+        while self.waiting.front().is_some_and(|&softmax| at - softmax > SANDWICH_AFTER) {
+            self.waiting.pop_front();
+        }
+        match role {
+            Role::Matmul => {
+                self.count += self.waiting.len() as u64;
+                self.waiting.clear();
+                self.last_matmul = Some(at);
+            }
+            Role::Softmax if self.last_matmul.is_some_and(|m| at - m <= SANDWICH_BEFORE) => self.waiting.push_back(at),
+            Role::Softmax | Role::Other => {}
         }
     }
-    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::Families;
+    use crate::kernel_summary::summarize_kernels;
+    use crate::timeline::DeviceOp;
+
+    /// The counter that sees each stream's kernels once, in order, against the count written
+    /// the plain way (each stream's kernels gathered, sorted, and each softmax's neighbours
+    /// looked at), on random streams of matmuls, softmaxes, copies and other kernels.
+    #[test]
+    fn the_streaming_count_equals_a_look_at_each_softmax_neighbours() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut next = |bound: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % bound
+        };
+        let names = ["ampere_sgemm_128x64_tn", "softmax_warp_forward", "elementwise_kernel", "CUDA memcpy DtoD"];
+        let mut seen = 0;
+        for round in 0..60 {
+            let mut t = Timeline::new("random");
+            for _ in 0..(10 + next(300)) {
+                let pick = next(4) as usize;
+                let kind = if pick == 3 { OpKind::Memcpy } else { OpKind::Kernel };
+                let name = t.intern(names[pick]);
+                t.push_op(DeviceOp::new(kind, name, next(2) as u32, next(3), next(400) * 10, 5));
+            }
+            let summary = summarize_kernels(&t, &Families::builtin());
+            let mut streams: FxHashMap<(u32, u64), Vec<(u64, usize)>> = FxHashMap::default();
+            for op in t.ops.iter().filter(|op| op.kind == OpKind::Kernel) {
+                let role = names.iter().position(|n| *n == t.name(op.name)).unwrap_or(2);
+                streams.entry((op.device, op.stream)).or_default().push((op.start_ns, role));
+            }
+            let mut expected = 0;
+            for ops in streams.values_mut() {
+                ops.sort_by_key(|op| op.0);
+                for at in (0..ops.len()).filter(|&at| ops[at].1 == 1) {
+                    let before = ops[at.saturating_sub(SANDWICH_BEFORE)..at].iter().any(|o| o.1 == 0);
+                    let after = ops.iter().skip(at + 1).take(SANDWICH_AFTER).any(|o| o.1 == 0);
+                    expected += u64::from(before && after);
+                }
+            }
+            assert_eq!(sandwiched_softmax(&t, &summary), expected, "round {round}");
+            let mut ordered = t.clone();
+            ordered.ops.sort_by_key(|op| op.start_ns);
+            assert_eq!(sandwiched_softmax(&ordered, &summary), expected, "round {round}");
+            seen += expected;
+        }
+        assert!(seen > 0, "no round had a sandwiched softmax");
+    }
 }

@@ -3,7 +3,7 @@
 //! Three sources, in this order:
 //! 0. **A repeating op sequence** ([`sequence_steps`]): on the main stream (most ops) of the
 //!    device with the most ops, the repeating structure of op names
-//!    ([`repeats`](crate::analysis::layers::repeats), the rules of the layer analysis). Each
+//!    ([`repeats`](crate::analysis::repeats::repeats), the rules of the layer analysis). Each
 //!    repeat of the winning period is a step, in every region of that period (a decode step
 //!    repeats as a whole, its transformer layers inside it; the prefill of a second `generate`
 //!    call breaks the region and belongs to no step). When the period has no inner repeat and
@@ -26,7 +26,7 @@
 //!    the one that runs first is the anchor; each launch of it starts a step, which lasts
 //!    until the next. Ops before the first anchor belong to no step.
 
-use crate::analysis::layers::{repeats, repeats_below};
+use crate::analysis::repeats::{prefix_sums, repeats, repeats_below};
 use crate::intern::{FxHashMap, NameId};
 use crate::timeline::{DeviceOp, HostCategory, OpKind, Timeline};
 use serde::Serialize;
@@ -171,15 +171,15 @@ fn main_stream(timeline: &Timeline) -> Vec<&DeviceOp> {
 pub fn sequence_steps(timeline: &Timeline) -> Option<StepSpans> {
     let ops = main_stream(timeline);
     let names: Vec<NameId> = ops.iter().map(|op| op.name).collect();
-    let durations: Vec<u64> = ops.iter().map(|op| op.dur_ns).collect();
-    let mut found = repeats(&names, &durations)?;
+    let prefix = prefix_sums(ops.iter().map(|op| op.dur_ns));
+    let mut found = repeats(&names, &prefix)?;
     // A repeat that holds the run only a few times (two `generate` calls) is looked inside.
     for _ in 0..3 {
         let steps: usize = found.regions.iter().map(|&(_, r)| r).sum();
         if steps >= MIN_SEQUENCE_STEPS {
             break;
         }
-        match repeats_below(&names, &durations, found.period / 2) {
+        match repeats_below(&names, &prefix, found.period / 2) {
             Some(inner) => found = inner,
             None => break,
         }

@@ -112,3 +112,27 @@ fn without_steps_the_steady_state_follows_the_upload_and_empty_runs_have_no_phas
     assert!(find_phases(&Timeline::new("empty")).phases.is_empty());
     assert!(is_host_to_device("CopyHostToDevice") && !is_host_to_device("CUDA memcpy DtoH"));
 }
+
+/// Each phase's busy share is the union of the ops inside it over its length, as an interval
+/// set clipped to the phase measures it; the same from the ops in any order.
+#[test]
+fn busy_shares_are_the_clipped_union_of_the_ops() {
+    use crate::analysis::intervals::IntervalSet;
+    let mut t = run();
+    // Concurrent ops on another stream, overlapping the steps and each other.
+    let side = t.intern("side");
+    for (start, dur) in [(12 * MS, 2 * MS), (13 * MS, MS), (30 * MS, 5 * MS)] {
+        t.push_op(DeviceOp::new(OpKind::Kernel, side, 0, 9, start, dur));
+    }
+    let found = find_phases(&t);
+    assert!(found.phases.len() >= 3, "{:?}", found.phases);
+    let all = IntervalSet::from_unsorted(t.ops.iter().map(|op| (op.start_ns, op.end_ns())).collect());
+    for phase in &found.phases {
+        let expected = all.clipped_ns(phase.start_ns, phase.end_ns) as f64 * 100.0
+            / phase.end_ns.saturating_sub(phase.start_ns) as f64;
+        assert!((phase.busy_pct - expected).abs() < 1e-9, "{phase:?}: expected {expected}");
+    }
+    let mut ordered = t.clone();
+    ordered.ops.sort_by_key(|op| op.start_ns);
+    assert_eq!(find_phases(&ordered), found);
+}
