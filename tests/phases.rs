@@ -49,6 +49,9 @@ fn hf_decode_load_is_the_weight_upload_and_never_leads_the_answer() {
     let steps = doc["phases"]["steady_steps"].as_u64().unwrap();
     assert!((63..=128).contains(&steps), "{steps} steps");
     assert_eq!(doc["phases"]["chosen"], "steady");
+    // One answer per report: the diagnosis counts the steps the phases report for the steady
+    // state it reads (it once looked again on the cut window and found one fewer).
+    assert_eq!(doc["diagnosis"]["steps"]["count"].as_u64(), Some(steps));
     // The whole run (the old answer) is led by the upload.
     let all = prof_json(&["analyze", "--json", "--phase", "all", &path]);
     assert_eq!(all["summary"]["kernels"][0]["name"], "CUDA memcpy HtoD (Pageable -> Device)");

@@ -28,10 +28,17 @@ pub struct PhaseView {
 }
 
 impl PhaseView {
-    /// The repeating sequence found on the timeline the answers read, when it was found on
-    /// that very timeline (uncut): the diagnosis then need not look for it again.
+    /// The repeating sequence the phases found, for the diagnosis of the timeline the answers
+    /// read: whole when that timeline was not cut, else its steps inside the window (the steady
+    /// state's steps, so the diagnosis counts the steps the phases report); `None` (look again)
+    /// when fewer than [`MIN_SEQUENCE_STEPS`](prof_core::diagnosis::steps::MIN_SEQUENCE_STEPS)
+    /// lie inside.
     pub fn known_sequence(&self) -> Option<Option<prof_core::diagnosis::steps::StepSpans>> {
-        self.phases.sequence.as_ref().filter(|_| self.window_ns.is_none()).map(|found| Some(found.clone()))
+        let found = self.phases.sequence.as_ref()?;
+        let Some((start, end)) = self.window_ns else { return Some(Some(found.clone())) };
+        let spans: Vec<(u64, u64)> = found.spans.iter().copied().filter(|&(s, e)| s >= start && e <= end).collect();
+        (spans.len() >= prof_core::diagnosis::steps::MIN_SEQUENCE_STEPS)
+            .then(|| Some(prof_core::diagnosis::steps::StepSpans { source: found.source.clone(), spans }))
     }
 }
 
