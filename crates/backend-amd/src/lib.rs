@@ -35,6 +35,7 @@ pub mod rocprof_csv;
 pub mod rocprof_importers;
 #[doc(hidden)]
 pub mod rocprof_legacy;
+mod rocprof_row;
 #[doc(hidden)]
 pub mod rocprof_stats;
 #[doc(hidden)]

@@ -94,7 +94,7 @@ fn unquoted_name_row(lines: &[&str], width: usize, error: &prof_core::Error) -> 
     let cut = parts.len() - (width - 1);
     let mut fields = vec![parts.get(..cut)?.join(",")];
     fields.extend(parts.get(cut..)?.iter().map(|s| (*s).to_owned()));
-    Some(crate::rocprof_csv::Record { line: *line, fields })
+    Some(crate::rocprof_csv::Record::from_fields(*line, fields))
 }
 
 fn summary(path: &Path, kernels: Vec<KernelRow>) -> KernelSummary {
