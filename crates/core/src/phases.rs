@@ -262,10 +262,9 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     }
     let (steady_from, after_from) = (count_in(run_start, steady_start), count_in(run_start, steady_end));
     let after = &order[after_from..];
-    let steady_names: FxHashMap<NameId, ()> = order[steady_from..after_from].iter().map(|op| (op.name, ())).collect();
+    let steady_names = NameSet::of(timeline, &order[steady_from..after_from]);
     let copies = after.iter().filter(|op| op.kind == OpKind::Memcpy).count();
-    let new_kernels =
-        after.iter().filter(|op| op.kind == OpKind::Kernel && !steady_names.contains_key(&op.name)).count();
+    let new_kernels = after.iter().filter(|op| op.kind == OpKind::Kernel && !steady_names.has(op.name)).count();
     let mut tail = None;
     if copies + new_kernels > 0 {
         let marks = format!(
@@ -326,12 +325,12 @@ fn leading_burst_end(timeline: &Timeline, order: &[DeviceOp]) -> Option<u64> {
 
 /// What the warm-up holds, and how many kernel names in it never run in the steady state.
 fn warmup_marks(timeline: &Timeline, order: &[DeviceOp], from: u64, to: u64, steady_end: u64) -> (String, usize) {
-    let mut steady: FxHashMap<NameId, ()> = FxHashMap::default();
+    let mut steady = NameSet::of(timeline, &[]);
     let mut warm: Vec<(NameId, u64)> = Vec::new();
     let mut ops = 0usize;
     for op in order {
         if (to..steady_end).contains(&op.start_ns) {
-            steady.insert(op.name, ());
+            steady.insert(op.name);
         } else if (from..to).contains(&op.start_ns) {
             ops += 1;
             if op.kind == OpKind::Kernel {
@@ -340,13 +339,38 @@ fn warmup_marks(timeline: &Timeline, order: &[DeviceOp], from: u64, to: u64, ste
         }
     }
     let mut one_off: FxHashMap<NameId, u64> = FxHashMap::default();
-    for (name, dur) in warm.into_iter().filter(|(n, _)| !steady.contains_key(n)) {
+    for (name, dur) in warm.into_iter().filter(|(n, _)| !steady.has(*n)) {
         *one_off.entry(name).or_default() += dur;
     }
     let mut top: Vec<(NameId, u64)> = one_off.iter().map(|(&n, &d)| (n, d)).collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let lead = top.first().map(|&(n, _)| format!("; most time: `{}`", short(timeline.name(n)))).unwrap_or_default();
     (format!("{ops} ops, {} kernels that never run in the steady state{lead}", one_off.len()), one_off.len())
+}
+
+/// A set of a timeline's names, one flag per name id (ids are dense): millions of ops are
+/// marked without hashing.
+struct NameSet(Vec<bool>);
+
+impl NameSet {
+    /// The names of `ops`, in a set sized for every name of `timeline`.
+    fn of(timeline: &Timeline, ops: &[DeviceOp]) -> Self {
+        let mut set = NameSet(vec![false; timeline.names.len()]);
+        ops.iter().for_each(|op| set.insert(op.name));
+        set
+    }
+
+    fn insert(&mut self, name: NameId) {
+        let slot = name.0 as usize;
+        if slot >= self.0.len() {
+            self.0.resize(slot + 1, false);
+        }
+        self.0[slot] = true;
+    }
+
+    fn has(&self, name: NameId) -> bool {
+        self.0.get(name.0 as usize).copied().unwrap_or(false)
+    }
 }
 
 fn pct(part: u64, whole: u64) -> f64 {

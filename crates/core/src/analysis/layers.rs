@@ -31,7 +31,7 @@
 //! Cost: one pass per candidate period, so O(n) for a fixed number of candidates.
 
 use super::repeats::{best_region, prefix_sums, Region};
-use super::streams::stream_roles;
+use super::streams::{stream_roles, StreamRole};
 use crate::diagnosis::steps::profiler_step_count;
 use crate::families::Families;
 use crate::intern::NameId;
@@ -119,9 +119,15 @@ impl Layers {
 /// The busiest device (most busy time; ties: lowest index) and its main stream (most ops);
 /// `None` for a timeline without ops.
 pub fn main_stream_of(timeline: &Timeline, families: &Families) -> Option<(u32, u64)> {
+    main_stream_with_count(timeline, families).map(|(device, stream, _)| (device, stream))
+}
+
+/// [`main_stream_of`], with the stream's op count.
+fn main_stream_with_count(timeline: &Timeline, families: &Families) -> Option<(u32, u64, usize)> {
     let devices = stream_roles(timeline, families);
     let busiest = devices.iter().max_by(|a, b| a.busy_ns.cmp(&b.busy_ns).then(b.device.cmp(&a.device)))?;
-    Some((busiest.device, busiest.main_stream()?))
+    let main = busiest.streams.iter().find(|s| s.role == StreamRole::Main)?;
+    Some((busiest.device, main.stream, usize::try_from(main.ops).unwrap_or(0)))
 }
 
 /// The layers of `timeline`'s main stream, or `None` when no op pattern repeats.
@@ -130,24 +136,26 @@ pub fn main_stream_of(timeline: &Timeline, families: &Families) -> Option<(u32, 
 /// the prefix sums of their durations, once for the layers' spans. Only when the timeline holds
 /// them out of that order are they gathered and sorted first.
 pub fn find_layers(timeline: &Timeline, families: &Families) -> Option<Layers> {
-    let (device, stream) = main_stream_of(timeline, families)?;
+    let (device, stream, count) = main_stream_with_count(timeline, families)?;
     let on_stream = |op: &&DeviceOp| op.device == device && op.stream == stream;
-    let (names, prefix, in_order) = scan(timeline.ops.iter().filter(on_stream));
+    let (names, prefix, in_order) = scan(timeline.ops.iter().filter(on_stream), count);
     let found = if in_order {
         layers_of(names, prefix, || timeline.ops.iter().filter(on_stream))
     } else {
         drop((names, prefix));
         let mut ops: Vec<&DeviceOp> = timeline.ops.iter().filter(on_stream).collect();
         ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
-        let (names, prefix, _) = scan(ops.iter().copied());
+        let (names, prefix, _) = scan(ops.iter().copied(), ops.len());
         layers_of(names, prefix, || ops.iter().copied())
     };
     found.map(|(found, spans)| found.finish(timeline, (device, stream), spans))
 }
 
-/// The names and duration prefix sums of `ops`, and whether they came in (start, end) order.
-fn scan<'t>(ops: impl Iterator<Item = &'t DeviceOp>) -> (Vec<NameId>, Vec<u64>, bool) {
-    let (mut names, mut prefix) = (Vec::new(), vec![0u64]);
+/// The names and duration prefix sums of `ops` (`count` of them), and whether they came in
+/// (start, end) order.
+fn scan<'t>(ops: impl Iterator<Item = &'t DeviceOp>, count: usize) -> (Vec<NameId>, Vec<u64>, bool) {
+    let (mut names, mut prefix) = (Vec::with_capacity(count), Vec::with_capacity(count + 1));
+    prefix.push(0u64);
     let (mut last, mut in_order) = ((0, 0), true);
     for op in ops {
         let key = (op.start_ns, op.end_ns());

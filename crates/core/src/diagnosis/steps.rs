@@ -130,8 +130,9 @@ impl StepSpans {
     }
 }
 
-/// The main stream (most ops) of the device with the most ops, in start order.
-fn main_stream(timeline: &Timeline) -> Vec<&DeviceOp> {
+/// The main stream (most ops) of the device with the most ops, in (start, end) order: its ops,
+/// their names and the prefix sums of their durations, gathered in one pass.
+fn main_stream(timeline: &Timeline) -> (Vec<&DeviceOp>, Vec<NameId>, Vec<u64>) {
     let mut per_stream: FxHashMap<(u32, u64), usize> = FxHashMap::default();
     // Ops of one stream come in runs: counted per run, looked up once a run.
     let mut run: Option<((u32, u64), usize)> = None;
@@ -152,26 +153,37 @@ fn main_stream(timeline: &Timeline) -> Vec<&DeviceOp> {
     for (&(device, _), &n) in &per_stream {
         *per_device.entry(device).or_default() += n;
     }
+    let none = || (Vec::new(), Vec::new(), vec![0]);
     let Some((device, _)) = per_device.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) else {
-        return Vec::new();
+        return none();
     };
-    let Some(((_, stream), _)) =
+    let Some(((_, stream), count)) =
         per_stream.into_iter().filter(|((d, _), _)| *d == device).max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
     else {
-        return Vec::new();
+        return none();
     };
-    let mut ops: Vec<&DeviceOp> = timeline.ops.iter().filter(|op| op.device == device && op.stream == stream).collect();
-    if !ops.is_sorted_by_key(|op| (op.start_ns, op.end_ns())) {
-        ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
+    let (mut ops, mut names, mut prefix) = (Vec::with_capacity(count), Vec::with_capacity(count), vec![0u64]);
+    prefix.reserve(count);
+    let (mut sum, mut last, mut in_order) = (0u64, (0, 0), true);
+    for op in timeline.ops.iter().filter(|op| op.device == device && op.stream == stream) {
+        in_order &= (op.start_ns, op.end_ns()) >= last;
+        last = (op.start_ns, op.end_ns());
+        sum = sum.saturating_add(op.dur_ns);
+        ops.push(op);
+        names.push(op.name);
+        prefix.push(sum);
     }
-    ops
+    if !in_order {
+        ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
+        names = ops.iter().map(|op| op.name).collect();
+        prefix = prefix_sums(ops.iter().map(|op| op.dur_ns));
+    }
+    (ops, names, prefix)
 }
 
 /// The steps of a repeating op sequence on the main stream (source 0 above), or `None`.
 pub fn sequence_steps(timeline: &Timeline) -> Option<StepSpans> {
-    let ops = main_stream(timeline);
-    let names: Vec<NameId> = ops.iter().map(|op| op.name).collect();
-    let prefix = prefix_sums(ops.iter().map(|op| op.dur_ns));
+    let (ops, names, prefix) = main_stream(timeline);
     let mut found = repeats(&names, &prefix)?;
     // A repeat that holds the run only a few times (two `generate` calls) is looked inside.
     for _ in 0..3 {
