@@ -8,7 +8,7 @@
 
 use crate::rocprof_csv::CsvReader;
 use crate::rocprofv3_trace::{load_kernel_trace, AgentMap};
-use prof_core::text_parts::{parts_for, run_parts, split_points};
+use prof_core::text_parts::{parts_for, run_parts_joined, split_points};
 use prof_core::{Result, Timeline};
 use std::path::Path;
 
@@ -24,13 +24,9 @@ pub fn load_kernel_file(
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let parts = parts_for(size);
     if parts > 1 {
-        if let Some(read) = in_parts(&csv, size, parts, agents, corr_base) {
-            let mut added = 0;
-            for (part, n) in read {
-                added += n;
-                // Into a timeline that holds nothing yet, the first part moves without a copy.
-                timeline.append(part);
-            }
+        if let Some((read, added)) = in_parts(&csv, size, parts, agents, corr_base) {
+            // Into a timeline that holds nothing yet, the parts move without a copy.
+            timeline.append(read);
             return Ok(added);
         }
     }
@@ -38,15 +34,16 @@ pub fn load_kernel_file(
 }
 
 /// The parts of the file of `csv` (a reader just past its header), loaded on every core
-/// ([`run_parts`]), each on a share of the memory budget, with the dispatches each added;
-/// `None` when the file could not be split or a part failed, was cut or filled its share.
+/// ([`run_parts_joined`]), each on a share of the memory budget, and joined in file order
+/// while later ones are read, with the dispatches added; `None` when the file could not be
+/// split or a part failed, was cut or filled its share.
 fn in_parts(
     csv: &CsvReader<impl Sync>,
     size: u64,
     parts: usize,
     agents: Option<&AgentMap>,
     corr_base: u64,
-) -> Option<Vec<(Timeline, usize)>> {
+) -> Option<(Timeline, usize)> {
     let mut bounds = vec![header_end(csv.path())?];
     bounds.extend(split_points(csv.path(), size, parts)?);
     bounds.push(size);
@@ -55,10 +52,15 @@ fn in_parts(
     }
     let budget = prof_core::load_budget::memory_budget() / (bounds.len() - 1) as u64;
     let source = csv.path().display().to_string();
-    run_parts(bounds.len() - 1, |k| {
+    let work = |k: usize| {
         let mut part = Timeline::with_memory_budget(source.as_str(), budget);
         let added = load_kernel_trace(csv.part(bounds[k], bounds[k + 1]).ok()?, agents, corr_base, &mut part).ok()?;
         (!part.is_full() && part.partial.is_none()).then_some((part, added))
+    };
+    let joined = (Timeline::new(source.as_str()), 0);
+    run_parts_joined(bounds.len() - 1, work, joined, |(whole, added), (part, n)| {
+        whole.append(part);
+        *added += n;
     })
 }
 
@@ -98,13 +100,8 @@ mod tests {
         let size = std::fs::metadata(&path).unwrap().len();
         for parts in [2, 3, 4] {
             let csv = CsvReader::open(&path).unwrap();
-            let read = in_parts(&csv, size, parts, None, 5 << 32).expect("splits at line ends");
-            assert_eq!(read.len(), parts);
-            assert_eq!(read.iter().map(|(_, n)| n).sum::<usize>(), added);
-            let mut joined = Timeline::new("t");
-            for (part, _) in read {
-                joined.append(part);
-            }
+            let (joined, n) = in_parts(&csv, size, parts, None, 5 << 32).expect("splits at line ends");
+            assert_eq!(n, added);
             assert_eq!(ops_text(&joined), ops_text(&whole), "{parts} parts");
             assert_eq!(joined.names.iter().collect::<Vec<_>>(), whole.names.iter().collect::<Vec<_>>());
         }

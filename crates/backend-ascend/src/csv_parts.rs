@@ -6,20 +6,23 @@
 use crate::csv_table::CsvReader;
 
 pub(crate) use prof_core::text_parts::parts_for;
-use prof_core::text_parts::{run_parts, split_points};
+use prof_core::text_parts::{run_parts_joined, split_points};
 
 /// Reads the file of `first` (a reader just past the header) in `parts` parts, on every core
-/// ([`prof_core::text_parts::run_parts`]): `read` gets each part's reader and whether the
-/// part is a later one (the first ends at a line end before the file does, so it is never
+/// ([`prof_core::text_parts::run_parts_joined`]): `read` gets each part's reader and whether
+/// the part is a later one (the first ends at a line end before the file does, so it is never
 /// cut; every part's line numbers count from its own start, so a reader that fails on any
-/// error reads again by one thread). The results come in file order; `None` when the file
-/// could not be split or a part's `read` gave `None`.
-pub(crate) fn in_parts<T: Send>(
+/// error reads again by one thread), and `join` puts each part's result onto `init` in file
+/// order while later parts are read. `None` when the file could not be split or a part's
+/// `read` gave `None`.
+pub(crate) fn in_parts<T: Send, J: Send>(
     first: CsvReader,
     size: u64,
     parts: usize,
     read: impl Fn(CsvReader, bool) -> Option<T> + Sync,
-) -> Option<Vec<T>> {
+    init: J,
+    join: impl Fn(&mut J, T) + Sync,
+) -> Option<J> {
     let header = first.header().clone();
     let mut bounds = vec![first.consumed()];
     drop(first);
@@ -28,5 +31,6 @@ pub(crate) fn in_parts<T: Send>(
     if bounds.windows(2).any(|w| w[0] >= w[1]) {
         return None;
     }
-    run_parts(bounds.len() - 1, |k| read(CsvReader::open_range(&header, bounds[k], bounds[k + 1]).ok()?, k > 0))
+    let work = |k: usize| read(CsvReader::open_range(&header, bounds[k], bounds[k + 1]).ok()?, k > 0);
+    run_parts_joined(bounds.len() - 1, work, init, join)
 }

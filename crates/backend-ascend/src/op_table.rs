@@ -157,18 +157,23 @@ fn load_in_parts(first: CsvReader, layout: &Layout, size: u64, parts: usize, wit
         let read = read_rows(part, layout, timeline, checks, size, later).ok()?;
         (!read.timeline.is_full() && read.checks.as_ref().is_none_or(Result::is_ok)).then_some(read)
     };
-    let mut parts = csv_parts::in_parts(first, size, parts, read)?.into_iter();
-    let mut whole = parts.next()?;
-    // Onto the process's budget: into a timeline that holds nothing, the part moves uncopied.
-    let first_part = std::mem::replace(&mut whole.timeline, Timeline::new(source));
-    whole.timeline.append(first_part);
-    for part in parts {
-        let ids = whole.timeline.append(part.timeline);
-        if let (Some(Ok(checks)), Some(Ok(later))) = (&mut whole.checks, part.checks) {
-            checks.absorb(later, &ids);
+    let join = |whole: &mut Option<Read>, part: Read| match whole {
+        None => {
+            // Onto the process's budget: into a timeline that holds nothing, the part moves
+            // uncopied.
+            let mut first = part;
+            let held = std::mem::replace(&mut first.timeline, Timeline::new(source.as_str()));
+            first.timeline.append(held);
+            *whole = Some(first);
         }
-    }
-    Some(whole)
+        Some(whole) => {
+            let ids = whole.timeline.append(part.timeline);
+            if let (Some(Ok(checks)), Some(Ok(later))) = (&mut whole.checks, part.checks) {
+                checks.absorb(later, &ids);
+            }
+        }
+    };
+    csv_parts::in_parts(first, size, parts, read, None, join)?
 }
 
 /// Rows read before the op vector is sized from the bytes they took (so a large file's ops

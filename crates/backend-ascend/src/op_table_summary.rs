@@ -182,7 +182,8 @@ pub fn summarize(path: &Path, families: &Families) -> Result<OpTableSummary, Asc
 
 /// Reads the file in `parts` parts at once; `None` when a part failed.
 fn in_parts(first: CsvReader, layout: &Layout, size: u64, parts: usize) -> Option<Partial> {
-    let read = csv_parts::in_parts(first, size, parts, |part, later| scan(part, layout, later).ok())?;
+    let scan_part = |part, later| scan(part, layout, later).ok();
+    let read = csv_parts::in_parts(first, size, parts, scan_part, Vec::new(), |all, part| all.push(part))?;
     let mut read = read.into_iter();
     let first = read.next()?;
     read.try_fold(first, |mut total, part| total.absorb(part).map(|()| total))

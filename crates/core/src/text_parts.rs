@@ -33,10 +33,40 @@ pub fn parts_for(size: u64) -> usize {
 /// next part when it is done with one; the results in part order, `None` for the lot as soon
 /// as one part gives `None` (the others then stop taking parts).
 pub fn run_parts<T: Send>(parts: usize, work: impl Fn(usize) -> Option<T> + Sync) -> Option<Vec<T>> {
+    run_parts_joined(parts, work, Vec::with_capacity(parts), |all, result| all.push(result))
+}
+
+/// [`run_parts`], each result handed to `join` (onto `init`) in part order as soon as it and
+/// every part before it are done, by the worker that finished last: joining overlaps reading
+/// instead of following it. `None` as soon as one part gives `None`.
+pub fn run_parts_joined<T: Send, J: Send>(
+    parts: usize,
+    work: impl Fn(usize) -> Option<T> + Sync,
+    init: J,
+    join: impl Fn(&mut J, T) + Sync,
+) -> Option<J> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Mutex, TryLockError};
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let slots: Vec<std::sync::Mutex<Option<T>>> = (0..parts).map(|_| std::sync::Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<T>>> = (0..parts).map(|_| Mutex::new(None)).collect();
+    // The parts joined so far, and what they were joined onto.
+    let joined = Mutex::new((0usize, init));
+    // Joins the parts that are ready, in order; `wait` for the lock (else a worker that finds
+    // another joining goes back to reading: that one will join what is ready).
+    let join_ready = |wait: bool| {
+        let mut guard = match joined.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::WouldBlock) if wait => joined.lock().unwrap_or_else(|e| e.into_inner()),
+            Err(TryLockError::WouldBlock) => return,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+        };
+        let (done, onto) = &mut *guard;
+        while let Some(result) = slots.get(*done).and_then(|slot| slot.lock().ok()?.take()) {
+            join(onto, result);
+            *done += 1;
+        }
+    };
     std::thread::scope(|scope| {
         for _ in 0..workers().min(parts) {
             scope.spawn(|| {
@@ -50,6 +80,7 @@ pub fn run_parts<T: Send>(parts: usize, work: impl Fn(usize) -> Option<T> + Sync
                             if let Ok(mut slot) = slots[k].lock() {
                                 *slot = Some(result);
                             }
+                            join_ready(false);
                         }
                         None => failed.store(true, Ordering::Relaxed),
                     }
@@ -60,7 +91,9 @@ pub fn run_parts<T: Send>(parts: usize, work: impl Fn(usize) -> Option<T> + Sync
     if failed.load(Ordering::Relaxed) {
         return None;
     }
-    slots.into_iter().map(|slot| slot.into_inner().ok().flatten()).collect()
+    join_ready(true);
+    let (done, onto) = joined.into_inner().unwrap_or_else(|e| e.into_inner());
+    (done == parts).then_some(onto)
 }
 
 /// Where parts 1.. of the file at `path` (`size` bytes) start when it is read in `parts`
@@ -122,5 +155,19 @@ mod tests {
             assert_eq!(parts_for(10 * PART_BYTES + 1), 11);
             assert_eq!(parts_for(PARALLEL_MIN_BYTES), workers().max(1));
         }
+    }
+
+    /// Parts that finish out of order (later ones sooner) are still joined in part order, each
+    /// once, and a failing part joins nothing that is handed back.
+    #[test]
+    fn joined_parts_go_in_order_while_others_are_read() {
+        let slow = |k: usize| {
+            std::thread::sleep(std::time::Duration::from_millis(((k * 7) % 5) as u64));
+            Some(k)
+        };
+        let joined = run_parts_joined(40, slow, Vec::new(), |all: &mut Vec<usize>, k| all.push(k)).unwrap();
+        assert_eq!(joined, (0..40).collect::<Vec<_>>());
+        let failing = |k: usize| (k != 33).then_some(k);
+        assert_eq!(run_parts_joined(40, failing, 0usize, |n, _| *n += 1), None);
     }
 }

@@ -21,11 +21,9 @@ pub(super) fn read_kernels(export: &Export, timeline: &mut Timeline) -> Result<(
         let parts = usize::try_from((hi - lo) / PART_ROWS + 1).unwrap_or(usize::MAX).max(workers);
         (workers > 1).then(|| in_parts(export, (lo, hi), parts)).flatten()
     });
-    if let Some(parts) = parts {
-        for part in parts {
-            // Into a timeline that holds nothing yet, the first part moves without a copy.
-            timeline.append(part);
-        }
+    if let Some(joined) = parts {
+        // Into a timeline that holds nothing yet, the parts move without a copy.
+        timeline.append(joined);
         return Ok(());
     }
     Reader::new(export)?.read(KERNEL_TABLE, timeline)
@@ -38,10 +36,10 @@ fn kernel_rowids(export: &Export) -> Option<(i64, i64)> {
     lo.zip(hi).filter(|(lo, hi)| lo <= hi)
 }
 
-/// The kernel table's rowids `lo..=hi` in `parts` ranges, read on every core
-/// ([`prof_core::text_parts::run_parts`]); `None` for fewer than two parts or when a part
-/// failed.
-fn in_parts(export: &Export, (lo, hi): (i64, i64), parts: usize) -> Option<Vec<Timeline>> {
+/// The kernel table's rowids `lo..=hi` in `parts` ranges, read on every core and joined in
+/// rowid order while later ones are read ([`prof_core::text_parts::run_parts_joined`]);
+/// `None` for fewer than two parts or when a part failed.
+fn in_parts(export: &Export, (lo, hi): (i64, i64), parts: usize) -> Option<Timeline> {
     let rows = hi.checked_sub(lo)?.checked_add(1)?;
     if parts < 2 || rows < parts as i64 {
         return None;
@@ -54,12 +52,16 @@ fn in_parts(export: &Export, (lo, hi): (i64, i64), parts: usize) -> Option<Vec<T
     let source = export.path.display().to_string();
     // A connection is not shared between threads: each part opens its own.
     let (path, tables, info) = (&export.path, &export.tables, &export.info);
-    prof_core::text_parts::run_parts(ranges.len(), |k| {
+    let work = |k: usize| {
         let own =
             Export { path: path.clone(), conn: open_read_only(path).ok()?, tables: tables.clone(), info: info.clone() };
         let mut part = Timeline::with_memory_budget(source.as_str(), budget);
         Reader::new(&own).ok()?.read_rows(KERNEL_TABLE, Some(ranges[k]), &mut part).ok()?;
         (!part.is_full()).then_some(part)
+    };
+    let joined = Timeline::new(source.as_str());
+    prof_core::text_parts::run_parts_joined(ranges.len(), work, joined, |whole, part| {
+        whole.append(part);
     })
 }
 
@@ -93,10 +95,7 @@ mod tests {
         assert!(whole.ops.len() > 3, "a fixture with kernels to split");
         let rowids = kernel_rowids(&export).unwrap();
         for parts in [2, 3, 7] {
-            let mut joined = Timeline::new("t");
-            for part in in_parts(&export, rowids, parts).expect("parts read") {
-                joined.append(part);
-            }
+            let joined = in_parts(&export, rowids, parts).expect("parts read");
             assert_eq!(ops_text(&joined), ops_text(&whole), "{parts} parts");
         }
         assert!(in_parts(&export, rowids, 1).is_none());
