@@ -168,3 +168,17 @@ fn a_first_generate_call_that_runs_slower_per_token_is_warm_up() {
     let steps = prof_json(&["analyze", "--json", &path])["phases"]["steady_steps"].as_u64().unwrap();
     assert!(steps.abs_diff(fast) <= 3, "{steps} steady steps, {fast} fast tokens");
 }
+
+#[test]
+fn moe_steps_that_repeat_only_after_the_load_are_the_phases_steps() {
+    // Mixtral-style decode (2 generate calls of 32 tokens): on the whole run no sequence
+    // covers enough (the first call's expert loop differs), after the load one does. The
+    // phases count those steps, the first call's slow ones are warm-up, and the diagnosis of
+    // the steady state counts the same steps.
+    let doc = prof_json(&["analyze", "--json", &phases_fixture("hf-moe.pcupti.gz")]);
+    assert_eq!(kinds(&doc), ["load", "warmup", "steady", "tail"]);
+    let steps = doc["phases"]["steady_steps"].as_u64().expect("steps found after the load");
+    assert!((28..=32).contains(&steps), "{steps} steps: the second call's decode steps");
+    assert_eq!(doc["diagnosis"]["steps"]["count"].as_u64(), Some(steps));
+    assert!(findings(&doc).contains(&"moe_shape".to_owned()), "{:?}", findings(&doc));
+}

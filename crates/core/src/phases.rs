@@ -31,7 +31,7 @@ pub mod slice;
 pub mod util;
 
 use crate::analysis::intervals::SortedUnion;
-use crate::diagnosis::steps::{sequence_steps, StepSpans};
+use crate::diagnosis::steps::{sequence_steps, sequence_steps_in, StepSpans};
 use crate::diagnosis::{short, step_source};
 use crate::intern::{FxHashMap, NameId};
 use crate::timeline::{DeviceOp, OpKind, Timeline};
@@ -152,7 +152,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
         let note = Some("no device ops".into());
         return Phases { run_ns: (0, 0), phases: Vec::new(), steady_steps: None, note, sequence: None };
     }
-    let sequence = sequence_steps(timeline);
+    let mut sequence = sequence_steps(timeline);
     // The ops in start order: the timeline's own (a loaded one is in order), else a sorted copy
     // (stable: ties keep the source's order).
     let order: std::borrow::Cow<[DeviceOp]> = if timeline.ops.is_sorted_by_key(|op| op.start_ns) {
@@ -166,6 +166,14 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     let run_start = order[0].start_ns;
     let run_end = timeline.ops.iter().map(|op| op.end_ns()).max().unwrap_or(run_start);
 
+    // A run whose steps repeat only after its load (an MoE decode, whose expert loop differs
+    // in the first call) has them looked for there: the phases then count the steps the
+    // diagnosis of the steady state counts.
+    if sequence.is_none() {
+        if let Some(load_end) = leading_burst_end(timeline, order).filter(|&end| end > run_start) {
+            sequence = sequence_steps_in(&order[order.partition_point(|op| op.start_ns < load_end)..]);
+        }
+    }
     // Steps, as (count, how they were found, why leading steps are warm-up).
     let (steady_start, steady_end, steps, note) = match sequence.clone() {
         Some(found) => {

@@ -132,11 +132,11 @@ impl StepSpans {
 
 /// The main stream (most ops) of the device with the most ops, in (start, end) order: its ops,
 /// their names and the prefix sums of their durations, gathered in one pass.
-fn main_stream(timeline: &Timeline) -> (Vec<&DeviceOp>, Vec<NameId>, Vec<u64>) {
+fn main_stream(all: &[DeviceOp]) -> (Vec<&DeviceOp>, Vec<NameId>, Vec<u64>) {
     let mut per_stream: FxHashMap<(u32, u64), usize> = FxHashMap::default();
     // Ops of one stream come in runs: counted per run, looked up once a run.
     let mut run: Option<((u32, u64), usize)> = None;
-    for op in &timeline.ops {
+    for op in all {
         match &mut run {
             Some((key, n)) if *key == (op.device, op.stream) => *n += 1,
             _ => {
@@ -165,7 +165,7 @@ fn main_stream(timeline: &Timeline) -> (Vec<&DeviceOp>, Vec<NameId>, Vec<u64>) {
     let (mut ops, mut names, mut prefix) = (Vec::with_capacity(count), Vec::with_capacity(count), vec![0u64]);
     prefix.reserve(count);
     let (mut sum, mut last, mut in_order) = (0u64, (0, 0), true);
-    for op in timeline.ops.iter().filter(|op| op.device == device && op.stream == stream) {
+    for op in all.iter().filter(|op| op.device == device && op.stream == stream) {
         in_order &= (op.start_ns, op.end_ns()) >= last;
         last = (op.start_ns, op.end_ns());
         sum = sum.saturating_add(op.dur_ns);
@@ -183,7 +183,12 @@ fn main_stream(timeline: &Timeline) -> (Vec<&DeviceOp>, Vec<NameId>, Vec<u64>) {
 
 /// The steps of a repeating op sequence on the main stream (source 0 above), or `None`.
 pub fn sequence_steps(timeline: &Timeline) -> Option<StepSpans> {
-    let (ops, names, prefix) = main_stream(timeline);
+    sequence_steps_in(&timeline.ops)
+}
+
+/// [`sequence_steps`] of some of a timeline's ops (those after its load, say).
+pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
+    let (ops, names, prefix) = main_stream(all);
     let mut found = repeats(&names, &prefix)?;
     // A repeat that holds the run only a few times (two `generate` calls) is looked inside.
     for _ in 0..3 {
