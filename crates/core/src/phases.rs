@@ -10,7 +10,9 @@
 //!   last more than [`SLOW_STEP_RATIO`] × the median of the later half of the steps are
 //!   warm-up (first launches, lazy module loading, autotuning inside the step, a first call
 //!   that runs slower throughout): the steady state starts at the first of [`SETTLED_STEPS`]
-//!   steps in a row that are not slow, leaving at least half of the steps.
+//!   steps in a row that are not slow, leaving at least half of the steps. When no sequence
+//!   covers the whole run, it is looked for after the leading burst of host-to-device copies
+//!   (an MoE decode, whose first call's expert loop differs, repeats only there).
 //! - **steady state**: from the first steady step's start to the last step's end. With no
 //!   steps, the whole run after the leading burst of host-to-device copies (copies with fewer
 //!   than [`BURST_END_KERNELS`] kernels in a row between them), when it is a load (below).
