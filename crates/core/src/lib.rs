@@ -37,12 +37,15 @@ pub mod probe;
 pub mod rank_job;
 pub mod recorder;
 pub mod registry;
+mod run_map;
 pub mod samples_csv;
 pub mod section;
 pub mod serve_watch;
 pub mod servers;
 pub mod sniff;
 pub mod supervisor;
+#[cfg(test)]
+mod test_random;
 pub mod text_parts;
 pub mod timeline;
 mod timeline_parts;

@@ -171,8 +171,10 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     // A run whose steps repeat only after its load (an MoE decode, whose expert loop differs
     // in the first call) has them looked for there: the phases then count the steps the
     // diagnosis of the steady state counts.
+    // Only a run without a sequence needs it (with one, the load is found before the steps).
+    let burst_end = if sequence.is_none() { leading_burst_end(timeline, order) } else { None };
     if sequence.is_none() {
-        if let Some(load_end) = leading_burst_end(timeline, order).filter(|&end| end > run_start) {
+        if let Some(load_end) = burst_end.filter(|&end| end > run_start) {
             sequence = sequence_steps_in(&order[order.partition_point(|op| op.start_ns < load_end)..]);
         }
     }
@@ -203,7 +205,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             (spans[first_steady].0, end, Some(steps), None)
         }
         None => {
-            let start = leading_burst_end(timeline, order).unwrap_or(run_start);
+            let start = burst_end.unwrap_or(run_start);
             (start, run_end, None, Some("no repeating step found: the whole run after the load".to_owned()))
         }
     };

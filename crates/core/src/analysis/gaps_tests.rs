@@ -121,13 +121,8 @@ fn back_to_back_ops_have_no_gaps() {
 /// first that starts where it ends.
 #[test]
 fn one_sweep_gaps_equal_a_plain_interval_merge() {
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |bound: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % bound
-    };
+    let mut rng = crate::test_random::XorShift::new(0x9e37_79b9_7f4a_7c15u64);
+    let mut next = |bound: u64| rng.below(bound);
     for round in 0..40 {
         let mut t = Timeline::new("random");
         let count = 5 + next(60) as usize;
@@ -180,13 +175,8 @@ fn one_sweep_gaps_equal_a_plain_interval_merge() {
 /// fallback gives on the same ops shuffled: two devices, three streams each, launches for some.
 #[test]
 fn start_ordered_and_shuffled_timelines_give_the_same_gaps() {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |bound: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % bound
-    };
+    let mut rng = crate::test_random::XorShift::new(0x2545_f491_4f6c_dd1du64);
+    let mut next = |bound: u64| rng.below(bound);
     for round in 0..30 {
         let mut shuffled = Timeline::new("shuffled");
         for i in 0..(20 + next(200)) {
@@ -195,18 +185,8 @@ fn start_ordered_and_shuffled_timelines_give_the_same_gaps() {
             let mut op = DeviceOp::new(OpKind::Kernel, name, next(2) as u32, 1 + next(3), start, dur);
             if next(3) > 0 {
                 op.correlation = Some(i).into();
-                let launch = shuffled.intern("cudaLaunchKernel");
                 let at = start.saturating_sub(next(4_000));
-                let span = HostSpan {
-                    name: launch,
-                    category: HostCategory::Runtime,
-                    pid: 1,
-                    tid: 1,
-                    start_ns: at,
-                    dur_ns: 5,
-                    correlation: Some(i),
-                };
-                shuffled.host.push(span);
+                host(&mut shuffled, "cudaLaunchKernel", HostCategory::Runtime, at, 5, Some(i));
             }
             shuffled.push_op(op);
         }

@@ -116,13 +116,8 @@ impl Layers {
     }
 }
 
-/// The busiest device (most busy time; ties: lowest index) and its main stream (most ops);
-/// `None` for a timeline without ops.
-pub fn main_stream_of(timeline: &Timeline, families: &Families) -> Option<(u32, u64)> {
-    main_stream_with_count(timeline, families).map(|(device, stream, _)| (device, stream))
-}
-
-/// [`main_stream_of`], with the stream's op count.
+/// The busiest device (most busy time; ties: lowest index), its main stream (most ops) and
+/// that stream's op count; `None` for a timeline without ops.
 fn main_stream_with_count(timeline: &Timeline, families: &Families) -> Option<(u32, u64, usize)> {
     let devices = stream_roles(timeline, families);
     let busiest = devices.iter().max_by(|a, b| a.busy_ns.cmp(&b.busy_ns).then(b.device.cmp(&a.device)))?;

@@ -203,13 +203,8 @@ mod tests {
     /// gathered intervals (any order) give the intersection computed the plain way.
     #[test]
     fn merged_on_the_fly_equals_gathered_and_a_plain_intersection() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |bound: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % bound
-        };
+        let mut rng = crate::test_random::XorShift::new(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = |bound: u64| rng.below(bound);
         let cores = [Some(CoreType::Cube), Some(CoreType::Vector), Some(CoreType::Mix), None];
         for round in 0..40 {
             let mut shuffled = Timeline::new("random");

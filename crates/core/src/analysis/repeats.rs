@@ -233,12 +233,7 @@ fn regions_of(names: &[NameId], prefix: &[u64], period: usize) -> Vec<Region> {
 mod tests {
     use super::*;
 
-    fn random(seed: &mut u64, bound: u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed % bound
-    }
+    use crate::test_random::XorShift;
 
     /// [`regions_of`] written one position at a time, as the rules read.
     fn plain_regions(names: &[NameId], prefix: &[u64], period: usize) -> Vec<Region> {
@@ -277,18 +272,17 @@ mod tests {
     /// 1 to 40: the chunked regions equal the plain ones.
     #[test]
     fn chunked_regions_equal_the_regions_found_one_position_at_a_time() {
-        let mut seed = 0x0bad_5eed_1234_5678u64;
+        let mut rng = XorShift::new(0x0bad_5eed_1234_5678);
         for round in 0..40 {
-            let block = 1 + random(&mut seed, 30) as usize;
+            let block = 1 + rng.below(30) as usize;
             let noise = [0, 2, 20, 200][round % 4];
-            let names: Vec<NameId> = (0..(200 + random(&mut seed, 800) as usize))
+            let names: Vec<NameId> = (0..(200 + rng.below(800) as usize))
                 .map(|i| {
-                    let name =
-                        if random(&mut seed, 1000) < noise { 1000 + random(&mut seed, 5) } else { (i % block) as u64 };
+                    let name = if rng.below(1000) < noise { 1000 + rng.below(5) } else { (i % block) as u64 };
                     NameId(name as u32)
                 })
                 .collect();
-            let prefix = prefix_sums(names.iter().map(|_| random(&mut seed, 100)));
+            let prefix = prefix_sums(names.iter().map(|_| rng.below(100)));
             for period in 1..=40 {
                 assert_eq!(
                     regions_of(&names, &prefix, period),
@@ -303,13 +297,13 @@ mod tests {
     /// trying them one after the other.
     #[test]
     fn periods_tried_on_all_cores_pick_the_region_tried_in_turn() {
-        let mut seed = 0x5151_5151_aaaa_0001u64;
+        let mut rng = XorShift::new(0x5151_5151_aaaa_0001);
         // Steps of 97 ops, each step 8 layers of 12 plus a head; some ops differ.
         let names: Vec<NameId> = (0..PARALLEL_MIN_OPS + 5_000)
             .map(|i| {
                 let at = i % 97;
                 let name = if at == 96 { 500 } else { at % 12 };
-                NameId(if random(&mut seed, 50) == 0 { 600 + random(&mut seed, 3) as u32 } else { name as u32 })
+                NameId(if rng.below(50) == 0 { 600 + rng.below(3) as u32 } else { name as u32 })
             })
             .collect();
         let prefix = prefix_sums(names.iter().map(|n| 10 + u64::from(n.0 % 7)));

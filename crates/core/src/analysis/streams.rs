@@ -17,6 +17,7 @@ use super::intervals::{IntervalSet, SortedUnion};
 use super::temporal::{activity_of, Activity};
 use crate::families::Families;
 use crate::intern::FxHashMap;
+use crate::run_map::RunMap;
 use crate::timeline::Timeline;
 use serde::Serialize;
 
@@ -106,28 +107,17 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
         Activity::Other => 3,
     };
     // Ops in start order (as most sources write them) have their busy times merged on the fly.
-    let mut by_stream: FxHashMap<(u32, u64), Gather> = FxHashMap::default();
+    // Ops of one stream mostly come in runs: the stream is looked up only when it changes.
+    let mut by_stream: RunMap<(u32, u64), Gather> = RunMap::new();
     let mut device_union: FxHashMap<u32, SortedUnion> = FxHashMap::default();
-    // Ops of one stream mostly come in runs: look the stream up only when it changes.
-    let mut current: Option<((u32, u64), Gather)> = None;
     for (index, op) in timeline.ops.iter().enumerate() {
-        let key = (op.device, op.stream);
-        if current.as_ref().is_none_or(|(k, _)| *k != key) {
-            if let Some((k, gather)) = current.take() {
-                by_stream.insert(k, gather);
-            }
-            current = Some((key, by_stream.remove(&key).unwrap_or_default()));
-        }
-        if let Some((_, gather)) = &mut current {
-            gather.ops += 1;
-            gather.busy.add(op.start_ns, op.end_ns());
-            gather.time[slot_of(index)] += op.dur_ns;
-        }
+        let gather = by_stream.get((op.device, op.stream));
+        gather.ops += 1;
+        gather.busy.add(op.start_ns, op.end_ns());
+        gather.time[slot_of(index)] += op.dur_ns;
         device_union.entry(op.device).or_default().add(op.start_ns, op.end_ns());
     }
-    if let Some((k, gather)) = current {
-        by_stream.insert(k, gather);
-    }
+    let by_stream = by_stream.into_map();
     let (stream_busy, device_busy) = busy_times(timeline, &by_stream, &device_union);
     let mut by_device: FxHashMap<u32, Vec<StreamStats>> = FxHashMap::default();
     for ((device, stream), gather) in by_stream {

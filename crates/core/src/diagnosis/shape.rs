@@ -6,6 +6,7 @@
 use crate::families::Family;
 use crate::intern::{FxHashMap, NameId};
 use crate::kernel_summary::KernelSummary;
+use crate::run_map::RunMap;
 use crate::timeline::{OpKind, Timeline};
 
 /// A softmax counts as attention-shaped when a matmul runs at most this many kernels before it
@@ -120,21 +121,10 @@ fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
     };
     // Per stream, its kernels in start order (stable: ties keep the source's order) stream past
     // a sandwich counter; kernels of one stream mostly come in runs, looked up once a run.
-    let mut streams: FxHashMap<(u32, u64), Sandwich> = FxHashMap::default();
-    let mut current: Option<((u32, u64), Sandwich)> = None;
+    let mut streams: RunMap<(u32, u64), Sandwich> = RunMap::new();
     let mut feed = |op: &crate::timeline::DeviceOp| {
-        if op.kind != OpKind::Kernel {
-            return;
-        }
-        let key = (op.device, op.stream);
-        if current.as_ref().is_none_or(|(k, _)| *k != key) {
-            if let Some((k, counter)) = current.take() {
-                streams.insert(k, counter);
-            }
-            current = Some((key, streams.remove(&key).unwrap_or_default()));
-        }
-        if let Some((_, counter)) = &mut current {
-            counter.add(role_of(op.name));
+        if op.kind == OpKind::Kernel {
+            streams.get((op.device, op.stream)).add(role_of(op.name));
         }
     };
     let ops = &timeline.ops;
@@ -145,7 +135,7 @@ fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
         order.sort_by_key(|op| op.start_ns);
         order.into_iter().for_each(&mut feed);
     }
-    streams.values().chain(current.as_ref().map(|(_, c)| c)).map(|c| c.count).sum()
+    streams.into_map().values().map(|c| c.count).sum()
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -199,13 +189,8 @@ mod tests {
     /// looked at), on random streams of matmuls, softmaxes, copies and other kernels.
     #[test]
     fn the_streaming_count_equals_a_look_at_each_softmax_neighbours() {
-        let mut seed = 0x1234_5678_9abc_def1u64;
-        let mut next = |bound: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % bound
-        };
+        let mut rng = crate::test_random::XorShift::new(0x1234_5678_9abc_def1u64);
+        let mut next = |bound: u64| rng.below(bound);
         let names = ["ampere_sgemm_128x64_tn", "softmax_warp_forward", "elementwise_kernel", "CUDA memcpy DtoD"];
         let mut seen = 0;
         for round in 0..60 {

@@ -28,6 +28,7 @@
 
 use crate::analysis::repeats::{prefix_sums, repeats, repeats_below};
 use crate::intern::{FxHashMap, NameId};
+use crate::run_map::RunMap;
 use crate::timeline::{DeviceOp, HostCategory, OpKind, Timeline};
 use serde::Serialize;
 
@@ -133,22 +134,12 @@ impl StepSpans {
 /// The main stream (most ops) of the device with the most ops, in (start, end) order: its ops,
 /// their names and the prefix sums of their durations, gathered in one pass.
 fn main_stream(all: &[DeviceOp]) -> (Vec<&DeviceOp>, Vec<NameId>, Vec<u64>) {
-    let mut per_stream: FxHashMap<(u32, u64), usize> = FxHashMap::default();
-    // Ops of one stream come in runs: counted per run, looked up once a run.
-    let mut run: Option<((u32, u64), usize)> = None;
+    // Ops of one stream come in runs: the stream is looked up once a run.
+    let mut per_stream: RunMap<(u32, u64), usize> = RunMap::new();
     for op in all {
-        match &mut run {
-            Some((key, n)) if *key == (op.device, op.stream) => *n += 1,
-            _ => {
-                if let Some((key, n)) = run.replace(((op.device, op.stream), 1)) {
-                    *per_stream.entry(key).or_default() += n;
-                }
-            }
-        }
+        *per_stream.get((op.device, op.stream)) += 1;
     }
-    if let Some((key, n)) = run {
-        *per_stream.entry(key).or_default() += n;
-    }
+    let per_stream = per_stream.into_map();
     let mut per_device: FxHashMap<u32, usize> = FxHashMap::default();
     for (&(device, _), &n) in &per_stream {
         *per_device.entry(device).or_default() += n;
