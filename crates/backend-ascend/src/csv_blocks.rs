@@ -65,6 +65,52 @@ pub(crate) fn below(n: u32) -> u64 {
     }
 }
 
+/// [`classify`] with AVX2 (32 bytes a compare: half the instructions of SSE2).
+///
+/// # Safety
+/// The CPU must have AVX2; call it from a function compiled with it (`#[target_feature(enable
+/// = "avx2")]`), so that the intrinsics are inlined.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn classify_avx2(bytes: &[u8], at: usize) -> BlockBits {
+    match bytes.get(at..at + 64) {
+        Some(block) => classify_block_avx2(block.try_into().expect("a 64-byte slice")),
+        None => {
+            let mut padded = [0u8; 64];
+            let rest = bytes.get(at..).unwrap_or_default();
+            padded[..rest.len()].copy_from_slice(rest);
+            classify_block_avx2(&padded)
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn classify_block_avx2(block: &[u8; 64]) -> BlockBits {
+    use std::arch::x86_64::{__m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8};
+    // SAFETY (the caller's): the CPU has AVX2; each load reads 32 of the block's 64 bytes.
+    let lanes: [__m256i; 2] =
+        [_mm256_loadu_si256(block.as_ptr().cast()), _mm256_loadu_si256(block.as_ptr().add(32).cast())];
+    let mask = |lane: __m256i| u64::from(_mm256_movemask_epi8(lane) as u32);
+    let bits_of = |byte: u8| {
+        let wanted = _mm256_set1_epi8(byte as i8);
+        mask(_mm256_cmpeq_epi8(lanes[0], wanted)) | mask(_mm256_cmpeq_epi8(lanes[1], wanted)) << 32
+    };
+    let non_ascii = mask(lanes[0]) | mask(lanes[1]) << 32;
+    BlockBits { comma: bits_of(b','), quote: bits_of(b'"'), newline: bits_of(b'\n'), non_ascii }
+}
+
+/// Tests' way in: [`classify_avx2`] compiled with AVX2; `None` on a CPU without it.
+#[cfg(all(test, target_arch = "x86_64"))]
+fn classify_avx2_checked(bytes: &[u8], at: usize) -> Option<BlockBits> {
+    #[target_feature(enable = "avx2")]
+    unsafe fn with_avx2(bytes: &[u8], at: usize) -> BlockBits {
+        classify_avx2(bytes, at)
+    }
+    // SAFETY: the CPU has AVX2, just checked.
+    std::is_x86_feature_detected!("avx2").then(|| unsafe { with_avx2(bytes, at) })
+}
+
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn classify_block(block: &[u8; 64]) -> BlockBits {
@@ -147,6 +193,10 @@ mod tests {
         for at in 0..bytes.len() {
             let want = naive(&bytes, at);
             assert_eq!(classify(&bytes, at), want, "at {at}");
+            #[cfg(target_arch = "x86_64")]
+            if let Some(bits) = classify_avx2_checked(&bytes, at) {
+                assert_eq!(bits, want, "avx2 at {at}");
+            }
             if let Some(block) = bytes.get(at..at + 64) {
                 assert_eq!(swar_classify(block.try_into().unwrap()), want, "swar at {at}");
             }

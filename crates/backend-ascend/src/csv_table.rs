@@ -417,6 +417,34 @@ enum Split {
     Unterminated(usize),
 }
 
+/// The instructions a [`Splitter`] uses beyond x86-64's baseline (SSE2): the most this CPU
+/// has, found once a splitter (tests pin the others, to check all give the same records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Instructions {
+    /// Bytes classified 32 at a compare, bits counted by the popcnt instruction.
+    Avx2,
+    /// SSE2 (16 bytes a compare) and popcnt.
+    Popcnt,
+    /// The baseline.
+    Baseline,
+}
+
+impl Instructions {
+    fn of_cpu() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("popcnt") {
+            return if std::is_x86_feature_detected!("avx2") { Self::Avx2 } else { Self::Popcnt };
+        }
+        Self::Baseline
+    }
+}
+
+impl Default for Instructions {
+    fn default() -> Self {
+        Self::of_cpu()
+    }
+}
+
 /// Splits CSV bytes into records. The current record is `input[start..end]` after the split,
 /// its fields `fields` (offsets from `start`); quoted fields are unescaped in place (`""` to
 /// `"`, the enclosing quotes dropped, the bytes freed padded with spaces), so no field is
@@ -425,6 +453,8 @@ enum Split {
 /// last one wanted are counted, not split.
 #[derive(Default)]
 struct Splitter {
+    /// The instructions it splits with.
+    instructions: Instructions,
     start: usize,
     end: usize,
     fields: Vec<(usize, usize)>,
@@ -489,12 +519,25 @@ impl Splitter {
     /// number of quotes precede it in the record (`""` toggles twice); fields after `last`
     /// are only counted.
     fn record(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("popcnt") {
-            // SAFETY: the CPU has the popcnt instruction, just checked.
-            return unsafe { self.record_with_popcnt(input, start, eof) };
+        match self.instructions {
+            // SAFETY: `Instructions::of_cpu` found AVX2 and popcnt on this CPU.
+            #[cfg(target_arch = "x86_64")]
+            Instructions::Avx2 => unsafe { self.record_with_avx2(input, start, eof) },
+            // SAFETY: `Instructions::of_cpu` found popcnt on this CPU.
+            #[cfg(target_arch = "x86_64")]
+            Instructions::Popcnt => unsafe { self.record_with_popcnt(input, start, eof) },
+            _ => self.split_record::<false>(input, start, eof),
         }
-        self.split_record(input, start, eof)
+    }
+
+    /// [`Splitter::record`] with AVX2 and popcnt: the bytes classified 32 at a compare.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and popcnt.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn record_with_avx2(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
+        self.split_record::<true>(input, start, eof)
     }
 
     /// [`Splitter::record`] compiled to count bits with the popcnt instruction (not in
@@ -506,12 +549,13 @@ impl Splitter {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt")]
     unsafe fn record_with_popcnt(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
-        self.split_record(input, start, eof)
+        self.split_record::<false>(input, start, eof)
     }
 
-    /// The body of [`Splitter::record`].
+    /// The body of [`Splitter::record`]; `AVX2` classifies with AVX2 (only inside
+    /// [`Splitter::record_with_avx2`]).
     #[inline(always)]
-    fn split_record(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
+    fn split_record<const AVX2: bool>(&mut self, input: &[u8], start: usize, eof: bool) -> Result<usize, bool> {
         self.fields.clear();
         self.quoted.clear();
         self.tail_fields = 0;
@@ -526,6 +570,12 @@ impl Splitter {
         let mut non_ascii = 0u64;
         let mut at = 0;
         while at < bytes.len() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `AVX2` is true only in `record_with_avx2`, compiled with AVX2 for a CPU
+            // that has it.
+            let block =
+                if AVX2 { unsafe { csv_blocks::classify_avx2(bytes, at) } } else { csv_blocks::classify(bytes, at) };
+            #[cfg(not(target_arch = "x86_64"))]
             let block = csv_blocks::classify(bytes, at);
             let parity = if block.quote == 0 { 0 } else { csv_blocks::prefix_xor(block.quote) };
             let inside = if in_quotes { !parity } else { parity };

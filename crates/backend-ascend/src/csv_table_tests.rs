@@ -285,3 +285,31 @@ fn the_block_splitter_agrees_with_a_character_by_character_reference() {
         }
     }
 }
+
+#[test]
+fn every_instruction_set_splits_the_same_records() {
+    let cpu = Instructions::of_cpu();
+    let sets: Vec<Instructions> = [Instructions::Baseline, Instructions::Popcnt, Instructions::Avx2]
+        .into_iter()
+        .filter(|set| match set {
+            Instructions::Baseline => true,
+            Instructions::Popcnt => cpu != Instructions::Baseline,
+            Instructions::Avx2 => cpu == Instructions::Avx2,
+        })
+        .collect();
+    for seed in 1..=40 {
+        let text = generated_csv(seed, 60);
+        let expected = reference_records(&text);
+        for &instructions in &sets {
+            let mut bytes = text.clone().into_bytes();
+            let mut splitter = Splitter { instructions, ..Splitter::default() };
+            let (mut pos, mut records) = (0, Vec::new());
+            while let Split::Record(line) = splitter.next(&mut bytes, &mut pos, true) {
+                let record = &bytes[splitter.start..splitter.end];
+                let fields = splitter.fields.iter().map(|&(a, b)| String::from_utf8_lossy(&record[a..b]).into_owned());
+                records.push((line, fields.collect::<Vec<_>>()));
+            }
+            assert_eq!(records, expected, "seed {seed}, {instructions:?}");
+        }
+    }
+}

@@ -41,6 +41,8 @@ pub(crate) struct OpChecks {
     strings: Interner,
     by_ids: FxHashMap<(NameId, NameId), Group>,
     by_state: FxHashMap<NameId, (u64, u64, FxHashMap<NameId, ()>)>,
+    /// The ids of the last row's task type and state (rows mostly repeat them).
+    guesses: [Option<NameId>; 2],
 }
 
 impl OpChecks {
@@ -55,7 +57,13 @@ impl OpChecks {
             cube_util: header.column(CUBE_UTILIZATION),
             pipes: PIPES.iter().map(|pipe| PipeColumns::of(header, pipe)).collect(),
         };
-        Ok(Self { columns, strings: Interner::new(), by_ids: FxHashMap::default(), by_state: FxHashMap::default() })
+        Ok(Self {
+            columns,
+            strings: Interner::new(),
+            by_ids: FxHashMap::default(),
+            by_state: FxHashMap::default(),
+            guesses: [None; 2],
+        })
     }
 
     /// The last column the checks read.
@@ -89,14 +97,15 @@ impl OpChecks {
     /// error names its line and column.
     pub(crate) fn add(&mut self, row: &Row<'_>, dur: u64, op: NameId) -> Result<(), AscendError> {
         let c = &self.columns;
-        let task = self.strings.intern(row.get(c.core).unwrap_or(""));
+        let [task_guess, state_guess] = &mut self.guesses;
+        let task = self.strings.intern_guess(row.get(c.core).unwrap_or(""), task_guess);
         let mut ratios = [None; PIPES.len()];
         for (slot, cols) in c.pipes.iter().enumerate() {
             ratios[slot] = cols.read(row)?;
         }
         let cube_util = number(row, c.cube_util)?;
         if c.state.is_some() {
-            let state = self.strings.intern(row.get(c.state).unwrap_or("N/A"));
+            let state = self.strings.intern_guess(row.get(c.state).unwrap_or("N/A"), state_guess);
             let entry = self.by_state.entry(state).or_default();
             entry.0 += 1;
             entry.1 += dur;

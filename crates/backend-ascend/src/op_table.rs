@@ -25,7 +25,7 @@ use crate::csv_parts;
 use crate::csv_table::{CsvReader, CsvTable, Header, Row};
 use crate::error::AscendError;
 use crate::task_type;
-use prof_core::{DeviceOp, OpDetails, Timeline};
+use prof_core::{DeviceOp, NameId, OpDetails, Timeline};
 use std::path::Path;
 
 /// The stream of an op whose source says `N/A` (HCCL rows of `kernel_details.csv`).
@@ -99,8 +99,9 @@ pub fn is_op_table_header(header: &[String]) -> bool {
 pub fn append_ops(table: &CsvTable, timeline: &mut Timeline) -> Result<(), AscendError> {
     let layout = Layout::of(table.columns())?;
     timeline.ops.reserve(table.len());
+    let mut guesses = Guesses::default();
     for row in table.rows() {
-        let (op, details) = row_op(&row, &layout, timeline)?;
+        let (op, details) = row_op(&row, &layout, timeline, &mut guesses)?;
         push(timeline, op, details);
     }
     Ok(())
@@ -213,6 +214,7 @@ fn read_rows(
     let checked = checks.as_ref().and_then(|c| c.as_ref().ok()).map_or(0, OpChecks::last_column);
     reader.split_only_up_to(layout.last().max(checked));
     let start = reader.consumed();
+    let mut guesses = Guesses::default();
     while let Some(row) = reader.next_row()? {
         if timeline.is_full() {
             // Past the budget the ops stop and the checks go on.
@@ -223,7 +225,7 @@ fn read_rows(
             }
             continue;
         }
-        let (op, details) = row_op(&row, layout, &mut timeline)?;
+        let (op, details) = row_op(&row, layout, &mut timeline, &mut guesses)?;
         if let Some(Ok(c)) = &mut checks {
             // The checks group by op type, else name: the ids the op has already.
             let key = match details.op_type {
@@ -259,8 +261,31 @@ pub(crate) fn task_name<'a>(row: &Row<'a>, layout: &Layout) -> Result<&'a str, A
     }
 }
 
+/// Per op name, the ids of the op type and shapes its last row had: a name's rows mostly
+/// repeat them (the same graph node, step after step), which one comparison each confirms
+/// instead of two more look-ups a row.
+#[derive(Default)]
+struct Guesses {
+    by_name: Vec<[Option<NameId>; 2]>,
+}
+
+impl Guesses {
+    fn of(&mut self, name: NameId) -> &mut [Option<NameId>; 2] {
+        let slot = name.0 as usize;
+        if slot >= self.by_name.len() {
+            self.by_name.resize(slot + 1, [None; 2]);
+        }
+        &mut self.by_name[slot]
+    }
+}
+
 /// The op of a row, and its details (default when it has none).
-fn row_op(row: &Row<'_>, layout: &Layout, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails), AscendError> {
+fn row_op(
+    row: &Row<'_>,
+    layout: &Layout,
+    timeline: &mut Timeline,
+    guesses: &mut Guesses,
+) -> Result<(DeviceOp, OpDetails), AscendError> {
     let name = task_name(row, layout)?;
     let start = row.micros_ns(Some(layout.start))?.ok_or_else(|| row.error(layout.start, "is empty or N/A"))?;
     let dur = row.micros_ns(Some(layout.duration))?.ok_or_else(|| row.error(layout.duration, "is empty or N/A"))?;
@@ -276,8 +301,9 @@ fn row_op(row: &Row<'_>, layout: &Layout, timeline: &mut Timeline) -> Result<(De
         Some(b) => Some(u32::try_from(b).map_err(|_| row.error(layout.block_dim.unwrap_or(0), "is out of range"))?),
         None => None,
     };
-    let op_type = row.get(layout.op_type).map(|t| timeline.intern(t));
-    let shapes = row.get(layout.shapes).map(|s| timeline.intern(unquote(s)));
+    let [type_guess, shapes_guess] = guesses.of(name_id);
+    let op_type = row.get(layout.op_type).map(|t| timeline.intern_guess(t, type_guess));
+    let shapes = row.get(layout.shapes).map(|s| timeline.intern_guess(unquote(s), shapes_guess));
     let core_type = task_type::core_type(core);
     Ok((op, OpDetails { block_dim, op_type, shapes, core_type, ..OpDetails::default() }))
 }

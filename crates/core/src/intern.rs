@@ -83,6 +83,22 @@ impl Interner {
         id
     }
 
+    /// [`Interner::intern`] with a guess: when `guess` is the id of `text`, that id, found by
+    /// one comparison instead of a hash and a probe; `guess` becomes the id returned. For a
+    /// column whose value mostly repeats one seen before (a row's task type, the shapes an
+    /// op had the last time it ran).
+    #[inline]
+    pub fn intern_guess(&mut self, text: &str, guess: &mut Option<NameId>) -> NameId {
+        if let Some(id) = *guess {
+            if self.names.get(id.0 as usize).is_some_and(|name| **name == *text) {
+                return id;
+            }
+        }
+        let id = self.intern(text);
+        *guess = Some(id);
+        id
+    }
+
     /// The id of `name` if it was interned.
     pub fn get(&self, name: &str) -> Option<NameId> {
         self.ids.get(name).copied()
@@ -123,5 +139,22 @@ mod tests {
         assert_eq!(interner.resolve(b), "rms_norm_kernel");
         assert_eq!(interner.len(), 2);
         assert_eq!(interner.resolve(NameId(99)), "?");
+    }
+
+    #[test]
+    fn a_guess_gives_the_same_ids_as_interning() {
+        let mut interner = Interner::new();
+        let mut plain = Interner::new();
+        let mut guess = None;
+        // Repeats, changes, a guess that names another text, and one past the names held.
+        for text in ["AI_CORE", "AI_CORE", "AI_VECTOR_CORE", "AI_CORE", "", "", "AI_VECTOR_CORE"] {
+            assert_eq!(interner.intern_guess(text, &mut guess), plain.intern(text));
+            assert_eq!(guess, plain.get(text));
+        }
+        let mut wrong = Some(NameId(7));
+        assert_eq!(interner.intern_guess("AI_CORE", &mut wrong), plain.intern("AI_CORE"));
+        let mut other = plain.get("AI_VECTOR_CORE");
+        assert_eq!(interner.intern_guess("MIX_AIC", &mut other), plain.intern("MIX_AIC"));
+        assert_eq!(interner.len(), plain.len());
     }
 }

@@ -195,6 +195,12 @@ impl Timeline {
         self.names.intern(name)
     }
 
+    /// [`Interner::intern_guess`] in this timeline.
+    #[inline]
+    pub fn intern_guess(&mut self, name: &str, guess: &mut Option<NameId>) -> NameId {
+        self.names.intern_guess(name, guess)
+    }
+
     /// The string behind an id of this timeline.
     pub fn name(&self, id: NameId) -> &str {
         self.names.resolve(id)
@@ -236,7 +242,7 @@ impl Timeline {
     /// [`Timeline::push_op`] for an op whose details the reader built on the stack: equal
     /// details already held are shared without allocating (a loader's hot loop).
     pub fn push_op_with(&mut self, mut op: DeviceOp, details: OpDetails) {
-        let (shared, new) = self.details.share_value(details);
+        let (shared, new) = self.details.share_named(op.name, details);
         op.details = Some(shared);
         self.push_counted(op, OP_BYTES + if new { DETAILS_BYTES } else { 0 });
     }
