@@ -156,7 +156,11 @@ impl<R: BufRead> CsvReader<R> {
 
     /// Column `index` of `record` as an unsigned integer; an error naming the column otherwise.
     pub fn u64(&self, record: &Record, index: usize) -> Result<u64> {
-        let text = self.text(record, index).trim();
+        let raw = self.text(record, index);
+        if let Some(value) = plain_u64(raw) {
+            return Ok(value);
+        }
+        let text = raw.trim();
         text.parse::<u64>().map_err(|_| {
             let rounded = text.contains(['E', 'e']) && text.parse::<f64>().is_ok();
             let what = if rounded {
@@ -263,6 +267,26 @@ impl<R: BufRead> CsvReader<R> {
             return Ok(Some(start));
         }
     }
+}
+
+/// A field of 1 to 19 ASCII digits and nothing else (every timestamp and id a tracer writes),
+/// read in one pass: at most 19 digits cannot overflow. `None` for anything else (blanks,
+/// a sign, more digits), which `str::parse` then reads or rejects with its error.
+#[inline]
+fn plain_u64(text: &str) -> Option<u64> {
+    let bytes = text.as_bytes();
+    if bytes.is_empty() || bytes.len() > 19 {
+        return None;
+    }
+    let mut value = 0u64;
+    for &byte in bytes {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        value = value * 10 + u64::from(digit);
+    }
+    Some(value)
 }
 
 #[cfg(test)]

@@ -235,3 +235,46 @@ fn fields_read_in_place_equal_the_fields_copied_byte_by_byte() {
         assert_eq!(got, expected, "round {round}: {text:?}");
     }
 }
+
+#[test]
+fn plain_digits_read_as_str_parse_reads_them() {
+    let cases = [
+        "0",
+        "7",
+        "1550151853029637",
+        "9999999999999999999",
+        "18446744073709551615",
+        "18446744073709551616",
+        "00012",
+        "",
+        " 12",
+        "12 ",
+        "+5",
+        "-1",
+        "1e6",
+        "12a",
+        "١٢",
+    ];
+    for text in cases {
+        let parsed = text.trim().parse::<u64>().ok();
+        match super::plain_u64(text) {
+            // The fast path may only answer what parse answers.
+            Some(value) => assert_eq!(Some(value), parsed, "{text:?}"),
+            // It leaves to parse what is not plain digits (or longer than 19).
+            None => {
+                assert!(text.len() > 19 || text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()), "{text:?}")
+            }
+        }
+    }
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..10_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let text = (state >> (state % 64)).to_string();
+        match super::plain_u64(&text) {
+            Some(value) => assert_eq!(Some(value), text.parse().ok(), "{text}"),
+            None => assert_eq!(text.len(), 20, "{text}"),
+        }
+    }
+}
