@@ -1,46 +1,49 @@
 //! A map whose values are updated by keys that mostly come in runs (the ops of one stream
-//! follow each other): the current run's value is held apart, so a run costs one look-up, not
-//! one per op.
+//! follow each other): the current run's key and slot are held apart, so a run costs one
+//! look-up, not one per op, and a change of key one look-up, not a removal and an insertion.
 
 use crate::intern::FxHashMap;
 use std::hash::Hash;
 
 /// See the module.
 pub(crate) struct RunMap<K, V> {
-    map: FxHashMap<K, V>,
-    current: Option<(K, V)>,
+    /// Each key's slot in `entries`.
+    slots: FxHashMap<K, usize>,
+    entries: Vec<(K, V)>,
+    /// The current run's key and slot.
+    current: Option<(K, usize)>,
 }
 
 impl<K: Copy + Eq + Hash, V: Default> RunMap<K, V> {
     pub(crate) fn new() -> Self {
-        RunMap { map: FxHashMap::default(), current: None }
+        RunMap { slots: FxHashMap::default(), entries: Vec::new(), current: None }
     }
 
     /// The value of `key` (default at first), looked up only when `key` differs from the last.
     #[inline]
     pub(crate) fn get(&mut self, key: K) -> &mut V {
-        if self.current.as_ref().is_none_or(|(k, _)| *k != key) {
-            self.switch_to(key);
-        }
-        // Always held by now; the closure only keeps this total.
-        &mut self.current.get_or_insert_with(|| (key, V::default())).1
+        let slot = match self.current {
+            Some((k, slot)) if k == key => slot,
+            _ => self.switch_to(key),
+        };
+        &mut self.entries[slot].1
     }
 
-    /// Puts the current run's value back and takes `key`'s (kept out of the per-op path).
+    /// The slot of `key`, made the current run's (one look-up, kept out of the per-op path).
     #[inline(never)]
-    fn switch_to(&mut self, key: K) {
-        let value = self.map.remove(&key).unwrap_or_default();
-        if let Some((k, v)) = self.current.replace((key, value)) {
-            self.map.insert(k, v);
+    fn switch_to(&mut self, key: K) -> usize {
+        let next = self.entries.len();
+        let slot = *self.slots.entry(key).or_insert(next);
+        if slot == next {
+            self.entries.push((key, V::default()));
         }
+        self.current = Some((key, slot));
+        slot
     }
 
     /// Every key's value.
-    pub(crate) fn into_map(mut self) -> FxHashMap<K, V> {
-        if let Some((k, v)) = self.current.take() {
-            self.map.insert(k, v);
-        }
-        self.map
+    pub(crate) fn into_map(self) -> FxHashMap<K, V> {
+        self.entries.into_iter().collect()
     }
 }
 
@@ -57,5 +60,21 @@ mod tests {
         let mut all: Vec<(u32, u64)> = counts.into_map().into_iter().collect();
         all.sort_unstable();
         assert_eq!(all, [(1, 4), (2, 3), (3, 1)]);
+    }
+
+    #[test]
+    fn keys_in_short_runs_sum_as_a_plain_map_sums_them() {
+        let mut random = crate::test_random::XorShift::new(7);
+        let (mut runs, mut plain): (RunMap<(u32, u64), u64>, FxHashMap<(u32, u64), u64>) =
+            (RunMap::new(), FxHashMap::default());
+        let mut key = (0, 0);
+        for i in 0..20_000u64 {
+            if random.below(3) == 0 {
+                key = (random.below(4) as u32, random.below(9) as u64);
+            }
+            *runs.get(key) += i;
+            *plain.entry(key).or_default() += i;
+        }
+        assert_eq!(runs.into_map(), plain);
     }
 }
