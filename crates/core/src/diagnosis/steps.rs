@@ -26,9 +26,9 @@
 //!    the one that runs first is the anchor; each launch of it starts a step, which lasts
 //!    until the next. Ops before the first anchor belong to no step.
 
-use crate::analysis::repeats::{prefix_sums, repeats, repeats_below};
+use super::main_stream::MainStream;
+use crate::analysis::repeats::{repeats, repeats_below};
 use crate::intern::{FxHashMap, NameId};
-use crate::run_map::RunMap;
 use crate::timeline::{DeviceOp, HostCategory, OpKind, Timeline};
 use serde::Serialize;
 
@@ -131,47 +131,6 @@ impl StepSpans {
     }
 }
 
-/// The main stream (most ops) of the device with the most ops, in (start, end) order: its ops,
-/// their names and the prefix sums of their durations, gathered in one pass.
-fn main_stream(all: &[DeviceOp]) -> (Vec<&DeviceOp>, Vec<NameId>, Vec<u64>) {
-    // Ops of one stream come in runs: the stream is looked up once a run.
-    let mut per_stream: RunMap<(u32, u64), usize> = RunMap::new();
-    for op in all {
-        *per_stream.get((op.device, op.stream)) += 1;
-    }
-    let per_stream = per_stream.into_map();
-    let mut per_device: FxHashMap<u32, usize> = FxHashMap::default();
-    for (&(device, _), &n) in &per_stream {
-        *per_device.entry(device).or_default() += n;
-    }
-    let none = || (Vec::new(), Vec::new(), vec![0]);
-    let Some((device, _)) = per_device.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) else {
-        return none();
-    };
-    let Some(((_, stream), count)) =
-        per_stream.into_iter().filter(|((d, _), _)| *d == device).max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-    else {
-        return none();
-    };
-    let (mut ops, mut names, mut prefix) = (Vec::with_capacity(count), Vec::with_capacity(count), vec![0u64]);
-    prefix.reserve(count);
-    let (mut sum, mut last, mut in_order) = (0u64, (0, 0), true);
-    for op in all.iter().filter(|op| op.device == device && op.stream == stream) {
-        in_order &= (op.start_ns, op.end_ns()) >= last;
-        last = (op.start_ns, op.end_ns());
-        sum = sum.saturating_add(op.dur_ns);
-        ops.push(op);
-        names.push(op.name);
-        prefix.push(sum);
-    }
-    if !in_order {
-        ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
-        names = ops.iter().map(|op| op.name).collect();
-        prefix = prefix_sums(ops.iter().map(|op| op.dur_ns));
-    }
-    (ops, names, prefix)
-}
-
 /// The steps of a repeating op sequence on the main stream (source 0 above), or `None`.
 pub fn sequence_steps(timeline: &Timeline) -> Option<StepSpans> {
     sequence_steps_in(&timeline.ops)
@@ -179,21 +138,21 @@ pub fn sequence_steps(timeline: &Timeline) -> Option<StepSpans> {
 
 /// [`sequence_steps`] of some of a timeline's ops (those after its load, say).
 pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
-    let (ops, names, prefix) = main_stream(all);
-    let mut found = repeats(&names, &prefix)?;
+    let main = MainStream::of(all);
+    let (names, prefix, len) = (&main.names, &main.prefix, main.len());
+    let mut found = repeats(names, prefix)?;
     // A repeat that holds the run only a few times (two `generate` calls) is looked inside.
     for _ in 0..3 {
         let steps: usize = found.regions.iter().map(|&(_, r)| r).sum();
         if steps >= MIN_SEQUENCE_STEPS {
             break;
         }
-        match repeats_below(&names, &prefix, found.period / 2) {
+        match repeats_below(names, prefix, found.period / 2) {
             Some(inner) => found = inner,
             None => break,
         }
     }
     let p = found.period;
-    let end_of = |from: usize, to: usize| ops[from..to].iter().map(|op| op.end_ns()).max().unwrap_or(0);
     let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
     for &(_, r) in &found.regions {
         *counts.entry(r).or_default() += 1;
@@ -209,6 +168,9 @@ pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
     let regular = found.regions.len() >= MIN_SEQUENCE_STEPS
         && modal_count as f64 * 100.0 >= REGULAR_REGIONS_PCT * found.regions.len() as f64
         && layered * 2 >= spread;
+    // Each step is [start of its first op, start of the next step's first op), the last one
+    // (of the run, or of a region) up to the latest end of its ops: those starts and ends,
+    // read in one walk of the stream.
     let (spans, layers_per_step) = if found.inner_period.is_none() && regular {
         // Each region of layers, with the ops up to the next region, is one step; the last
         // step ends where its region ends plus the median gap that followed the others.
@@ -217,28 +179,28 @@ pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
             found.regions.windows(2).map(|w| w[1].0.saturating_sub(w[0].0 + w[0].1 * p)).collect();
         tails.sort_unstable();
         let tail = tails.get(tails.len() / 2).copied().unwrap_or(0);
-        let spans = found
-            .regions
-            .iter()
-            .enumerate()
-            .map(|(i, &(s, r))| {
-                let end = match starts.get(i + 1) {
-                    Some(&next) => ops[next].start_ns,
-                    None => end_of(s, (s + r * p + tail).min(ops.len())),
-                };
-                (ops[s].start_ns, end)
-            })
-            .collect();
+        let last = found.regions.last().map(|&(s, r)| (s, (s + r * p + tail).min(len)));
+        let (at, end) = main.starts_and_ends(&starts, &last.into_iter().collect::<Vec<_>>());
+        let spans = (0..at.len()).map(|i| (at[i], at.get(i + 1).or(end.first()).copied().unwrap_or(0))).collect();
         (spans, Some(modal))
     } else {
-        let mut spans = Vec::new();
-        for &(s, r) in &found.regions {
-            for k in 0..r {
-                let (from, to) = (s + k * p, s + (k + 1) * p);
-                let end = if k + 1 < r { ops[to].start_ns } else { end_of(from, to) };
-                spans.push((ops[from].start_ns, end));
-            }
-        }
+        let steps: Vec<(usize, usize, bool)> = found
+            .regions
+            .iter()
+            .flat_map(|&(s, r)| (0..r).map(move |k| (s + k * p, s + (k + 1) * p, k + 1 == r)))
+            .collect();
+        let positions: Vec<usize> = steps.iter().map(|&(from, _, _)| from).collect();
+        let ranges: Vec<(usize, usize)> = steps.iter().filter(|s| s.2).map(|&(from, to, _)| (from, to)).collect();
+        let (at, ends) = main.starts_and_ends(&positions, &ranges);
+        let mut ends = ends.into_iter();
+        let spans = steps
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, _, last))| {
+                let end = if last { ends.next().unwrap_or(0) } else { at.get(i + 1).copied().unwrap_or(0) };
+                (at[i], end)
+            })
+            .collect();
         (spans, None)
     };
     let mut spans: Vec<(u64, u64)> = spans;
@@ -254,11 +216,11 @@ pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
     // Steps that leave most of the run after them outside (an expert loop that changes from
     // token to token breaks the sequence) do not describe the run.
     let first = spans[0].0;
-    let after = ops.iter().filter(|op| op.start_ns >= first).count();
+    let after = main.ops().filter(|op| op.start_ns >= first).count();
     // The ops are in start order: the step that may hold each is found by moving a cursor.
     let mut cursor = 0;
-    let inside = ops
-        .iter()
+    let inside = main
+        .ops()
         .filter(|op| {
             while spans.get(cursor).is_some_and(|&(s, _)| s <= op.start_ns) {
                 cursor += 1;

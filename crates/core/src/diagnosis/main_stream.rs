@@ -1,0 +1,193 @@
+//! The main stream of a run (most ops, on the device with the most ops), as the step search
+//! reads it: its names and the prefix sums of its durations, gathered in one pass, and its ops
+//! walked again in place for the few starts and ends the steps need, rather than a reference
+//! per op kept (8 bytes an op, 80 MB and the page faults of fresh memory at 10 M ops).
+
+use crate::analysis::repeats::prefix_sums;
+use crate::intern::{FxHashMap, NameId};
+use crate::run_map::RunMap;
+use crate::timeline::DeviceOp;
+
+/// See the module.
+pub(crate) struct MainStream<'a> {
+    all: &'a [DeviceOp],
+    device: u32,
+    stream: u64,
+    /// The stream's ops sorted, for a source that lists them out of (start, end) order; `None`
+    /// when they are in order in `all`, so are read there.
+    sorted: Option<Vec<&'a DeviceOp>>,
+    len: usize,
+    /// Each op's name.
+    pub(crate) names: Vec<NameId>,
+    /// Prefix sums of the durations (`len + 1` of them).
+    pub(crate) prefix: Vec<u64>,
+}
+
+impl<'a> MainStream<'a> {
+    /// The main stream of `all`: the stream with the most ops on the device with the most
+    /// (ties to the lowest ids); empty when `all` is.
+    pub(crate) fn of(all: &'a [DeviceOp]) -> Self {
+        let mut stream =
+            MainStream { all, device: 0, stream: 0, sorted: None, len: 0, names: Vec::new(), prefix: vec![0] };
+        let Some((device, id, count)) = busiest(all) else { return stream };
+        (stream.device, stream.stream) = (device, id);
+        let (mut names, mut prefix) = (Vec::with_capacity(count), Vec::with_capacity(count + 1));
+        prefix.push(0);
+        let (mut sum, mut last, mut in_order) = (0u64, (0, 0), true);
+        for op in stream.plain() {
+            in_order &= (op.start_ns, op.end_ns()) >= last;
+            last = (op.start_ns, op.end_ns());
+            sum = sum.saturating_add(op.dur_ns);
+            names.push(op.name);
+            prefix.push(sum);
+        }
+        stream.len = names.len();
+        if !in_order {
+            let mut sorted: Vec<&DeviceOp> = stream.plain().collect();
+            sorted.sort_by_key(|op| (op.start_ns, op.end_ns()));
+            names = sorted.iter().map(|op| op.name).collect();
+            prefix = prefix_sums(sorted.iter().map(|op| op.dur_ns));
+            stream.sorted = Some(sorted);
+        }
+        (stream.names, stream.prefix) = (names, prefix);
+        stream
+    }
+
+    /// How many ops it has.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Its ops in (start, end) order.
+    pub(crate) fn ops(&self) -> impl Iterator<Item = &'a DeviceOp> + '_ {
+        let (plain, sorted) = match &self.sorted {
+            Some(sorted) => (None, Some(sorted.iter().copied())),
+            None => (Some(self.plain()), None),
+        };
+        plain.into_iter().flatten().chain(sorted.into_iter().flatten())
+    }
+
+    /// Its ops in the order `all` lists them.
+    fn plain(&self) -> impl Iterator<Item = &'a DeviceOp> + 'a {
+        let (device, stream) = (self.device, self.stream);
+        self.all.iter().filter(move |op| op.device == device && op.stream == stream)
+    }
+
+    /// In one walk: the start of the op at each of `positions`, and the latest end of the ops
+    /// in each of `ranges` (`[from, to)` positions, 0 for an empty one). Positions past the
+    /// last op read as 0.
+    pub(crate) fn starts_and_ends(&self, positions: &[usize], ranges: &[(usize, usize)]) -> (Vec<u64>, Vec<u64>) {
+        let mut wanted: Vec<(usize, usize)> = positions.iter().copied().enumerate().map(|(i, p)| (p, i)).collect();
+        wanted.sort_unstable();
+        // Range bounds as events: (position, range), opened at `from`, closed at `to`.
+        let mut opens: Vec<(usize, usize)> = ranges.iter().enumerate().map(|(i, r)| (r.0, i)).collect();
+        let mut closes: Vec<(usize, usize)> = ranges.iter().enumerate().map(|(i, r)| (r.1, i)).collect();
+        opens.sort_unstable();
+        closes.sort_unstable();
+        let (mut starts, mut ends) = (vec![0u64; positions.len()], vec![0u64; ranges.len()]);
+        let last = wanted.last().map(|w| w.0 + 1).into_iter().chain(closes.last().map(|c| c.0)).max().unwrap_or(0);
+        let (mut w, mut o, mut c) = (0, 0, 0);
+        let mut open: Vec<usize> = Vec::new();
+        for (at, op) in self.ops().enumerate().take(last) {
+            while closes.get(c).is_some_and(|&(to, _)| to <= at) {
+                let range = closes[c].1;
+                open.retain(|&r| r != range);
+                c += 1;
+            }
+            while opens.get(o).is_some_and(|&(from, _)| from <= at) {
+                let range = opens[o].1;
+                if ranges[range].1 > at {
+                    open.push(range);
+                }
+                o += 1;
+            }
+            for &range in &open {
+                ends[range] = ends[range].max(op.end_ns());
+            }
+            while wanted.get(w).is_some_and(|&(p, _)| p == at) {
+                starts[wanted[w].1] = op.start_ns;
+                w += 1;
+            }
+        }
+        (starts, ends)
+    }
+}
+
+/// The device with the most ops, its stream with the most, and that stream's op count.
+fn busiest(all: &[DeviceOp]) -> Option<(u32, u64, usize)> {
+    // Ops of one stream come in runs: the stream is looked up once a run.
+    let mut per_stream: RunMap<(u32, u64), usize> = RunMap::new();
+    for op in all {
+        *per_stream.get((op.device, op.stream)) += 1;
+    }
+    let per_stream = per_stream.into_map();
+    let mut per_device: FxHashMap<u32, usize> = FxHashMap::default();
+    for (&(device, _), &n) in &per_stream {
+        *per_device.entry(device).or_default() += n;
+    }
+    let (device, _) = per_device.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
+    let ((_, stream), count) =
+        per_stream.into_iter().filter(|((d, _), _)| *d == device).max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
+    Some((device, stream, count))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_random::XorShift;
+    use crate::timeline::OpKind;
+
+    #[test]
+    fn starts_and_ends_read_in_place_are_the_gathered_ones() {
+        for (seed, shuffled) in [(1, false), (2, false), (3, true), (4, true)] {
+            let mut random = XorShift::new(seed);
+            let mut ops: Vec<DeviceOp> = (0..3000u64)
+                .map(|i| {
+                    let (device, stream) = (random.below(2) as u32, random.below(3));
+                    let start = i * 10 + random.below(30);
+                    DeviceOp::new(
+                        OpKind::Kernel,
+                        NameId(random.below(5) as u32),
+                        device,
+                        stream,
+                        start,
+                        random.below(40),
+                    )
+                })
+                .collect();
+            if shuffled {
+                for i in (1..ops.len()).rev() {
+                    ops.swap(i, random.below(i as u64 + 1) as usize);
+                }
+            }
+            let main = MainStream::of(&ops);
+            // The oracle: the stream's ops gathered and sorted, as the steps once kept them.
+            let mut gathered: Vec<&DeviceOp> =
+                ops.iter().filter(|op| op.device == main.device && op.stream == main.stream).collect();
+            gathered.sort_by_key(|op| (op.start_ns, op.end_ns()));
+            assert_eq!(main.len(), gathered.len());
+            assert_eq!(main.names, gathered.iter().map(|op| op.name).collect::<Vec<_>>());
+            assert_eq!(main.prefix, prefix_sums(gathered.iter().map(|op| op.dur_ns)));
+            assert!(main.ops().eq(gathered.iter().copied()));
+            let n = gathered.len();
+            let positions: Vec<usize> = (0..200).map(|_| random.below(n as u64 + 5) as usize).collect();
+            let ranges: Vec<(usize, usize)> = (0..50)
+                .map(|_| {
+                    let from = random.below(n as u64) as usize;
+                    (from, (from + random.below(300) as usize).min(n + 3))
+                })
+                .collect();
+            let (starts, ends) = main.starts_and_ends(&positions, &ranges);
+            for (&p, &start) in positions.iter().zip(&starts) {
+                assert_eq!(start, gathered.get(p).map_or(0, |op| op.start_ns), "seed {seed} position {p}");
+            }
+            for (&(from, to), &end) in ranges.iter().zip(&ends) {
+                let want = gathered[from..to.min(n)].iter().map(|op| op.end_ns()).max().unwrap_or(0);
+                assert_eq!(end, want, "seed {seed} range {from}..{to}");
+            }
+        }
+        let empty = MainStream::of(&[]);
+        assert_eq!((empty.len(), empty.prefix.as_slice()), (0, &[0u64][..]));
+        assert_eq!(empty.starts_and_ends(&[0], &[(0, 2)]), (vec![0], vec![0]));
+    }
+}
