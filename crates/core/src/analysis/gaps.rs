@@ -27,6 +27,7 @@
 use super::streams::{pct, stream_roles};
 use crate::families::Families;
 use crate::intern::FxHashMap;
+use crate::run_map::RunMap;
 use crate::timeline::{HostCategory, HostSpan, Timeline};
 use serde::Serialize;
 use sweep::{Context, Sweep};
@@ -236,7 +237,7 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
                 main_stream: streams.main_stream()?,
                 all: Sweep::new(TOP_GAPS),
                 main: Sweep::new(TOP_GAPS),
-                streams: FxHashMap::default(),
+                streams: RunMap::new(),
             })
         })
         .collect();
@@ -253,7 +254,7 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
         if op.stream == device.main_stream {
             device.main.add(&context, index);
         }
-        device.streams.entry(op.stream).or_insert_with(|| Sweep::new(0)).add(&context, index);
+        device.streams.get(op.stream).add(&context, index);
     };
     if ops.is_sorted_by_key(|op| op.start_ns) {
         (0..ops.len()).for_each(feed);
@@ -276,6 +277,7 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
                 .collect();
             let mut streams: Vec<StreamGaps> = d
                 .streams
+                .into_map()
                 .into_iter()
                 .map(|(stream, sweep)| {
                     let stats = sweep.finish(&context);
@@ -308,7 +310,8 @@ struct DeviceSweeps {
     main_stream: u64,
     all: Sweep,
     main: Sweep,
-    streams: FxHashMap<u64, Sweep>,
+    /// Each stream's sweep (its ops mostly come in runs: looked up once a run).
+    streams: RunMap<u64, Sweep>,
 }
 
 #[cfg(test)]

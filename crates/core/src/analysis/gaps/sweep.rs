@@ -48,6 +48,13 @@ pub(super) struct Sweep {
     longest: Vec<Found>,
 }
 
+/// A stream's sweep: totals only.
+impl Default for Sweep {
+    fn default() -> Self {
+        Sweep::new(0)
+    }
+}
+
 impl Sweep {
     pub(super) fn new(listed: usize) -> Self {
         let empty = (0, 0);
@@ -80,7 +87,8 @@ impl Sweep {
         let (start, before) = (self.reach, self.reach_op);
         (self.reach, self.reach_op) = (op_end, after);
         let length = end - start;
-        let launch = op.correlation.get().and_then(|c| context.launches.get(&c)).map(|s| s.start_ns);
+        let launches = (!context.launches.is_empty()).then_some(&context.launches);
+        let launch = op.correlation.get().and_then(|c| launches?.get(&c)).map(|s| s.start_ns);
         let launch = launch.filter(|&l| l <= end && end - l <= MAX_PLAUSIBLE_DELAY_NS);
         let cause = match launch {
             None => GapCause::Unknown,
