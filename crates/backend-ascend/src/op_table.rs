@@ -25,6 +25,7 @@ use crate::csv_parts;
 use crate::csv_table::{CsvReader, CsvTable, Header, Row};
 use crate::error::AscendError;
 use crate::task_type;
+use prof_core::intern::NextGuess;
 use prof_core::{DeviceOp, NameId, OpDetails, Timeline};
 use std::path::Path;
 
@@ -261,11 +262,13 @@ pub(crate) fn task_name<'a>(row: &Row<'a>, layout: &Layout) -> Result<&'a str, A
     }
 }
 
-/// Per op name, the ids of the op type and shapes its last row had: a name's rows mostly
-/// repeat them (the same graph node, step after step), which one comparison each confirms
-/// instead of two more look-ups a row.
+/// The ids a row's texts mostly have, each confirmed by one comparison instead of a look-up:
+/// its name, the one that followed the last row's name before (a step's ops come back in
+/// order); per name, the op type and shapes its last row had (the same graph node, step
+/// after step).
 #[derive(Default)]
 struct Guesses {
+    names: NextGuess,
     by_name: Vec<[Option<NameId>; 2]>,
 }
 
@@ -295,7 +298,7 @@ fn row_op(
         None => 0,
     };
     let stream = row.integer(layout.stream)?.unwrap_or(UNKNOWN_STREAM);
-    let name_id = timeline.intern(name);
+    let name_id = guesses.names.intern(&mut timeline.names, name);
     let op = DeviceOp::new(task_type::op_kind(core, name), name_id, device, stream, start, dur);
     let block_dim = match row.integer(layout.block_dim)? {
         Some(b) => Some(u32::try_from(b).map_err(|_| row.error(layout.block_dim.unwrap_or(0), "is out of range"))?),

@@ -16,7 +16,7 @@ use crate::error::AscendError;
 use crate::op_table::Layout;
 use crate::task_type;
 use prof_core::analysis::intervals::SortedUnion;
-use prof_core::intern::FxHashMap;
+use prof_core::intern::{FxHashMap, NextGuess};
 use prof_core::kernel_summary::{family_rows, rank_kernels, KernelAcc};
 use prof_core::{DeviceTime, Families, Interner, KernelRow, KernelSummary, NameId};
 use std::path::Path;
@@ -198,6 +198,7 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
     // Per name id, the type id of its last row.
     let mut row_types: Vec<NameId> = Vec::new();
     let mut last_device = 0;
+    let mut next_name = NextGuess::default();
     while let Some(row) = reader.next_row()? {
         let name = crate::op_table::task_name(&row, layout)?;
         let start = row.micros_ns(Some(layout.start))?.ok_or_else(|| row.error(layout.start, "is empty or N/A"))?;
@@ -210,7 +211,7 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
         let end = start
             .checked_add(dur)
             .ok_or_else(|| row.error(layout.duration, "takes the op's end past 2^64 ns: the times cannot be real"))?;
-        let name_id = p.names.intern(name);
+        let name_id = next_name.intern(&mut p.names, name);
         if name_id.0 as usize == p.by_name.len() {
             let kind = task_type::op_kind(row.get(layout.core).unwrap_or(""), name);
             let first_type = op_type.map(|t| p.types.intern(t));

@@ -125,6 +125,34 @@ impl Interner {
     }
 }
 
+/// Guesses each value of a column whose values come back in the same order (the ops of a
+/// step, step after step): the one that followed the previous value the last time, confirmed
+/// by [`Interner::intern_guess`], so a repeating sequence is interned without look-ups.
+#[derive(Debug, Default, Clone)]
+pub struct NextGuess {
+    /// Per id, the id that followed it last.
+    after: Vec<Option<NameId>>,
+    last: Option<NameId>,
+}
+
+impl NextGuess {
+    /// [`Interner::intern`] of `text` in `interner` (the same interner every call).
+    #[inline]
+    pub fn intern(&mut self, interner: &mut Interner, text: &str) -> NameId {
+        let slot = self.last.map(|last| last.0 as usize);
+        let mut guess = slot.and_then(|s| self.after.get(s).copied().flatten());
+        let id = interner.intern_guess(text, &mut guess);
+        if let Some(slot) = slot {
+            if slot >= self.after.len() {
+                self.after.resize(slot + 1, None);
+            }
+            self.after[slot] = Some(id);
+        }
+        self.last = Some(id);
+        id
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +183,19 @@ mod tests {
         assert_eq!(interner.intern_guess("AI_CORE", &mut wrong), plain.intern("AI_CORE"));
         let mut other = plain.get("AI_VECTOR_CORE");
         assert_eq!(interner.intern_guess("MIX_AIC", &mut other), plain.intern("MIX_AIC"));
+        assert_eq!(interner.len(), plain.len());
+    }
+
+    #[test]
+    fn a_sequence_guessed_gives_the_same_ids_as_interning() {
+        let (mut interner, mut plain, mut next) = (Interner::new(), Interner::new(), NextGuess::default());
+        let step = ["embed", "norm", "gemm", "attn", "gemm", "norm", "gemm"];
+        // Steps that repeat, one that changes midway, and a name met for the first time late.
+        let mut texts: Vec<&str> = step.iter().cycle().take(40).copied().collect();
+        texts.extend(["norm", "topk", "gemm", "new_one", "embed", "norm"]);
+        for text in texts {
+            assert_eq!(next.intern(&mut interner, text), plain.intern(text), "{text}");
+        }
         assert_eq!(interner.len(), plain.len());
     }
 }
