@@ -16,7 +16,7 @@
 //! own SQL files (rocm-systems @ 1b1610fc) and inserting the dispatches of a real MI300A run
 //! (tests/fixtures/amd/SOURCES.md).
 
-use prof_core::{DeviceOp, Error, OpKind, Result, Timeline};
+use prof_core::{DeviceOp, Error, OpDetails, OpKind, Result, Timeline};
 use rusqlite::{Connection, OpenFlags, Row};
 use std::path::Path;
 
@@ -92,14 +92,14 @@ fn read(
     conn: &Connection,
     query: &str,
     timeline: &mut Timeline,
-    op: fn(&Row<'_>, &mut Timeline) -> rusqlite::Result<DeviceOp>,
+    op: fn(&Row<'_>, &mut Timeline) -> rusqlite::Result<(DeviceOp, OpDetails)>,
 ) -> rusqlite::Result<usize> {
     let mut statement = conn.prepare(query)?;
     let mut rows = statement.query([])?;
     let mut added = 0;
     while let Some(row) = rows.next()? {
-        let op = op(row, timeline)?;
-        timeline.push_op(op);
+        let (op, details) = op(row, timeline)?;
+        timeline.push_op_with(op, details);
         added += 1;
         if timeline.is_full() {
             break;
@@ -121,7 +121,7 @@ fn span(row: &Row<'_>, start: usize) -> rusqlite::Result<(u64, u64)> {
     Ok((begin, duration))
 }
 
-fn kernel(row: &Row<'_>, timeline: &mut Timeline) -> rusqlite::Result<DeviceOp> {
+fn kernel(row: &Row<'_>, timeline: &mut Timeline) -> rusqlite::Result<(DeviceOp, OpDetails)> {
     let name: String = row.get(0)?;
     let device: u32 = row.get(1)?;
     let stream: Option<u64> = row.get(2)?;
@@ -132,16 +132,18 @@ fn kernel(row: &Row<'_>, timeline: &mut Timeline) -> rusqlite::Result<DeviceOp> 
     let name = timeline.intern(&name);
     let mut op = DeviceOp::new(OpKind::Kernel, name, device, stream.unwrap_or(queue), start, duration);
     op.correlation = row.get::<_, Option<u64>>(14)?.into();
-    let details = op.details_mut();
-    details.block = Some(block);
-    // HSA grid sizes count work-items; the timeline's grid counts workgroups.
-    details.grid = Some([0, 1, 2].map(|i| grid[i].div_ceil(block[i].max(1))));
-    details.shared_memory_bytes = row.get(12)?;
-    details.registers_per_thread = row.get(13)?;
-    Ok(op)
+    let details = OpDetails {
+        block: Some(block),
+        // HSA grid sizes count work-items; the timeline's grid counts workgroups.
+        grid: Some([0, 1, 2].map(|i| grid[i].div_ceil(block[i].max(1)))),
+        shared_memory_bytes: row.get(12)?,
+        registers_per_thread: row.get(13)?,
+        ..OpDetails::default()
+    };
+    Ok((op, details))
 }
 
-fn copy(row: &Row<'_>, timeline: &mut Timeline) -> rusqlite::Result<DeviceOp> {
+fn copy(row: &Row<'_>, timeline: &mut Timeline) -> rusqlite::Result<(DeviceOp, OpDetails)> {
     let name: String = row.get(0)?;
     let (start, duration) = span(row, 1)?;
     let size: Option<u64> = row.get(3)?;
@@ -158,8 +160,7 @@ fn copy(row: &Row<'_>, timeline: &mut Timeline) -> rusqlite::Result<DeviceOp> {
     let name = timeline.intern(&name);
     let mut op = DeviceOp::new(OpKind::Memcpy, name, device, stream.unwrap_or(0), start, duration);
     op.correlation = row.get::<_, Option<u64>>(9)?.into();
-    op.details_mut().bytes = size;
-    Ok(op)
+    Ok((op, OpDetails { bytes: size, ..OpDetails::default() }))
 }
 
 #[cfg(test)]
@@ -182,7 +183,7 @@ mod tests {
         let first = &t.ops[0];
         assert_eq!(t.name(first.name), "vecCopy(double*, double*, double*, int, int)");
         assert_eq!((first.device, first.stream, first.start_ns), (0, 0, 1_986_623_975_868_304));
-        let details = first.details.as_deref().unwrap();
+        let details = t.details_of(&first).unwrap();
         assert_eq!(
             (details.grid, details.block, details.registers_per_thread),
             (Some([4096, 1, 1]), Some([256, 1, 1]), Some(4))

@@ -18,7 +18,7 @@
 //! End_Timestamp, Correlation_ID`. Each column is looked up under every name it has had.
 
 use crate::rocprof_csv::CsvReader;
-use prof_core::{DeviceOp, OpKind, Result, Timeline};
+use prof_core::{DeviceOp, OpDetails, OpKind, Result, Timeline};
 use std::io::BufRead;
 use std::path::Path;
 
@@ -68,15 +68,16 @@ pub fn read<R: BufRead>(mut csv: CsvReader<R>, timeline: &mut Timeline) -> Resul
         }
         let device = u32::try_from(csv.u64(&r, gpu)?).map_err(|_| csv.error(&r, "`gpu-id` does not fit 32 bits"))?;
         let name_id = timeline.intern(csv.text(&r, name));
-        let mut op = DeviceOp::new(OpKind::Kernel, name_id, device, csv.u64(&r, queue)?, start_ns, end_ns - start_ns);
+        let op = DeviceOp::new(OpKind::Kernel, name_id, device, csv.u64(&r, queue)?, start_ns, end_ns - start_ns);
         let lds_bytes = csv.opt_u64(&r, lds)?;
         let vgprs = csv.opt_u64(&r, vgpr)?.and_then(|v| u32::try_from(v).ok());
         if lds_bytes.is_some() || vgprs.is_some() {
-            let details = op.details_mut();
-            details.shared_memory_bytes = lds_bytes;
-            details.registers_per_thread = vgprs;
+            let details =
+                OpDetails { shared_memory_bytes: lds_bytes, registers_per_thread: vgprs, ..OpDetails::default() };
+            timeline.push_op_with(op, details);
+        } else {
+            timeline.push_op(op);
         }
-        timeline.push_op(op);
         added += 1;
     }
     csv.mark_cut(timeline);
@@ -110,7 +111,7 @@ mod tests {
         assert_eq!((top.calls, top.total_ns), (1001, 2_608_618_986));
         assert!(t.ops.iter().all(|op| op.device == 8 && op.stream == 0));
         // Row Index 1: lds 0, arch_vgpr 24.
-        let d = t.ops[1].details.as_deref().unwrap();
+        let d = t.details_of(&t.ops[1]).unwrap();
         assert_eq!((d.shared_memory_bytes, d.registers_per_thread, d.grid), (Some(0), Some(24), None));
     }
 

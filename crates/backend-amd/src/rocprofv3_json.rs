@@ -18,7 +18,7 @@
 //! The file is deserialised into the few fields above only (unknown keys are skipped, not
 //! kept), so memory stays near the size of the dispatch list.
 
-use prof_core::{DeviceOp, Error, OpKind, Result, Timeline};
+use prof_core::{DeviceOp, Error, OpDetails, OpKind, Result, Timeline};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::Read;
@@ -203,15 +203,17 @@ fn add_process(process: &Process, timeline: &mut Timeline, path: &Path) -> Resul
         let stream = dispatch.stream_id.map_or(info.queue_id.handle, |s| s.handle);
         let mut op = DeviceOp::new(OpKind::Kernel, name, device, stream, dispatch.start_timestamp, duration);
         op.correlation = Some(dispatch.correlation_id.internal).into();
-        let details = op.details_mut();
-        details.shared_memory_bytes = info.group_segment_size;
-        details.block = info.workgroup_size.map(|d| [d.x, d.y, d.z]);
-        // HSA grid sizes count work-items; the timeline's grid counts workgroups.
-        details.grid = info
-            .grid_size
-            .zip(info.workgroup_size)
-            .map(|(g, w)| [g.x.div_ceil(w.x.max(1)), g.y.div_ceil(w.y.max(1)), g.z.div_ceil(w.z.max(1))]);
-        timeline.push_op(op);
+        let details = OpDetails {
+            shared_memory_bytes: info.group_segment_size,
+            block: info.workgroup_size.map(|d| [d.x, d.y, d.z]),
+            // HSA grid sizes count work-items; the timeline's grid counts workgroups.
+            grid: info
+                .grid_size
+                .zip(info.workgroup_size)
+                .map(|(g, w)| [g.x.div_ceil(w.x.max(1)), g.y.div_ceil(w.y.max(1)), g.z.div_ceil(w.z.max(1))]),
+            ..OpDetails::default()
+        };
+        timeline.push_op_with(op, details);
         if timeline.is_full() {
             break;
         }

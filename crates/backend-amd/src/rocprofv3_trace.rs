@@ -287,10 +287,10 @@ pub fn load_memory_copies<R: BufRead>(
         let mut op =
             DeviceOp::new(OpKind::Memcpy, name, device, csv.opt_u64(&r, stream)?.unwrap_or(0), start_ns, dur_ns);
         op.correlation = Some(corr_base | csv.u64(&r, corr)?).into();
-        if let Some(b) = csv.opt_u64(&r, bytes)? {
-            op.details_mut().bytes = Some(b);
+        match csv.opt_u64(&r, bytes)? {
+            Some(b) => timeline.push_op_with(op, OpDetails { bytes: Some(b), ..OpDetails::default() }),
+            None => timeline.push_op(op),
         }
-        timeline.push_op(op);
         added += 1;
     }
     csv.mark_cut(timeline);

@@ -23,7 +23,7 @@ use crate::error::AscendError;
 use crate::micros::micros_to_ns;
 use crate::task_type;
 use crate::trace_flows::{Flows, Target};
-use prof_core::{CounterSeries, DeviceOp, HostCategory, HostSpan, Timeline};
+use prof_core::{CounterSeries, DeviceOp, HostCategory, HostSpan, OpDetails, Timeline};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -81,11 +81,13 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
                         let device = processes.device(pid);
                         let mut op = DeviceOp::new(task_type::op_kind(task, name), name_id, device, stream, start, dur);
                         op.correlation = correlation.into();
-                        if let Some(core) = task_type::core_type(task) {
-                            op.details_mut().core_type = Some(core);
-                        }
                         flows.slice(pid, tid, start, dur, Target::Op(timeline.ops.len()));
-                        timeline.push_op(op);
+                        match task_type::core_type(task) {
+                            Some(core) => {
+                                timeline.push_op_with(op, OpDetails { core_type: Some(core), ..OpDetails::default() })
+                            }
+                            None => timeline.push_op(op),
+                        }
                     }
                     _ => {
                         flows.slice(pid, tid, start, dur, Target::Host(timeline.host.len()));

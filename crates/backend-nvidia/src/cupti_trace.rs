@@ -15,7 +15,7 @@
 //! file and the record. When several files are loaded, correlation ids are made unique per
 //! file as `(file index << 32) | id`.
 
-use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpKind, Result, Timeline};
+use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpDetails, OpKind, Result, Timeline};
 use prof_cupti_format::{
     domain, is_trace_file, read_record, tag, Api, Header, Kernel, MemoryOp, Record, FILE_EXTENSION, FILE_PREFIX,
     HEADER_LEN,
@@ -170,14 +170,19 @@ pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline
         pos = next;
         match record {
             Record::String { id, text } => reader.string(id, text, timeline)?,
-            Record::Kernel(kernel) => timeline.push_op(reader.kernel(&kernel)?),
+            Record::Kernel(kernel) => {
+                let (op, details) = reader.kernel(&kernel)?;
+                timeline.push_op_with(op, details);
+            }
             Record::Memcpy(copy) => {
                 let name = timeline.intern(&memcpy_name(copy.copy_kind, copy.src_kind, copy.dst_kind));
-                timeline.push_op(reader.memory_op(OpKind::Memcpy, name, &copy.op)?);
+                let (op, details) = reader.memory_op(OpKind::Memcpy, name, &copy.op)?;
+                timeline.push_op_with(op, details);
             }
             Record::Memset(set) => {
                 let name = timeline.intern("CUDA memset");
-                timeline.push_op(reader.memory_op(OpKind::Memset, name, &set.op)?);
+                let (op, details) = reader.memory_op(OpKind::Memset, name, &set.op)?;
+                timeline.push_op_with(op, details);
             }
             Record::Api(api) => {
                 let span = reader.api(&api, timeline)?;
@@ -248,7 +253,7 @@ impl Reader<'_> {
         (id != 0).then(|| self.corr_base | u64::from(id))
     }
 
-    fn kernel(&self, k: &Kernel) -> Result<DeviceOp> {
+    fn kernel(&self, k: &Kernel) -> Result<(DeviceOp, OpDetails)> {
         let (start, dur) = self.times(k.start, k.end)?;
         let dims = |values: [i32; 3]| -> Result<[u32; 3]> {
             let mut out = [0u32; 3];
@@ -261,20 +266,21 @@ impl Reader<'_> {
         let mut op = DeviceOp::new(OpKind::Kernel, self.name(k.name)?, k.device, 0, start, dur);
         op.stream = u64::from(k.stream);
         op.correlation = self.correlation(k.correlation).into();
-        let details = op.details_mut();
-        details.grid = Some(dims(k.grid)?);
-        details.block = Some(dims(k.block)?);
-        details.registers_per_thread = Some(u32::from(k.registers));
-        details.shared_memory_bytes = Some(shared(k.static_shared)? + shared(k.dynamic_shared)?);
-        Ok(op)
+        let details = OpDetails {
+            grid: Some(dims(k.grid)?),
+            block: Some(dims(k.block)?),
+            registers_per_thread: Some(u32::from(k.registers)),
+            shared_memory_bytes: Some(shared(k.static_shared)? + shared(k.dynamic_shared)?),
+            ..OpDetails::default()
+        };
+        Ok((op, details))
     }
 
-    fn memory_op(&self, kind: OpKind, name: NameId, m: &MemoryOp) -> Result<DeviceOp> {
+    fn memory_op(&self, kind: OpKind, name: NameId, m: &MemoryOp) -> Result<(DeviceOp, OpDetails)> {
         let (start, dur) = self.times(m.start, m.end)?;
         let mut op = DeviceOp::new(kind, name, m.device, u64::from(m.stream), start, dur);
         op.correlation = self.correlation(m.correlation).into();
-        op.details_mut().bytes = Some(m.bytes);
-        Ok(op)
+        Ok((op, OpDetails { bytes: Some(m.bytes), ..OpDetails::default() }))
     }
 
     fn api(&mut self, api: &Api, timeline: &mut Timeline) -> Result<HostSpan> {

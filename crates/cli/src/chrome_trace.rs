@@ -47,7 +47,7 @@ pub fn write(timeline: &Timeline, out: &mut impl Write) -> io::Result<u64> {
     w.out.write_all(b"},\"traceEvents\":[")?;
     metadata(timeline, &mut w)?;
     for op in &timeline.ops {
-        device_op(op, name(op.name), &names, &mut w)?;
+        device_op(op, timeline.details_of(op), name(op.name), &names, &mut w)?;
     }
     for span in &timeline.host {
         host_span(span, name(span.name), &mut w)?;
@@ -157,7 +157,13 @@ fn core_type_name(core: CoreType) -> &'static str {
     }
 }
 
-fn device_op<W: Write>(op: &DeviceOp, name: &str, names: &[String], w: &mut EventWriter<W>) -> io::Result<()> {
+fn device_op<W: Write>(
+    op: &DeviceOp,
+    op_details: Option<&OpDetails>,
+    name: &str,
+    names: &[String],
+    w: &mut EventWriter<W>,
+) -> io::Result<()> {
     w.begin()?;
     let out = &mut *w.out;
     raw(out, "{\"ph\":\"X\",\"cat\":\"")?;
@@ -177,7 +183,7 @@ fn device_op<W: Write>(op: &DeviceOp, name: &str, names: &[String], w: &mut Even
     if let Some(correlation) = op.correlation.get() {
         field(out, ",\"correlation\":", correlation)?;
     }
-    if let Some(d) = &op.details {
+    if let Some(d) = op_details {
         details(out, d, names)?;
     }
     raw(out, "}}")

@@ -1,76 +1,92 @@
 //! Shared op details: most ops of a trace repeat the details of others (every launch of a
 //! kernel has the same grid, block, registers and shared memory; every Ascend op of a type
 //! the same shapes and core type), so a timeline keeps each distinct [`OpDetails`] once and
-//! its ops point at it. A kernel trace's op then costs its 56 bytes and a share of a few
-//! hundred details, where a box per op cost ~130 more (10 M rocprofv3 kernels: 2.1 GB).
+//! its ops hold a 4-byte [`DetailsId`] of it. A kernel trace's op then costs its 48 bytes and
+//! a share of a few hundred details, where a box per op cost ~130 more (10 M rocprofv3
+//! kernels: 2.1 GB) and a shared pointer 8.
 //!
-//! Sharing is invisible to readers (`op.details.as_deref()`); a writer that changes one op's
-//! details after the load gets its own copy ([`crate::DeviceOp::details_mut`], copy on write).
+//! Readers ask the timeline ([`crate::Timeline::details_of`]); a loader hands an op its
+//! details as it pushes it ([`crate::Timeline::push_op_with`]).
 
-use crate::intern::{FxHasher, NameId};
+use crate::intern::{FxHashMap, NameId};
 use crate::timeline::OpDetails;
-use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
+use std::num::NonZeroU32;
 use std::sync::Arc;
 
 /// Distinct details kept for sharing; past this a trace whose details rarely repeat (every
 /// copy a different size) stops paying for the look-up table and keeps its details unshared.
 pub const MAX_SHARED: usize = 1 << 20;
 
+/// The details of an op, by their place in its timeline's pool (serialized as that number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct DetailsId(NonZeroU32);
+
+impl DetailsId {
+    /// Its place in its pool.
+    pub(crate) fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+}
+
 /// The distinct details of one timeline.
 #[derive(Debug, Clone, Default)]
 pub struct DetailsPool {
-    seen: HashSet<Arc<OpDetails>, BuildHasherDefault<FxHasher>>,
-    /// The details last shared for each op name (by name id): the next op of the same name
+    /// Every details held, by id.
+    items: Vec<Arc<OpDetails>>,
+    /// The id of each distinct details (the first [`MAX_SHARED`]).
+    seen: FxHashMap<Arc<OpDetails>, DetailsId>,
+    /// The details last given to each op name (by name id): the next op of the same name
     /// mostly has equal ones, found by one comparison instead of a hash and a probe.
-    by_name: Vec<Option<Arc<OpDetails>>>,
+    by_name: Vec<Option<DetailsId>>,
 }
 
 impl DetailsPool {
-    /// The shared copy of `details`, and whether it is new (so holds memory of its own).
-    pub fn share(&mut self, details: Arc<OpDetails>) -> (Arc<OpDetails>, bool) {
-        if let Some(known) = self.seen.get(&*details) {
-            return (Arc::clone(known), false);
+    /// The id of `details` here, and whether they are new (so hold memory of their own).
+    pub fn share_value(&mut self, details: OpDetails) -> (DetailsId, bool) {
+        if let Some(&known) = self.seen.get(&details) {
+            return (known, false);
         }
+        let id = DetailsId(
+            u32::try_from(self.items.len() + 1).ok().and_then(NonZeroU32::new).expect("fewer than 2^32 details"),
+        );
+        let details = Arc::new(details);
         if self.seen.len() < MAX_SHARED {
-            self.seen.insert(Arc::clone(&details));
+            self.seen.insert(Arc::clone(&details), id);
         }
-        (details, true)
-    }
-
-    /// Like [`DetailsPool::share`] for details built in place: allocated only when new.
-    pub fn share_value(&mut self, details: OpDetails) -> (Arc<OpDetails>, bool) {
-        match self.seen.get(&details) {
-            Some(known) => (Arc::clone(known), false),
-            None => self.share(Arc::new(details)),
-        }
+        self.items.push(details);
+        (id, true)
     }
 
     /// [`DetailsPool::share_value`] for an op named `name` (an id of the timeline whose pool
-    /// this is): when the last op of that name had equal details, their copy without a look-up.
-    pub fn share_named(&mut self, name: NameId, details: OpDetails) -> (Arc<OpDetails>, bool) {
+    /// this is): when the last op of that name had equal details, their id without a look-up.
+    pub fn share_named(&mut self, name: NameId, details: OpDetails) -> (DetailsId, bool) {
         let slot = name.0 as usize;
-        if let Some(Some(last)) = self.by_name.get(slot) {
-            if **last == details {
-                return (Arc::clone(last), false);
+        if let Some(&Some(last)) = self.by_name.get(slot) {
+            if *self.items[last.index()] == details {
+                return (last, false);
             }
         }
-        let (shared, new) = self.share_value(details);
+        let (id, new) = self.share_value(details);
         if slot >= self.by_name.len() {
             self.by_name.resize(slot + 1, None);
         }
-        self.by_name[slot] = Some(Arc::clone(&shared));
-        (shared, new)
+        self.by_name[slot] = Some(id);
+        (id, new)
     }
 
-    /// How many distinct details are shared.
+    /// The details of `id`; `None` for an id this pool did not give.
+    pub fn get(&self, id: DetailsId) -> Option<&OpDetails> {
+        self.items.get(id.index()).map(|d| &**d)
+    }
+
+    /// How many details are held.
     pub fn len(&self) -> usize {
-        self.seen.len()
+        self.items.len()
     }
 
-    /// True when no details are shared.
+    /// True when none is.
     pub fn is_empty(&self) -> bool {
-        self.seen.is_empty()
+        self.items.is_empty()
     }
 }
 
@@ -81,13 +97,27 @@ mod tests {
     #[test]
     fn equal_details_are_kept_once_and_different_ones_apart() {
         let mut pool = DetailsPool::default();
-        let grid = |x| Arc::new(OpDetails { grid: Some([x, 1, 1]), ..Default::default() });
-        let (a, new_a) = pool.share(grid(4));
-        let (b, new_b) = pool.share(grid(4));
-        let (c, new_c) = pool.share(grid(8));
+        let grid = |x| OpDetails { grid: Some([x, 1, 1]), ..Default::default() };
+        let (a, new_a) = pool.share_value(grid(4));
+        let (b, new_b) = pool.share_value(grid(4));
+        let (c, new_c) = pool.share_value(grid(8));
         assert!(new_a && !new_b && new_c);
-        assert!(Arc::ptr_eq(&a, &b) && !Arc::ptr_eq(&a, &c));
-        assert_eq!(c.grid, Some([8, 1, 1]));
+        assert!(a == b && a != c);
+        assert_eq!(pool.get(c).unwrap().grid, Some([8, 1, 1]));
         assert_eq!(pool.len(), 2);
+    }
+
+    #[test]
+    fn the_last_details_of_a_name_are_found_and_changed_ones_shared_as_any() {
+        let (mut named, mut plain) = (DetailsPool::default(), DetailsPool::default());
+        let bytes = |b| OpDetails { bytes: Some(b), ..Default::default() };
+        // Two names alternating, one changing its details and coming back to the first ones.
+        let calls = [(0, 1), (1, 2), (0, 1), (1, 2), (0, 3), (0, 1), (1, 1), (2, 2), (1, 2)];
+        for (name, b) in calls {
+            let (id, new) = named.share_named(NameId(name), bytes(b));
+            assert_eq!((id, new), plain.share_value(bytes(b)), "name {name} bytes {b}");
+            assert_eq!(named.get(id), Some(&bytes(b)));
+        }
+        assert_eq!(named.len(), 3);
     }
 }

@@ -279,7 +279,7 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
     for op in &timeline.ops {
         by_name
             .entry(op.name)
-            .or_insert_with(|| KernelAcc::new(op.kind, op.details.as_ref().and_then(|d| d.op_type)))
+            .or_insert_with(|| KernelAcc::new(op.kind, timeline.details_of(op).and_then(|d| d.op_type)))
             .add(op.dur_ns);
         device_ns = device_ns.saturating_add(op.dur_ns);
         let device = on_the_fly.entry(op.device).or_insert((0, 0, u64::MAX, 0, SortedUnion::default()));

@@ -245,7 +245,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             let bytes: u64 = htod
                 .iter()
                 .filter(|op| op.start_ns < load_end)
-                .filter_map(|op| op.details.as_ref()?.bytes)
+                .filter_map(|op| timeline.details_of(op)?.bytes)
                 .fold(0u64, u64::saturating_add);
             let share = pct(copy_ns, all_ns);
             if share >= LOAD_COPY_SHARE_PCT || bytes >= LOAD_COPY_BYTES {

@@ -2,11 +2,10 @@
 //! and every analysis is written once against it.
 
 pub use crate::correlation::Correlation;
-use crate::details_pool::DetailsPool;
+use crate::details_pool::{DetailsId, DetailsPool};
 use crate::intern::{Interner, NameId};
 use crate::load_budget::{LoadBudget, DETAILS_BYTES, HOST_BYTES, OP_BYTES};
 use serde::Serialize;
-use std::sync::Arc;
 
 /// What a device operation does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -86,8 +85,10 @@ pub struct DeviceOp {
     /// Correlation id linking the op to the host span that launched it (`.get()` for the id).
     #[cfg_attr(feature = "schema", schemars(with = "Option<u64>"))]
     pub correlation: Correlation,
-    /// Everything else the source has (shared with the ops whose details are equal).
-    pub details: Option<Arc<OpDetails>>,
+    /// Everything else the source has: an id in the timeline's pool, shared with the ops
+    /// whose details are equal ([`Timeline::details_of`] reads them).
+    #[cfg_attr(feature = "schema", schemars(with = "Option<u32>"))]
+    pub details: Option<DetailsId>,
 }
 
 impl DeviceOp {
@@ -99,11 +100,6 @@ impl DeviceOp {
     /// End, nanoseconds on the source's clock.
     pub fn end_ns(&self) -> u64 {
         self.start_ns.saturating_add(self.dur_ns)
-    }
-
-    /// The details, created empty on first use; this op's own copy when they were shared.
-    pub fn details_mut(&mut self) -> &mut OpDetails {
-        Arc::make_mut(self.details.get_or_insert_with(Default::default))
     }
 }
 
@@ -214,15 +210,25 @@ impl Timeline {
     }
 
     /// Appends a device op, unless the memory budget is spent: then the timeline is marked
-    /// partial and takes no more (see [`Timeline::is_full`]).
-    pub fn push_op(&mut self, mut op: DeviceOp) {
-        let mut bytes = OP_BYTES;
-        if let Some(details) = op.details.take() {
-            let (shared, new) = self.details.share(details);
-            bytes += if new { DETAILS_BYTES } else { 0 };
-            op.details = Some(shared);
-        }
-        self.push_counted(op, bytes);
+    /// partial and takes no more (see [`Timeline::is_full`]). Its `details` must be none or
+    /// an id of this timeline (an op with new details is pushed by [`Timeline::push_op_with`]).
+    pub fn push_op(&mut self, op: DeviceOp) {
+        self.push_counted(op, OP_BYTES);
+    }
+
+    /// The details of `op`, one of this timeline's ops.
+    #[inline]
+    pub fn details_of(&self, op: &DeviceOp) -> Option<&OpDetails> {
+        self.details.get(op.details?)
+    }
+
+    /// Gives the op at `index` these `details` (shared with equal ones); false when there is
+    /// no op there.
+    pub fn set_details(&mut self, index: usize, details: OpDetails) -> bool {
+        let Some(name) = self.ops.get(index).map(|op| op.name) else { return false };
+        let (id, _) = self.details.share_named(name, details);
+        self.ops[index].details = Some(id);
+        true
     }
 
     pub(crate) fn push_counted(&mut self, op: DeviceOp, bytes: u64) {

@@ -2,10 +2,10 @@
 //! read into its own [`Timeline`] on its own thread, joins them in file order with
 //! [`Timeline::append`], and gets the timeline one reader would have built.
 
-use crate::intern::{FxHashMap, NameId};
+use crate::details_pool::DetailsId;
+use crate::intern::NameId;
 use crate::load_budget::{DETAILS_BYTES, OP_BYTES};
-use crate::timeline::{OpDetails, Timeline};
-use std::sync::Arc;
+use crate::timeline::Timeline;
 
 impl Timeline {
     /// Appends `later`, the next part of the same artifact read on its own: its names are
@@ -32,9 +32,8 @@ impl Timeline {
         let ids: Vec<NameId> = later.names.iter().map(|name| self.names.intern(name)).collect();
         let id = |old: NameId| ids.get(old.0 as usize).copied().unwrap_or(old);
         let identity = ids.iter().enumerate().all(|(i, new)| new.0 as usize == i);
-        // Per distinct details of `later` (kept alive here, so no address is reused): this
-        // timeline's shared copy.
-        let mut shared: FxHashMap<*const OpDetails, (Arc<OpDetails>, Arc<OpDetails>)> = FxHashMap::default();
+        // Per details id of `later`: its id here.
+        let mut shared: Vec<Option<DetailsId>> = vec![None; later.details.len()];
         self.ops.reserve(later.ops.len());
         for mut op in later.ops {
             if self.is_full() {
@@ -42,19 +41,21 @@ impl Timeline {
             }
             op.name = id(op.name);
             let mut bytes = OP_BYTES;
-            if let Some(details) = op.details.take() {
-                let key = Arc::as_ptr(&details);
-                let copy = match shared.get(&key) {
-                    Some((_, copy)) => Arc::clone(copy),
+            if let Some(details) = op.details {
+                let slot = details.index();
+                let copy = match shared.get(slot).copied().flatten() {
+                    Some(copy) => copy,
                     None => {
-                        let mut own = (*details).clone();
+                        let mut own = later.details.get(details).cloned().unwrap_or_default();
                         if !identity {
                             own.op_type = own.op_type.map(id);
                             own.shapes = own.shapes.map(id);
                         }
                         let (copy, new) = self.details.share_value(own);
                         bytes += if new { DETAILS_BYTES } else { 0 };
-                        shared.insert(key, (details, Arc::clone(&copy)));
+                        if let Some(entry) = shared.get_mut(slot) {
+                            *entry = Some(copy);
+                        }
                         copy
                     }
                 };
@@ -118,7 +119,7 @@ mod tests {
             .ops
             .iter()
             .map(|op| {
-                let details = op.details.as_deref().map(|d| (d.op_type.map(text), d.block_dim));
+                let details = timeline.details_of(op).map(|d| (d.op_type.map(text), d.block_dim));
                 format!("{} {} {} {details:?}", text(op.name), op.start_ns, op.dur_ns)
             })
             .collect()
@@ -159,7 +160,7 @@ mod tests {
         let matmuls: Vec<_> =
             joined.ops.iter().filter(|op| joined.name(op.name) == "matmul" && op.details.is_some()).collect();
         assert_eq!(matmuls.len(), 2);
-        assert!(std::sync::Arc::ptr_eq(matmuls[0].details.as_ref().unwrap(), matmuls[1].details.as_ref().unwrap()));
+        assert_eq!(matmuls[0].details, matmuls[1].details);
         assert_eq!(joined.details.len(), whole.details.len());
         assert_eq!(joined.name(joined.host[0].name), "gelu");
     }

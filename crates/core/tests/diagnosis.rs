@@ -167,10 +167,8 @@ fn pageable_copies_only_when_they_take_device_time() {
     let mut t = run(&[("ampere_sgemm_128x64_nn", 40_000)], 4, 1_000, flat);
     let copy = t.intern("Memcpy HtoD (Pageable -> Device)");
     for i in 0..4 {
-        let mut op = DeviceOp::new(OpKind::Memcpy, copy, 0, 7, 200_000 + i * 60_000, 50_000);
-        op.details =
-            Some(std::sync::Arc::new(prof_core::timeline::OpDetails { bytes: Some(64 << 20), ..Default::default() }));
-        t.push_op(op);
+        let op = DeviceOp::new(OpKind::Memcpy, copy, 0, 7, 200_000 + i * 60_000, 50_000);
+        t.push_op_with(op, prof_core::timeline::OpDetails { bytes: Some(64 << 20), ..Default::default() });
     }
     let r = report(&t);
     let found = r.get(DiagnosisKind::PageableCopies).expect("pageable");

@@ -18,7 +18,7 @@ fn records(name: &str) -> BTreeMap<Key, usize> {
     assert_eq!(t.partial, None, "{name}");
     let mut out = BTreeMap::new();
     for op in &t.ops {
-        let d = op.details.as_deref();
+        let d = t.details_of(op);
         let key = (
             format!("{:?}", op.kind),
             t.name(op.name).to_owned(),

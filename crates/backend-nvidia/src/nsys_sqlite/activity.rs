@@ -122,8 +122,8 @@ impl<'e> Reader<'e> {
                     timeline.push_op_with(op, details);
                 }
                 MEMCPY_TABLE | MEMSET_TABLE => {
-                    let op = self.copy_or_set(row, &at, timeline)?;
-                    timeline.push_op(op);
+                    let (op, details) = self.copy_or_set(row, &at, timeline)?;
+                    timeline.push_op_with(op, details);
                 }
                 RUNTIME_TABLE => {
                     let span = self.api_call(row, &at, timeline)?;
@@ -180,7 +180,7 @@ impl<'e> Reader<'e> {
             .or_insert_with(|| timeline.name(name).as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"nccl")))
     }
 
-    fn copy_or_set(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<DeviceOp> {
+    fn copy_or_set(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails)> {
         let (start, dur) = at.times(row)?;
         let (kind, name) = if at.table == MEMCPY_TABLE {
             let copy_kind: i64 = at.req(row, 6, "copyKind")?;
@@ -197,8 +197,7 @@ impl<'e> Reader<'e> {
         };
         let mut op = DeviceOp::new(kind, name, at.req(row, 2, "deviceId")?, at.req(row, 3, "streamId")?, start, dur);
         op.correlation = at.opt(row, 4, "correlationId")?.into();
-        op.details_mut().bytes = Some(at.req(row, 5, "bytes")?);
-        Ok(op)
+        Ok((op, OpDetails { bytes: Some(at.req(row, 5, "bytes")?), ..OpDetails::default() }))
     }
 
     fn api_call(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<HostSpan> {

@@ -2,7 +2,7 @@
 //! into a [`DeviceOp`] or [`HostSpan`].
 
 use super::scan::{bad, expect, peek, scalar, skip, string, triple, ws, Lex, Scalar, Str};
-use prof_core::{DeviceOp, HostCategory, HostSpan, NameId, OpKind, Timeline};
+use prof_core::{DeviceOp, HostCategory, HostSpan, NameId, OpDetails, OpKind, Timeline};
 use std::borrow::Cow;
 
 /// What an event's `cat` makes of it.
@@ -240,15 +240,19 @@ impl Importer {
                     || bytes.is_some()
                     || op_type.is_some()
                 {
-                    let details = op.details_mut();
-                    details.grid = args.grid;
-                    details.block = args.block;
-                    details.registers_per_thread = registers.and_then(|r| u32::try_from(r).ok());
-                    details.shared_memory_bytes = shared;
-                    details.bytes = bytes;
-                    details.op_type = op_type;
+                    let details = OpDetails {
+                        grid: args.grid,
+                        block: args.block,
+                        registers_per_thread: registers.and_then(|r| u32::try_from(r).ok()),
+                        shared_memory_bytes: shared,
+                        bytes,
+                        op_type,
+                        ..OpDetails::default()
+                    };
+                    timeline.push_op_with(op, details);
+                } else {
+                    timeline.push_op(op);
                 }
-                timeline.push_op(op);
             }
             Role::Host(category) => {
                 let pid =

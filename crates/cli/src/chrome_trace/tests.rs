@@ -12,8 +12,7 @@ fn escapes_names_links_launches_and_keeps_nanoseconds() {
     let mhz = t.intern("MHz");
     let mut op = DeviceOp::new(OpKind::Kernel, kernel, 1, 7, 1_000_001, 2_500);
     op.correlation = Some(9).into();
-    op.details_mut().grid = Some([4, 1, 1]);
-    t.push_op(op);
+    t.push_op_with(op, prof_core::OpDetails { grid: Some([4, 1, 1]), ..Default::default() });
     t.host.push(HostSpan {
         name: launch,
         category: HostCategory::Runtime,
@@ -51,8 +50,7 @@ fn writes_a_million_ops_quickly() {
     for i in 0..1_000_000u64 {
         let mut op = DeviceOp::new(OpKind::Kernel, names[i as usize % names.len()], 0, 7, i * 2_000, 1_500);
         op.correlation = Some(i).into();
-        op.details_mut().grid = Some([128, 1, 1]);
-        t.push_op(op);
+        t.push_op_with(op, prof_core::OpDetails { grid: Some([128, 1, 1]), ..Default::default() });
         let (pid, tid, start_ns, dur_ns) = (1, 1, i * 2_000, 900);
         t.host.push(HostSpan {
             name: launch,

@@ -147,10 +147,10 @@ pub fn timeline_comm_samples(timeline: &Timeline, families: &Families) -> Vec<Co
         .map(|(_, op)| CommSample {
             // The collective the source names (torch's `Collective name`), else the op's name.
             op_type: {
-                let named = op.details.as_ref().and_then(|d| d.op_type).unwrap_or(op.name);
+                let named = timeline.details_of(op).and_then(|d| d.op_type).unwrap_or(op.name);
                 type_of.entry(named).or_insert_with(|| collective_type(timeline.name(named))).clone()
             },
-            bytes: op.details.as_ref().and_then(|d| d.bytes),
+            bytes: timeline.details_of(op).and_then(|d| d.bytes),
             latency_ns: op.dur_ns,
             link_bytes_ns: None,
         })
@@ -166,7 +166,7 @@ pub fn timeline_collectives(timeline: &Timeline, families: &Families) -> Vec<Col
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{DeviceOp, OpKind};
+    use crate::timeline::{DeviceOp, OpDetails, OpKind};
 
     #[test]
     fn names_map_to_collective_types() {
@@ -189,11 +189,12 @@ mod tests {
         // all_reduce: 1 GB in 2 ms and 1 GB in 3 ms → 2e9 B / 5e6 ns = 400 GB/s; a third op
         // without bytes counts in total time only.
         for (start, dur) in [(0, 2_000_000), (10_000_000, 3_000_000), (20_000_000, 1_000_000)] {
-            let mut op = DeviceOp::new(OpKind::Communication, ar, 0, 9, start, dur);
+            let op = DeviceOp::new(OpKind::Communication, ar, 0, 9, start, dur);
             if start < 20_000_000 {
-                op.details_mut().bytes = Some(1_000_000_000);
+                t.push_op_with(op, OpDetails { bytes: Some(1_000_000_000), ..OpDetails::default() });
+            } else {
+                t.push_op(op);
             }
-            t.push_op(op);
         }
         t.push_op(DeviceOp::new(OpKind::Kernel, ag, 0, 9, 30_000_000, 500));
         t.push_op(DeviceOp::new(OpKind::Kernel, gemm, 0, 7, 0, 100));

@@ -123,8 +123,8 @@ fn gathered(
         .collect()
 }
 
-fn core_type(op: &DeviceOp) -> Option<CoreType> {
-    op.details.as_ref().and_then(|d| d.core_type)
+fn core_type(timeline: &Timeline, op: &DeviceOp) -> Option<CoreType> {
+    timeline.details_of(op).and_then(|d| d.core_type)
 }
 
 /// Compute–communication and cube–vector overlap of every device that has either.
@@ -134,10 +134,10 @@ pub fn overlaps(timeline: &Timeline, families: &Families) -> Vec<DeviceOverlap> 
         pair_overlap(timeline, |i, _| activity(i) == Activity::Compute, |i, _| activity(i) == Activity::Communication);
     let cube = pair_overlap(
         timeline,
-        |_, op| core_type(op) == Some(CoreType::Vector),
-        |_, op| core_type(op) == Some(CoreType::Cube),
+        |_, op| core_type(timeline, op) == Some(CoreType::Vector),
+        |_, op| core_type(timeline, op) == Some(CoreType::Cube),
     );
-    let is_mix = |op: &&DeviceOp| core_type(op) == Some(CoreType::Mix);
+    let is_mix = |op: &&DeviceOp| core_type(timeline, op) == Some(CoreType::Mix);
     let mut mix: FxHashMap<u32, SortedUnion> = FxHashMap::default();
     for op in timeline.ops.iter().filter(is_mix) {
         mix.entry(op.device).or_default().add(op.start_ns, op.end_ns());
@@ -166,13 +166,12 @@ pub fn overlaps(timeline: &Timeline, families: &Families) -> Vec<DeviceOverlap> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::OpKind;
+    use crate::timeline::{OpDetails, OpKind};
 
     fn op(t: &mut Timeline, name: &str, stream: u64, start: u64, dur: u64, core: Option<CoreType>) {
         let name = t.intern(name);
-        let mut op = DeviceOp::new(OpKind::Kernel, name, 0, stream, start, dur);
-        op.details_mut().core_type = core;
-        t.push_op(op);
+        let op = DeviceOp::new(OpKind::Kernel, name, 0, stream, start, dur);
+        t.push_op_with(op, OpDetails { core_type: core, ..OpDetails::default() });
     }
 
     #[test]
@@ -211,9 +210,8 @@ mod tests {
             for _ in 0..(5 + next(80)) {
                 let core = cores[next(4) as usize];
                 let name = shuffled.intern(if next(4) == 0 { "hcom_allReduce_" } else { "MatMul" });
-                let mut op = DeviceOp::new(OpKind::Kernel, name, next(2) as u32, next(4), next(60) * 10, next(15) * 10);
-                op.details_mut().core_type = core;
-                shuffled.push_op(op);
+                let op = DeviceOp::new(OpKind::Kernel, name, next(2) as u32, next(4), next(60) * 10, next(15) * 10);
+                shuffled.push_op_with(op, OpDetails { core_type: core, ..OpDetails::default() });
             }
             let mut ordered = shuffled.clone();
             ordered.ops.sort_by_key(|op| op.start_ns);
@@ -222,7 +220,10 @@ mod tests {
             assert_eq!(found, overlaps(&shuffled, &families), "round {round}");
             for device in &found {
                 let spans = |core: CoreType| {
-                    let ops = ordered.ops.iter().filter(|op| op.device == device.device && core_type(op) == Some(core));
+                    let ops = ordered
+                        .ops
+                        .iter()
+                        .filter(|op| op.device == device.device && core_type(&ordered, op) == Some(core));
                     IntervalSet::from_unsorted(ops.map(|op| (op.start_ns, op.end_ns())).collect())
                 };
                 let (vector, cube) = (spans(CoreType::Vector), spans(CoreType::Cube));

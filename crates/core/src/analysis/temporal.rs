@@ -42,7 +42,7 @@ pub fn activity_of(timeline: &Timeline, families: &Families) -> impl Fn(usize) -
                     kernels.resize(slot + 1, None);
                 }
                 *kernels[slot].get_or_insert_with(|| {
-                    let op_type = op.details.as_ref().and_then(|d| d.op_type).map(|t| timeline.name(t));
+                    let op_type = timeline.details_of(op).and_then(|d| d.op_type).map(|t| timeline.name(t));
                     match families.classify_op(op.kind, timeline.name(op.name), op_type) {
                         Family::Collective => Activity::Communication,
                         Family::Memcpy | Family::Memset => Activity::Memory,

@@ -42,7 +42,7 @@ pub fn growing_work(timeline: &Timeline, steps: &Steps) -> Work {
             continue;
         }
         kernels += 1;
-        if let Some(grid) = op.details.as_ref().and_then(|d| d.grid) {
+        if let Some(grid) = timeline.details_of(op).and_then(|d| d.grid) {
             with_grid += 1;
             let n = grid.iter().map(|&g| u64::from(g)).fold(1u64, u64::saturating_mul);
             blocks[step as usize] = blocks[step as usize].saturating_add(n);

@@ -132,7 +132,7 @@ pub(super) fn pageable_copies(timeline: &Timeline, summary: &KernelSummary) -> O
         .ops
         .iter()
         .filter(|op| op.kind == OpKind::Memcpy && ids.contains(&op.name))
-        .filter_map(|op| op.details.as_ref().and_then(|d| d.bytes))
+        .filter_map(|op| timeline.details_of(op).and_then(|d| d.bytes))
         .sum();
     let mut evidence = vec![format!(
         "{calls} pageable copies, {} ({} % of device {}'s busy time, flagged from {PAGEABLE_MIN_BUSY_PCT} %)",

@@ -120,6 +120,7 @@ impl Timeline {
             counters: self.counters,
             partial: self.partial,
             sections: self.sections,
+            details: self.details,
             ..Timeline::default()
         }
     }

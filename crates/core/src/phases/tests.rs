@@ -5,11 +5,12 @@ const MS: u64 = 1_000_000;
 
 fn push(t: &mut Timeline, kind: OpKind, name: &str, start: u64, dur: u64, bytes: Option<u64>) {
     let id = t.intern(name);
-    let mut op = DeviceOp::new(kind, id, 0, 7, start, dur);
+    let op = DeviceOp::new(kind, id, 0, 7, start, dur);
     if bytes.is_some() {
-        op.details_mut().bytes = bytes;
+        t.push_op_with(op, crate::timeline::OpDetails { bytes, ..Default::default() });
+    } else {
+        t.push_op(op);
     }
-    t.push_op(op);
 }
 
 /// Load (3 × 10 MiB uploads), warm-up (one autotune kernel and a slow first step), 10 steps
