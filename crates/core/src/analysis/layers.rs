@@ -191,6 +191,9 @@ fn layers_of<'t, I: Iterator<Item = &'t DeviceOp>>(
         }
     }
     means.iter_mut().for_each(|m| *m /= region.repeats as f64);
+    let (stream_ops, stream_total, first) = (names.len(), prefix[names.len()], names[start..start + period].to_vec());
+    // The names and sums (12 bytes an op) are not needed for the spans.
+    drop((names, prefix));
     let (mut first_start, mut offset_ns) = (None, 0);
     let (mut spans, mut layer) = (Vec::with_capacity(region.repeats), (0u64, 0u64));
     for (at, op) in ops().enumerate().take(end) {
@@ -209,14 +212,7 @@ fn layers_of<'t, I: Iterator<Item = &'t DeviceOp>>(
             spans.push(layer.1.saturating_sub(layer.0));
         }
     }
-    let found = Found {
-        region,
-        stream_ops: names.len(),
-        offset_ns,
-        stream_total: prefix[names.len()],
-        first: names[start..start + period].to_vec(),
-        means,
-    };
+    let found = Found { region, stream_ops, offset_ns, stream_total, first, means };
     Some((found, spans))
 }
 

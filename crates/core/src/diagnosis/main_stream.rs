@@ -3,7 +3,6 @@
 //! walked again in place for the few starts and ends the steps need, rather than a reference
 //! per op kept (8 bytes an op, 80 MB and the page faults of fresh memory at 10 M ops).
 
-use crate::analysis::repeats::prefix_sums;
 use crate::intern::{FxHashMap, NameId};
 use crate::run_map::RunMap;
 use crate::timeline::DeviceOp;
@@ -13,9 +12,9 @@ pub(crate) struct MainStream<'a> {
     all: &'a [DeviceOp],
     device: u32,
     stream: u64,
-    /// The stream's ops sorted, for a source that lists them out of (start, end) order; `None`
-    /// when they are in order in `all`, so are read there.
-    sorted: Option<Vec<&'a DeviceOp>>,
+    /// The positions in `all` of the stream's ops sorted, for a source that lists them out of
+    /// (start, end) order; `None` when they are in order in `all`, so are read there.
+    sorted: Option<Vec<u32>>,
     len: usize,
     /// Each op's name.
     pub(crate) names: Vec<NameId>,
@@ -31,24 +30,32 @@ impl<'a> MainStream<'a> {
             MainStream { all, device: 0, stream: 0, sorted: None, len: 0, names: Vec::new(), prefix: vec![0] };
         let Some((device, id, count)) = busiest(all) else { return stream };
         (stream.device, stream.stream) = (device, id);
+        // In order is looked at first, so that a stream out of order never holds two sets of
+        // names and sums at once.
+        let mut last = (0, 0);
+        let in_order = stream.plain().all(|op| {
+            let ok = (op.start_ns, op.end_ns()) >= last;
+            last = (op.start_ns, op.end_ns());
+            ok
+        });
+        if !in_order {
+            // Positions in `all` (4 bytes an op), sorted by (start, end), ties in `all`'s order.
+            let Ok(mut sorted) = stream.plain_positions().map(u32::try_from).collect::<Result<Vec<u32>, _>>() else {
+                // Past 2^32 ops (not a timeline that fits in memory): no main stream.
+                return MainStream { device: 0, stream: 0, ..stream };
+            };
+            sorted.sort_by_key(|&at| (all[at as usize].start_ns, all[at as usize].end_ns()));
+            stream.sorted = Some(sorted);
+        }
         let (mut names, mut prefix) = (Vec::with_capacity(count), Vec::with_capacity(count + 1));
         prefix.push(0);
-        let (mut sum, mut last, mut in_order) = (0u64, (0, 0), true);
-        for op in stream.plain() {
-            in_order &= (op.start_ns, op.end_ns()) >= last;
-            last = (op.start_ns, op.end_ns());
+        let mut sum = 0u64;
+        for op in stream.ops() {
             sum = sum.saturating_add(op.dur_ns);
             names.push(op.name);
             prefix.push(sum);
         }
         stream.len = names.len();
-        if !in_order {
-            let mut sorted: Vec<&DeviceOp> = stream.plain().collect();
-            sorted.sort_by_key(|op| (op.start_ns, op.end_ns()));
-            names = sorted.iter().map(|op| op.name).collect();
-            prefix = prefix_sums(sorted.iter().map(|op| op.dur_ns));
-            stream.sorted = Some(sorted);
-        }
         (stream.names, stream.prefix) = (names, prefix);
         stream
     }
@@ -60,8 +67,9 @@ impl<'a> MainStream<'a> {
 
     /// Its ops in (start, end) order.
     pub(crate) fn ops(&self) -> impl Iterator<Item = &'a DeviceOp> + '_ {
+        let all = self.all;
         let (plain, sorted) = match &self.sorted {
-            Some(sorted) => (None, Some(sorted.iter().copied())),
+            Some(sorted) => (None, Some(sorted.iter().map(move |&at| &all[at as usize]))),
             None => (Some(self.plain()), None),
         };
         plain.into_iter().flatten().chain(sorted.into_iter().flatten())
@@ -73,19 +81,34 @@ impl<'a> MainStream<'a> {
         self.all.iter().filter(move |op| op.device == device && op.stream == stream)
     }
 
+    /// The positions in `all` of [`MainStream::plain`]'s ops.
+    fn plain_positions(&self) -> impl Iterator<Item = usize> + 'a {
+        let (device, stream) = (self.device, self.stream);
+        self.all.iter().enumerate().filter(move |(_, op)| op.device == device && op.stream == stream).map(|(at, _)| at)
+    }
+
     /// In one walk: the start of the op at each of `positions`, and the latest end of the ops
     /// in each of `ranges` (`[from, to)` positions, 0 for an empty one). Positions past the
     /// last op read as 0.
     pub(crate) fn starts_and_ends(&self, positions: &[usize], ranges: &[(usize, usize)]) -> (Vec<u64>, Vec<u64>) {
-        let mut wanted: Vec<(usize, usize)> = positions.iter().copied().enumerate().map(|(i, p)| (p, i)).collect();
-        wanted.sort_unstable();
+        // Positions in order (as steps come) are read as they are; others through a sorted copy.
+        let sorted_copy: Option<Vec<(usize, usize)>> = (!positions.is_sorted()).then(|| {
+            let mut wanted: Vec<(usize, usize)> = positions.iter().copied().enumerate().map(|(i, p)| (p, i)).collect();
+            wanted.sort_unstable();
+            wanted
+        });
+        let wanted_at = |w: usize| match &sorted_copy {
+            Some(wanted) => wanted.get(w).copied(),
+            None => positions.get(w).map(|&p| (p, w)),
+        };
         // Range bounds as events: (position, range), opened at `from`, closed at `to`.
         let mut opens: Vec<(usize, usize)> = ranges.iter().enumerate().map(|(i, r)| (r.0, i)).collect();
         let mut closes: Vec<(usize, usize)> = ranges.iter().enumerate().map(|(i, r)| (r.1, i)).collect();
         opens.sort_unstable();
         closes.sort_unstable();
         let (mut starts, mut ends) = (vec![0u64; positions.len()], vec![0u64; ranges.len()]);
-        let last = wanted.last().map(|w| w.0 + 1).into_iter().chain(closes.last().map(|c| c.0)).max().unwrap_or(0);
+        let last_wanted = positions.len().checked_sub(1).and_then(wanted_at).map(|w| w.0 + 1);
+        let last = last_wanted.into_iter().chain(closes.last().map(|c| c.0)).max().unwrap_or(0);
         let (mut w, mut o, mut c) = (0, 0, 0);
         let mut open: Vec<usize> = Vec::new();
         for (at, op) in self.ops().enumerate().take(last) {
@@ -104,8 +127,10 @@ impl<'a> MainStream<'a> {
             for &range in &open {
                 ends[range] = ends[range].max(op.end_ns());
             }
-            while wanted.get(w).is_some_and(|&(p, _)| p == at) {
-                starts[wanted[w].1] = op.start_ns;
+            while let Some((p, i)) = wanted_at(w).filter(|&(p, _)| p <= at) {
+                if p == at {
+                    starts[i] = op.start_ns;
+                }
                 w += 1;
             }
         }
@@ -134,6 +159,7 @@ fn busiest(all: &[DeviceOp]) -> Option<(u32, u64, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::repeats::prefix_sums;
     use crate::test_random::XorShift;
     use crate::timeline::OpKind;
 
@@ -177,8 +203,12 @@ mod tests {
                     (from, (from + random.below(300) as usize).min(n + 3))
                 })
                 .collect();
+            let mut in_order = positions.clone();
+            in_order.sort_unstable();
             let (starts, ends) = main.starts_and_ends(&positions, &ranges);
-            for (&p, &start) in positions.iter().zip(&starts) {
+            // Positions in order (as steps come) are read without the sorted copy.
+            let (starts_in_order, _) = main.starts_and_ends(&in_order, &ranges);
+            for (&p, &start) in positions.iter().zip(&starts).chain(in_order.iter().zip(&starts_in_order)) {
                 assert_eq!(start, gathered.get(p).map_or(0, |op| op.start_ns), "seed {seed} position {p}");
             }
             for (&(from, to), &end) in ranges.iter().zip(&ends) {

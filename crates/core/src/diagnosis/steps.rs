@@ -138,8 +138,9 @@ pub fn sequence_steps(timeline: &Timeline) -> Option<StepSpans> {
 
 /// [`sequence_steps`] of some of a timeline's ops (those after its load, say).
 pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
-    let main = MainStream::of(all);
-    let (names, prefix, len) = (&main.names, &main.prefix, main.len());
+    let mut main = MainStream::of(all);
+    let len = main.len();
+    let (names, prefix) = (&main.names, &main.prefix);
     let mut found = repeats(names, prefix)?;
     // A repeat that holds the run only a few times (two `generate` calls) is looked inside.
     for _ in 0..3 {
@@ -153,6 +154,8 @@ pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
         }
     }
     let p = found.period;
+    // The names and sums (12 bytes an op) are not needed past the search.
+    (main.names, main.prefix) = (Vec::new(), Vec::new());
     let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
     for &(_, r) in &found.regions {
         *counts.entry(r).or_default() += 1;
@@ -184,23 +187,21 @@ pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
         let spans = (0..at.len()).map(|i| (at[i], at.get(i + 1).or(end.first()).copied().unwrap_or(0))).collect();
         (spans, Some(modal))
     } else {
-        let steps: Vec<(usize, usize, bool)> = found
-            .regions
-            .iter()
-            .flat_map(|&(s, r)| (0..r).map(move |k| (s + k * p, s + (k + 1) * p, k + 1 == r)))
-            .collect();
-        let positions: Vec<usize> = steps.iter().map(|&(from, _, _)| from).collect();
-        let ranges: Vec<(usize, usize)> = steps.iter().filter(|s| s.2).map(|&(from, to, _)| (from, to)).collect();
+        // Step k of a region of r starts at s + k·p; the last one of each region ends at the
+        // latest end of its ops, the others where the next one starts.
+        let positions: Vec<usize> = found.regions.iter().flat_map(|&(s, r)| (0..r).map(move |k| s + k * p)).collect();
+        let ranges: Vec<(usize, usize)> = found.regions.iter().map(|&(s, r)| (s + (r - 1) * p, s + r * p)).collect();
         let (at, ends) = main.starts_and_ends(&positions, &ranges);
-        let mut ends = ends.into_iter();
-        let spans = steps
-            .iter()
-            .enumerate()
-            .map(|(i, &(_, _, last))| {
-                let end = if last { ends.next().unwrap_or(0) } else { at.get(i + 1).copied().unwrap_or(0) };
-                (at[i], end)
-            })
-            .collect();
+        drop(positions);
+        let mut spans = Vec::with_capacity(at.len());
+        let mut i = 0;
+        for (&(_, r), &end) in found.regions.iter().zip(&ends) {
+            for k in 0..r {
+                let end = if k + 1 == r { end } else { at.get(i + 1).copied().unwrap_or(0) };
+                spans.push((at.get(i).copied().unwrap_or(0), end));
+                i += 1;
+            }
+        }
         (spans, None)
     };
     let mut spans: Vec<(u64, u64)> = spans;
