@@ -183,7 +183,7 @@ mod tests {
         let first = &t.ops[0];
         assert_eq!(t.name(first.name), "vecCopy(double*, double*, double*, int, int)");
         assert_eq!((first.device, first.stream, first.start_ns), (0, 0, 1_986_623_975_868_304));
-        let details = t.details_of(&first).unwrap();
+        let details = t.details_of(first).unwrap();
         assert_eq!(
             (details.grid, details.block, details.registers_per_thread),
             (Some([4096, 1, 1]), Some([256, 1, 1]), Some(4))

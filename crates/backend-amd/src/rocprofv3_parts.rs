@@ -82,7 +82,7 @@ mod tests {
         t.ops
             .iter()
             .map(|op| {
-                let d = t.details_of(&op).map(|d| (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes));
+                let d = t.details_of(op).map(|d| (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes));
                 let name = t.name(op.name);
                 format!(
                     "{:?} {name} {} {} {} {} {:?} {d:?}",

@@ -39,7 +39,7 @@ fn sdk1_0_kernel_trace() {
     let divide = &t.ops[1];
     assert_eq!(t.name(divide.name), "divide_kernel(float*, float const*, float const*, int, int)");
     assert_eq!((divide.correlation.get(), divide.start_ns, divide.dur_ns), (Some(4), 1_550_151_853_064_037, 11_200));
-    let d = t.details_of(&divide).unwrap();
+    let d = t.details_of(divide).unwrap();
     assert_eq!((d.registers_per_thread, d.shared_memory_bytes), (Some(12), Some(0)));
     assert_eq!((d.block, d.grid), (Some([64, 1, 1]), Some([16, 1024, 1])));
     // Union of the intervals (python): 96,160 busy of a 144,400 ns wall.
@@ -58,7 +58,7 @@ fn sdk0_5_columns_differ_but_load_the_same_way() {
     assert_eq!(t.ops.iter().map(|op| op.stream).collect::<Vec<_>>(), [1, 2, 1, 3, 4, 2, 1]);
     let first = &t.ops[0];
     assert_eq!(first.correlation, Some(1451));
-    let d = t.details_of(&first).unwrap();
+    let d = t.details_of(first).unwrap();
     // Group_Segment_Size 0 stands in for LDS; sdk 0.5 has no VGPR column.
     assert_eq!((d.shared_memory_bytes, d.registers_per_thread, d.grid), (Some(0), None, Some([16, 1024, 1])));
 }

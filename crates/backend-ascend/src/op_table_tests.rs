@@ -9,7 +9,7 @@ use std::collections::HashMap;
 fn core_counts(t: &Timeline) -> HashMap<Option<CoreType>, usize> {
     let mut counts = HashMap::new();
     for op in &t.ops {
-        *counts.entry(t.details_of(&op).and_then(|d| d.core_type)).or_insert(0) += 1;
+        *counts.entry(t.details_of(op).and_then(|d| d.core_type)).or_insert(0) += 1;
     }
     counts
 }
@@ -17,7 +17,7 @@ fn core_counts(t: &Timeline) -> HashMap<Option<CoreType>, usize> {
 fn type_total(t: &Timeline, op_type: &str) -> u64 {
     t.ops
         .iter()
-        .filter(|op| t.details_of(&op).and_then(|d| d.op_type).map(|id| t.name(id)) == Some(op_type))
+        .filter(|op| t.details_of(op).and_then(|d| d.op_type).map(|id| t.name(id)) == Some(op_type))
         .map(|op| op.dur_ns)
         .sum()
 }
@@ -32,7 +32,7 @@ fn kernel_details_ops_totals_and_core_types() {
         (t.name(first.name), first.start_ns, first.dur_ns, first.stream),
         ("ZerosLike46", 1_699_529_622_790_614_800, 607_980, 16)
     );
-    let details = t.details_of(&first).unwrap();
+    let details = t.details_of(first).unwrap();
     assert_eq!(details.block_dim, Some(48));
     assert_eq!(details.shapes.map(|s| t.name(s)), Some("544404480"));
     let counts = core_counts(&t);
@@ -76,7 +76,7 @@ fn cann8_op_summary_with_tab_padded_starts() {
     assert!(t.ops.iter().all(|o| o.device == 0 && o.stream == 46));
     assert_eq!(type_total(&t, "GroupedMatmul"), 26_661);
     let grouped = t.ops.iter().find(|o| t.name(o.name).contains("GroupedMatmul")).unwrap();
-    let details = t.details_of(&grouped).unwrap();
+    let details = t.details_of(grouped).unwrap();
     assert_eq!((details.core_type, details.block_dim), (Some(CoreType::Mix), Some(20)));
     assert_eq!(details.shapes.map(|s| t.name(s)), Some("512,16;8,2048,16;;;;;;8"));
     let summary = summarize_kernels(&t, &Families::builtin());
@@ -161,7 +161,7 @@ fn ops_text(t: &Timeline) -> Vec<String> {
     t.ops
         .iter()
         .map(|op| {
-            let d = t.details_of(&op).map(|d| (d.block_dim, d.core_type, d.op_type.map(text), d.shapes.map(text)));
+            let d = t.details_of(op).map(|d| (d.block_dim, d.core_type, d.op_type.map(text), d.shapes.map(text)));
             format!("{:?} {} {} {} {} {} {d:?}", op.kind, text(op.name), op.device, op.stream, op.start_ns, op.dur_ns)
         })
         .collect()

@@ -17,7 +17,7 @@ fn torch_npu_trace_view_with_string_timestamps() {
     // python: connection_id >= 0 on 274 events; the two MEMCPY_ASYNC tasks say -1 (none).
     assert_eq!(t.ops.iter().filter(|o| o.correlation.is_some()).count(), 274);
     assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Memcpy).count(), 2);
-    assert_eq!(t.ops.iter().filter(|o| t.details_of(&o).and_then(|d| d.core_type) == Some(CoreType::Cpu)).count(), 2);
+    assert_eq!(t.ops.iter().filter(|o| t.details_of(o).and_then(|d| d.core_type) == Some(CoreType::Cpu)).count(), 2);
     assert_eq!(t.host.len(), 1389);
     assert_eq!(t.host.iter().filter(|s| s.category == HostCategory::Framework).count(), 711);
     assert_eq!(t.host.iter().filter(|s| s.category == HostCategory::Runtime).count(), 382);
@@ -50,7 +50,7 @@ fn older_msprof_timeline_with_numeric_timestamps() {
     let t = load(&path).unwrap();
     assert_eq!(t.ops.len(), 490);
     assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 172_200_620);
-    let cube = t.ops.iter().filter(|o| t.details_of(&o).and_then(|d| d.core_type) == Some(CoreType::Cube)).count();
+    let cube = t.ops.iter().filter(|o| t.details_of(o).and_then(|d| d.core_type) == Some(CoreType::Cube)).count();
     assert_eq!(cube, 137);
     assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Memcpy).count(), 29);
     // python: REDUCE_ASYNC_V2 30 + NOTIFY_WAIT 140 + NOTIFY_RECORD 140; EVENT_* 12 are other.

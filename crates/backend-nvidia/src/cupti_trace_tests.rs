@@ -106,7 +106,7 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
     assert_eq!(k.kind, OpKind::Kernel);
     assert_eq!(t.name(k.name), "void gemv<128>(float const*, float*)");
     assert_eq!((k.device, k.stream, k.start_ns, k.dur_ns, k.correlation.get()), (0, 7, 2_000, 3_500, Some(7)));
-    let d = t.details_of(&k).unwrap();
+    let d = t.details_of(k).unwrap();
     assert_eq!(d.grid, Some([4096, 1, 1]));
     assert_eq!(d.block, Some([256, 1, 1]));
     assert_eq!(d.registers_per_thread, Some(96));
@@ -115,10 +115,10 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
     let copy = &t.ops[1];
     assert_eq!((copy.kind, t.name(copy.name)), (OpKind::Memcpy, "CUDA memcpy HtoD"));
     assert_eq!((copy.stream, copy.dur_ns, copy.correlation.get()), (14, 2_000, Some(8)));
-    assert_eq!(t.details_of(&copy).unwrap().bytes, Some(1 << 20));
+    assert_eq!(t.details_of(copy).unwrap().bytes, Some(1 << 20));
     let set = &t.ops[2];
     assert_eq!((set.kind, t.name(set.name), set.correlation.get()), (OpKind::Memset, "CUDA memset", None));
-    assert_eq!(t.details_of(&set).unwrap().bytes, Some(4096));
+    assert_eq!(t.details_of(set).unwrap().bytes, Some(4096));
 
     let launch = &t.host[0];
     assert_eq!((t.name(launch.name), launch.category), ("cudaLaunchKernel", HostCategory::Runtime));
@@ -265,12 +265,12 @@ fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
     ));
     assert_eq!((first.start_ns, first.dur_ns), (1_796_228_603_341_404_786, 4_929));
     assert_eq!((first.device, first.stream, first.correlation.get()), (0, 7, Some(5_787)));
-    let d = t.details_of(&first).unwrap();
+    let d = t.details_of(first).unwrap();
     assert_eq!(
         (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes),
         (Some([1, 1, 1]), Some([32, 4, 1]), Some(27), Some(24))
     );
-    assert!(sets.iter().all(|s| t.details_of(&s).unwrap().bytes == Some(4) && s.stream == 7));
+    assert!(sets.iter().all(|s| t.details_of(s).unwrap().bytes == Some(4) && s.stream == 7));
 
     let runtime = t.host.iter().filter(|s| s.category == HostCategory::Runtime).count();
     assert_eq!((runtime, t.host.len() - runtime), (975, 414));

@@ -65,12 +65,12 @@ mod tests {
     #[test]
     fn keys_in_short_runs_sum_as_a_plain_map_sums_them() {
         let mut random = crate::test_random::XorShift::new(7);
-        let (mut runs, mut plain): (RunMap<(u32, u64), u64>, FxHashMap<(u32, u64), u64>) =
-            (RunMap::new(), FxHashMap::default());
+        type Key = (u32, u64);
+        let (mut runs, mut plain): (RunMap<Key, u64>, FxHashMap<Key, u64>) = (RunMap::new(), FxHashMap::default());
         let mut key = (0, 0);
         for i in 0..20_000u64 {
             if random.below(3) == 0 {
-                key = (random.below(4) as u32, random.below(9) as u64);
+                key = (random.below(4) as u32, random.below(9));
             }
             *runs.get(key) += i;
             *plain.entry(key).or_default() += i;

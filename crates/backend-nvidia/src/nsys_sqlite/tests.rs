@@ -42,14 +42,14 @@ fn report1_kernels_copies_launches_and_ranges() {
     assert_eq!((top.kind, top.calls, top.total_ns), (OpKind::Kernel, 1, 2_523_567));
 
     let kernel = kernels[0];
-    let details = t.details_of(&kernel).unwrap();
+    let details = t.details_of(kernel).unwrap();
     assert_eq!((details.grid, details.block), (Some([64, 64, 1]), Some([16, 16, 1])));
     assert_eq!((details.registers_per_thread, details.shared_memory_bytes), (Some(40), Some(0)));
     assert_eq!((kernel.device, kernel.stream, kernel.correlation.get()), (0, 7, Some(123)));
 
     let copies: Vec<_> = t.ops.iter().filter(|o| o.kind == OpKind::Memcpy).collect();
     assert_eq!(copies.len(), 3);
-    assert_eq!(copies.iter().map(|c| t.details_of(&c).unwrap().bytes.unwrap()).sum::<u64>(), 12_582_912);
+    assert_eq!(copies.iter().map(|c| t.details_of(c).unwrap().bytes.unwrap()).sum::<u64>(), 12_582_912);
     let htod: Vec<_> = copies.iter().filter(|c| t.name(c.name) == "CUDA memcpy HtoD").collect();
     assert_eq!(htod.len(), 2);
     assert_eq!(copies.iter().filter(|c| t.name(c.name) == "CUDA memcpy DtoH").count(), 1);
@@ -117,7 +117,7 @@ fn memsets_and_nccl_kernels() {
     let t = load(&path).unwrap();
     let set = t.ops.iter().find(|o| o.kind == OpKind::Memset).unwrap();
     assert_eq!((t.name(set.name), set.dur_ns, set.stream), ("CUDA memset", 1_500, 7));
-    assert_eq!(t.details_of(&set).unwrap().bytes, Some(65_536));
+    assert_eq!(t.details_of(set).unwrap().bytes, Some(65_536));
     let comm = t.ops.iter().find(|o| o.kind == OpKind::Communication).unwrap();
     assert_eq!((comm.stream, comm.dur_ns), (13, 2_523_567));
     assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Kernel).count(), 1);

@@ -61,10 +61,10 @@ fn h200_trace_counts_times_and_details() {
     assert!(t.name(first.name).starts_with("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel"));
     assert_eq!((first.start_ns, first.dur_ns, first.device, first.stream), (5_359_103_342_279_386, 4_608, 0, 7));
     assert_eq!(first.correlation, Some(20));
-    let details = t.details_of(&first).expect("kernel details");
+    let details = t.details_of(first).expect("kernel details");
     assert_eq!((details.grid, details.block), (Some([1, 1, 1]), Some([32, 4, 1])));
     assert_eq!((details.registers_per_thread, details.shared_memory_bytes), (Some(27), Some(24)));
-    let memset_bytes: u64 = t.ops.iter().filter_map(|op| t.details_of(&op)?.bytes).sum();
+    let memset_bytes: u64 = t.ops.iter().filter_map(|op| t.details_of(op)?.bytes).sum();
     assert_eq!(memset_bytes, 20);
     let launch = t.host.iter().find(|s| s.category == HostCategory::Runtime).expect("a runtime span");
     assert_eq!(t.name(launch.name), "cudaLaunchKernel");
@@ -286,13 +286,13 @@ fn collective_metadata_on_a_kernel_gives_its_bytes_and_kind() {
         kernel(r#""In msg nelems": "many", "dtype": "Half""#),
     );
     let t = parse(text.as_bytes()).unwrap();
-    let bytes: Vec<Option<u64>> = t.ops.iter().map(|op| t.details_of(&op).and_then(|d| d.bytes)).collect();
+    let bytes: Vec<Option<u64>> = t.ops.iter().map(|op| t.details_of(op).and_then(|d| d.bytes)).collect();
     assert_eq!(bytes, [Some(67_108_864 * 4), None, None]);
     let kinds: Vec<OpKind> = t.ops.iter().map(|op| op.kind).collect();
     assert_eq!(kinds, [OpKind::Communication, OpKind::Kernel, OpKind::Kernel]);
     // The collective's own name is the op type of its kernel; the others have none.
     let types: Vec<Option<&str>> =
-        t.ops.iter().map(|op| t.details_of(&op).and_then(|d| d.op_type).map(|id| t.name(id))).collect();
+        t.ops.iter().map(|op| t.details_of(op).and_then(|d| d.op_type).map(|id| t.name(id))).collect();
     assert_eq!(types, [Some("allreduce"), None, None]);
 }
 
