@@ -73,7 +73,42 @@ pub struct Steps {
     /// Number of steps.
     pub count: usize,
     /// Step index of each op of `timeline.ops` (same order), `None` outside every step.
-    pub step_of: Vec<Option<u32>>,
+    pub step_of: StepOf,
+}
+
+/// The step of each op of a timeline, 4 bytes an op (an `Option<u32>` takes 8).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepOf(Vec<u32>);
+
+/// What [`StepOf`] holds for an op outside every step.
+const NO_STEP: u32 = u32::MAX;
+
+impl StepOf {
+    /// The step of op `index`, `None` outside every step (or past the ops).
+    pub fn get(&self, index: usize) -> Option<u32> {
+        self.0.get(index).copied().filter(|&step| step != NO_STEP)
+    }
+
+    /// The step of each op, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Option<u32>> + '_ {
+        self.0.iter().map(|&step| (step != NO_STEP).then_some(step))
+    }
+
+    /// How many ops.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True for no ops.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<Option<u32>> for StepOf {
+    fn from_iter<I: IntoIterator<Item = Option<u32>>>(steps: I) -> Self {
+        StepOf(steps.into_iter().map(|step| step.unwrap_or(NO_STEP)).collect())
+    }
 }
 
 /// Segments `timeline` into steps, or `None` when no source finds any.
@@ -91,9 +126,9 @@ pub fn segment_with(timeline: &Timeline, sequence: Option<Option<StepSpans>>) ->
         .or_else(|| repeating_kernel(timeline))
 }
 
-/// A step's index as [`Steps::step_of`] holds it (4 bytes an op; no run has 2^32 steps).
+/// A step's index as [`Steps::step_of`] holds it (4 bytes an op; no run has 2^32 - 1 steps).
 fn step_index(index: usize) -> Option<u32> {
-    u32::try_from(index).ok()
+    u32::try_from(index).ok().filter(|&step| step != NO_STEP)
 }
 
 /// Steps as device-time spans on the main stream, before ops are assigned to them.
@@ -341,19 +376,19 @@ mod tests {
         let steps = segment(&t).unwrap();
         assert_eq!(steps.source, StepSource::RepeatingSequence { period_ops: 6, layers_per_step: None });
         assert_eq!(steps.count, 3);
-        assert_eq!(steps.step_of[0], None);
-        assert_eq!(steps.step_of[1], Some(0));
-        assert_eq!(steps.step_of[6], Some(0));
-        assert_eq!(steps.step_of[7], Some(1));
-        assert_eq!(steps.step_of[18], Some(2));
+        assert_eq!(steps.step_of.get(0), None);
+        assert_eq!(steps.step_of.get(1), Some(0));
+        assert_eq!(steps.step_of.get(6), Some(0));
+        assert_eq!(steps.step_of.get(7), Some(1));
+        assert_eq!(steps.step_of.get(18), Some(2));
         // The kernel rule alone anchors on the first once-per-step kernel.
         let steps = repeating_kernel(&t).unwrap();
         assert_eq!(steps.source, StepSource::RepeatingKernel("attn".into()));
         assert_eq!(steps.count, 3);
-        assert_eq!(steps.step_of[0], None);
-        assert_eq!(steps.step_of[5], Some(0));
-        assert_eq!(steps.step_of[6], Some(0));
-        assert_eq!(steps.step_of[18], Some(2));
+        assert_eq!(steps.step_of.get(0), None);
+        assert_eq!(steps.step_of.get(5), Some(0));
+        assert_eq!(steps.step_of.get(6), Some(0));
+        assert_eq!(steps.step_of.get(18), Some(2));
     }
 
     #[test]
@@ -383,11 +418,11 @@ mod tests {
         let steps = found.assign(&t);
         // op 0 (embed of step 0) lies before the first region; op 12 (embed of step 1)
         // belongs to step 0, which runs until the next region.
-        assert_eq!(steps.step_of[0], None);
-        assert_eq!(steps.step_of[1], Some(0));
-        assert_eq!(steps.step_of[10], Some(0));
-        assert_eq!(steps.step_of[13], Some(1));
-        assert_eq!(steps.step_of[4 * 12 - 1], Some(3), "the last step keeps its epilogue");
+        assert_eq!(steps.step_of.get(0), None);
+        assert_eq!(steps.step_of.get(1), Some(0));
+        assert_eq!(steps.step_of.get(10), Some(0));
+        assert_eq!(steps.step_of.get(13), Some(1));
+        assert_eq!(steps.step_of.get(4 * 12 - 1), Some(3), "the last step keeps its epilogue");
     }
 
     #[test]
@@ -423,7 +458,8 @@ mod tests {
         t.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, 5_000, 10));
         let steps = segment(&t).unwrap();
         assert_eq!(steps.source, StepSource::ProfilerSteps);
-        assert_eq!(steps.step_of, vec![Some(0), Some(1), None]);
+        assert_eq!(steps.step_of.iter().collect::<Vec<_>>(), vec![Some(0), Some(1), None]);
+        assert_eq!((steps.step_of.len(), steps.step_of.get(3)), (3, None));
         assert_eq!(profiler_step_count(&t), Some(2));
         assert_eq!(profiler_step_count(&Timeline::new("no steps")), None);
     }
