@@ -3,6 +3,34 @@
 //! branch per byte, which is most of the time a wide table costs. SSE2 (every x86-64 CPU)
 //! where there is one, eight-byte words elsewhere; both give the same bits.
 
+/// The instructions the CSV splitter uses beyond x86-64's baseline (SSE2): the most this CPU
+/// has, found once a splitter (tests pin the others, to check all give the same records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Instructions {
+    /// Bytes classified 32 at a compare, bits counted by the popcnt instruction.
+    Avx2,
+    /// SSE2 (16 bytes a compare) and popcnt.
+    Popcnt,
+    /// The baseline.
+    Baseline,
+}
+
+impl Instructions {
+    pub(crate) fn of_cpu() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("popcnt") {
+            return if std::is_x86_feature_detected!("avx2") { Self::Avx2 } else { Self::Popcnt };
+        }
+        Self::Baseline
+    }
+}
+
+impl Default for Instructions {
+    fn default() -> Self {
+        Self::of_cpu()
+    }
+}
+
 /// One bit per byte of a 64-byte block, bit `i` for byte `i`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct BlockBits {

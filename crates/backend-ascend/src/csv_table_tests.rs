@@ -1,4 +1,5 @@
 use super::*;
+use crate::csv_blocks::Instructions;
 
 fn parse(text: &str) -> Result<CsvTable, AscendError> {
     CsvTable::parse(text, Path::new("op_summary_1.csv"))
