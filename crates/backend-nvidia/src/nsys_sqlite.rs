@@ -29,6 +29,7 @@
 
 mod activity;
 mod parts;
+mod raw;
 mod sniff;
 
 pub use sniff::{export_command, extension, SQLITE_MAGIC};

@@ -1,6 +1,7 @@
 //! Streams the activity tables of an nsys export into a [`Timeline`], one row at a time,
 //! resolving `StringIds` once per distinct id.
 
+use super::raw::{Cell, RawRows};
 use super::{sql_error, Export, KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE};
 use crate::cupti_trace::strip_runtime_version;
 use prof_core::intern::FxHashMap;
@@ -102,6 +103,9 @@ impl<'e> Reader<'e> {
             }
             None => sql,
         };
+        if table == KERNEL_TABLE {
+            return self.read_kernels(sql, timeline);
+        }
         let mut statement = export.conn.prepare(sql).map_err(|e| {
             let what = format!(
                 "reading {table} (export schema {}; prof reads the columns of `{sql}`)",
@@ -117,10 +121,6 @@ impl<'e> Reader<'e> {
             }
             at.row += 1;
             match table {
-                KERNEL_TABLE => {
-                    let (op, details) = self.kernel(row, &at, timeline)?;
-                    timeline.push_op_with(op, details);
-                }
                 MEMCPY_TABLE | MEMSET_TABLE => {
                     let (op, details) = self.copy_or_set(row, &at, timeline)?;
                     timeline.push_op_with(op, details);
@@ -138,7 +138,27 @@ impl<'e> Reader<'e> {
         Ok(())
     }
 
-    fn kernel(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails)> {
+    /// The kernel table's rows of `sql`, stepped through SQLite's C calls ([`RawRows`]).
+    fn read_kernels(&mut self, sql: &str, timeline: &mut Timeline) -> Result<()> {
+        let path = self.export.path.as_path();
+        let mut rows = RawRows::prepare(&self.export.conn, sql).map_err(|e| {
+            let schema = &self.export.info.schema_version;
+            let what = format!("reading {KERNEL_TABLE} (export schema {schema}; prof reads the columns of `{sql}`)");
+            sql_error(path, &what, &e)
+        })?;
+        let mut at = At { path, table: KERNEL_TABLE, row: 0 };
+        while rows.step().map_err(|e| sql_error(path, &format!("reading {KERNEL_TABLE}"), &e))? {
+            if timeline.is_full() {
+                break;
+            }
+            at.row += 1;
+            let (op, details) = self.kernel(&rows, &at, timeline)?;
+            timeline.push_op_with(op, details);
+        }
+        Ok(())
+    }
+
+    fn kernel<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails)> {
         let (start, dur) = at.times(row)?;
         let name = self.kernel_name(row, at, timeline)?;
         let kind = if self.is_nccl(name, timeline) { OpKind::Communication } else { OpKind::Kernel };
@@ -162,7 +182,7 @@ impl<'e> Reader<'e> {
         Ok((op, details))
     }
 
-    fn kernel_name(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<NameId> {
+    fn kernel_name<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<NameId> {
         let ids: [Option<i64>; 2] = [at.opt(row, 5, "demangledName")?, at.opt(row, 6, "shortName")?];
         for id in ids.into_iter().flatten() {
             let name = self.string(id, at, timeline)?;
@@ -284,34 +304,53 @@ impl At<'_> {
         Error::artifact(self.path, self.row, format!("{} row {}: {reason}", self.table, self.row))
     }
 
-    fn int(&self, row: &Row, index: usize, column: &str) -> Result<Option<i64>> {
-        // The value as SQLite holds it: an integer or NULL without rusqlite's conversion and
-        // its error set-up (a fifth of a 10 M-kernel export's load); anything else through
-        // the conversion, for its error.
-        match row.get_ref(index) {
-            Ok(ValueRef::Integer(value)) => Ok(Some(value)),
-            Ok(ValueRef::Null) => Ok(None),
-            _ => row.get::<_, Option<i64>>(index).map_err(|e| self.error(format_args!("column {column}: {e}"))),
-        }
-    }
-
-    fn opt<T: TryFrom<i64>>(&self, row: &Row, index: usize, column: &str) -> Result<Option<T>> {
-        self.int(row, index, column)?
+    fn opt<T: TryFrom<i64>>(&self, row: &impl Cells, index: usize, column: &str) -> Result<Option<T>> {
+        row.int(self, index, column)?
             .map(|v| T::try_from(v).map_err(|_| self.error(format_args!("column {column} holds {v}, out of range"))))
             .transpose()
     }
 
-    fn req<T: TryFrom<i64>>(&self, row: &Row, index: usize, column: &str) -> Result<T> {
+    fn req<T: TryFrom<i64>>(&self, row: &impl Cells, index: usize, column: &str) -> Result<T> {
         self.opt(row, index, column)?.ok_or_else(|| self.error(format_args!("column {column} is NULL")))
     }
 
     /// Start and duration from the `start` and `end` columns (0 and 1).
-    fn times(&self, row: &Row) -> Result<(u64, u64)> {
+    fn times(&self, row: &impl Cells) -> Result<(u64, u64)> {
         let start: u64 = self.req(row, 0, "start")?;
         let end: u64 = self.req(row, 1, "end")?;
         let dur = end
             .checked_sub(start)
             .ok_or_else(|| self.error(format_args!("ends at {end} ns, before its start {start} ns")))?;
         Ok((start, dur))
+    }
+}
+
+/// A row whose integer cells can be read: rusqlite's, or a [`RawRows`] on a row.
+trait Cells {
+    /// Cell `index` (named `column` in errors) as an integer, `None` for NULL; an error for
+    /// anything else.
+    fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>>;
+}
+
+impl Cells for Row<'_> {
+    fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>> {
+        // The value as SQLite holds it: an integer or NULL without rusqlite's conversion and
+        // its error set-up; anything else through the conversion, for its error.
+        match self.get_ref(index) {
+            Ok(ValueRef::Integer(value)) => Ok(Some(value)),
+            Ok(ValueRef::Null) => Ok(None),
+            _ => self.get::<_, Option<i64>>(index).map_err(|e| at.error(format_args!("column {column}: {e}"))),
+        }
+    }
+}
+
+impl Cells for RawRows<'_> {
+    #[inline]
+    fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>> {
+        match self.cell(index) {
+            Cell::Int(value) => Ok(Some(value)),
+            Cell::Null => Ok(None),
+            Cell::Other(what) => Err(at.error(format_args!("column {column} holds {what}, not an integer"))),
+        }
     }
 }
