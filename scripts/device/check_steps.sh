@@ -3,9 +3,11 @@
 # whole with prof's CUPTI tracer; `prof analyze --json` on each with its wall time and peak
 # RSS, and whether the diagnosis counts the steps the phases report for the steady state
 # (one step count per report). The JSON documents land in $OUT.
-# Usage: scripts/device/check_steps.sh BIN_DIR   (BIN_DIR holds prof and libprof_cupti.so)
+# Usage: scripts/device/check_steps.sh BIN_DIR [OLD_PROF]   (BIN_DIR holds prof and
+# libprof_cupti.so; OLD_PROF, a previous build of prof, is run on the same captures and its
+# JSON compared with the new one's, timings left out: "same answer as the old build: True")
 set -u
-bin=$(cd "$1" && pwd); root=$(cd "$(dirname "$0")/../.." && pwd); out=${OUT:-/tmp/prof-steps}
+bin=$(cd "$1" && pwd); old=${2:-}; root=$(cd "$(dirname "$0")/../.." && pwd); out=${OUT:-/tmp/prof-steps}
 rec=/tmp/steps; rm -rf "$rec"; mkdir -p "$rec" "$out"; cd /tmp
 export PYTHONUNBUFFERED=1
 clients=$root/scripts/device/phase_clients.py
@@ -26,6 +28,17 @@ print("steady steps (phases):", p.get("steady_steps"), "| diagnosis steps:", ste
 print("findings:", [f["kind"] for f in d["diagnosis"]["findings"]])
 print("top kernel:", d["summary"]["kernels"][0]["name"][:80])
 print("same count:", p.get("steady_steps") == steps.get("count"))
+PY
+  [ -n "$old" ] || return 0
+  "$old" analyze "$rec/$name.pcupti" --json > "$out/$name.old.json" 2>/dev/null
+  python3 - "$out/$name.json" "$out/$name.old.json" <<'PY'
+import json, sys
+def plain(d):
+    if isinstance(d, dict):
+        return {k: plain(v) for k, v in d.items() if not k.endswith(("elapsed_s", "load_s", "wall_s"))}
+    return [plain(x) for x in d] if isinstance(d, list) else d
+new, old = (json.load(open(f)) for f in sys.argv[1:3])
+print("same answer as the old build:", plain(new) == plain(old))
 PY
 }
 echo "== versions"; nvidia-smi -L; python3 -c 'import torch, transformers; print(torch.__version__, transformers.__version__)'
