@@ -106,13 +106,7 @@ impl<'e> Reader<'e> {
         if table == KERNEL_TABLE {
             return self.read_kernels(sql, timeline);
         }
-        let mut statement = export.conn.prepare(sql).map_err(|e| {
-            let what = format!(
-                "reading {table} (export schema {}; prof reads the columns of `{sql}`)",
-                export.info.schema_version
-            );
-            sql_error(path, &what, &e)
-        })?;
+        let mut statement = export.conn.prepare(sql).map_err(|e| unprepared(export, table, sql, &e))?;
         let mut rows = statement.query([]).map_err(|e| sql_error(path, &format!("reading {table}"), &e))?;
         let mut at = At { path, table, row: 0 };
         while let Some(row) = rows.next().map_err(|e| sql_error(path, &format!("reading {table}"), &e))? {
@@ -140,12 +134,9 @@ impl<'e> Reader<'e> {
 
     /// The kernel table's rows of `sql`, stepped through SQLite's C calls ([`RawRows`]).
     fn read_kernels(&mut self, sql: &str, timeline: &mut Timeline) -> Result<()> {
-        let path = self.export.path.as_path();
-        let mut rows = RawRows::prepare(&self.export.conn, sql).map_err(|e| {
-            let schema = &self.export.info.schema_version;
-            let what = format!("reading {KERNEL_TABLE} (export schema {schema}; prof reads the columns of `{sql}`)");
-            sql_error(path, &what, &e)
-        })?;
+        let export = self.export;
+        let path = export.path.as_path();
+        let mut rows = RawRows::prepare(&export.conn, sql).map_err(|e| unprepared(export, KERNEL_TABLE, sql, &e))?;
         let mut at = At { path, table: KERNEL_TABLE, row: 0 };
         while rows.step().map_err(|e| sql_error(path, &format!("reading {KERNEL_TABLE}"), &e))? {
             if timeline.is_full() {
@@ -283,6 +274,17 @@ impl<'e> Reader<'e> {
         self.names.insert(id, name);
         Ok(name)
     }
+}
+
+/// The error of a query of `table` that SQLite would not prepare: the export's schema and the
+/// columns prof reads (a newer or older nsys may lack one).
+fn unprepared(export: &Export, table: &str, sql: &str, error: &rusqlite::Error) -> Error {
+    let schema = &export.info.schema_version;
+    sql_error(
+        &export.path,
+        &format!("reading {table} (export schema {schema}; prof reads the columns of `{sql}`)"),
+        error,
+    )
 }
 
 /// Pid and tid from an nsys `globalTid` (`globalTid / 0x1000000 % 0x1000000` and
