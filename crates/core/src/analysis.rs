@@ -10,6 +10,7 @@ pub mod gaps;
 pub mod intervals;
 pub mod launch;
 pub mod layers;
+pub(crate) mod main_stream;
 pub mod overlap;
 pub mod ranks;
 pub mod repeats;

@@ -45,7 +45,6 @@
 
 mod growing;
 pub mod host;
-pub(crate) mod main_stream;
 pub mod moe;
 pub mod shape;
 pub mod steps;

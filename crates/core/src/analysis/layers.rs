@@ -30,6 +30,7 @@
 //!
 //! Cost: one pass per candidate period, so O(n) for a fixed number of candidates.
 
+use super::main_stream::MainStream;
 use super::repeats::{best_region, prefix_sums, Region};
 use super::streams::{stream_roles, StreamRole};
 use crate::diagnosis::steps::profiler_step_count;
@@ -127,39 +128,14 @@ fn main_stream_with_count(timeline: &Timeline, families: &Families) -> Option<(u
 
 /// The layers of `timeline`'s main stream, or `None` when no op pattern repeats.
 ///
-/// The stream's ops are read in place, in (start, end) order, twice: once for their names and
-/// the prefix sums of their durations, once for the layers' spans. Only when the timeline holds
-/// them out of that order are they gathered and sorted first.
+/// The stream's ops are read in place ([`MainStream`]), in (start, end) order, twice: once for
+/// their names and the prefix sums of their durations, once for the layers' spans.
 pub fn find_layers(timeline: &Timeline, families: &Families) -> Option<Layers> {
     let (device, stream, count) = main_stream_with_count(timeline, families)?;
-    let on_stream = |op: &&DeviceOp| op.device == device && op.stream == stream;
-    let (names, prefix, in_order) = scan(timeline.ops.iter().filter(on_stream), count);
-    let found = if in_order {
-        layers_of(names, prefix, || timeline.ops.iter().filter(on_stream))
-    } else {
-        drop((names, prefix));
-        let mut ops: Vec<&DeviceOp> = timeline.ops.iter().filter(on_stream).collect();
-        ops.sort_by_key(|op| (op.start_ns, op.end_ns()));
-        let (names, prefix, _) = scan(ops.iter().copied(), ops.len());
-        layers_of(names, prefix, || ops.iter().copied())
-    };
-    found.map(|(found, spans)| found.finish(timeline, (device, stream), spans))
-}
-
-/// The names and duration prefix sums of `ops` (`count` of them), and whether they came in
-/// (start, end) order.
-fn scan<'t>(ops: impl Iterator<Item = &'t DeviceOp>, count: usize) -> (Vec<NameId>, Vec<u64>, bool) {
-    let (mut names, mut prefix) = (Vec::with_capacity(count), Vec::with_capacity(count + 1));
-    prefix.push(0u64);
-    let (mut last, mut in_order) = ((0, 0), true);
-    for op in ops {
-        let key = (op.start_ns, op.end_ns());
-        in_order &= key >= last;
-        last = key;
-        names.push(op.name);
-        prefix.push(prefix[prefix.len() - 1].saturating_add(op.dur_ns));
-    }
-    (names, prefix, in_order)
+    let mut main = MainStream::on(&timeline.ops, device, stream, count);
+    let (names, prefix) = (std::mem::take(&mut main.names), std::mem::take(&mut main.prefix));
+    let (found, spans) = layers_of(names, prefix, || main.ops())?;
+    Some(found.finish(timeline, (device, stream), spans))
 }
 
 /// What [`layers_of`] found before the names are looked up.

@@ -26,7 +26,7 @@
 //!    the one that runs first is the anchor; each launch of it starts a step, which lasts
 //!    until the next. Ops before the first anchor belong to no step.
 
-use super::main_stream::MainStream;
+use crate::analysis::main_stream::MainStream;
 use crate::analysis::repeats::{repeats, repeats_below};
 use crate::intern::{FxHashMap, NameId};
 use crate::timeline::{DeviceOp, HostCategory, OpKind, Timeline};

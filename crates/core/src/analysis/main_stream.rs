@@ -1,7 +1,8 @@
-//! The main stream of a run (most ops, on the device with the most ops), as the step search
-//! reads it: its names and the prefix sums of its durations, gathered in one pass, and its ops
-//! walked again in place for the few starts and ends the steps need, rather than a reference
-//! per op kept (8 bytes an op, 80 MB and the page faults of fresh memory at 10 M ops).
+//! The main stream of a run as the step search and the layers read it: its names and the
+//! prefix sums of its durations, gathered in one pass, and its ops walked again in place for
+//! the few starts and ends they need, rather than a reference per op kept (8 bytes an op, 80 MB
+//! and the page faults of fresh memory at 10 M ops). A stream listed out of (start, end) order
+//! is read through its positions sorted (4 bytes an op).
 
 use crate::intern::{FxHashMap, NameId};
 use crate::run_map::RunMap;
@@ -23,13 +24,23 @@ pub(crate) struct MainStream<'a> {
 }
 
 impl<'a> MainStream<'a> {
-    /// The main stream of `all`: the stream with the most ops on the device with the most
-    /// (ties to the lowest ids); empty when `all` is.
+    /// The main stream of `all` by op counts: the stream with the most ops on the device with
+    /// the most (ties to the lowest ids); empty when `all` is.
     pub(crate) fn of(all: &'a [DeviceOp]) -> Self {
-        let mut stream =
-            MainStream { all, device: 0, stream: 0, sorted: None, len: 0, names: Vec::new(), prefix: vec![0] };
-        let Some((device, id, count)) = busiest(all) else { return stream };
-        (stream.device, stream.stream) = (device, id);
+        match busiest(all) {
+            Some((device, id, count)) => Self::on(all, device, id, count),
+            None => Self::empty(all),
+        }
+    }
+
+    /// A stream without ops (its sorted positions none).
+    fn empty(all: &'a [DeviceOp]) -> Self {
+        MainStream { all, device: 0, stream: 0, sorted: Some(Vec::new()), len: 0, names: Vec::new(), prefix: vec![0] }
+    }
+
+    /// Stream `id` of `device` in `all`, which has about `count` ops (for the vectors' size).
+    pub(crate) fn on(all: &'a [DeviceOp], device: u32, id: u64, count: usize) -> Self {
+        let mut stream = MainStream { device, stream: id, sorted: None, ..Self::empty(all) };
         // In order is looked at first, so that a stream out of order never holds two sets of
         // names and sums at once.
         let mut last = (0, 0);
@@ -42,7 +53,7 @@ impl<'a> MainStream<'a> {
             // Positions in `all` (4 bytes an op), sorted by (start, end), ties in `all`'s order.
             let Ok(mut sorted) = stream.plain_positions().map(u32::try_from).collect::<Result<Vec<u32>, _>>() else {
                 // Past 2^32 ops (not a timeline that fits in memory): no main stream.
-                return MainStream { device: 0, stream: 0, ..stream };
+                return Self::empty(all);
             };
             sorted.sort_by_key(|&at| (all[at as usize].start_ns, all[at as usize].end_ns()));
             stream.sorted = Some(sorted);
