@@ -7,7 +7,7 @@
 # libprof_cupti.so; OLD_PROF, a previous build of prof, is run on the same captures and its
 # JSON compared with the new one's, timings left out: "same answer as the old build: True")
 set -u
-bin=$(cd "$1" && pwd); old=${2:-}; root=$(cd "$(dirname "$0")/../.." && pwd); out=${OUT:-/tmp/prof-steps}
+bin=$(cd "$1" && pwd); old=${2:+$(cd "$(dirname "$2")" && pwd)/$(basename "$2")}; root=$(cd "$(dirname "$0")/../.." && pwd); out=${OUT:-/tmp/prof-steps}
 rec=/tmp/steps; rm -rf "$rec"; mkdir -p "$rec" "$out"; cd /tmp
 export PYTHONUNBUFFERED=1
 clients=$root/scripts/device/phase_clients.py
