@@ -109,7 +109,7 @@ mod tests {
         let top = &s.kernels[0];
         assert!(top.name.starts_with("void laplacian_kernel<double>(") && top.name.ends_with("[clone .kd]"));
         assert_eq!((top.calls, top.total_ns), (1001, 2_608_618_986));
-        assert!(t.ops.iter().all(|op| op.device == 8 && op.stream == 0));
+        assert!(t.ops.iter().all(|op| op.device() == 8 && op.stream() == 0));
         // Row Index 1: lds 0, arch_vgpr 24.
         let d = t.details_of(&t.ops[1]).unwrap();
         assert_eq!((d.shared_memory_bytes, d.registers_per_thread, d.grid), (Some(0), Some(24), None));
@@ -141,7 +141,7 @@ mod tests {
             assert!(is_results_csv(&path), "{workload}");
             let t = load(&path).unwrap();
             assert_eq!(t.ops.iter().map(|o| o.dur_ns).collect::<Vec<_>>(), durations, "{workload}");
-            assert!(t.ops.iter().all(|o| o.device == device && t.name(o.name).starts_with("vecCopy(double*")));
+            assert!(t.ops.iter().all(|o| o.device() == device && t.name(o.name).starts_with("vecCopy(double*")));
         }
         let rounded = fixture_path("rocprof-compute/vcopy_MI300A_A1/timestamps.csv");
         let e = load(&rounded).unwrap_err().to_string();

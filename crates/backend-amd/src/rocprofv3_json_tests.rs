@@ -22,7 +22,11 @@ fn json_dispatches_equal_the_csv_of_the_same_run() {
     assert_eq!(starts(&t), starts(&csv));
     for op in &t.ops {
         assert_eq!(t.name(op.name), "vecCopy(double*, double*, double*, int, int)");
-        assert_eq!((op.device, op.stream, op.kind), (0, 0, OpKind::Kernel), "stream_id 0, as the CSV's Stream_Id");
+        assert_eq!(
+            (op.device(), op.stream(), op.kind()),
+            (0, 0, OpKind::Kernel),
+            "stream_id 0, as the CSV's Stream_Id"
+        );
         let details = t.details_of(op).unwrap();
         assert_eq!((details.block, details.grid), (Some([256, 1, 1]), Some([4096, 1, 1])));
     }

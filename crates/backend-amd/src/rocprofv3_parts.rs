@@ -86,7 +86,12 @@ mod tests {
                 let name = t.name(op.name);
                 format!(
                     "{:?} {name} {} {} {} {} {:?} {d:?}",
-                    op.kind, op.device, op.stream, op.start_ns, op.dur_ns, op.correlation
+                    op.kind(),
+                    op.device(),
+                    op.stream(),
+                    op.start_ns,
+                    op.dur_ns,
+                    op.correlation
                 )
             })
             .collect()

@@ -93,7 +93,7 @@ fn loads_both_output_layouts_and_single_files() {
         // 9 kernels (python, see rocprofv3_trace tests); the 17 HIP calls come from another
         // run (495,000 s away), so they are left out and the timeline says so.
         assert_eq!((t.ops.len(), t.host.len()), (9, 0));
-        assert_eq!(t.ops.iter().filter(|op| op.kind == OpKind::Kernel).count(), 9);
+        assert_eq!(t.ops.iter().filter(|op| op.kind() == OpKind::Kernel).count(), 9);
         let note = t.partial.as_deref().unwrap();
         assert!(note.contains("hip_api_trace.csv: its times lie") && note.ends_with("its HIP calls were left out"));
     }

@@ -29,8 +29,8 @@ fn sdk1_0_kernel_trace() {
     assert_eq!((t.ops.len(), s.device_ns), (9, 96_160));
     assert_eq!(s.kernels[0].name, "void addition_kernel<float>(float*, float const*, float const*, int, int)");
     assert_eq!((s.kernels[0].calls, s.kernels[0].total_ns), (3, 34_040));
-    assert!(t.ops.iter().all(|op| op.device == 4 && op.kind == OpKind::Kernel));
-    let mut streams: Vec<u64> = t.ops.iter().map(|op| op.stream).collect();
+    assert!(t.ops.iter().all(|op| op.device() == 4 && op.kind() == OpKind::Kernel));
+    let mut streams: Vec<u64> = t.ops.iter().map(|op| op.stream()).collect();
     streams.sort_unstable();
     streams.dedup();
     assert_eq!(streams, [1, 2, 3, 4]);
@@ -54,8 +54,8 @@ fn sdk0_5_columns_differ_but_load_the_same_way() {
     // 4 calls, 413,506 ns; integer Agent_Id 1; no Stream_Id, so the stream is Queue_Id (1..4).
     assert_eq!((t.ops.len(), s.device_ns), (7, 795_453));
     assert_eq!((s.kernels[0].calls, s.kernels[0].total_ns), (4, 413_506));
-    assert!(t.ops.iter().all(|op| op.device == 1));
-    assert_eq!(t.ops.iter().map(|op| op.stream).collect::<Vec<_>>(), [1, 2, 1, 3, 4, 2, 1]);
+    assert!(t.ops.iter().all(|op| op.device() == 1));
+    assert_eq!(t.ops.iter().map(|op| op.stream()).collect::<Vec<_>>(), [1, 2, 1, 3, 4, 2, 1]);
     let first = &t.ops[0];
     assert_eq!(first.correlation, Some(1451));
     let d = t.details_of(first).unwrap();
@@ -73,7 +73,7 @@ fn agent_info_maps_agents_to_gpu_indices() {
     );
     assert_eq!((map.is_gpu(0), map.is_gpu(4), map.is_gpu(8)), (Some(false), Some(true), None));
     let t = kernels("rocprofv3/sdk1.0_kernel_trace.csv", Some(&map));
-    assert!(t.ops.iter().all(|op| op.device == 0), "Agent 4 is the first GPU agent");
+    assert!(t.ops.iter().all(|op| op.device() == 0), "Agent 4 is the first GPU agent");
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn copies_and_hip_calls() {
     // python: durations 77,040 + 75,361 + 75,440 + 101,321 = 329,162 ns; H2D Agent 0 -> Agent 4,
     // D2H Agent 4 -> Agent 0, so every copy is on device 4; no byte count in the file.
     assert_eq!(t.ops.iter().map(|op| op.dur_ns).sum::<u64>(), 329_162);
-    assert!(t.ops.iter().all(|op| op.kind == OpKind::Memcpy && op.device == 4 && op.details.is_none()));
+    assert!(t.ops.iter().all(|op| op.kind() == OpKind::Memcpy && op.device() == 4 && op.details.is_none()));
     assert_eq!(t.name(t.ops[0].name), "MEMORY_COPY_HOST_TO_DEVICE");
     assert_eq!(t.ops[2].correlation, Some(23));
     let hip = CsvReader::open(&fixture_path("rocprofv3/sdk1.0_hip_api_trace.csv")).unwrap();
@@ -138,7 +138,7 @@ fn rccl_kernels_are_communication() {
     load_kernel_trace(csv(&text, "k"), None, 7 << 32, &mut t).unwrap();
     let op = &t.ops[0];
     assert_eq!(
-        (op.kind, op.device, op.dur_ns, op.correlation.get()),
+        (op.kind(), op.device(), op.dur_ns, op.correlation.get()),
         (OpKind::Communication, 2, 20, Some((7 << 32) | 1))
     );
     assert_eq!(summarize_kernels(&t, &Families::builtin()).kernels[0].family, Family::Collective);

@@ -29,7 +29,7 @@ fn kernel_details_ops_totals_and_core_types() {
     assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 396_807_040);
     let first = &t.ops[0];
     assert_eq!(
-        (t.name(first.name), first.start_ns, first.dur_ns, first.stream),
+        (t.name(first.name), first.start_ns, first.dur_ns, first.stream()),
         ("ZerosLike46", 1_699_529_622_790_614_800, 607_980, 16)
     );
     let details = t.details_of(first).unwrap();
@@ -42,9 +42,9 @@ fn kernel_details_ops_totals_and_core_types() {
     assert_eq!(counts[&Some(CoreType::Cpu)], 7);
     assert_eq!(counts[&Some(CoreType::Dma)], 7);
     assert_eq!(counts[&None], 19);
-    let comm: Vec<_> = t.ops.iter().filter(|o| o.kind == OpKind::Communication).collect();
+    let comm: Vec<_> = t.ops.iter().filter(|o| o.kind() == OpKind::Communication).collect();
     assert_eq!(comm.len(), 19);
-    assert!(comm.iter().all(|o| o.stream == UNKNOWN_STREAM));
+    assert!(comm.iter().all(|o| o.stream() == UNKNOWN_STREAM));
     assert_eq!(type_total(&t, "hcom_broadcast_"), 308_989_620);
     assert_eq!(type_total(&t, "MatMul") + type_total(&t, "BatchMatMul"), 14_252_720);
 }
@@ -73,7 +73,7 @@ fn cann8_op_summary_with_tab_padded_starts() {
     assert_eq!(t.ops.len(), 3);
     assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 39_322);
     assert_eq!(t.ops[0].start_ns, 1_787_504_007_005_868_315);
-    assert!(t.ops.iter().all(|o| o.device == 0 && o.stream == 46));
+    assert!(t.ops.iter().all(|o| o.device() == 0 && o.stream() == 46));
     assert_eq!(type_total(&t, "GroupedMatmul"), 26_661);
     let grouped = t.ops.iter().find(|o| t.name(o.name).contains("GroupedMatmul")).unwrap();
     let details = t.details_of(grouped).unwrap();
@@ -88,7 +88,7 @@ fn renamed_op_summary_on_device_7() {
     let t = load(&fixture_path(A003_OP_SUMMARY)).unwrap();
     assert_eq!(t.ops.len(), 15);
     assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 122_540);
-    assert!(t.ops.iter().all(|o| o.device == 7 && o.stream == 38));
+    assert!(t.ops.iter().all(|o| o.device() == 7 && o.stream() == 38));
     let counts = core_counts(&t);
     assert_eq!(
         (counts[&Some(CoreType::Dma)], counts[&Some(CoreType::Vector)], counts[&Some(CoreType::Mix)]),
@@ -162,7 +162,15 @@ fn ops_text(t: &Timeline) -> Vec<String> {
         .iter()
         .map(|op| {
             let d = t.details_of(op).map(|d| (d.block_dim, d.core_type, d.op_type.map(text), d.shapes.map(text)));
-            format!("{:?} {} {} {} {} {} {d:?}", op.kind, text(op.name), op.device, op.stream, op.start_ns, op.dur_ns)
+            format!(
+                "{:?} {} {} {} {} {} {d:?}",
+                op.kind(),
+                text(op.name),
+                op.device(),
+                op.stream(),
+                op.start_ns,
+                op.dur_ns
+            )
         })
         .collect()
 }

@@ -163,10 +163,10 @@ impl ProfileFiles {
 /// The op-table timeline with the trace's host spans and counters added (names re-interned).
 fn merge(mut ops: Timeline, trace: Timeline) -> Timeline {
     let correlation: HashMap<(u64, u64), u64> =
-        trace.ops.iter().filter_map(|op| Some(((op.stream, op.start_ns), op.correlation.get()?))).collect();
+        trace.ops.iter().filter_map(|op| Some(((op.stream(), op.start_ns), op.correlation.get()?))).collect();
     for op in &mut ops.ops {
         if op.correlation.get().is_none() {
-            op.correlation = correlation.get(&(op.stream, op.start_ns)).copied().into();
+            op.correlation = correlation.get(&(op.stream(), op.start_ns)).copied().into();
         }
     }
     for span in &trace.host {

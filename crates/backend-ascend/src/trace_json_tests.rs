@@ -13,10 +13,10 @@ fn torch_npu_trace_view_with_string_timestamps() {
     assert_eq!(t.ops.len(), 276);
     assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 1_790_457);
     assert_eq!(t.ops[0].start_ns, 1_704_161_511_422_904_204);
-    assert!(t.ops.iter().all(|o| o.stream == 3));
+    assert!(t.ops.iter().all(|o| o.stream() == 3));
     // python: connection_id >= 0 on 274 events; the two MEMCPY_ASYNC tasks say -1 (none).
     assert_eq!(t.ops.iter().filter(|o| o.correlation.is_some()).count(), 274);
-    assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Memcpy).count(), 2);
+    assert_eq!(t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).count(), 2);
     assert_eq!(t.ops.iter().filter(|o| t.details_of(o).and_then(|d| d.core_type) == Some(CoreType::Cpu)).count(), 2);
     assert_eq!(t.host.len(), 1389);
     assert_eq!(t.host.iter().filter(|s| s.category == HostCategory::Framework).count(), 711);
@@ -29,7 +29,7 @@ fn cann8_msprof_json_with_frequency_counter() {
     let t = load(&fixture_path(CANN8_PIPE).join("msprof_20260823165334.json")).unwrap();
     assert_eq!(t.ops.len(), 6);
     assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 184_984);
-    assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Other).count(), 3);
+    assert_eq!(t.ops.iter().filter(|o| o.kind() == OpKind::Other).count(), 3);
     assert_eq!(t.host.len(), 80);
     assert_eq!(t.counters.len(), 1);
     let freq = &t.counters[0];
@@ -52,11 +52,11 @@ fn older_msprof_timeline_with_numeric_timestamps() {
     assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 172_200_620);
     let cube = t.ops.iter().filter(|o| t.details_of(o).and_then(|d| d.core_type) == Some(CoreType::Cube)).count();
     assert_eq!(cube, 137);
-    assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Memcpy).count(), 29);
+    assert_eq!(t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).count(), 29);
     // python: REDUCE_ASYNC_V2 30 + NOTIFY_WAIT 140 + NOTIFY_RECORD 140; EVENT_* 12 are other.
-    assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Communication).count(), 310);
-    assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Other).count(), 12);
-    assert_eq!(t.ops.iter().filter(|o| o.stream == 2).count(), 144);
+    assert_eq!(t.ops.iter().filter(|o| o.kind() == OpKind::Communication).count(), 310);
+    assert_eq!(t.ops.iter().filter(|o| o.kind() == OpKind::Other).count(), 12);
+    assert_eq!(t.ops.iter().filter(|o| o.stream() == 2).count(), 144);
     assert_eq!(t.host.len(), 1);
 }
 
@@ -114,7 +114,7 @@ fn cann8_flows_keep_the_shared_connection_ids() {
     let mut linked: Vec<(u64, &str)> = t
         .ops
         .iter()
-        .filter(|op| op.kind == OpKind::Kernel)
+        .filter(|op| op.kind() == OpKind::Kernel)
         .filter_map(|op| Some((op.correlation.get()?, t.name(t.host[*launches.get(&op.correlation.get()?)?].name))))
         .collect();
     linked.sort();

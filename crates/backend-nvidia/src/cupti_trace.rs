@@ -263,8 +263,7 @@ impl Reader<'_> {
             Ok(out)
         };
         let shared = |v: i32| u64::try_from(v).map_err(|_| self.error(format!("negative shared memory size {v}")));
-        let mut op = DeviceOp::new(OpKind::Kernel, self.name(k.name)?, k.device, 0, start, dur);
-        op.stream = u64::from(k.stream);
+        let mut op = DeviceOp::new(OpKind::Kernel, self.name(k.name)?, k.device, u64::from(k.stream), start, dur);
         op.correlation = self.correlation(k.correlation).into();
         let details = OpDetails {
             grid: Some(dims(k.grid)?),

@@ -103,9 +103,9 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
     assert_eq!(t.host.len(), 2);
 
     let k = &t.ops[0];
-    assert_eq!(k.kind, OpKind::Kernel);
+    assert_eq!(k.kind(), OpKind::Kernel);
     assert_eq!(t.name(k.name), "void gemv<128>(float const*, float*)");
-    assert_eq!((k.device, k.stream, k.start_ns, k.dur_ns, k.correlation.get()), (0, 7, 2_000, 3_500, Some(7)));
+    assert_eq!((k.device(), k.stream(), k.start_ns, k.dur_ns, k.correlation.get()), (0, 7, 2_000, 3_500, Some(7)));
     let d = t.details_of(k).unwrap();
     assert_eq!(d.grid, Some([4096, 1, 1]));
     assert_eq!(d.block, Some([256, 1, 1]));
@@ -113,11 +113,11 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
     assert_eq!(d.shared_memory_bytes, Some(1024 + 32_768));
 
     let copy = &t.ops[1];
-    assert_eq!((copy.kind, t.name(copy.name)), (OpKind::Memcpy, "CUDA memcpy HtoD"));
-    assert_eq!((copy.stream, copy.dur_ns, copy.correlation.get()), (14, 2_000, Some(8)));
+    assert_eq!((copy.kind(), t.name(copy.name)), (OpKind::Memcpy, "CUDA memcpy HtoD"));
+    assert_eq!((copy.stream(), copy.dur_ns, copy.correlation.get()), (14, 2_000, Some(8)));
     assert_eq!(t.details_of(copy).unwrap().bytes, Some(1 << 20));
     let set = &t.ops[2];
-    assert_eq!((set.kind, t.name(set.name), set.correlation.get()), (OpKind::Memset, "CUDA memset", None));
+    assert_eq!((set.kind(), t.name(set.name), set.correlation.get()), (OpKind::Memset, "CUDA memset", None));
     assert_eq!(t.details_of(set).unwrap().bytes, Some(4096));
 
     let launch = &t.host[0];
@@ -252,8 +252,8 @@ const H200_TRACE: &str =
 fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
     let t = load_paths(&[PathBuf::from(H200_TRACE)]).unwrap();
     assert_eq!(t.partial, None);
-    let kernels: Vec<_> = t.ops.iter().filter(|op| op.kind == OpKind::Kernel).collect();
-    let sets: Vec<_> = t.ops.iter().filter(|op| op.kind == OpKind::Memset).collect();
+    let kernels: Vec<_> = t.ops.iter().filter(|op| op.kind() == OpKind::Kernel).collect();
+    let sets: Vec<_> = t.ops.iter().filter(|op| op.kind() == OpKind::Memset).collect();
     assert_eq!((kernels.len(), sets.len(), t.ops.len(), t.host.len()), (88, 4, 92, 1389));
     assert_eq!(kernels.iter().map(|k| k.dur_ns).sum::<u64>(), 1_170_722);
     let distinct: std::collections::HashSet<_> = kernels.iter().map(|k| k.name).collect();
@@ -264,13 +264,13 @@ fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
         "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, true>(int, float,"
     ));
     assert_eq!((first.start_ns, first.dur_ns), (1_796_228_603_341_404_786, 4_929));
-    assert_eq!((first.device, first.stream, first.correlation.get()), (0, 7, Some(5_787)));
+    assert_eq!((first.device(), first.stream(), first.correlation.get()), (0, 7, Some(5_787)));
     let d = t.details_of(first).unwrap();
     assert_eq!(
         (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes),
         (Some([1, 1, 1]), Some([32, 4, 1]), Some(27), Some(24))
     );
-    assert!(sets.iter().all(|s| t.details_of(s).unwrap().bytes == Some(4) && s.stream == 7));
+    assert!(sets.iter().all(|s| t.details_of(s).unwrap().bytes == Some(4) && s.stream() == 7));
 
     let runtime = t.host.iter().filter(|s| s.category == HostCategory::Runtime).count();
     assert_eq!((runtime, t.host.len() - runtime), (975, 414));
@@ -291,7 +291,7 @@ fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
 fn real_h200_trace_cut_short_keeps_its_complete_prefix() {
     let bytes = std::fs::read(H200_TRACE).unwrap();
     let (t, loaded) = load(&bytes[..40_000]).unwrap();
-    let kernels = t.ops.iter().filter(|op| op.kind == OpKind::Kernel).count();
+    let kernels = t.ops.iter().filter(|op| op.kind() == OpKind::Kernel).count();
     assert_eq!((kernels, t.ops.len() - kernels, t.host.len()), (50, 2, 795));
     let reason = loaded.partial.unwrap();
     assert!(reason.starts_with("record 880 (api) at byte 39971 is cut short: the file ends at byte 40000"), "{reason}");

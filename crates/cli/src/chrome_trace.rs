@@ -85,7 +85,7 @@ impl<W: Write> EventWriter<'_, W> {
 
 /// Process and thread names (and an order that puts devices first).
 fn metadata<W: Write>(timeline: &Timeline, w: &mut EventWriter<W>) -> io::Result<()> {
-    let streams: BTreeSet<(u32, u64)> = timeline.ops.iter().map(|op| (op.device, op.stream)).collect();
+    let streams: BTreeSet<(u32, u64)> = timeline.ops.iter().map(|op| (op.device(), op.stream())).collect();
     let devices: BTreeSet<u32> = streams.iter().map(|&(device, _)| device).collect();
     let threads: BTreeSet<(u32, u64)> = timeline.host.iter().map(|s| (s.pid, s.tid)).collect();
     let processes: BTreeSet<u32> = threads.iter().map(|&(pid, _)| pid).filter(|p| !devices.contains(p)).collect();
@@ -167,19 +167,19 @@ fn device_op<W: Write>(
     w.begin()?;
     let out = &mut *w.out;
     raw(out, "{\"ph\":\"X\",\"cat\":\"")?;
-    raw(out, op_category(op.kind))?;
+    raw(out, op_category(op.kind()))?;
     raw(out, "\",\"name\":")?;
     raw(out, name)?;
-    field(out, ",\"pid\":", op.device.into())?;
-    field(out, ",\"tid\":", op.stream)?;
+    field(out, ",\"pid\":", op.device().into())?;
+    field(out, ",\"tid\":", op.stream())?;
     raw(out, ",\"ts\":")?;
     micros(out, op.start_ns)?;
     raw(out, ",\"dur\":")?;
     micros(out, op.dur_ns)?;
     raw(out, ",\"args\":{\"kind\":\"")?;
-    raw(out, kind_name(op.kind))?;
-    field(out, "\",\"device\":", op.device.into())?;
-    field(out, ",\"stream\":", op.stream)?;
+    raw(out, kind_name(op.kind()))?;
+    field(out, "\",\"device\":", op.device().into())?;
+    field(out, ",\"stream\":", op.stream())?;
     if let Some(correlation) = op.correlation.get() {
         field(out, ",\"correlation\":", correlation)?;
     }
@@ -270,7 +270,7 @@ fn flows<W: Write>(timeline: &Timeline, w: &mut EventWriter<W>) -> io::Result<()
         };
         for (phase, pid, tid, ts) in [
             ("{\"ph\":\"s\"", span.pid, span.tid, span.start_ns),
-            ("{\"ph\":\"f\",\"bp\":\"e\"", op.device, op.stream, op.start_ns),
+            ("{\"ph\":\"f\",\"bp\":\"e\"", op.device(), op.stream(), op.start_ns),
         ] {
             w.begin()?;
             raw(w.out, phase)?;

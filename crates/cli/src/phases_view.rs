@@ -69,7 +69,7 @@ pub fn apply(timeline: Timeline, choice: PhaseChoice) -> Result<(Timeline, Phase
     let window = choice.window(&phases)?;
     let mut launches_before = prof_core::intern::FxHashMap::default();
     if let Some((start, _)) = window {
-        for op in timeline.ops.iter().filter(|op| op.kind == prof_core::OpKind::Kernel && op.start_ns < start) {
+        for op in timeline.ops.iter().filter(|op| op.kind() == prof_core::OpKind::Kernel && op.start_ns < start) {
             *launches_before.entry(op.name).or_insert(0) += 1;
         }
     }

@@ -279,10 +279,10 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
     for op in &timeline.ops {
         by_name
             .entry(op.name)
-            .or_insert_with(|| KernelAcc::new(op.kind, timeline.details_of(op).and_then(|d| d.op_type)))
+            .or_insert_with(|| KernelAcc::new(op.kind(), timeline.details_of(op).and_then(|d| d.op_type)))
             .add(op.dur_ns);
         device_ns = device_ns.saturating_add(op.dur_ns);
-        let device = on_the_fly.entry(op.device).or_insert((0, 0, u64::MAX, 0, SortedUnion::default()));
+        let device = on_the_fly.entry(op.device()).or_insert((0, 0, u64::MAX, 0, SortedUnion::default()));
         device.0 += 1;
         device.1 = device.1.saturating_add(op.end_ns() - op.start_ns);
         device.2 = device.2.min(op.start_ns);
@@ -310,7 +310,7 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
     } else {
         let mut intervals: FxHashMap<u32, Vec<(u64, u64)>> = FxHashMap::default();
         for op in &timeline.ops {
-            intervals.entry(op.device).or_default().push((op.start_ns, op.end_ns()));
+            intervals.entry(op.device()).or_default().push((op.start_ns, op.end_ns()));
         }
         intervals.into_iter().map(|(device, spans)| device_time(device, spans)).collect()
     };

@@ -234,7 +234,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     if steady_start > run_start {
         let pre = &order[..count_in(run_start, steady_start)];
         let htod: Vec<&DeviceOp> =
-            pre.iter().filter(|op| op.kind == OpKind::Memcpy && is_host_to_device(timeline.name(op.name))).collect();
+            pre.iter().filter(|op| op.kind() == OpKind::Memcpy && is_host_to_device(timeline.name(op.name))).collect();
         // The load ends with the leading burst of copies: a slow first call before the steady
         // state copies its own small inputs, which are not the load.
         let load_end = leading_burst_end(timeline, pre);
@@ -275,8 +275,8 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     let (steady_from, after_from) = (count_in(run_start, steady_start), count_in(run_start, steady_end));
     let after = &order[after_from..];
     let steady_names = NameSet::of(timeline, &order[steady_from..after_from]);
-    let copies = after.iter().filter(|op| op.kind == OpKind::Memcpy).count();
-    let new_kernels = after.iter().filter(|op| op.kind == OpKind::Kernel && !steady_names.has(op.name)).count();
+    let copies = after.iter().filter(|op| op.kind() == OpKind::Memcpy).count();
+    let new_kernels = after.iter().filter(|op| op.kind() == OpKind::Kernel && !steady_names.has(op.name)).count();
     let mut tail = None;
     if copies + new_kernels > 0 {
         let marks = format!(
@@ -322,10 +322,10 @@ pub const BURST_END_KERNELS: usize = 50;
 fn leading_burst_end(timeline: &Timeline, order: &[DeviceOp]) -> Option<u64> {
     let (mut last_copy_end, mut kernels_since) = (None, 0usize);
     for op in order {
-        if op.kind == OpKind::Memcpy && is_host_to_device(timeline.name(op.name)) {
+        if op.kind() == OpKind::Memcpy && is_host_to_device(timeline.name(op.name)) {
             last_copy_end = Some(last_copy_end.unwrap_or(0).max(op.end_ns()));
             kernels_since = 0;
-        } else if op.kind == OpKind::Kernel {
+        } else if op.kind() == OpKind::Kernel {
             kernels_since += 1;
             if kernels_since >= BURST_END_KERNELS {
                 break;
@@ -345,7 +345,7 @@ fn warmup_marks(timeline: &Timeline, order: &[DeviceOp], from: u64, to: u64, ste
             steady.insert(op.name);
         } else if (from..to).contains(&op.start_ns) {
             ops += 1;
-            if op.kind == OpKind::Kernel {
+            if op.kind() == OpKind::Kernel {
                 warm.push((op.name, op.dur_ns));
             }
         }

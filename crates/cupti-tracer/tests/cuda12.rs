@@ -20,7 +20,7 @@ fn records(name: &str) -> BTreeMap<Key, usize> {
     for op in &t.ops {
         let d = t.details_of(op);
         let key = (
-            format!("{:?}", op.kind),
+            format!("{:?}", op.kind()),
             t.name(op.name).to_owned(),
             d.and_then(|d| d.grid),
             d.and_then(|d| d.block),

@@ -14,7 +14,7 @@ fn load(name: &str) -> Timeline {
 }
 
 fn count(t: &Timeline, kind: OpKind) -> usize {
-    t.ops.iter().filter(|op| op.kind == kind).count()
+    t.ops.iter().filter(|op| op.kind() == kind).count()
 }
 
 #[test]

@@ -33,7 +33,7 @@ fn reason(result: Result<Timeline>) -> String {
 #[test]
 fn report1_kernels_copies_launches_and_ranges() {
     let t = load(Path::new(REPORT1)).unwrap();
-    let kernels: Vec<_> = t.ops.iter().filter(|o| o.kind == OpKind::Kernel).collect();
+    let kernels: Vec<_> = t.ops.iter().filter(|o| o.kind() == OpKind::Kernel).collect();
     assert_eq!(kernels.len(), 1);
     assert_eq!(kernels.iter().map(|k| k.dur_ns).sum::<u64>(), 2_523_567);
     let summary = summarize_kernels(&t, &Families::builtin());
@@ -45,9 +45,9 @@ fn report1_kernels_copies_launches_and_ranges() {
     let details = t.details_of(kernel).unwrap();
     assert_eq!((details.grid, details.block), (Some([64, 64, 1]), Some([16, 16, 1])));
     assert_eq!((details.registers_per_thread, details.shared_memory_bytes), (Some(40), Some(0)));
-    assert_eq!((kernel.device, kernel.stream, kernel.correlation.get()), (0, 7, Some(123)));
+    assert_eq!((kernel.device(), kernel.stream(), kernel.correlation.get()), (0, 7, Some(123)));
 
-    let copies: Vec<_> = t.ops.iter().filter(|o| o.kind == OpKind::Memcpy).collect();
+    let copies: Vec<_> = t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).collect();
     assert_eq!(copies.len(), 3);
     assert_eq!(copies.iter().map(|c| t.details_of(c).unwrap().bytes.unwrap()).sum::<u64>(), 12_582_912);
     let htod: Vec<_> = copies.iter().filter(|c| t.name(c.name) == "CUDA memcpy HtoD").collect();
@@ -115,12 +115,12 @@ fn memsets_and_nccl_kernels() {
            sharedMemoryLimitConfig FROM CUPTI_ACTIVITY_KIND_KERNEL;",
     );
     let t = load(&path).unwrap();
-    let set = t.ops.iter().find(|o| o.kind == OpKind::Memset).unwrap();
-    assert_eq!((t.name(set.name), set.dur_ns, set.stream), ("CUDA memset", 1_500, 7));
+    let set = t.ops.iter().find(|o| o.kind() == OpKind::Memset).unwrap();
+    assert_eq!((t.name(set.name), set.dur_ns, set.stream()), ("CUDA memset", 1_500, 7));
     assert_eq!(t.details_of(set).unwrap().bytes, Some(65_536));
-    let comm = t.ops.iter().find(|o| o.kind == OpKind::Communication).unwrap();
-    assert_eq!((comm.stream, comm.dur_ns), (13, 2_523_567));
-    assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Kernel).count(), 1);
+    let comm = t.ops.iter().find(|o| o.kind() == OpKind::Communication).unwrap();
+    assert_eq!((comm.stream(), comm.dur_ns), (13, 2_523_567));
+    assert_eq!(t.ops.iter().filter(|o| o.kind() == OpKind::Kernel).count(), 1);
 }
 
 #[test]
@@ -268,7 +268,7 @@ fn older_exports_read_with_their_metadata_table_or_none() {
         assert_eq!(export_info(&path).unwrap().schema_version, schema, "{file}");
         let t = load(&path).unwrap();
         for (kind, (count, ns)) in [OpKind::Kernel, OpKind::Memcpy, OpKind::Memset].into_iter().zip(totals) {
-            let ops: Vec<_> = t.ops.iter().filter(|o| o.kind == kind).collect();
+            let ops: Vec<_> = t.ops.iter().filter(|o| o.kind() == kind).collect();
             assert_eq!((ops.len(), ops.iter().map(|o| o.dur_ns).sum::<u64>()), (count, ns), "{file} {kind:?}");
         }
         let summary = summarize_kernels(&t, &Families::builtin());

@@ -163,7 +163,7 @@ fn loads_exports_and_refuses_stats_summaries_as_timelines() {
     let tool = NsysTool::new();
     let export = fixture("nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite");
     let t = tool.load(std::slice::from_ref(&export)).unwrap();
-    assert_eq!(t.ops.iter().filter(|o| o.kind == OpKind::Kernel).count(), 1);
+    assert_eq!(t.ops.iter().filter(|o| o.kind() == OpKind::Kernel).count(), 1);
 
     let scratch = Scratch::new("dir");
     scratch.file("prof-nsys.sqlite", &std::fs::read(&export).unwrap());
@@ -290,7 +290,7 @@ fn a_report_is_exported_with_nsys_once_and_the_export_reused() {
     std::thread::sleep(Duration::from_millis(20));
     let second = tool.load(std::slice::from_ref(&report)).unwrap();
     assert_eq!(std::fs::metadata(&export).unwrap().modified().unwrap(), written, "the export is reused");
-    assert_eq!(first.ops.iter().filter(|o| o.kind == OpKind::Kernel).count(), 1);
+    assert_eq!(first.ops.iter().filter(|o| o.kind() == OpKind::Kernel).count(), 1);
     assert_eq!(first.ops.len(), second.ops.len());
     assert!(first.source.ends_with("run.sqlite"), "{}", first.source);
     // A report newer than its export is exported again.

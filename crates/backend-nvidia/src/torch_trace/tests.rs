@@ -25,7 +25,7 @@ fn load(path: &str) -> Timeline {
 }
 
 fn count(t: &Timeline, kind: OpKind) -> usize {
-    t.ops.iter().filter(|op| op.kind == kind).count()
+    t.ops.iter().filter(|op| op.kind() == kind).count()
 }
 
 fn host(t: &Timeline, category: HostCategory) -> usize {
@@ -33,7 +33,7 @@ fn host(t: &Timeline, category: HostCategory) -> usize {
 }
 
 fn kernel_ns(t: &Timeline) -> u64 {
-    t.ops.iter().filter(|op| op.kind == OpKind::Kernel).map(|op| op.dur_ns).sum()
+    t.ops.iter().filter(|op| op.kind() == OpKind::Kernel).map(|op| op.dur_ns).sum()
 }
 
 fn parse(text: &[u8]) -> prof_core::Result<Timeline> {
@@ -59,7 +59,7 @@ fn h200_trace_counts_times_and_details() {
     assert_eq!(kernel_ns(&t), 1_372_549);
     let first = &t.ops[0];
     assert!(t.name(first.name).starts_with("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel"));
-    assert_eq!((first.start_ns, first.dur_ns, first.device, first.stream), (5_359_103_342_279_386, 4_608, 0, 7));
+    assert_eq!((first.start_ns, first.dur_ns, first.device(), first.stream()), (5_359_103_342_279_386, 4_608, 0, 7));
     assert_eq!(first.correlation, Some(20));
     let details = t.details_of(first).expect("kernel details");
     assert_eq!((details.grid, details.block), (Some([1, 1, 1]), Some([32, 4, 1])));
@@ -87,13 +87,13 @@ fn hta_alexnet_gz_with_distributed_info_first() {
     assert_eq!((host(&t, HostCategory::Runtime), host(&t, HostCategory::Framework)), (361, 359));
     assert_eq!(host(&t, HostCategory::Annotation), 8);
     assert_eq!(kernel_ns(&t), 10_692_000);
-    let memcpy_ns: u64 = t.ops.iter().filter(|op| op.kind == OpKind::Memcpy).map(|op| op.dur_ns).sum();
+    let memcpy_ns: u64 = t.ops.iter().filter(|op| op.kind() == OpKind::Memcpy).map(|op| op.dur_ns).sum();
     assert_eq!(memcpy_ns, 55_503_000);
     let summary = summarize_kernels(&t, &Families::builtin());
     let kernels: Vec<_> = summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel).collect();
     assert_eq!((kernels[0].name.as_str(), kernels[0].total_ns), ("ampere_sgemm_32x32_sliced1x4_tn", 2_621_000));
     assert_eq!(kernels[1].name, "cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1");
-    let mut streams: Vec<u64> = t.ops.iter().map(|op| op.stream).collect();
+    let mut streams: Vec<u64> = t.ops.iter().map(|op| op.stream()).collect();
     streams.sort_unstable();
     streams.dedup();
     assert_eq!(streams, vec![7, 20]);
@@ -233,7 +233,7 @@ fn unsorted_events_escapes_nccl_and_array_format() {
     ]"#;
     let t = parse(text).expect("parses");
     assert_eq!(t.ops.len(), 2);
-    assert_eq!(t.ops[0].kind, OpKind::Communication);
+    assert_eq!(t.ops[0].kind(), OpKind::Communication);
     assert_eq!((t.ops[0].start_ns, t.ops[0].correlation.get()), (20_500, Some(3)));
     assert_eq!(t.name(t.ops[1].name), "a\"bé");
     assert_eq!((t.ops[1].start_ns, t.ops[1].dur_ns), (10_250, 15_000));
@@ -288,7 +288,7 @@ fn collective_metadata_on_a_kernel_gives_its_bytes_and_kind() {
     let t = parse(text.as_bytes()).unwrap();
     let bytes: Vec<Option<u64>> = t.ops.iter().map(|op| t.details_of(op).and_then(|d| d.bytes)).collect();
     assert_eq!(bytes, [Some(67_108_864 * 4), None, None]);
-    let kinds: Vec<OpKind> = t.ops.iter().map(|op| op.kind).collect();
+    let kinds: Vec<OpKind> = t.ops.iter().map(|op| op.kind()).collect();
     assert_eq!(kinds, [OpKind::Communication, OpKind::Kernel, OpKind::Kernel]);
     // The collective's own name is the op type of its kernel; the others have none.
     let types: Vec<Option<&str>> =

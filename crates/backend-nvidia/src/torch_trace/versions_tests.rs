@@ -11,7 +11,7 @@ fn fixture(name: &str) -> std::path::PathBuf {
 
 /// Kernels (NCCL ones become communication ops): count and summed duration, ns.
 fn kernels(t: &Timeline) -> (usize, u64) {
-    let k: Vec<_> = t.ops.iter().filter(|o| matches!(o.kind, OpKind::Kernel | OpKind::Communication)).collect();
+    let k: Vec<_> = t.ops.iter().filter(|o| matches!(o.kind(), OpKind::Kernel | OpKind::Communication)).collect();
     (k.len(), k.iter().map(|o| o.dur_ns).sum())
 }
 
@@ -48,7 +48,7 @@ fn every_version_and_key_order_reads_its_kernels() {
     assert_eq!(torch_trace_evidence(&scratch), Some(true));
     std::fs::remove_file(&scratch).unwrap();
     let old = load_torch_trace(&fixture("kineto_pt19_resnet50_worker0.1623143089861.pt.trace.json.gz")).unwrap();
-    let count = |kind| old.ops.iter().filter(|o| o.kind == kind).count();
+    let count = |kind| old.ops.iter().filter(|o| o.kind() == kind).count();
     assert_eq!((count(OpKind::Memset), count(OpKind::Memcpy)), (312, 12));
     assert!(old.host.len() > 10_000, "Runtime and Operator events are host spans: {}", old.host.len());
     assert_eq!(distributed_rank(&fixture("hta_inference_rank_1_traceEvents_first_oldcats.json.gz")), Some(1));

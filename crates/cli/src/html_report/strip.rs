@@ -62,7 +62,7 @@ pub fn timeline_strip(timeline: &Timeline, families: &FxHashMap<NameId, Family>)
         if !drawn.contains(&family) {
             drawn.push(family);
         }
-        by_stream.entry((op.device, op.stream)).or_default().push((op.start_ns, op.end_ns(), family_color(family)));
+        by_stream.entry((op.device(), op.stream())).or_default().push((op.start_ns, op.end_ns(), family_color(family)));
     }
     let mut keys: Vec<(u32, u64)> = by_stream.keys().copied().collect();
     keys.sort_unstable();
@@ -93,7 +93,8 @@ pub fn timeline_strip(timeline: &Timeline, families: &FxHashMap<NameId, Family>)
     }
     let mut gaps: Vec<(u64, u64, f64, f64)> = Vec::new();
     for &(device, first, last) in &device_rows {
-        let spans = timeline.ops.iter().filter(|op| op.device == device).map(|op| (op.start_ns, op.end_ns())).collect();
+        let spans =
+            timeline.ops.iter().filter(|op| op.device() == device).map(|op| (op.start_ns, op.end_ns())).collect();
         let busy = IntervalSet::from_unsorted(spans);
         let (y, h) = (AXIS_H + first as f64 * ROW_H, (last - first + 1) as f64 * ROW_H);
         gaps.extend(busy.gaps().filter(|&(s, e)| (e - s) as f64 * scale >= 1.0).map(|(s, e)| (s, e, y, h)));

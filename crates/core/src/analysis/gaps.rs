@@ -248,13 +248,13 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
         if op.dur_ns == 0 {
             return;
         }
-        let Some(&at) = slots.get(&op.device) else { return };
+        let Some(&at) = slots.get(&op.device()) else { return };
         let device = &mut devices[at];
         device.all.add(&context, index);
-        if op.stream == device.main_stream {
+        if op.stream() == device.main_stream {
             device.main.add(&context, index);
         }
-        device.streams.get(op.stream).add(&context, index);
+        device.streams.get(op.stream()).add(&context, index);
     };
     if ops.is_sorted_by_key(|op| op.start_ns) {
         (0..ops.len()).for_each(feed);

@@ -105,7 +105,7 @@ pub fn launch_stats(timeline: &Timeline) -> Option<LaunchStats> {
     let launches = timeline.host_by_correlation();
     let (mut delays, mut durations) = (Vec::new(), Vec::new());
     let (mut broken_links, mut kernel_total_ns, mut shorter, mut short, mut short_ns) = (0u64, 0u64, 0u64, 0u64, 0u64);
-    for op in timeline.ops.iter().filter(|op| matches!(op.kind, OpKind::Kernel | OpKind::Communication)) {
+    for op in timeline.ops.iter().filter(|op| matches!(op.kind(), OpKind::Kernel | OpKind::Communication)) {
         let Some(span) = op.correlation.get().and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i)) else {
             continue;
         };

@@ -89,13 +89,17 @@ impl<'a> MainStream<'a> {
     /// Its ops in the order `all` lists them.
     fn plain(&self) -> impl Iterator<Item = &'a DeviceOp> + 'a {
         let (device, stream) = (self.device, self.stream);
-        self.all.iter().filter(move |op| op.device == device && op.stream == stream)
+        self.all.iter().filter(move |op| op.device() == device && op.stream() == stream)
     }
 
     /// The positions in `all` of [`MainStream::plain`]'s ops.
     fn plain_positions(&self) -> impl Iterator<Item = usize> + 'a {
         let (device, stream) = (self.device, self.stream);
-        self.all.iter().enumerate().filter(move |(_, op)| op.device == device && op.stream == stream).map(|(at, _)| at)
+        self.all
+            .iter()
+            .enumerate()
+            .filter(move |(_, op)| op.device() == device && op.stream() == stream)
+            .map(|(at, _)| at)
     }
 
     /// In one walk: the start of the op at each of `positions`, and the latest end of the ops
@@ -154,7 +158,7 @@ fn busiest(all: &[DeviceOp]) -> Option<(u32, u64, usize)> {
     // Ops of one stream come in runs: the stream is looked up once a run.
     let mut per_stream: RunMap<(u32, u64), usize> = RunMap::new();
     for op in all {
-        *per_stream.get((op.device, op.stream)) += 1;
+        *per_stream.get((op.device(), op.stream())) += 1;
     }
     let per_stream = per_stream.into_map();
     let mut per_device: FxHashMap<u32, usize> = FxHashMap::default();
@@ -200,7 +204,7 @@ mod tests {
             let main = MainStream::of(&ops);
             // The oracle: the stream's ops gathered and sorted, as the steps once kept them.
             let mut gathered: Vec<&DeviceOp> =
-                ops.iter().filter(|op| op.device == main.device && op.stream == main.stream).collect();
+                ops.iter().filter(|op| op.device() == main.device && op.stream() == main.stream).collect();
             gathered.sort_by_key(|op| (op.start_ns, op.end_ns()));
             assert_eq!(main.len(), gathered.len());
             assert_eq!(main.names, gathered.iter().map(|op| op.name).collect::<Vec<_>>());

@@ -62,7 +62,7 @@ pub fn pair_overlap(
     for (index, op) in timeline.ops.iter().enumerate() {
         let (a, b) = (cover(index, op), covered(index, op));
         if a || b {
-            let [cover, covered, both] = unions.entry(op.device).or_default();
+            let [cover, covered, both] = unions.entry(op.device()).or_default();
             let (start, end) = (op.start_ns, op.end_ns());
             if a {
                 cover.add(start, end);
@@ -104,7 +104,7 @@ fn gathered(
     for (index, op) in timeline.ops.iter().enumerate() {
         let (a, b) = (cover(index, op), covered(index, op));
         if a || b {
-            let slot = spans.entry(op.device).or_default();
+            let slot = spans.entry(op.device()).or_default();
             if a {
                 slot[0].push((op.start_ns, op.end_ns()));
             }
@@ -140,12 +140,12 @@ pub fn overlaps(timeline: &Timeline, families: &Families) -> Vec<DeviceOverlap> 
     let is_mix = |op: &&DeviceOp| core_type(timeline, op) == Some(CoreType::Mix);
     let mut mix: FxHashMap<u32, SortedUnion> = FxHashMap::default();
     for op in timeline.ops.iter().filter(is_mix) {
-        mix.entry(op.device).or_default().add(op.start_ns, op.end_ns());
+        mix.entry(op.device()).or_default().add(op.start_ns, op.end_ns());
     }
     // A device's mix time, from all its mix ops' intervals when they came out of order.
     let mix_ns = |device: u32, union: &SortedUnion| {
         union.total_ns().unwrap_or_else(|| {
-            let spans = timeline.ops.iter().filter(is_mix).filter(|op| op.device == device);
+            let spans = timeline.ops.iter().filter(is_mix).filter(|op| op.device() == device);
             IntervalSet::from_unsorted(spans.map(|op| (op.start_ns, op.end_ns())).collect()).total_ns()
         })
     };
@@ -223,7 +223,7 @@ mod tests {
                     let ops = ordered
                         .ops
                         .iter()
-                        .filter(|op| op.device == device.device && core_type(&ordered, op) == Some(core));
+                        .filter(|op| op.device() == device.device && core_type(&ordered, op) == Some(core));
                     IntervalSet::from_unsorted(ops.map(|op| (op.start_ns, op.end_ns())).collect())
                 };
                 let (vector, cube) = (spans(CoreType::Vector), spans(CoreType::Cube));

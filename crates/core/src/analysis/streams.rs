@@ -111,11 +111,11 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
     let mut by_stream: RunMap<(u32, u64), Gather> = RunMap::new();
     let mut device_union: FxHashMap<u32, SortedUnion> = FxHashMap::default();
     for (index, op) in timeline.ops.iter().enumerate() {
-        let gather = by_stream.get((op.device, op.stream));
+        let gather = by_stream.get((op.device(), op.stream()));
         gather.ops += 1;
         gather.busy.add(op.start_ns, op.end_ns());
         gather.time[slot_of(index)] += op.dur_ns;
-        device_union.entry(op.device).or_default().add(op.start_ns, op.end_ns());
+        device_union.entry(op.device()).or_default().add(op.start_ns, op.end_ns());
     }
     let by_stream = by_stream.into_map();
     let (stream_busy, device_busy) = busy_times(timeline, &by_stream, &device_union);
@@ -173,7 +173,7 @@ fn busy_times(
     }
     let mut spans: FxHashMap<(u32, u64), Vec<(u64, u64)>> = FxHashMap::default();
     for op in &timeline.ops {
-        spans.entry((op.device, op.stream)).or_default().push((op.start_ns, op.end_ns()));
+        spans.entry((op.device(), op.stream())).or_default().push((op.start_ns, op.end_ns()));
     }
     let mut stream_busy = FxHashMap::default();
     let mut sets: FxHashMap<u32, Vec<IntervalSet>> = FxHashMap::default();

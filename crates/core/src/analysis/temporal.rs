@@ -32,7 +32,7 @@ pub fn activity_of(timeline: &Timeline, families: &Families) -> impl Fn(usize) -
     let per_op: Vec<Activity> = timeline
         .ops
         .iter()
-        .map(|op| match op.kind {
+        .map(|op| match op.kind() {
             OpKind::Memcpy | OpKind::Memset => Activity::Memory,
             OpKind::Communication => Activity::Communication,
             OpKind::Other => Activity::Other,
@@ -43,7 +43,7 @@ pub fn activity_of(timeline: &Timeline, families: &Families) -> impl Fn(usize) -
                 }
                 *kernels[slot].get_or_insert_with(|| {
                     let op_type = timeline.details_of(op).and_then(|d| d.op_type).map(|t| timeline.name(t));
-                    match families.classify_op(op.kind, timeline.name(op.name), op_type) {
+                    match families.classify_op(op.kind(), timeline.name(op.name), op_type) {
                         Family::Collective => Activity::Communication,
                         Family::Memcpy | Family::Memset => Activity::Memory,
                         _ => Activity::Compute,
@@ -101,7 +101,7 @@ pub fn temporal_breakdown(timeline: &Timeline, families: &Families) -> Vec<Devic
     // compute + communication, of those + memory and of all, merged on the fly.
     let mut on_the_fly: FxHashMap<u32, OnTheFly> = FxHashMap::default();
     for (index, op) in timeline.ops.iter().enumerate() {
-        let device = on_the_fly.entry(op.device).or_default();
+        let device = on_the_fly.entry(op.device()).or_default();
         let (start, end) = (op.start_ns, op.end_ns());
         device.ops += 1;
         if end > start {
@@ -155,7 +155,7 @@ fn split(device: u32, bounds: Option<(u64, u64)>, totals: [u64; 4], ops: u64) ->
 fn gathered(timeline: &Timeline, slot_of: &dyn Fn(usize) -> usize) -> Vec<DeviceTemporal> {
     let mut spans: FxHashMap<u32, [Vec<(u64, u64)>; 4]> = FxHashMap::default();
     for (index, op) in timeline.ops.iter().enumerate() {
-        spans.entry(op.device).or_default()[slot_of(index)].push((op.start_ns, op.end_ns()));
+        spans.entry(op.device()).or_default()[slot_of(index)].push((op.start_ns, op.end_ns()));
     }
     spans
         .into_iter()
@@ -200,7 +200,7 @@ mod tests {
         let mut reversed = Timeline::new("test");
         for op in t.ops.iter().rev() {
             let name = reversed.intern(t.name(op.name));
-            reversed.push_op(DeviceOp::new(op.kind, name, op.device, op.stream, op.start_ns, op.dur_ns));
+            reversed.push_op(DeviceOp::new(op.kind(), name, op.device(), op.stream(), op.start_ns, op.dur_ns));
         }
         assert_eq!(temporal_breakdown(&reversed, &Families::builtin()), split);
     }

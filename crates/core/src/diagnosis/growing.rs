@@ -38,7 +38,7 @@ pub fn growing_work(timeline: &Timeline, steps: &Steps) -> Work {
     let (mut kernels, mut with_grid) = (0usize, 0usize);
     for (op, step) in timeline.ops.iter().zip(steps.step_of.iter()) {
         let Some(step) = step else { continue };
-        if op.kind != OpKind::Kernel {
+        if op.kind() != OpKind::Kernel {
             continue;
         }
         kernels += 1;

@@ -312,13 +312,13 @@ fn profiler_steps(timeline: &Timeline) -> Option<Steps> {
 fn repeating_kernel(timeline: &Timeline) -> Option<Steps> {
     let mut per_device: FxHashMap<u32, usize> = FxHashMap::default();
     for op in &timeline.ops {
-        *per_device.entry(op.device).or_default() += 1;
+        *per_device.entry(op.device()).or_default() += 1;
     }
     let device = per_device.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?.0;
     let mut kernels: Vec<(u64, NameId)> = timeline
         .ops
         .iter()
-        .filter(|op| op.device == device && op.kind == OpKind::Kernel)
+        .filter(|op| op.device() == device && op.kind() == OpKind::Kernel)
         .map(|op| (op.start_ns, op.name))
         .collect();
     kernels.sort_unstable();

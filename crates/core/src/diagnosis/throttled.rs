@@ -127,7 +127,7 @@ fn judge<'a>(timeline: &Timeline, series: &'a CounterSeries) -> Option<Judged<'a
 /// own span. `None` for an empty span.
 fn busy_span(timeline: &Timeline, series: &CounterSeries) -> Option<((u64, u64), BusySource)> {
     let on_device = |device: u32| series.device.is_none_or(|d| d == device);
-    let ops = timeline.ops.iter().filter(|op| on_device(op.device)).fold(None, |acc: Option<(u64, u64)>, op| {
+    let ops = timeline.ops.iter().filter(|op| on_device(op.device())).fold(None, |acc: Option<(u64, u64)>, op| {
         Some(acc.map_or((op.start_ns, op.end_ns()), |(lo, hi)| (lo.min(op.start_ns), hi.max(op.end_ns()))))
     });
     let utilization = || {
