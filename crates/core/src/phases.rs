@@ -179,9 +179,9 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
         }
     }
     // Steps, as (count, how they were found, why leading steps are warm-up).
-    let (steady_start, steady_end, steps, note) = match sequence.clone() {
+    let (steady_start, steady_end, steps, note) = match &sequence {
         Some(found) => {
-            let spans = found.spans;
+            let spans = &found.spans;
             // The reference is the median of the later half of the steps: when the first half
             // is all slow (a first `generate` call 7× slower per token than the second, seen
             // on the H200), a median over all steps would sit between the two and hide it.

@@ -131,7 +131,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     };
     let util_csv = args.path.as_deref().filter(|p| prof_core::util_csv::is_util_csv(p));
     let (mut util_verdict, mut util_ticks) = (None, None);
-    let (timeline, summary, diagnosis, phases) = match loaded {
+    let (timeline, summary, diagnosis, mut phases) = match loaded {
         Loaded::Timeline(timeline) => {
             let (timeline, phases) = match util_csv {
                 // A `prof util --csv` recording: the phases and verdict of the live run; its
@@ -171,7 +171,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     let (diagnosis, sections) = match (diagnosis, timeline.as_ref()) {
         (None, Some(t)) => {
             // The run's repeating sequence, when the phases found it on this timeline.
-            let known = phases.as_ref().and_then(|p| p.known_sequence());
+            let known = phases.as_mut().and_then(|p| p.take_sequence());
             let (sections, diagnosis) =
                 sections::all_beside(t, &context, || diagnose_with_sequence(t, &summary, known));
             (diagnosis, sections)

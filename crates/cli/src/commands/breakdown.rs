@@ -259,9 +259,9 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     let timeline = tool.load(&paths).map_err(|e| Failure::from(e).or_kind(Kind::BadInput))?;
     let timeline = super::analyze::checked(timeline)?;
     loading.finish();
-    let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
+    let (timeline, mut phases) = crate::phases_view::apply(timeline, args.phase)?;
     let summary = summarize_kernels(&timeline, &families);
-    let diagnosis = diagnose_with_sequence(&timeline, &summary, phases.known_sequence());
+    let diagnosis = diagnose_with_sequence(&timeline, &summary, phases.take_sequence());
     let dive = DeepDiveContext {
         available: deep_dive_available(registry, None, Some(tool.name())),
         launches_before: Some(&phases.launches_before),
