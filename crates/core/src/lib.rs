@@ -32,6 +32,7 @@ pub mod guard;
 pub mod intern;
 pub mod kernel_summary;
 pub mod load_budget;
+mod op_order;
 mod op_place;
 pub mod phases;
 pub mod probe;

@@ -69,7 +69,7 @@ pub struct OpDetails {
 
 /// One operation that ran on a device: 40 bytes (its kind, device and stream packed in one
 /// word, [`crate::op_place`]), so 10 M ops are 400 MB.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, Copy, PartialEq)]
 pub struct DeviceOp {
     /// Kernel or op name.
     pub name: NameId,
@@ -331,7 +331,7 @@ impl Timeline {
     pub fn finish_loading(&mut self) -> Result<(), String> {
         self.check_loaded()?;
         if !self.ops.is_sorted_by_key(|op| op.start_ns) {
-            self.ops.sort_by_key(|op| op.start_ns);
+            crate::op_order::sort_by_start(&mut self.ops);
         }
         Ok(())
     }
