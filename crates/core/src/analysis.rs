@@ -12,6 +12,7 @@ pub mod launch;
 pub mod layers;
 pub(crate) mod main_stream;
 pub mod overlap;
+pub mod prefix;
 pub mod ranks;
 pub mod repeats;
 pub mod streams;

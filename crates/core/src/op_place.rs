@@ -2,9 +2,10 @@
 //! instead of 13 bytes over three fields: with it a [`crate::DeviceOp`] is 40 bytes, not 48
 //! (80 MB less at 10 M ops, to hold and to stream through every analysis).
 //!
-//! The word is `kind` (4 bits) | a spill flag (1 bit) | `device` (19 bits) | `stream` (40 bits).
-//! A device index or stream id too wide for its bits (a stream that is a queue handle, say) is
-//! not cut: the pair is kept once in a process-wide table and the word holds its index there,
+//! The word is `kind` (4 bits) | a spill flag (1 bit) | `device` (19 bits) | `stream` (40 bits);
+//! the all-ones value of a field stands for `u32::MAX` / `u64::MAX` (the "unknown" a reader
+//! gives an HCCL row without a stream). A device index or stream id too wide for its bits (a
+//! stream that is a queue handle, say) is not cut: the pair is kept once in a process-wide table and the word holds its index there,
 //! so every pair reads back as it was given. The encoding is canonical (one word per kind,
 //! device and stream), so equal words are equal places and [`Place::lane`] is a stream's key.
 
@@ -16,6 +17,7 @@ const KIND_SHIFT: u32 = 60;
 const SPILLED: u64 = 1 << 59;
 const DEVICE_SHIFT: u32 = 40;
 const DEVICE_BITS: u32 = 19;
+const DEVICE_MASK: u64 = (1 << DEVICE_BITS) - 1;
 const STREAM_MASK: u64 = (1 << DEVICE_SHIFT) - 1;
 const LANE_MASK: u64 = (1 << KIND_SHIFT) - 1;
 
@@ -37,7 +39,10 @@ impl Place {
     #[inline]
     pub(crate) fn device(self) -> u32 {
         if self.0 & SPILLED == 0 {
-            ((self.0 >> DEVICE_SHIFT) & ((1 << DEVICE_BITS) - 1)) as u32
+            match (self.0 >> DEVICE_SHIFT) & DEVICE_MASK {
+                DEVICE_MASK => u32::MAX,
+                device => device as u32,
+            }
         } else {
             spilled(self.0).0
         }
@@ -46,7 +51,10 @@ impl Place {
     #[inline]
     pub(crate) fn stream(self) -> u64 {
         if self.0 & SPILLED == 0 {
-            self.0 & STREAM_MASK
+            match self.0 & STREAM_MASK {
+                STREAM_MASK => u64::MAX,
+                stream => stream,
+            }
         } else {
             spilled(self.0).1
         }
@@ -89,10 +97,17 @@ fn kind_of(bits: u64) -> OpKind {
 
 #[inline]
 fn lane_bits(device: u32, stream: u64) -> u64 {
-    if device >> DEVICE_BITS == 0 && stream >> DEVICE_SHIFT == 0 {
-        u64::from(device) << DEVICE_SHIFT | stream
-    } else {
-        SPILLED | spill(device, stream)
+    let packed_device = match device {
+        u32::MAX => Some(DEVICE_MASK),
+        d => Some(u64::from(d)).filter(|&d| d < DEVICE_MASK),
+    };
+    let packed_stream = match stream {
+        u64::MAX => Some(STREAM_MASK),
+        s => Some(s).filter(|&s| s < STREAM_MASK),
+    };
+    match (packed_device, packed_stream) {
+        (Some(d), Some(s)) => d << DEVICE_SHIFT | s,
+        _ => SPILLED | spill(device, stream),
     }
 }
 
@@ -139,8 +154,8 @@ mod tests {
 
     #[test]
     fn every_kind_device_and_stream_reads_back_as_given() {
-        let devices = [0, 1, 7, (1 << 19) - 1, 1 << 19, 36_075, u32::MAX];
-        let streams = [0, 7, (1 << 40) - 1, 1 << 40, 0x7f3a_5c00_1000, u64::MAX - 1, u64::MAX];
+        let devices = [0, 1, 7, (1 << 19) - 2, (1 << 19) - 1, 1 << 19, 36_075, u32::MAX - 1, u32::MAX];
+        let streams = [0, 7, (1 << 40) - 2, (1 << 40) - 1, 1 << 40, 0x7f3a_5c00_1000, u64::MAX - 1, u64::MAX];
         let mut lanes = HashMap::new();
         for kind in KINDS {
             for device in devices {
@@ -164,6 +179,11 @@ mod tests {
         assert_eq!(Place::new(OpKind::Other, 0, 0).0 >> 60, 4);
         assert_ne!(Place::new(OpKind::Kernel, 1 << 19, 0).0 & SPILLED, 0);
         assert_ne!(Place::new(OpKind::Kernel, 0, 1 << 40).0 & SPILLED, 0);
-        assert_eq!(Place::new(OpKind::Kernel, (1 << 19) - 1, (1 << 40) - 1).0 & SPILLED, 0);
+        assert_eq!(Place::new(OpKind::Kernel, (1 << 19) - 2, (1 << 40) - 2).0 & SPILLED, 0);
+        // The "unknown" device and stream are packed too (an HCCL row without a stream)...
+        assert_eq!(Place::new(OpKind::Kernel, u32::MAX, u64::MAX).0 & SPILLED, 0);
+        // ...so the all-ones values of the fields are spilled when they are real ids.
+        assert_ne!(Place::new(OpKind::Kernel, (1 << 19) - 1, 0).0 & SPILLED, 0);
+        assert_ne!(Place::new(OpKind::Kernel, 0, (1 << 40) - 1).0 & SPILLED, 0);
     }
 }

@@ -31,7 +31,8 @@
 //! Cost: one pass per candidate period, so O(n) for a fixed number of candidates.
 
 use super::main_stream::MainStream;
-use super::repeats::{best_region, prefix_sums, Region};
+use super::prefix::PrefixSums;
+use super::repeats::{best_region, Region};
 use super::streams::{stream_roles, StreamRole};
 use crate::diagnosis::steps::profiler_step_count;
 use crate::families::Families;
@@ -152,7 +153,7 @@ struct Found {
 /// `prefix` sums; and each layer's time (first op start to last op end).
 fn layers_of<'t, I: Iterator<Item = &'t DeviceOp>>(
     names: Vec<NameId>,
-    prefix: Vec<u64>,
+    prefix: PrefixSums,
     ops: impl Fn() -> I,
 ) -> Option<(Found, Vec<u64>)> {
     let region = best_region(&names, &prefix)?;
@@ -163,12 +164,13 @@ fn layers_of<'t, I: Iterator<Item = &'t DeviceOp>>(
     for k in 0..region.repeats {
         for (j, mean) in means.iter_mut().enumerate() {
             let at = start + k * period + j;
-            *mean += (prefix[at + 1] - prefix[at]) as f64;
+            *mean += prefix.sum(at, at + 1) as f64;
         }
     }
     means.iter_mut().for_each(|m| *m /= region.repeats as f64);
-    let (stream_ops, stream_total, first) = (names.len(), prefix[names.len()], names[start..start + period].to_vec());
-    // The names and sums (12 bytes an op) are not needed for the spans.
+    let (stream_ops, stream_total, first) =
+        (names.len(), prefix.at(names.len()), names[start..start + period].to_vec());
+    // The names and sums (about 8 bytes an op) are not needed for the spans.
     drop((names, prefix));
     let (mut first_start, mut offset_ns) = (None, 0);
     let (mut spans, mut layer) = (Vec::with_capacity(region.repeats), (0u64, 0u64));
@@ -199,7 +201,7 @@ impl Found {
         let layer_total: f64 = means.iter().sum();
         let mean_durations: Vec<u64> = means.iter().map(|&m| m.round() as u64).collect();
         let inner =
-            best_region(&first, &prefix_sums(mean_durations.iter().copied())).filter(|r| r.period < region.period);
+            best_region(&first, &PrefixSums::of(mean_durations.iter().copied())).filter(|r| r.period < region.period);
         let inner = inner.map(|r| InnerRepeat {
             period_ops: r.period,
             count: r.repeats,

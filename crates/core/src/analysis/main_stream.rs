@@ -4,6 +4,7 @@
 //! and the page faults of fresh memory at 10 M ops). A stream listed out of (start, end) order
 //! is read through its positions sorted (4 bytes an op).
 
+use crate::analysis::prefix::PrefixSums;
 use crate::intern::{FxHashMap, NameId};
 use crate::run_map::RunMap;
 use crate::timeline::DeviceOp;
@@ -20,7 +21,7 @@ pub(crate) struct MainStream<'a> {
     /// Each op's name.
     pub(crate) names: Vec<NameId>,
     /// Prefix sums of the durations (`len + 1` of them).
-    pub(crate) prefix: Vec<u64>,
+    pub(crate) prefix: PrefixSums,
 }
 
 impl<'a> MainStream<'a> {
@@ -35,7 +36,15 @@ impl<'a> MainStream<'a> {
 
     /// A stream without ops (its sorted positions none).
     fn empty(all: &'a [DeviceOp]) -> Self {
-        MainStream { all, device: 0, stream: 0, sorted: Some(Vec::new()), len: 0, names: Vec::new(), prefix: vec![0] }
+        MainStream {
+            all,
+            device: 0,
+            stream: 0,
+            sorted: Some(Vec::new()),
+            len: 0,
+            names: Vec::new(),
+            prefix: PrefixSums::default(),
+        }
     }
 
     /// Stream `id` of `device` in `all`, which has about `count` ops (for the vectors' size).
@@ -58,13 +67,10 @@ impl<'a> MainStream<'a> {
             sorted.sort_by_key(|&at| (all[at as usize].start_ns, all[at as usize].end_ns()));
             stream.sorted = Some(sorted);
         }
-        let (mut names, mut prefix) = (Vec::with_capacity(count), Vec::with_capacity(count + 1));
-        prefix.push(0);
-        let mut sum = 0u64;
+        let (mut names, mut prefix) = (Vec::with_capacity(count), PrefixSums::with_capacity(count));
         for op in stream.ops() {
-            sum = sum.saturating_add(op.dur_ns);
             names.push(op.name);
-            prefix.push(sum);
+            prefix.push(op.dur_ns);
         }
         stream.len = names.len();
         (stream.names, stream.prefix) = (names, prefix);
@@ -174,7 +180,6 @@ fn busiest(all: &[DeviceOp]) -> Option<(u32, u64, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::repeats::prefix_sums;
     use crate::test_random::XorShift;
     use crate::timeline::OpKind;
 
@@ -208,7 +213,7 @@ mod tests {
             gathered.sort_by_key(|op| (op.start_ns, op.end_ns()));
             assert_eq!(main.len(), gathered.len());
             assert_eq!(main.names, gathered.iter().map(|op| op.name).collect::<Vec<_>>());
-            assert_eq!(main.prefix, prefix_sums(gathered.iter().map(|op| op.dur_ns)));
+            assert_eq!(main.prefix, PrefixSums::of(gathered.iter().map(|op| op.dur_ns)));
             assert!(main.ops().eq(gathered.iter().copied()));
             let n = gathered.len();
             let positions: Vec<usize> = (0..200).map(|_| random.below(n as u64 + 5) as usize).collect();
@@ -232,7 +237,7 @@ mod tests {
             }
         }
         let empty = MainStream::of(&[]);
-        assert_eq!((empty.len(), empty.prefix.as_slice()), (0, &[0u64][..]));
+        assert_eq!((empty.len(), empty.prefix.to_vec().as_slice()), (0, &[0u64][..]));
         assert_eq!(empty.starts_and_ends(&[0], &[(0, 2)]), (vec![0], vec![0]));
     }
 }

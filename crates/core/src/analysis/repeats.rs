@@ -3,6 +3,7 @@
 //! ([`layers`](super::layers)); the steps of a run ([`sequence_steps`](crate::diagnosis::steps::sequence_steps))
 //! use them too.
 
+use crate::analysis::prefix::PrefixSums;
 use crate::intern::{FxHashMap, NameId};
 
 /// Candidate periods taken from each of the two rankings of recurrence distances.
@@ -38,20 +39,19 @@ pub struct Repeats {
 }
 
 /// The repeating structure of `names`, or `None`. The ops' durations weigh the regions, given
-/// as their prefix sums ([`prefix_sums`]: one more entry than `names`).
-pub fn repeats(names: &[NameId], prefix: &[u64]) -> Option<Repeats> {
+/// as their prefix sums ([`PrefixSums`]: one more entry than `names`).
+pub fn repeats(names: &[NameId], prefix: &PrefixSums) -> Option<Repeats> {
     repeats_below(names, prefix, usize::MAX)
 }
 
 /// [`repeats`] with periods shorter than `max_period` only (to look inside a repeat that
 /// holds the whole run twice, such as two `generate` calls).
-pub fn repeats_below(names: &[NameId], prefix: &[u64], max_period: usize) -> Option<Repeats> {
+pub fn repeats_below(names: &[NameId], prefix: &PrefixSums, max_period: usize) -> Option<Repeats> {
     let best = best_region_below(names, prefix, max_period, true)?;
     let regions = regions_of(names, prefix, best.period).into_iter().map(|r| (r.start, r.repeats)).collect();
     let first = &names[best.start..best.start + best.period];
-    // Sums over a slice of prefix sums are differences, so the slice is the repeat's own.
-    let first_prefix = &prefix[best.start..=best.start + best.period];
-    let inner_period = best_region(first, first_prefix).map(|r| r.period).filter(|&p| p < best.period);
+    let first_prefix = prefix.range(best.start, best.start + best.period);
+    let inner_period = best_region(first, &first_prefix).map(|r| r.period).filter(|&p| p < best.period);
     Some(Repeats { period: best.period, regions, inner_period })
 }
 /// The candidate periods of `names`, from the distances back to each name's previous run.
@@ -90,20 +90,8 @@ fn candidate_periods(names: &[NameId]) -> Vec<usize> {
     candidates
 }
 
-/// `[0, d0, d0 + d1, ...]`: the sum of `durations[a..b]` is `prefix[b] - prefix[a]`.
-pub fn prefix_sums(durations: impl ExactSizeIterator<Item = u64>) -> Vec<u64> {
-    let mut prefix = Vec::with_capacity(durations.len() + 1);
-    let mut sum = 0u64;
-    prefix.push(sum);
-    for d in durations {
-        sum = sum.saturating_add(d);
-        prefix.push(sum);
-    }
-    prefix
-}
-
 /// The repeating region covering the most op time (smaller periods preferred within the slack).
-pub(crate) fn best_region(names: &[NameId], prefix: &[u64]) -> Option<Region> {
+pub(crate) fn best_region(names: &[NameId], prefix: &PrefixSums) -> Option<Region> {
     best_region_below(names, prefix, usize::MAX, false)
 }
 
@@ -111,7 +99,7 @@ pub(crate) fn best_region(names: &[NameId], prefix: &[u64]) -> Option<Region> {
 /// beside other sections, try them on one).
 const PARALLEL_MIN_OPS: usize = 1 << 20;
 
-fn best_region_below(names: &[NameId], prefix: &[u64], max_period: usize, parallel: bool) -> Option<Region> {
+fn best_region_below(names: &[NameId], prefix: &PrefixSums, max_period: usize, parallel: bool) -> Option<Region> {
     let periods: Vec<usize> = candidate_periods(names).into_iter().filter(|&p| p < max_period).collect();
     // The first of a period's equally covering regions.
     let best_of = |period: usize| {
@@ -170,7 +158,7 @@ fn matches_at(a: &[NameId; CHUNK], b: &[NameId; CHUNK]) -> u32 {
 }
 
 /// Every repeating region of one period, in order; `prefix` holds prefix sums of the durations.
-fn regions_of(names: &[NameId], prefix: &[u64], period: usize) -> Vec<Region> {
+fn regions_of(names: &[NameId], prefix: &PrefixSums, period: usize) -> Vec<Region> {
     let n = names.len();
     let mut regions = Vec::new();
     if n < period * MIN_REPEATS {
@@ -184,7 +172,7 @@ fn regions_of(names: &[NameId], prefix: &[u64], period: usize) -> Vec<Region> {
             return;
         }
         let end = first + repeats * period;
-        regions.push(Region { start: first, period, repeats, covered_ns: prefix[end] - prefix[first] });
+        regions.push(Region { start: first, period, repeats, covered_ns: prefix.sum(first, end) });
     };
     // (first match, last match) of the region being grown, and mismatches since the last match.
     let mut open: Option<(usize, usize)> = None;
@@ -236,7 +224,7 @@ mod tests {
     use crate::test_random::XorShift;
 
     /// [`regions_of`] written one position at a time, as the rules read.
-    fn plain_regions(names: &[NameId], prefix: &[u64], period: usize) -> Vec<Region> {
+    fn plain_regions(names: &[NameId], prefix: &PrefixSums, period: usize) -> Vec<Region> {
         let n = names.len();
         let mut regions = Vec::new();
         if n < period * MIN_REPEATS {
@@ -247,7 +235,7 @@ mod tests {
             let repeats = (last + 1 - first + period) / period;
             if repeats >= MIN_REPEATS {
                 let end = first + repeats * period;
-                regions.push(Region { start: first, period, repeats, covered_ns: prefix[end] - prefix[first] });
+                regions.push(Region { start: first, period, repeats, covered_ns: prefix.sum(first, end) });
             }
         };
         let mut open: Option<(usize, usize)> = None;
@@ -282,7 +270,7 @@ mod tests {
                     NameId(name as u32)
                 })
                 .collect();
-            let prefix = prefix_sums(names.iter().map(|_| rng.below(100)));
+            let prefix = PrefixSums::of(names.iter().map(|_| rng.below(100)));
             for period in 1..=40 {
                 assert_eq!(
                     regions_of(&names, &prefix, period),
@@ -306,7 +294,7 @@ mod tests {
                 NameId(if rng.below(50) == 0 { 600 + rng.below(3) as u32 } else { name as u32 })
             })
             .collect();
-        let prefix = prefix_sums(names.iter().map(|n| 10 + u64::from(n.0 % 7)));
+        let prefix = PrefixSums::of(names.iter().map(|n| 10 + u64::from(n.0 % 7)));
         let serial = best_region_below(&names, &prefix, usize::MAX, false);
         assert!(serial.is_some());
         assert_eq!(best_region_below(&names, &prefix, usize::MAX, true), serial);

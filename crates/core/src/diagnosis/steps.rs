@@ -27,6 +27,7 @@
 //!    until the next. Ops before the first anchor belong to no step.
 
 use crate::analysis::main_stream::MainStream;
+use crate::analysis::prefix::PrefixSums;
 use crate::analysis::repeats::{repeats, repeats_below};
 use crate::intern::{FxHashMap, NameId};
 use crate::timeline::{DeviceOp, HostCategory, OpKind, Timeline};
@@ -189,8 +190,8 @@ pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
         }
     }
     let p = found.period;
-    // The names and sums (12 bytes an op) are not needed past the search.
-    (main.names, main.prefix) = (Vec::new(), Vec::new());
+    // The names and sums (about 8 bytes an op) are not needed past the search.
+    (main.names, main.prefix) = (Vec::new(), PrefixSums::default());
     let mut counts: FxHashMap<usize, usize> = FxHashMap::default();
     for &(_, r) in &found.regions {
         *counts.entry(r).or_default() += 1;
