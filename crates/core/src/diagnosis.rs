@@ -47,6 +47,7 @@ mod growing;
 pub mod host;
 pub mod moe;
 pub mod shape;
+mod step_of;
 pub mod steps;
 mod throttled;
 
@@ -361,7 +362,7 @@ fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &S
     let families = summary.family_map();
     let mut large = vec![0u64; steps.count];
     let mut matmul = vec![0u64; steps.count];
-    for (op, step) in timeline.ops.iter().zip(steps.step_of.iter()) {
+    for (op, step) in timeline.ops.iter().zip(steps.step_of(timeline).iter()) {
         let (Some(step), Some(family)) = (step, families.get(&op.name)) else { continue };
         if let (Some(l), Some(m)) = (large.get_mut(step as usize), matmul.get_mut(step as usize)) {
             *l += if *family == Family::Gemm { op.dur_ns } else { 0 };

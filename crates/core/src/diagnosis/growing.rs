@@ -36,7 +36,7 @@ pub fn growing_work(timeline: &Timeline, steps: &Steps) -> Work {
     }
     let mut blocks = vec![0u64; steps.count];
     let (mut kernels, mut with_grid) = (0usize, 0usize);
-    for (op, step) in timeline.ops.iter().zip(steps.step_of.iter()) {
+    for (op, step) in timeline.ops.iter().zip(steps.step_of(timeline).iter()) {
         let Some(step) = step else { continue };
         if op.kind() != OpKind::Kernel {
             continue;

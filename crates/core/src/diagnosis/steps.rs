@@ -26,6 +26,8 @@
 //!    the one that runs first is the anchor; each launch of it starts a step, which lasts
 //!    until the next. Ops before the first anchor belong to no step.
 
+pub use super::step_of::StepOf;
+use super::step_of::{Bounds, LazyStepOf};
 use crate::analysis::main_stream::MainStream;
 use crate::analysis::prefix::PrefixSums;
 use crate::analysis::repeats::{repeats, repeats_below};
@@ -66,49 +68,22 @@ pub enum StepSource {
     RepeatingKernel(String),
 }
 
-/// The steps of a timeline and the step of each op.
+/// The steps of a timeline and, on request, the step of each op.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Steps {
     /// Where the steps came from.
     pub source: StepSource,
     /// Number of steps.
     pub count: usize,
-    /// Step index of each op of `timeline.ops` (same order), `None` outside every step.
-    pub step_of: StepOf,
+    /// Where they lie, and the step of each op once asked for.
+    step_of: LazyStepOf,
 }
 
-/// The step of each op of a timeline, 4 bytes an op (an `Option<u32>` takes 8).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct StepOf(Vec<u32>);
-
-/// What [`StepOf`] holds for an op outside every step.
-const NO_STEP: u32 = u32::MAX;
-
-impl StepOf {
-    /// The step of op `index`, `None` outside every step (or past the ops).
-    pub fn get(&self, index: usize) -> Option<u32> {
-        self.0.get(index).copied().filter(|&step| step != NO_STEP)
-    }
-
-    /// The step of each op, in order.
-    pub fn iter(&self) -> impl Iterator<Item = Option<u32>> + '_ {
-        self.0.iter().map(|&step| (step != NO_STEP).then_some(step))
-    }
-
-    /// How many ops.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// True for no ops.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl FromIterator<Option<u32>> for StepOf {
-    fn from_iter<I: IntoIterator<Item = Option<u32>>>(steps: I) -> Self {
-        StepOf(steps.into_iter().map(|step| step.unwrap_or(NO_STEP)).collect())
+impl Steps {
+    /// Step index of each op of `timeline.ops` (same order), `None` outside every step;
+    /// `timeline` must be the one the steps were found on. Worked out on the first call.
+    pub fn step_of(&self, timeline: &Timeline) -> &StepOf {
+        self.step_of.get(timeline)
     }
 }
 
@@ -122,14 +97,9 @@ pub fn segment(timeline: &Timeline) -> Option<Steps> {
 pub fn segment_with(timeline: &Timeline, sequence: Option<Option<StepSpans>>) -> Option<Steps> {
     sequence
         .unwrap_or_else(|| sequence_steps(timeline))
-        .map(|s| s.assign(timeline))
+        .map(StepSpans::assign)
         .or_else(|| profiler_steps(timeline))
         .or_else(|| repeating_kernel(timeline))
-}
-
-/// A step's index as [`Steps::step_of`] holds it (4 bytes an op; no run has 2^32 - 1 steps).
-fn step_index(index: usize) -> Option<u32> {
-    u32::try_from(index).ok().filter(|&step| step != NO_STEP)
 }
 
 /// Steps as device-time spans on the main stream, before ops are assigned to them.
@@ -142,28 +112,10 @@ pub struct StepSpans {
 }
 
 impl StepSpans {
-    /// Each op of `timeline` in the step whose span holds its start.
-    pub fn assign(&self, timeline: &Timeline) -> Steps {
-        let spans = &self.spans;
-        // Ops come in start order (as loaded timelines hand them out): the step of each is
-        // found by moving forward from the last one's; an op earlier than that is looked up.
-        let mut cursor = 0usize;
-        let step_of = timeline
-            .ops
-            .iter()
-            .map(|op| {
-                let t = op.start_ns;
-                if spans.get(cursor).is_some_and(|&(start, _)| t < start) {
-                    cursor = spans.partition_point(|&(start, _)| start <= t).saturating_sub(1);
-                }
-                while spans.get(cursor + 1).is_some_and(|&(start, _)| start <= t) {
-                    cursor += 1;
-                }
-                let &(start, end) = spans.get(cursor)?;
-                (start <= t && t < end).then(|| step_index(cursor)).flatten()
-            })
-            .collect();
-        Steps { source: self.source.clone(), count: self.spans.len(), step_of }
+    /// The steps: each op of the timeline is in the step whose span holds its start.
+    pub fn assign(self) -> Steps {
+        let count = self.spans.len();
+        Steps { source: self.source, count, step_of: LazyStepOf::new(Bounds::Spans(self.spans)) }
     }
 }
 
@@ -296,18 +248,8 @@ fn profiler_steps(timeline: &Timeline) -> Option<Steps> {
     if spans.is_empty() {
         return None;
     }
-    let launches = timeline.host_by_correlation();
-    let step_of = timeline
-        .ops
-        .iter()
-        .map(|op| {
-            let launch = op.correlation.get().and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i));
-            let at = launch.map_or(op.start_ns, |span| span.start_ns);
-            let index = spans.partition_point(|&(start, _)| start <= at).checked_sub(1)?;
-            spans.get(index).filter(|&&(_, end)| at < end).and_then(|_| step_index(index))
-        })
-        .collect();
-    Some(Steps { source: StepSource::ProfilerSteps, count: spans.len(), step_of })
+    let count = spans.len();
+    Some(Steps { source: StepSource::ProfilerSteps, count, step_of: LazyStepOf::new(Bounds::Launches(spans)) })
 }
 
 fn repeating_kernel(timeline: &Timeline) -> Option<Steps> {
@@ -341,13 +283,8 @@ fn repeating_kernel(timeline: &Timeline) -> Option<Steps> {
     let step_count = eligible(2).or_else(|| eligible(1))?;
     let anchor = counts.iter().filter(|(_, &(count, _))| count == step_count).min_by_key(|(_, &(_, first))| first)?.0;
     let bounds: Vec<u64> = kernels.iter().filter(|(_, name)| name == anchor).map(|&(start, _)| start).collect();
-    let step_of = timeline
-        .ops
-        .iter()
-        .map(|op| bounds.partition_point(|&b| b <= op.start_ns).checked_sub(1).and_then(step_index))
-        .collect();
     let source = StepSource::RepeatingKernel(timeline.name(*anchor).to_owned());
-    Some(Steps { source, count: bounds.len(), step_of })
+    Some(Steps { source, count: bounds.len(), step_of: LazyStepOf::new(Bounds::Starts(bounds)) })
 }
 
 #[cfg(test)]
@@ -377,19 +314,19 @@ mod tests {
         let steps = segment(&t).unwrap();
         assert_eq!(steps.source, StepSource::RepeatingSequence { period_ops: 6, layers_per_step: None });
         assert_eq!(steps.count, 3);
-        assert_eq!(steps.step_of.get(0), None);
-        assert_eq!(steps.step_of.get(1), Some(0));
-        assert_eq!(steps.step_of.get(6), Some(0));
-        assert_eq!(steps.step_of.get(7), Some(1));
-        assert_eq!(steps.step_of.get(18), Some(2));
+        assert_eq!(steps.step_of(&t).get(0), None);
+        assert_eq!(steps.step_of(&t).get(1), Some(0));
+        assert_eq!(steps.step_of(&t).get(6), Some(0));
+        assert_eq!(steps.step_of(&t).get(7), Some(1));
+        assert_eq!(steps.step_of(&t).get(18), Some(2));
         // The kernel rule alone anchors on the first once-per-step kernel.
         let steps = repeating_kernel(&t).unwrap();
         assert_eq!(steps.source, StepSource::RepeatingKernel("attn".into()));
         assert_eq!(steps.count, 3);
-        assert_eq!(steps.step_of.get(0), None);
-        assert_eq!(steps.step_of.get(5), Some(0));
-        assert_eq!(steps.step_of.get(6), Some(0));
-        assert_eq!(steps.step_of.get(18), Some(2));
+        assert_eq!(steps.step_of(&t).get(0), None);
+        assert_eq!(steps.step_of(&t).get(5), Some(0));
+        assert_eq!(steps.step_of(&t).get(6), Some(0));
+        assert_eq!(steps.step_of(&t).get(18), Some(2));
     }
 
     #[test]
@@ -416,14 +353,14 @@ mod tests {
         let found = sequence_steps(&t).unwrap();
         assert_eq!(found.source, StepSource::RepeatingSequence { period_ops: 3, layers_per_step: Some(3) });
         assert_eq!(found.spans.len(), 4);
-        let steps = found.assign(&t);
+        let steps = found.assign();
         // op 0 (embed of step 0) lies before the first region; op 12 (embed of step 1)
         // belongs to step 0, which runs until the next region.
-        assert_eq!(steps.step_of.get(0), None);
-        assert_eq!(steps.step_of.get(1), Some(0));
-        assert_eq!(steps.step_of.get(10), Some(0));
-        assert_eq!(steps.step_of.get(13), Some(1));
-        assert_eq!(steps.step_of.get(4 * 12 - 1), Some(3), "the last step keeps its epilogue");
+        assert_eq!(steps.step_of(&t).get(0), None);
+        assert_eq!(steps.step_of(&t).get(1), Some(0));
+        assert_eq!(steps.step_of(&t).get(10), Some(0));
+        assert_eq!(steps.step_of(&t).get(13), Some(1));
+        assert_eq!(steps.step_of(&t).get(4 * 12 - 1), Some(3), "the last step keeps its epilogue");
     }
 
     #[test]
@@ -459,8 +396,8 @@ mod tests {
         t.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, 5_000, 10));
         let steps = segment(&t).unwrap();
         assert_eq!(steps.source, StepSource::ProfilerSteps);
-        assert_eq!(steps.step_of.iter().collect::<Vec<_>>(), vec![Some(0), Some(1), None]);
-        assert_eq!((steps.step_of.len(), steps.step_of.get(3)), (3, None));
+        assert_eq!(steps.step_of(&t).iter().collect::<Vec<_>>(), vec![Some(0), Some(1), None]);
+        assert_eq!((steps.step_of(&t).len(), steps.step_of(&t).get(3)), (3, None));
         assert_eq!(profiler_step_count(&t), Some(2));
         assert_eq!(profiler_step_count(&Timeline::new("no steps")), None);
     }
