@@ -176,18 +176,26 @@ pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
         (spans, Some(modal))
     } else {
         // Step k of a region of r starts at s + k·p; the last one of each region ends at the
-        // latest end of its ops, the others where the next one starts.
-        let positions: Vec<usize> = found.regions.iter().flat_map(|&(s, r)| (0..r).map(move |k| s + k * p)).collect();
-        let ranges: Vec<(usize, usize)> = found.regions.iter().map(|&(s, r)| (s + (r - 1) * p, s + r * p)).collect();
-        let (at, ends) = main.starts_and_ends(&positions, &ranges);
-        drop(positions);
-        let mut spans = Vec::with_capacity(at.len());
-        let mut i = 0;
-        for (&(_, r), &end) in found.regions.iter().zip(&ends) {
-            for k in 0..r {
-                let end = if k + 1 == r { end } else { at.get(i + 1).copied().unwrap_or(0) };
-                spans.push((at.get(i).copied().unwrap_or(0), end));
-                i += 1;
+        // latest end of its ops, the others where the next one starts: in one walk of the
+        // stream, without a list of the steps' positions (a run of millions of steps).
+        let mut spans: Vec<(u64, u64)> = Vec::with_capacity(found.regions.iter().map(|&(_, r)| r).sum());
+        let mut regions = found.regions.iter().copied().peekable();
+        let mut current: Option<(usize, usize)> = None;
+        let walked = found.regions.last().map_or(0, |&(s, r)| s + r * p);
+        for (at, op) in main.ops().enumerate().take(walked) {
+            if current.is_none_or(|(s, r)| at >= s + r * p) {
+                current = regions.next_if(|&(s, _)| s <= at);
+            }
+            let Some((s, r)) = current else { continue };
+            let (k, j) = ((at - s) / p, (at - s) % p);
+            if j == 0 {
+                if let Some(previous) = spans.last_mut().filter(|_| k > 0) {
+                    previous.1 = op.start_ns;
+                }
+                spans.push((op.start_ns, 0));
+            }
+            if let Some(last) = spans.last_mut().filter(|_| k + 1 == r) {
+                last.1 = last.1.max(op.end_ns());
             }
         }
         (spans, None)
