@@ -230,6 +230,9 @@ pub fn load_kernel_trace<R: BufRead>(
     let mut added = 0;
     let mut r = Record::default();
     let mut is_comm: Vec<Option<bool>> = Vec::new();
+    // Kernel names come back in step order: each guessed from the one before, confirmed by one
+    // comparison instead of a hash look-up.
+    let mut names = prof_core::intern::NextGuess::default();
     while !timeline.is_full() && csv.next_record_into(&mut r)? {
         if csv.text(&r, kind) != "KERNEL_DISPATCH" {
             return Err(csv
@@ -238,7 +241,7 @@ pub fn load_kernel_trace<R: BufRead>(
         let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
         let kernel = csv.text(&r, name);
         let device = device_of(&csv, &r, agent, agents)?;
-        let name_id = timeline.intern(kernel);
+        let name_id = names.intern(&mut timeline.names, kernel);
         // Whether a name is a collective, decided once per name (the names are long).
         let id = name_id.0 as usize;
         if id >= is_comm.len() {
