@@ -97,6 +97,16 @@ fn kind_of(bits: u64) -> OpKind {
 
 #[inline]
 fn lane_bits(device: u32, stream: u64) -> u64 {
+    if u64::from(device) < DEVICE_MASK && stream < STREAM_MASK {
+        u64::from(device) << DEVICE_SHIFT | stream
+    } else {
+        wide_lane_bits(device, stream)
+    }
+}
+
+/// [`lane_bits`] of a pair with an "unknown" (all-ones) or too wide field.
+#[cold]
+fn wide_lane_bits(device: u32, stream: u64) -> u64 {
     let packed_device = match device {
         u32::MAX => Some(DEVICE_MASK),
         d => Some(u64::from(d)).filter(|&d| d < DEVICE_MASK),
