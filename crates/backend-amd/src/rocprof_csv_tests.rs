@@ -266,6 +266,20 @@ fn plain_digits_read_as_str_parse_reads_them() {
             }
         }
     }
+    // A byte just outside the digits (or a blank, a letter, DEL) at every place of 8-digit
+    // chunks and of the digits after them.
+    let digits = "1234567890123456789";
+    for len in 1..=19 {
+        for at in 0..len {
+            for bad in ['/', ':', ' ', 'a', '\u{7f}', '0'] {
+                let mut text: Vec<char> = digits[..len].chars().collect();
+                text[at] = bad;
+                let text: String = text.into_iter().collect();
+                let want = if text.bytes().all(|b| b.is_ascii_digit()) { text.parse().ok() } else { None };
+                assert_eq!(super::plain_u64(&text), want, "{text:?}");
+            }
+        }
+    }
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     for _ in 0..10_000 {
         state ^= state << 13;
