@@ -30,6 +30,7 @@ pub mod rocm_smi_concise;
 pub mod rocm_smi_json;
 #[doc(hidden)]
 pub mod rocpd;
+mod rocprof_bytes;
 #[doc(hidden)]
 pub mod rocprof_csv;
 pub mod rocprof_importers;

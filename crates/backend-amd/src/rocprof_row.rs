@@ -76,6 +76,8 @@ impl Record {
     }
 }
 
+use crate::rocprof_bytes::{below, find_either, marks, plain_field, prefix_xor};
+
 /// Splits a row line by line as the reader appends them to the [`Record`]'s text.
 #[derive(Default)]
 pub(crate) struct RowScan {
@@ -236,97 +238,6 @@ impl RowScan {
     }
 }
 
-/// The range of the value of field `bytes[start..end]`, which holds `quotes` quotes: the
-/// field itself without any, inside them when they are its first and last bytes; `None` for
-/// any other field (left to the general scan).
-#[inline]
-fn plain_field(bytes: &[u8], start: usize, end: usize, quotes: u32) -> Option<(usize, usize)> {
-    match quotes {
-        0 => Some((start, end)),
-        2 if end >= start + 2 && bytes[start] == b'"' && bytes[end - 1] == b'"' => Some((start + 1, end - 1)),
-        _ => None,
-    }
-}
-
-/// Bits `0..n` set (all of them from 64 on).
-#[inline]
-fn below(n: usize) -> u64 {
-    if n >= 64 {
-        !0
-    } else {
-        (1u64 << n) - 1
-    }
-}
-
-/// Bit i set when an odd number of `quotes` bits are set at or below i: the bytes from an
-/// opening quote up to (not including) its closing one.
-#[inline]
-fn prefix_xor(mut quotes: u64) -> u64 {
-    for shift in [1, 2, 4, 8, 16, 32] {
-        quotes ^= quotes << shift;
-    }
-    quotes
-}
-
-/// The quotes and commas of the 64 bytes of `bytes` from `block`, as bit masks (bit i: byte
-/// `block + i`; bytes past the end of `bytes` read as neither).
-#[inline]
-fn marks(bytes: &[u8], block: usize) -> (u64, u64) {
-    #[cfg(target_arch = "x86_64")]
-    if block + 64 <= bytes.len() {
-        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
-        let (mut quotes, mut commas) = (0u64, 0u64);
-        for lane in 0..4 {
-            // SAFETY: SSE2 is part of x86-64; the load reads bytes[block + 16·lane..][..16],
-            // inside `bytes` because `block + 64 <= bytes.len()`.
-            let (q, c) = unsafe {
-                let v = _mm_loadu_si128(bytes.as_ptr().add(block + 16 * lane).cast());
-                (
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))) as u16,
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b',' as i8))) as u16,
-                )
-            };
-            quotes |= u64::from(q) << (16 * lane);
-            commas |= u64::from(c) << (16 * lane);
-        }
-        return (quotes, commas);
-    }
-    let (mut quotes, mut commas) = (0u64, 0u64);
-    for (i, &byte) in bytes.iter().skip(block).take(64).enumerate() {
-        quotes |= u64::from(byte == b'"') << i;
-        commas |= u64::from(byte == b',') << i;
-    }
-    (quotes, commas)
-}
-
-/// The first byte of `bytes[from..to]` equal to `a` or `b`. Sixteen bytes a compare (SSE2,
-/// every x86-64 CPU) while 16 are there to load, the bits past `to` masked off; then byte by
-/// byte. A row's fields are short, so most are found by one compare.
-#[inline]
-fn find_either(bytes: &[u8], from: usize, to: usize, a: u8, b: u8) -> Option<usize> {
-    let to = to.min(bytes.len());
-    let mut i = from;
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
-        while i < to && i + 16 <= bytes.len() {
-            // SAFETY: SSE2 is part of x86-64; the load reads bytes[i..i + 16], inside `bytes`.
-            let hits = unsafe {
-                let v = _mm_loadu_si128(bytes.as_ptr().add(i).cast());
-                let either =
-                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(a as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)));
-                _mm_movemask_epi8(either) as u32
-            };
-            let hits = if to - i < 16 { hits & ((1u32 << (to - i)) - 1) } else { hits };
-            if hits != 0 {
-                return Some(i + hits.trailing_zeros() as usize);
-            }
-            i += 16;
-        }
-    }
-    bytes.get(i..to)?.iter().position(|&x| x == a || x == b).map(|k| i + k)
-}
-
 /// The value of a field from its raw text (which may span lines), by the rules above.
 fn unescape(raw: &str) -> String {
     let mut out: Vec<u8> = Vec::with_capacity(raw.len());
@@ -366,7 +277,7 @@ fn unescape(raw: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{find_either, Record, RowScan};
+    use super::{Record, RowScan};
 
     /// The row `line` makes of `text` (one line), through the plain path where it applies or
     /// through the general scan only.
@@ -411,19 +322,5 @@ mod tests {
             "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,834304,\"void k<float>(float*, int)\",1550151853029637,".repeat(9);
         assert_eq!(split(&row, false), split(&row, true));
         assert_eq!(split(&row, false).0.len(), 9 * 7 + 1);
-    }
-
-    #[test]
-    fn finds_the_first_of_two_bytes_as_a_byte_loop_does() {
-        let text: Vec<u8> =
-            b"\"KERNEL_DISPATCH\",\"Agent 4\",1,1,834304,\"void k<float>(float*, int)\",1550151853029637,x".repeat(3);
-        for from in 0..text.len() {
-            for to in from..=text.len() {
-                for (a, b) in [(b'"', b','), (b'"', b'"'), (b'x', b'4')] {
-                    let want = text[from..to].iter().position(|&x| x == a || x == b).map(|k| from + k);
-                    assert_eq!(find_either(&text, from, to, a, b), want, "{from}..{to} {a} {b}");
-                }
-            }
-        }
     }
 }

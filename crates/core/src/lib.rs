@@ -24,6 +24,7 @@ pub mod capture;
 pub mod correlation;
 pub mod deepdive;
 pub mod details_pool;
+mod device_op;
 pub mod diagnosis;
 pub mod door;
 pub mod error;

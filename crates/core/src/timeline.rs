@@ -2,10 +2,10 @@
 //! and every analysis is written once against it.
 
 pub use crate::correlation::Correlation;
-use crate::details_pool::{DetailsId, DetailsPool};
+use crate::details_pool::DetailsPool;
+pub use crate::device_op::DeviceOp;
 use crate::intern::{Interner, NameId};
 use crate::load_budget::{LoadBudget, DETAILS_BYTES, HOST_BYTES, OP_BYTES};
-use crate::op_place::Place;
 use serde::Serialize;
 
 /// What a device operation does.
@@ -65,112 +65,6 @@ pub struct OpDetails {
     pub bytes: Option<u64>,
     /// Framework-level op type (Ascend `Type`, torch op name), when distinct from the kernel name.
     pub op_type: Option<NameId>,
-}
-
-/// One operation that ran on a device: 40 bytes (its kind, device and stream packed in one
-/// word, [`crate::op_place`]), so 10 M ops are 400 MB.
-#[derive(Clone, Copy, PartialEq)]
-pub struct DeviceOp {
-    /// Kernel or op name.
-    pub name: NameId,
-    /// Everything else the source has: an id in the timeline's pool, shared with the ops
-    /// whose details are equal ([`Timeline::details_of`] reads them).
-    pub details: Option<DetailsId>,
-    /// Kind, device and stream ([`DeviceOp::kind`], [`DeviceOp::device`], [`DeviceOp::stream`]).
-    place: Place,
-    /// Start, nanoseconds on the source's clock.
-    pub start_ns: u64,
-    /// Duration, nanoseconds.
-    pub dur_ns: u64,
-    /// Correlation id linking the op to the host span that launched it (`.get()` for the id).
-    pub correlation: Correlation,
-}
-
-impl DeviceOp {
-    /// An op with the mandatory fields and no details.
-    #[inline]
-    pub fn new(kind: OpKind, name: NameId, device: u32, stream: u64, start_ns: u64, dur_ns: u64) -> Self {
-        let place = Place::new(kind, device, stream);
-        Self { name, details: None, place, start_ns, dur_ns, correlation: Correlation::NONE }
-    }
-
-    /// End, nanoseconds on the source's clock.
-    #[inline]
-    pub fn end_ns(&self) -> u64 {
-        self.start_ns.saturating_add(self.dur_ns)
-    }
-
-    /// What it does.
-    #[inline]
-    pub fn kind(&self) -> OpKind {
-        self.place.kind()
-    }
-
-    /// Device index as the source numbers it.
-    #[inline]
-    pub fn device(&self) -> u32 {
-        self.place.device()
-    }
-
-    /// Stream (or queue) id.
-    #[inline]
-    pub fn stream(&self) -> u64 {
-        self.place.stream()
-    }
-
-    /// Its device and stream as one key, equal for two ops exactly when both are (for
-    /// grouping ops by stream without unpacking them).
-    #[inline]
-    pub fn lane(&self) -> u64 {
-        self.place.lane()
-    }
-
-    /// Changes what it does.
-    pub fn set_kind(&mut self, kind: OpKind) {
-        self.place = self.place.with_kind(kind);
-    }
-
-    /// Moves it to another device.
-    pub fn set_device(&mut self, device: u32) {
-        self.place = Place::new(self.kind(), device, self.stream());
-    }
-
-    /// Moves it to another stream.
-    pub fn set_stream(&mut self, stream: u64) {
-        self.place = Place::new(self.kind(), self.device(), stream);
-    }
-}
-
-impl std::fmt::Debug for DeviceOp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DeviceOp")
-            .field("kind", &self.kind())
-            .field("name", &self.name)
-            .field("device", &self.device())
-            .field("stream", &self.stream())
-            .field("start_ns", &self.start_ns)
-            .field("dur_ns", &self.dur_ns)
-            .field("correlation", &self.correlation)
-            .field("details", &self.details)
-            .finish()
-    }
-}
-
-impl Serialize for DeviceOp {
-    /// The fields as they read: kind, name, device, stream, start_ns, dur_ns, correlation, details.
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut op = serializer.serialize_struct("DeviceOp", 8)?;
-        op.serialize_field("kind", &self.kind())?;
-        op.serialize_field("name", &self.name)?;
-        op.serialize_field("device", &self.device())?;
-        op.serialize_field("stream", &self.stream())?;
-        op.serialize_field("start_ns", &self.start_ns)?;
-        op.serialize_field("dur_ns", &self.dur_ns)?;
-        op.serialize_field("correlation", &self.correlation)?;
-        op.serialize_field("details", &self.details)?;
-        op.end()
-    }
 }
 
 /// What layer of the host stack a host span belongs to.

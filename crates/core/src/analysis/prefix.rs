@@ -1,8 +1,8 @@
-//! Prefix sums of op durations in about 4 bytes an entry, not 8: each block of
-//! [`BLOCK`] entries keeps its first sum whole and the others as a 32-bit offset from it. The
-//! step search and the layers hold them for the main stream (10 M ops: 40 MB, not 80); a block
-//! whose offsets pass 2^32 ns (ops averaging over 16 ms) turns the whole set back to 8-byte
-//! sums, so every sum reads back exactly.
+//! Prefix sums of op durations in about 4 bytes an entry, not 8: each block of 256 entries
+//! keeps its first sum whole and the others as a 32-bit offset from it. The step search and
+//! the layers hold them for the main stream (10 M ops: 40 MB, not 80); a block whose offsets
+//! pass 2^32 ns (ops averaging over 16 ms) turns the whole set back to 8-byte sums, so every
+//! sum reads back exactly.
 
 /// Entries a block: one 8-byte sum each.
 const BLOCK: usize = 256;
