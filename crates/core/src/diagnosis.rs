@@ -224,23 +224,26 @@ pub fn diagnose_with_sequence(
     let mix = Mix { compute_ns: by_family.values().map(|v| v.0).sum(), by_family };
     let steps = steps::segment_with(timeline, sequence);
     let step_count = steps.as_ref().map(|s| s.count.max(1));
+    let info = steps.as_ref().map(|s| StepInfo { source: s.source.clone(), count: s.count });
     let shape = Shape::of(timeline, summary);
     let attention = unfused_attention(&mix, &shape, step_count);
     let transformer = shape.attention_calls > 0 || attention.is_some();
+    // Only the re-prefill rule reads the steps past their count, on a transformer's inference
+    // run: otherwise their bounds (16 bytes a step) go now, not after every rule has run.
+    let steps = steps.filter(|_| transformer && !shape.training);
     let mut findings: Vec<Option<Diagnosis>> = vec![healthy_decode(&mix)];
     findings.extend(moe::moe(&mix, &shape, step_count).into_iter().map(Some));
     findings.extend([
         quant_prep(&mix),
         attention,
         unfused_norm(&mix, &shape, step_count.unwrap_or(1)),
-        steps.as_ref().filter(|_| transformer && !shape.training).and_then(|s| re_prefill(&mix, timeline, summary, s)),
+        steps.as_ref().and_then(|s| re_prefill(&mix, timeline, summary, s)),
         host::waiting(timeline, summary),
         host::pageable_copies(timeline, summary),
         host::host_syncs(timeline, step_count),
         throttled::throttled(timeline),
     ]);
-    let steps = steps.map(|s| StepInfo { source: s.source, count: s.count });
-    DiagnosisReport { findings: findings.into_iter().flatten().collect(), steps }
+    DiagnosisReport { findings: findings.into_iter().flatten().collect(), steps: info }
 }
 
 fn finding(kind: DiagnosisKind, severity: Severity, headline: String, evidence: Vec<String>) -> Option<Diagnosis> {
