@@ -58,11 +58,11 @@ pub fn pair_overlap(
     covered: impl Fn(usize, &DeviceOp) -> bool,
 ) -> Vec<(u32, PairOverlap)> {
     // Per device: the unions of cover, of covered, and of both.
-    let mut unions: FxHashMap<u32, [SortedUnion; 3]> = FxHashMap::default();
+    let mut unions: crate::run_map::RunMap<u32, [SortedUnion; 3]> = crate::run_map::RunMap::new();
     for (index, op) in timeline.ops.iter().enumerate() {
         let (a, b) = (cover(index, op), covered(index, op));
         if a || b {
-            let [cover, covered, both] = unions.entry(op.device()).or_default();
+            let [cover, covered, both] = unions.get(op.device());
             let (start, end) = (op.start_ns, op.end_ns());
             if a {
                 cover.add(start, end);
@@ -73,6 +73,7 @@ pub fn pair_overlap(
             both.add(start, end);
         }
     }
+    let unions = unions.into_map();
     let in_order: Option<Vec<(u32, [u64; 3])>> = unions
         .iter()
         .map(|(&device, [a, b, both])| Some((device, [a.total_ns()?, b.total_ns()?, both.total_ns()?])))
@@ -138,10 +139,11 @@ pub fn overlaps(timeline: &Timeline, families: &Families) -> Vec<DeviceOverlap> 
         |_, op| core_type(timeline, op) == Some(CoreType::Cube),
     );
     let is_mix = |op: &&DeviceOp| core_type(timeline, op) == Some(CoreType::Mix);
-    let mut mix: FxHashMap<u32, SortedUnion> = FxHashMap::default();
+    let mut mix: crate::run_map::RunMap<u32, SortedUnion> = crate::run_map::RunMap::new();
     for op in timeline.ops.iter().filter(is_mix) {
-        mix.entry(op.device()).or_default().add(op.start_ns, op.end_ns());
+        mix.get(op.device()).add(op.start_ns, op.end_ns());
     }
+    let mix = mix.into_map();
     // A device's mix time, from all its mix ops' intervals when they came out of order.
     let mix_ns = |device: u32, union: &SortedUnion| {
         union.total_ns().unwrap_or_else(|| {

@@ -92,6 +92,8 @@ impl DeviceStreams {
 
 #[derive(Default)]
 struct Gather {
+    /// The stream's device and id.
+    pair: (u32, u64),
     ops: u64,
     busy: SortedUnion,
     time: [u64; 4],
@@ -108,16 +110,21 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
     };
     // Ops in start order (as most sources write them) have their busy times merged on the fly.
     // Ops of one stream mostly come in runs: the stream is looked up only when it changes.
-    let mut by_stream: RunMap<(u32, u64), Gather> = RunMap::new();
-    let mut device_union: FxHashMap<u32, SortedUnion> = FxHashMap::default();
+    // A stream is keyed by its packed device and id (`DeviceOp::lane`), read out once.
+    let mut by_stream: RunMap<u64, Gather> = RunMap::new();
+    let mut device_union: RunMap<u32, SortedUnion> = RunMap::new();
     for (index, op) in timeline.ops.iter().enumerate() {
-        let gather = by_stream.get((op.device(), op.stream()));
+        let gather = by_stream.get(op.lane());
+        if gather.ops == 0 {
+            gather.pair = (op.device(), op.stream());
+        }
         gather.ops += 1;
         gather.busy.add(op.start_ns, op.end_ns());
         gather.time[slot_of(index)] += op.dur_ns;
-        device_union.entry(op.device()).or_default().add(op.start_ns, op.end_ns());
+        device_union.get(gather.pair.0).add(op.start_ns, op.end_ns());
     }
-    let by_stream = by_stream.into_map();
+    let by_stream: FxHashMap<(u32, u64), Gather> = by_stream.into_map().into_values().map(|g| (g.pair, g)).collect();
+    let device_union = device_union.into_map();
     let (stream_busy, device_busy) = busy_times(timeline, &by_stream, &device_union);
     let mut by_device: FxHashMap<u32, Vec<StreamStats>> = FxHashMap::default();
     for ((device, stream), gather) in by_stream {

@@ -99,9 +99,10 @@ pub fn temporal_breakdown(timeline: &Timeline, families: &Families) -> Vec<Devic
     };
     // Ops in start order (as most sources write them): per device the unions of compute, of
     // compute + communication, of those + memory and of all, merged on the fly.
-    let mut on_the_fly: FxHashMap<u32, OnTheFly> = FxHashMap::default();
+    // Ops of one device come in runs: the device is looked up when it changes.
+    let mut on_the_fly: crate::run_map::RunMap<u32, OnTheFly> = crate::run_map::RunMap::new();
     for (index, op) in timeline.ops.iter().enumerate() {
-        let device = on_the_fly.entry(op.device()).or_default();
+        let device = on_the_fly.get(op.device());
         let (start, end) = (op.start_ns, op.end_ns());
         device.ops += 1;
         if end > start {
@@ -111,6 +112,7 @@ pub fn temporal_breakdown(timeline: &Timeline, families: &Families) -> Vec<Devic
             union.add(start, end);
         }
     }
+    let on_the_fly = on_the_fly.into_map();
     let in_order: Option<Vec<DeviceTemporal>> = on_the_fly
         .iter()
         .map(|(&device, d)| {
