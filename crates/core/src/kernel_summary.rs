@@ -274,7 +274,8 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
     let mut by_name: FxHashMap<NameId, KernelAcc> = FxHashMap::default();
     // Per device: ops, op time, first start, last end and the busy time merged on the fly
     // while starts come in order (the intervals are gathered only when they do not).
-    let mut on_the_fly: FxHashMap<u32, (u64, u64, u64, u64, SortedUnion)> = FxHashMap::default();
+    // Ops of one device come in runs: the device is looked up when it changes.
+    let mut on_the_fly: crate::run_map::RunMap<u32, DeviceAcc> = crate::run_map::RunMap::new();
     let mut device_ns = 0u64;
     for op in &timeline.ops {
         by_name
@@ -282,13 +283,14 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
             .or_insert_with(|| KernelAcc::new(op.kind(), timeline.details_of(op).and_then(|d| d.op_type)))
             .add(op.dur_ns);
         device_ns = device_ns.saturating_add(op.dur_ns);
-        let device = on_the_fly.entry(op.device()).or_insert((0, 0, u64::MAX, 0, SortedUnion::default()));
+        let device = on_the_fly.get(op.device());
         device.0 += 1;
         device.1 = device.1.saturating_add(op.end_ns() - op.start_ns);
         device.2 = device.2.min(op.start_ns);
         device.3 = device.3.max(op.end_ns());
         device.4.add(op.start_ns, op.end_ns());
     }
+    let on_the_fly = on_the_fly.into_map();
     let share = |ns: u64| if device_ns == 0 { 0.0 } else { ns as f64 * 100.0 / device_ns as f64 };
     let mut kernels: Vec<KernelRow> = by_name
         .into_iter()
@@ -303,7 +305,7 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
     let mut devices: Vec<DeviceTime> = if on_the_fly.values().all(|d| d.4.total_ns().is_some()) {
         on_the_fly
             .into_iter()
-            .map(|(device, (ops, op_ns, first_start, last_end, union))| {
+            .map(|(device, DeviceAcc(ops, op_ns, first_start, last_end, union))| {
                 DeviceTime::from_totals(device, ops, op_ns, union.total_ns().unwrap_or(0), first_start, last_end)
             })
             .collect()
@@ -325,6 +327,15 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
         families: families_out,
         devices,
         partial: timeline.partial.clone(),
+    }
+}
+
+/// A device's ops, op time, first start, last end and busy time merged on the fly.
+struct DeviceAcc(u64, u64, u64, u64, SortedUnion);
+
+impl Default for DeviceAcc {
+    fn default() -> Self {
+        DeviceAcc(0, 0, u64::MAX, 0, SortedUnion::default())
     }
 }
 
