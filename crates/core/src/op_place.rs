@@ -5,9 +5,10 @@
 //! The word is `kind` (4 bits) | a spill flag (1 bit) | `device` (19 bits) | `stream` (40 bits);
 //! the all-ones value of a field stands for `u32::MAX` / `u64::MAX` (the "unknown" a reader
 //! gives an HCCL row without a stream). A device index or stream id too wide for its bits (a
-//! stream that is a queue handle, say) is not cut: the pair is kept once in a process-wide table and the word holds its index there,
-//! so every pair reads back as it was given. The encoding is canonical (one word per kind,
-//! device and stream), so equal words are equal places and [`Place::lane`] is a stream's key.
+//! stream that is a queue handle, say) is not cut: the pair is kept once in a process-wide
+//! table and the word holds its index there, so every pair reads back as it was given. The
+//! encoding is canonical (one word per kind, device and stream), so equal words are equal
+//! places and [`Place::lane`] is a stream's key.
 
 use crate::timeline::OpKind;
 use std::collections::HashMap;
