@@ -1,6 +1,6 @@
 //! The byte searches of a rocprof CSV row ([`crate::rocprof_row`]): quotes and commas as bit
-//! masks 64 bytes at a time (SSE2, every x86-64 CPU), the quotes paired by a prefix XOR, and
-//! the first of two bytes sixteen bytes a compare.
+//! masks 64 bytes at a time (SSE2, every x86-64 CPU; the quotes paired by
+//! [`prof_core::bit_masks::prefix_xor`]), and the first of two bytes sixteen bytes a compare.
 
 /// The range of the value of field `bytes[start..end]`, which holds `quotes` quotes: the
 /// field itself without any, inside them when they are its first and last bytes; `None` for
@@ -12,26 +12,6 @@ pub(crate) fn plain_field(bytes: &[u8], start: usize, end: usize, quotes: u32) -
         2 if end >= start + 2 && bytes[start] == b'"' && bytes[end - 1] == b'"' => Some((start + 1, end - 1)),
         _ => None,
     }
-}
-
-/// Bits `0..n` set (all of them from 64 on).
-#[inline]
-pub(crate) fn below(n: usize) -> u64 {
-    if n >= 64 {
-        !0
-    } else {
-        (1u64 << n) - 1
-    }
-}
-
-/// Bit i set when an odd number of `quotes` bits are set at or below i: the bytes from an
-/// opening quote up to (not including) its closing one.
-#[inline]
-pub(crate) fn prefix_xor(mut quotes: u64) -> u64 {
-    for shift in [1, 2, 4, 8, 16, 32] {
-        quotes ^= quotes << shift;
-    }
-    quotes
 }
 
 /// The quotes and commas of the 64 bytes of `bytes` from `block`, as bit masks (bit i: byte

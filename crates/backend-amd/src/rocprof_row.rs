@@ -76,7 +76,8 @@ impl Record {
     }
 }
 
-use crate::rocprof_bytes::{below, find_either, marks, plain_field, prefix_xor};
+use crate::rocprof_bytes::{find_either, marks, plain_field};
+use prof_core::bit_masks::{below, prefix_xor};
 
 /// Splits a row line by line as the reader appends them to the [`Record`]'s text.
 #[derive(Default)]
@@ -125,21 +126,22 @@ impl RowScan {
         let before = ranges.len();
         // The field being read: where it starts and the line's quotes before it.
         let (mut start, mut quotes_before) = (from, 0u32);
-        // Quotes of the line before the current block, and whether they leave a quote open.
-        let (mut quotes_seen, mut open) = (0u32, false);
+        // Quotes of the line before the current block (an odd count leaves a quote open).
+        let mut quotes_seen = 0u32;
         let mut block = from & !63;
         while block < to {
             let (mut quotes, commas) = marks(bytes, block);
             // Only the line's own bytes.
-            let keep = below(to - block) & !below(from.saturating_sub(block));
+            let offset = |at: usize| at.saturating_sub(block).min(64) as u32;
+            let keep = below(offset(to)) & !below(offset(from));
             quotes &= keep;
-            let inside = prefix_xor(quotes) ^ if open { !0 } else { 0 };
+            let inside = prefix_xor(quotes) ^ if quotes_seen % 2 == 1 { !0 } else { 0 };
             let mut separators = commas & keep & !inside;
             while separators != 0 {
                 let bit = separators.trailing_zeros();
                 separators &= separators - 1;
                 let end = block + bit as usize;
-                let quotes_to = quotes_seen + (quotes & below(bit as usize)).count_ones();
+                let quotes_to = quotes_seen + (quotes & below(bit)).count_ones();
                 match plain_field(bytes, start, end, quotes_to - quotes_before) {
                     Some(range) => ranges.push(range),
                     None => {
@@ -149,13 +151,13 @@ impl RowScan {
                 }
                 (start, quotes_before) = (end + 1, quotes_to);
             }
-            open ^= quotes.count_ones() % 2 == 1;
             quotes_seen += quotes.count_ones();
             block += 64;
         }
-        // The last field: `finish` ends it as the general scan would.
+        // The last field: `finish` ends it as the general scan would. (A line that ends inside
+        // quotes has an odd count of them, all fields before the last an even one, so the last
+        // field is refused here.)
         match plain_field(bytes, start, to, quotes_seen - quotes_before) {
-            Some(_) if open => {}
             Some((first, _)) if first > start => {
                 (self.field_start, self.quoted, self.closed_at) = (start, true, Some(to - 1));
                 return true;

@@ -58,19 +58,7 @@ pub(crate) fn classify(bytes: &[u8], at: usize) -> BlockBits {
     }
 }
 
-/// Bit `i` set when an odd number of the set bits of `bits` are at `i` or below: with the
-/// quote bits, the bytes inside quotes (an opening quote counts as inside, the closing one as
-/// outside, and `""` toggles twice).
-#[inline(always)]
-pub(crate) fn prefix_xor(mut bits: u64) -> u64 {
-    bits ^= bits << 1;
-    bits ^= bits << 2;
-    bits ^= bits << 4;
-    bits ^= bits << 8;
-    bits ^= bits << 16;
-    bits ^= bits << 32;
-    bits
-}
+pub(crate) use prof_core::bit_masks::{below, prefix_xor};
 
 /// How many bits of `bits` are set, without the work when none is (x86-64's baseline has no
 /// popcount instruction, and most masks asked about are empty).
@@ -80,16 +68,6 @@ pub(crate) fn ones(bits: u64) -> usize {
         0
     } else {
         bits.count_ones() as usize
-    }
-}
-
-/// The bits below bit `n` (`n` ≤ 64).
-#[inline(always)]
-pub(crate) fn below(n: u32) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
     }
 }
 
@@ -233,17 +211,5 @@ mod tests {
             }
         }
         assert_eq!(classify(&bytes, bytes.len()), BlockBits { comma: 0, quote: 0, newline: 0, non_ascii: 0 });
-    }
-
-    #[test]
-    fn prefix_xor_marks_the_bytes_inside_quotes() {
-        // a"b,c"d""e : quotes at 1, 5, 7, 8.
-        let quotes = 1 << 1 | 1 << 5 | 1 << 7 | 1 << 8;
-        assert_eq!(prefix_xor(quotes), 0b1001_1110);
-        assert_eq!(prefix_xor(1 << 63), 1 << 63);
-        assert_eq!(prefix_xor(1), u64::MAX);
-        assert_eq!(below(0), 0);
-        assert_eq!(below(3), 0b111);
-        assert_eq!(below(64), u64::MAX);
     }
 }

@@ -19,6 +19,7 @@
 //! ```
 
 pub mod analysis;
+pub mod bit_masks;
 pub mod breakdown;
 pub mod capture;
 pub mod correlation;
