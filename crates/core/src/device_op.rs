@@ -64,21 +64,6 @@ impl DeviceOp {
     pub fn lane(&self) -> u64 {
         self.place.lane()
     }
-
-    /// Changes what it does.
-    pub fn set_kind(&mut self, kind: OpKind) {
-        self.place = self.place.with_kind(kind);
-    }
-
-    /// Moves it to another device.
-    pub fn set_device(&mut self, device: u32) {
-        self.place = Place::new(self.kind(), device, self.stream());
-    }
-
-    /// Moves it to another stream.
-    pub fn set_stream(&mut self, stream: u64) {
-        self.place = Place::new(self.kind(), self.device(), stream);
-    }
 }
 
 impl std::fmt::Debug for DeviceOp {

@@ -66,11 +66,6 @@ impl Place {
     pub(crate) fn lane(self) -> u64 {
         self.0 & LANE_MASK
     }
-
-    #[inline]
-    pub(crate) fn with_kind(self, kind: OpKind) -> Self {
-        Place(kind_bits(kind) << KIND_SHIFT | self.lane())
-    }
 }
 
 #[inline]
@@ -184,8 +179,6 @@ mod tests {
                 for stream in streams {
                     let place = Place::new(kind, device, stream);
                     assert_eq!((place.kind(), place.device(), place.stream()), (kind, device, stream));
-                    assert_eq!(place.with_kind(OpKind::Memset).kind(), OpKind::Memset);
-                    assert_eq!(place.with_kind(OpKind::Memset).lane(), place.lane());
                     // One lane key per pair, whatever the kind.
                     assert_eq!(*lanes.entry((device, stream)).or_insert(place.lane()), place.lane());
                 }
