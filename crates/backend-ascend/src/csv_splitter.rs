@@ -37,6 +37,9 @@ pub(super) struct Splitter {
     pub(super) lines: usize,
     /// Split only fields `0..=last` (the rest is only counted, in `tail_fields`).
     pub(super) last: Option<usize>,
+    /// Bit `k` set: field `k` is not read, so it is left empty (it reads as absent) and its
+    /// quotes are not unescaped (fields from 64 on are always read).
+    pub(super) skip: u64,
     /// Fields of the current record after `last`, counted not split.
     pub(super) tail_fields: usize,
     /// Every byte of the current record is ASCII (so it is UTF-8 without a check).
@@ -163,18 +166,24 @@ impl Splitter {
                     let bit = ends.trailing_zeros();
                     ends &= ends - 1;
                     let i = at + bit as usize;
-                    let field_bits = csv_blocks::below(bit) & !csv_blocks::below(field_start.saturating_sub(at) as u32);
-                    let has_quote = field_quoted || block.quote & field_bits != 0;
-                    field_quoted = false;
-                    if line_ends >> bit & 1 == 1 {
-                        let end = if i > field_start && bytes[i - 1] == b'\r' { i - 1 } else { i };
+                    let line_end = line_ends >> bit & 1 == 1;
+                    if self.skips(self.fields.len()) {
+                        // Not read: an empty field, whatever its quotes.
+                        self.fields.push((i, i));
+                    } else {
+                        let field_bits =
+                            csv_blocks::below(bit) & !csv_blocks::below(field_start.saturating_sub(at) as u32);
+                        let has_quote = field_quoted || block.quote & field_bits != 0;
+                        let end = if line_end && i > field_start && bytes[i - 1] == b'\r' { i - 1 } else { i };
                         self.push_field(field_start, end, has_quote);
+                    }
+                    field_quoted = false;
+                    if line_end {
                         self.lines += csv_blocks::ones(quoted_newlines & csv_blocks::below(bit)) + 1;
                         self.end = start + i;
                         self.ascii = (non_ascii | (block.non_ascii & csv_blocks::below(bit))) == 0;
                         return Ok(start + i + 1);
                     }
-                    self.push_field(field_start, i, has_quote);
                     field_start = i + 1;
                     if self.last.is_some_and(|last| self.fields.len() > last) {
                         tail_commas = Some(0);
@@ -210,12 +219,19 @@ impl Splitter {
         }
         match tail_commas {
             Some(commas) => self.tail_fields = commas + 1,
+            None if self.skips(self.fields.len()) => self.fields.push((bytes.len(), bytes.len())),
             None => self.push_field(field_start, bytes.len(), field_quoted),
         }
         self.lines += 1;
         self.end = input.len();
         self.ascii = non_ascii == 0;
         Ok(input.len())
+    }
+
+    /// Whether field `index` is left unread.
+    #[inline(always)]
+    fn skips(&self, index: usize) -> bool {
+        index < 64 && self.skip >> index & 1 == 1
     }
 
     fn push_field(&mut self, start: usize, end: usize, has_quote: bool) {

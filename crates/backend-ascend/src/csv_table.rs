@@ -272,6 +272,17 @@ impl CsvReader {
     /// columns of a wide table.
     pub fn split_only_up_to(&mut self, last: usize) {
         self.splitter.last = Some(last);
+        self.splitter.skip = 0;
+    }
+
+    /// From now on split only the fields `columns` (the rest read as absent), through the
+    /// last of them ([`CsvReader::split_only_up_to`]): a field not asked for costs a bit in a
+    /// mask, not a split, and its quotes are not unescaped.
+    pub fn split_only(&mut self, columns: impl IntoIterator<Item = usize> + Clone) {
+        let last = columns.clone().into_iter().max().unwrap_or(0);
+        let wanted = columns.into_iter().filter(|&c| c < 64).fold(0u64, |mask, c| mask | 1 << c);
+        self.splitter.last = Some(last);
+        self.splitter.skip = !wanted & if last >= 63 { u64::MAX } else { (1u64 << (last + 1)) - 1 };
     }
 
     /// After the last row: the note saying the file's last row was cut short and left out.

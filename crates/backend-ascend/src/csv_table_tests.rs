@@ -181,6 +181,69 @@ fn splitting_only_the_leading_columns_counts_the_rest_the_same_way() {
     assert_eq!(streamed_up_to(&path, 3, 0).unwrap(), vec![]);
 }
 
+/// Every row of the file at `path` read splitting only the fields `wanted`, as (line, fields
+/// `0..=max(wanted)`).
+fn streamed_only(path: &Path, capacity: usize, wanted: &[usize]) -> Result<Vec<(usize, Vec<String>)>, AscendError> {
+    let mut reader = CsvReader::open_with_buffer(path, capacity)?;
+    reader.split_only(wanted.iter().copied());
+    let last = wanted.iter().copied().max().unwrap_or(0);
+    let mut rows = Vec::new();
+    while let Some(row) = reader.next_row()? {
+        rows.push((row.line(), (0..=last).map(|c| row.field(c).unwrap_or("?").to_owned()).collect()));
+    }
+    Ok(rows)
+}
+
+/// `rows` as [`streamed_only`] reads them: the fields up to the last wanted, the others empty.
+fn only(rows: &[(usize, Vec<String>)], wanted: &[usize]) -> Vec<(usize, Vec<String>)> {
+    let last = wanted.iter().copied().max().unwrap_or(0);
+    let keep = |(c, field): (usize, &String)| if wanted.contains(&c) { field.clone() } else { String::new() };
+    rows.iter().map(|(line, fields)| (*line, fields[..=last].iter().enumerate().map(keep).collect())).collect()
+}
+
+#[test]
+fn fields_not_asked_for_read_as_absent_and_the_rest_as_a_whole_split_reads_them() {
+    // Every set of the generated files' four columns (quoted commas, line breaks and doubled
+    // quotes in any of them, asked for or not), through buffers that cut records anywhere.
+    for seed in 1..=20 {
+        let text = generated_csv(seed, 60);
+        let rows = reference_records(&text)[1..].to_vec();
+        let path = scratch_file(&format!("only-{seed}.csv"), text.as_bytes());
+        for set in 1..16usize {
+            let wanted: Vec<usize> = (0..4).filter(|c| set >> c & 1 == 1).collect();
+            for capacity in [1, 5, 4096] {
+                let read = streamed_only(&path, capacity, &wanted).unwrap();
+                assert_eq!(read, only(&rows, &wanted), "seed {seed}, columns {wanted:?}, {capacity}-byte buffer");
+            }
+        }
+    }
+    // The real export with the columns the loader asks for, and a field that is not asked for
+    // reads as absent.
+    let path = crate::test_fixtures::fixture_path(crate::test_fixtures::KERNEL_DETAILS);
+    let whole = in_memory(&CsvTable::read(&path).unwrap());
+    let wanted = [3, 4, 5, 6, 7, 8, 10, 12, 21, 22, 27, 28, 29, 30];
+    assert_eq!(streamed_only(&path, 64, &wanted).unwrap(), only(&whole, &wanted));
+    let mut reader = CsvReader::open(&path).unwrap();
+    reader.split_only([4, 12]);
+    let row = reader.next_row().unwrap().unwrap();
+    assert_eq!(
+        (row.get(Some(4)), row.get(Some(5)), row.get(Some(12))),
+        (Some("ZerosLike46"), None, Some("\"544404480\""))
+    );
+    // Columns from 64 on are always split; a short row is still an error.
+    let header: Vec<String> = (0..70).map(|c| format!("c{c}")).collect();
+    let line: Vec<String> = (0..70).map(|c| format!("\"v,{c}\"")).collect();
+    let wide = format!("{}\n{}\n{}\n", header.join(","), line.join(","), line[..69].join(","));
+    let path = scratch_file("wide.csv", wide.as_bytes());
+    let mut reader = CsvReader::open(&path).unwrap();
+    reader.split_only([2, 66]);
+    let row = reader.next_row().unwrap().unwrap();
+    let read: Vec<Option<&str>> = [1, 2, 63, 64, 66].iter().map(|&c| row.get(Some(c))).collect();
+    assert_eq!(read, [None, Some("v,2"), None, Some("v,64"), Some("v,66")]);
+    let err = reader.next_row().unwrap_err().to_string();
+    assert!(err.contains("wide.csv:3") && err.contains("69 fields where the header has 70"), "{err}");
+}
+
 /// The records of `text` read one character at a time, the obvious way (the header first):
 /// the reference the block splitter is checked against.
 fn reference_records(text: &str) -> Vec<(usize, Vec<String>)> {

@@ -66,8 +66,8 @@ impl OpChecks {
         })
     }
 
-    /// The last column the checks read.
-    pub(crate) fn last_column(&self) -> usize {
+    /// The columns the checks read.
+    pub(crate) fn columns(&self) -> Vec<usize> {
         let c = &self.columns;
         let pipes = c.pipes.iter().flat_map(PipeColumns::indices);
         [c.op_type, c.core, c.state, c.cube_util]
@@ -75,8 +75,7 @@ impl OpChecks {
             .flatten()
             .chain(pipes)
             .chain([c.name, c.duration])
-            .max()
-            .unwrap_or(0)
+            .collect()
     }
 
     /// The text a row is grouped by: its op type, else its name (an error when it has neither).
@@ -230,8 +229,11 @@ pub(crate) fn plain_decimal(text: &str) -> Option<f64> {
     if digits == 0 || digits > 15 {
         return None;
     }
-    let fraction = point.map_or(0, |at| bytes.len() - at - 1);
-    Some(value as f64 / TENS[fraction])
+    match point.map_or(0, |at| bytes.len() - at - 1) {
+        // Exact: no division (most ratios of a row are `0`).
+        0 => Some(value as f64),
+        fraction => Some(value as f64 / TENS[fraction]),
+    }
 }
 
 /// Where one pipe's ratio is in a header: one column, or several to sum.

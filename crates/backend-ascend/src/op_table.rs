@@ -68,10 +68,10 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    /// The last column read (the rest of a row is only counted).
-    fn last(&self) -> usize {
+    /// The columns read (the rest of a row is only counted).
+    fn columns(&self) -> impl Iterator<Item = usize> + Clone {
         let optional = [self.op_type, self.core, self.stream, self.device, self.block_dim, self.shapes];
-        optional.into_iter().flatten().chain([self.name, self.start, self.duration]).max().unwrap_or(0)
+        optional.into_iter().flatten().chain([self.name, self.start, self.duration])
     }
 
     /// The columns of `table`: name, start and duration are required.
@@ -212,8 +212,8 @@ fn read_rows(
     size: u64,
     later: bool,
 ) -> Result<Read, AscendError> {
-    let checked = checks.as_ref().and_then(|c| c.as_ref().ok()).map_or(0, OpChecks::last_column);
-    reader.split_only_up_to(layout.last().max(checked));
+    let checked = checks.as_ref().and_then(|c| c.as_ref().ok()).map(OpChecks::columns).unwrap_or_default();
+    reader.split_only(layout.columns().chain(checked));
     let start = reader.consumed();
     let mut guesses = Guesses::default();
     while let Some(row) = reader.next_row()? {

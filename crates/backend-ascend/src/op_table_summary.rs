@@ -193,7 +193,7 @@ fn in_parts(first: CsvReader, layout: &Layout, size: u64, parts: usize) -> Optio
 fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Partial, AscendError> {
     let columns =
         [Some(layout.name), Some(layout.start), Some(layout.duration), layout.op_type, layout.core, layout.device];
-    reader.split_only_up_to(columns.into_iter().flatten().max().unwrap_or(0));
+    reader.split_only(columns.into_iter().flatten());
     let mut p = Partial::default();
     // Per name id, the type id of its last row.
     let mut row_types: Vec<NameId> = Vec::new();
