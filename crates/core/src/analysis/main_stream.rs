@@ -6,14 +6,15 @@
 
 use crate::analysis::prefix::PrefixSums;
 use crate::intern::{FxHashMap, NameId};
+use crate::op_place::Place;
 use crate::run_map::RunMap;
-use crate::timeline::DeviceOp;
+use crate::timeline::{DeviceOp, OpKind};
 
 /// See the module.
 pub(crate) struct MainStream<'a> {
     all: &'a [DeviceOp],
-    device: u32,
-    stream: u64,
+    /// The device and stream packed ([`DeviceOp::lane`]), which its ops are picked by.
+    lane: u64,
     /// The positions in `all` of the stream's ops sorted, for a source that lists them out of
     /// (start, end) order; `None` when they are in order in `all`, so are read there.
     sorted: Option<Vec<u32>>,
@@ -36,29 +37,27 @@ impl<'a> MainStream<'a> {
 
     /// A stream without ops (its sorted positions none).
     fn empty(all: &'a [DeviceOp]) -> Self {
-        MainStream {
-            all,
-            device: 0,
-            stream: 0,
-            sorted: Some(Vec::new()),
-            len: 0,
-            names: Vec::new(),
-            prefix: PrefixSums::default(),
-        }
+        MainStream { all, lane: 0, sorted: Some(Vec::new()), len: 0, names: Vec::new(), prefix: PrefixSums::default() }
     }
 
     /// Stream `id` of `device` in `all`, which has about `count` ops (for the vectors' size).
     pub(crate) fn on(all: &'a [DeviceOp], device: u32, id: u64, count: usize) -> Self {
-        let mut stream = MainStream { device, stream: id, sorted: None, ..Self::empty(all) };
-        // In order is looked at first, so that a stream out of order never holds two sets of
-        // names and sums at once.
+        let lane = Place::new(OpKind::Kernel, device, id).lane();
+        let mut stream = MainStream { lane, sorted: None, ..Self::empty(all) };
+        // Gathered in `all`'s order, checking that it is (start, end) order on the way: a
+        // stream out of order drops them at its first op out of place, so it never holds two
+        // sets of names and sums at once.
+        let (mut names, mut prefix) = (Vec::with_capacity(count), PrefixSums::with_capacity(count));
         let mut last = (0, 0);
         let in_order = stream.plain().all(|op| {
             let ok = (op.start_ns, op.end_ns()) >= last;
             last = (op.start_ns, op.end_ns());
+            names.push(op.name);
+            prefix.push(op.dur_ns);
             ok
         });
         if !in_order {
+            drop((std::mem::take(&mut names), std::mem::take(&mut prefix)));
             // Positions in `all` (4 bytes an op), sorted by (start, end), ties in `all`'s order.
             let Ok(mut sorted) = stream.plain_positions().map(u32::try_from).collect::<Result<Vec<u32>, _>>() else {
                 // Past 2^32 ops (not a timeline that fits in memory): no main stream.
@@ -66,11 +65,11 @@ impl<'a> MainStream<'a> {
             };
             sorted.sort_by_key(|&at| (all[at as usize].start_ns, all[at as usize].end_ns()));
             stream.sorted = Some(sorted);
-        }
-        let (mut names, mut prefix) = (Vec::with_capacity(count), PrefixSums::with_capacity(count));
-        for op in stream.ops() {
-            names.push(op.name);
-            prefix.push(op.dur_ns);
+            (names, prefix) = (Vec::with_capacity(count), PrefixSums::with_capacity(count));
+            for op in stream.ops() {
+                names.push(op.name);
+                prefix.push(op.dur_ns);
+            }
         }
         stream.len = names.len();
         (stream.names, stream.prefix) = (names, prefix);
@@ -94,18 +93,14 @@ impl<'a> MainStream<'a> {
 
     /// Its ops in the order `all` lists them.
     fn plain(&self) -> impl Iterator<Item = &'a DeviceOp> + 'a {
-        let (device, stream) = (self.device, self.stream);
-        self.all.iter().filter(move |op| op.device() == device && op.stream() == stream)
+        let lane = self.lane;
+        self.all.iter().filter(move |op| op.lane() == lane)
     }
 
     /// The positions in `all` of [`MainStream::plain`]'s ops.
     fn plain_positions(&self) -> impl Iterator<Item = usize> + 'a {
-        let (device, stream) = (self.device, self.stream);
-        self.all
-            .iter()
-            .enumerate()
-            .filter(move |(_, op)| op.device() == device && op.stream() == stream)
-            .map(|(at, _)| at)
+        let lane = self.lane;
+        self.all.iter().enumerate().filter(move |(_, op)| op.lane() == lane).map(|(at, _)| at)
     }
 
     /// In one walk: the start of the op at each of `positions`, and the latest end of the ops
@@ -161,12 +156,21 @@ impl<'a> MainStream<'a> {
 
 /// The device with the most ops, its stream with the most, and that stream's op count.
 fn busiest(all: &[DeviceOp]) -> Option<(u32, u64, usize)> {
-    // Ops of one stream come in runs: the stream is looked up once a run.
-    let mut per_stream: RunMap<(u32, u64), usize> = RunMap::new();
-    for op in all {
-        *per_stream.get((op.device(), op.stream())) += 1;
+    // Ops of one stream come in runs: the stream is looked up once a run, by its packed lane
+    // (with the position of its first op, whose device and stream are read out once).
+    let mut per_lane: RunMap<u64, (usize, usize)> = RunMap::new();
+    for (at, op) in all.iter().enumerate() {
+        let (count, first) = per_lane.get(op.lane());
+        if *count == 0 {
+            *first = at;
+        }
+        *count += 1;
     }
-    let per_stream = per_stream.into_map();
+    let per_stream: FxHashMap<(u32, u64), usize> = per_lane
+        .into_map()
+        .into_values()
+        .map(|(count, first)| ((all[first].device(), all[first].stream()), count))
+        .collect();
     let mut per_device: FxHashMap<u32, usize> = FxHashMap::default();
     for (&(device, _), &n) in &per_stream {
         *per_device.entry(device).or_default() += n;
@@ -208,8 +212,7 @@ mod tests {
             }
             let main = MainStream::of(&ops);
             // The oracle: the stream's ops gathered and sorted, as the steps once kept them.
-            let mut gathered: Vec<&DeviceOp> =
-                ops.iter().filter(|op| op.device() == main.device && op.stream() == main.stream).collect();
+            let mut gathered: Vec<&DeviceOp> = ops.iter().filter(|op| op.lane() == main.lane).collect();
             gathered.sort_by_key(|op| (op.start_ns, op.end_ns()));
             assert_eq!(main.len(), gathered.len());
             assert_eq!(main.names, gathered.iter().map(|op| op.name).collect::<Vec<_>>());

@@ -101,10 +101,9 @@ const PARALLEL_MIN_OPS: usize = 1 << 20;
 
 fn best_region_below(names: &[NameId], prefix: &PrefixSums, max_period: usize, parallel: bool) -> Option<Region> {
     let periods: Vec<usize> = candidate_periods(names).into_iter().filter(|&p| p < max_period).collect();
-    // The first of a period's equally covering regions.
-    let best_of = |period: usize| {
-        let regions = regions_of(names, prefix, period);
-        regions.iter().copied().reduce(|a, b| if b.covered_ns > a.covered_ns { b } else { a })
+    // The first of each period's equally covering regions.
+    let best_of = |periods: &[usize]| -> Vec<Option<Region>> {
+        regions_of_all(names, prefix, periods, true).into_iter().map(|regions| regions.first().copied()).collect()
     };
     let workers =
         if parallel && names.len() >= PARALLEL_MIN_OPS { crate::text_parts::workers().min(periods.len()) } else { 1 };
@@ -114,8 +113,10 @@ fn best_region_below(names: &[NameId], prefix: &PrefixSums, max_period: usize, p
             let threads: Vec<_> = (0..workers)
                 .map(|w| {
                     let (periods, best_of) = (&periods, &best_of);
-                    scope
-                        .spawn(move || periods.iter().skip(w).step_by(workers).map(|&p| best_of(p)).collect::<Vec<_>>())
+                    scope.spawn(move || {
+                        let mine: Vec<usize> = periods.iter().skip(w).step_by(workers).copied().collect();
+                        best_of(&mine)
+                    })
                 })
                 .collect();
             let found: Vec<Vec<Option<Region>>> = threads
@@ -125,7 +126,7 @@ fn best_region_below(names: &[NameId], prefix: &PrefixSums, max_period: usize, p
             (0..periods.len()).map(|i| found[i % workers][i / workers]).collect()
         })
     } else {
-        periods.iter().map(|&p| best_of(p)).collect()
+        best_of(&periods)
     };
     let mut best: Option<Region> = None;
     // Smallest period first, so a larger one must beat the smaller by more than the slack.
@@ -159,62 +160,125 @@ fn matches_at(a: &[NameId; CHUNK], b: &[NameId; CHUNK]) -> u32 {
 
 /// Every repeating region of one period, in order; `prefix` holds prefix sums of the durations.
 fn regions_of(names: &[NameId], prefix: &PrefixSums, period: usize) -> Vec<Region> {
-    let n = names.len();
-    let mut regions = Vec::new();
-    if n < period * MIN_REPEATS {
-        return regions;
+    regions_of_all(names, prefix, &[period], false).pop().unwrap_or_default()
+}
+
+/// Names each period's scan reads before the next period's scan reads the same ones, so
+/// that they are read from the cache, not from memory, by all but the first (64 KB of ids).
+const TILE: usize = 1 << 14;
+
+/// [`regions_of`] for each of `periods`, in one walk over `names` a tile at a time; with
+/// `best_only`, only the first of each period's regions that cover the most op time (a
+/// wrong period has many small regions, which are not kept).
+fn regions_of_all(names: &[NameId], prefix: &PrefixSums, periods: &[usize], best_only: bool) -> Vec<Vec<Region>> {
+    let mut scans: Vec<RegionScan> = periods.iter().map(|&p| RegionScan::new(names.len(), p, best_only)).collect();
+    let mut until = 0;
+    while scans.iter().any(|scan| scan.i < scan.end) {
+        until += TILE;
+        for scan in &mut scans {
+            scan.advance(names, prefix, until);
+        }
     }
-    let tolerated = ((period as f64 * MISMATCH_TOLERANCE) as usize).max(1);
-    let mut consider = |first: usize, last: usize| {
-        // Matches at positions first..=last: ops first..last + period + 1 repeat.
+    scans.into_iter().map(|scan| scan.finish(prefix)).collect()
+}
+
+/// The walk of [`regions_of`] for one period, which can stop at any position and go on.
+struct RegionScan {
+    period: usize,
+    /// Longest run of mismatches a region tolerates.
+    tolerated: usize,
+    /// Positions compared: `0..end` (`names[i]` with `names[i + period]`); none when the
+    /// names cannot repeat `MIN_REPEATS` times.
+    end: usize,
+    /// The next position.
+    i: usize,
+    /// (first match, last match) of the region being grown.
+    open: Option<(usize, usize)>,
+    regions: Vec<Region>,
+    /// Keep only the first region that covers the most.
+    best_only: bool,
+}
+
+impl RegionScan {
+    fn new(n: usize, period: usize, best_only: bool) -> Self {
+        let end = if n < period * MIN_REPEATS { 0 } else { n - period };
+        let tolerated = ((period as f64 * MISMATCH_TOLERANCE) as usize).max(1);
+        Self { period, tolerated, end, i: 0, open: None, regions: Vec::new(), best_only }
+    }
+
+    /// A region with matches at positions first..=last: ops first..last + period + 1 repeat.
+    fn consider(&mut self, prefix: &PrefixSums, (first, last): (usize, usize)) {
+        let period = self.period;
         let repeats = (last + 1 - first + period) / period;
         if repeats < MIN_REPEATS {
             return;
         }
         let end = first + repeats * period;
-        regions.push(Region { start: first, period, repeats, covered_ns: prefix.sum(first, end) });
-    };
-    // (first match, last match) of the region being grown, and mismatches since the last match.
-    let mut open: Option<(usize, usize)> = None;
-    let end = n - period;
-    let mut i = 0;
-    while i < end {
-        // Sixteen positions at once: a steady loop matches at all of them, a wrong period at
-        // none; only a chunk that mixes the two is walked position by position.
-        let chunks = (names[i..end].first_chunk(), names[i + period..].first_chunk());
-        if let (Some(here), Some(later)) = chunks {
-            match matches_at(here, later) {
-                ALL => {
+        let region = Region { start: first, period, repeats, covered_ns: prefix.sum(first, end) };
+        match self.regions.first_mut() {
+            Some(best) if self.best_only => {
+                if region.covered_ns > best.covered_ns {
+                    *best = region;
+                }
+            }
+            _ => self.regions.push(region),
+        }
+    }
+
+    /// Compares the positions from the next one up to `until` (or a little past it: a chunk
+    /// is compared whole).
+    fn advance(&mut self, names: &[NameId], prefix: &PrefixSums, until: usize) {
+        let (period, end, tolerated) = (self.period, self.end, self.tolerated);
+        let (mut i, mut open) = (self.i, self.open);
+        while i < end.min(until) {
+            // Sixteen positions at once: a steady loop matches at all of them, a wrong period
+            // at none or a few. The region closes at the first mismatch too far from its last
+            // match: before a match that follows more than `tolerated + 1` positions after the
+            // last, or at the chunk's end.
+            let chunks = (names[i..end].first_chunk(), names[i + period..].first_chunk());
+            if let (Some(here), Some(later)) = chunks {
+                let mut matches = matches_at(here, later);
+                if matches == ALL {
                     open = Some((open.map_or(i, |(first, _)| first), i + CHUNK - 1));
                     i += CHUNK;
                     continue;
                 }
-                0 => {
-                    // The region closes at the first mismatch too far from its last match.
-                    if let Some((first, last)) = open.filter(|&(_, last)| i + CHUNK - 1 - last > tolerated) {
-                        consider(first, last);
+                while matches != 0 {
+                    let at = i + matches.trailing_zeros() as usize;
+                    matches &= matches - 1;
+                    if let Some(span) = open.filter(|&(_, last)| at - last > tolerated + 1) {
+                        self.consider(prefix, span);
                         open = None;
                     }
-                    i += CHUNK;
-                    continue;
+                    open = Some((open.map_or(at, |(first, _)| first), at));
                 }
-                _ => {}
+                if let Some(span) = open.filter(|&(_, last)| i + CHUNK - 1 - last > tolerated) {
+                    self.consider(prefix, span);
+                    open = None;
+                }
+                i += CHUNK;
+                continue;
             }
-        }
-        if names[i] == names[i + period] {
-            open = Some((open.map_or(i, |(first, _)| first), i));
-        } else if let Some((first, last)) = open {
-            if i - last > tolerated {
-                consider(first, last);
-                open = None;
+            if names[i] == names[i + period] {
+                open = Some((open.map_or(i, |(first, _)| first), i));
+            } else if let Some((first, last)) = open {
+                if i - last > tolerated {
+                    self.consider(prefix, (first, last));
+                    open = None;
+                }
             }
+            i += 1;
         }
-        i += 1;
+        (self.i, self.open) = (i, open);
     }
-    if let Some((first, last)) = open {
-        consider(first, last);
+
+    /// The regions, once every position is compared.
+    fn finish(mut self, prefix: &PrefixSums) -> Vec<Region> {
+        if let Some(span) = self.open.take() {
+            self.consider(prefix, span);
+        }
+        self.regions
     }
-    regions
 }
 
 #[cfg(test)]
@@ -278,6 +342,35 @@ mod tests {
                     "round {round} period {period}"
                 );
             }
+        }
+    }
+
+    /// Periods scanned together a tile at a time (a sequence of several tiles, whose regions
+    /// open and close across tile bounds) give each period's regions found alone.
+    #[test]
+    fn periods_scanned_together_find_each_periods_own_regions() {
+        let mut rng = XorShift::new(0x7117_7117_0000_0003);
+        // Stretches of steady blocks of 7 and of 24 ops and of noise, of random lengths.
+        let mut names = Vec::new();
+        while names.len() < 3 * TILE + 123 {
+            let (block, len) = ([7, 24, 0][rng.below(3) as usize], 1 + rng.below(3000) as usize);
+            names.extend((0..len).map(|i| {
+                let noisy = block == 0 || rng.below(100) == 0;
+                NameId(if noisy { 1000 + rng.below(4) as u32 } else { (i % block) as u32 })
+            }));
+        }
+        let prefix = PrefixSums::of(names.iter().map(|_| rng.below(100)));
+        let periods = [2, 7, 14, 24, 25, 48, 700];
+        let together = regions_of_all(&names, &prefix, &periods, false);
+        let best = regions_of_all(&names, &prefix, &periods, true);
+        assert!(together[1].len() > 3 && together[3].len() > 3, "the test has regions to find");
+        for ((regions, best), &period) in together.iter().zip(&best).zip(&periods) {
+            let plain = plain_regions(&names, &prefix, period);
+            assert_eq!(*regions, plain, "period {period}");
+            // The first of the regions that cover the most.
+            let most = plain.iter().map(|r| r.covered_ns).max();
+            assert_eq!(best.first(), plain.iter().find(|r| Some(r.covered_ns) == most), "period {period}");
+            assert!(best.len() <= 1);
         }
     }
 
