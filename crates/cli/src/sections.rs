@@ -15,6 +15,7 @@ mod temporal;
 mod vendor;
 pub use vendor::VendorPrefetch;
 
+use prof_core::analysis::streams::DeviceStreams;
 use prof_core::families::Families;
 use prof_core::kernel_summary::KernelSummary;
 use prof_core::Timeline;
@@ -47,6 +48,16 @@ pub struct SectionContext<'a> {
     pub vendor: &'a VendorPrefetch,
     /// The backends, for the vendor tables a section reads beside the artifact.
     pub registry: &'a prof_core::Registry,
+    /// The timeline's stream roles, worked out by the first section that asks (three read
+    /// them): see [`SectionContext::stream_roles`].
+    pub roles: std::sync::OnceLock<Vec<DeviceStreams>>,
+}
+
+impl SectionContext<'_> {
+    /// The stream roles of `timeline` (the timeline the sections are built from), once.
+    pub fn stream_roles(&self, timeline: &Timeline) -> &[DeviceStreams] {
+        self.roles.get_or_init(|| prof_core::analysis::streams::stream_roles(timeline, self.families))
+    }
 }
 
 /// Every section that has something to say about `timeline`, in reading order.

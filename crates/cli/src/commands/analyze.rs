@@ -166,6 +166,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         path: args.path.as_deref(),
         vendor: &vendor,
         registry,
+        roles: Default::default(),
     };
     // The diagnosis and the sections read the same timeline and summary: on two cores at once.
     let (diagnosis, sections) = match (diagnosis, timeline.as_ref()) {

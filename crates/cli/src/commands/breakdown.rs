@@ -274,6 +274,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         path: paths.first().map(PathBuf::as_path),
         vendor: &vendor,
         registry,
+        roles: Default::default(),
     };
     let sections = sections::all(&timeline, &context);
     let answer = crate::html_report::Answer { diagnosis: Some(&diagnosis), next: deep_dive.as_deref(), top: args.top };

@@ -3,7 +3,7 @@
 
 use super::{Section, SectionContext};
 use crate::render::{ellipsize, human_ns, table};
-use prof_core::analysis::layers::find_layers;
+use prof_core::analysis::layers::find_layers_of_roles;
 use prof_core::Timeline;
 
 /// Ops of the representative layer listed by cost.
@@ -11,7 +11,7 @@ const LISTED_OPS: usize = 15;
 
 /// The layer section, when an op pattern repeats on the main stream.
 pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
-    let layers = find_layers(timeline, context.families)?;
+    let layers = find_layers_of_roles(timeline, context.stream_roles(timeline))?;
     let mut text = format!(
         "device {} stream {}: {} layers of {} ops from op {} of {} (+{}), {:.1} % of the stream's op time\n",
         layers.device,

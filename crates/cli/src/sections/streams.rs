@@ -3,19 +3,19 @@
 
 use super::{Section, SectionContext};
 use crate::render::{human_ns, table};
-use prof_core::analysis::streams::{stream_roles, StreamRole};
+use prof_core::analysis::streams::StreamRole;
 use prof_core::analysis::temporal::Activity;
 use prof_core::Timeline;
 
 /// The stream roles, when some device has more than one stream.
 pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
-    let devices = stream_roles(timeline, context.families);
+    let devices = context.stream_roles(timeline);
     if !devices.iter().any(|d| d.streams.len() > 1) {
         return None;
     }
     let mut rows =
         vec![["device", "stream", "role", "ops", "busy", "of device busy", "mostly"].map(String::from).to_vec()];
-    for d in &devices {
+    for d in devices {
         for s in &d.streams {
             rows.push(vec![
                 d.device.to_string(),
@@ -28,7 +28,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
             ]);
         }
     }
-    let json = serde_json::to_value(&devices).ok()?;
+    let json = serde_json::to_value(devices).ok()?;
     Some(Section { key: "streams", title: "streams per device (main = most ops)".to_owned(), text: table(&rows), json })
 }
 

@@ -24,7 +24,7 @@
 //! - a cause holding at least [`REMEDY_MIN_IDLE_SHARE_PCT`] % of the device-gap time brings its
 //!   remedy.
 
-use super::streams::{pct, stream_roles};
+use super::streams::{pct, stream_roles, DeviceStreams};
 use crate::families::Families;
 use crate::intern::FxHashMap;
 use crate::run_map::RunMap;
@@ -216,6 +216,11 @@ pub struct Remedy {
 /// One pass over the ops in start order feeds every device's sweeps (device, main stream and
 /// each stream) at once: no per-device or per-stream op lists are built.
 pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
+    idle_gaps_of_roles(timeline, &stream_roles(timeline, families))
+}
+
+/// [`idle_gaps`] with the timeline's [`stream_roles`] given (several analyses read them).
+pub fn idle_gaps_of_roles(timeline: &Timeline, roles: &[DeviceStreams]) -> Vec<DeviceGaps> {
     let launches: FxHashMap<u64, &HostSpan> = timeline
         .host
         .iter()
@@ -229,8 +234,8 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
         .collect();
     host.sort_by_key(|s| s.start_ns);
     let context = Context { timeline, launches, host };
-    let mut devices: Vec<DeviceSweeps> = stream_roles(timeline, families)
-        .into_iter()
+    let mut devices: Vec<DeviceSweeps> = roles
+        .iter()
         .filter_map(|streams| {
             Some(DeviceSweeps {
                 device: streams.device,

@@ -33,7 +33,7 @@
 use super::main_stream::MainStream;
 use super::prefix::PrefixSums;
 use super::repeats::{best_region, Region};
-use super::streams::{stream_roles, StreamRole};
+use super::streams::{stream_roles, DeviceStreams, StreamRole};
 use crate::diagnosis::steps::profiler_step_count;
 use crate::families::Families;
 use crate::intern::NameId;
@@ -120,8 +120,7 @@ impl Layers {
 
 /// The busiest device (most busy time; ties: lowest index), its main stream (most ops) and
 /// that stream's op count; `None` for a timeline without ops.
-fn main_stream_with_count(timeline: &Timeline, families: &Families) -> Option<(u32, u64, usize)> {
-    let devices = stream_roles(timeline, families);
+fn main_stream_with_count(devices: &[DeviceStreams]) -> Option<(u32, u64, usize)> {
     let busiest = devices.iter().max_by(|a, b| a.busy_ns.cmp(&b.busy_ns).then(b.device.cmp(&a.device)))?;
     let main = busiest.streams.iter().find(|s| s.role == StreamRole::Main)?;
     Some((busiest.device, main.stream, usize::try_from(main.ops).unwrap_or(0)))
@@ -132,7 +131,12 @@ fn main_stream_with_count(timeline: &Timeline, families: &Families) -> Option<(u
 /// The stream's ops are read in place ([`MainStream`]), in (start, end) order, twice: once for
 /// their names and the prefix sums of their durations, once for the layers' spans.
 pub fn find_layers(timeline: &Timeline, families: &Families) -> Option<Layers> {
-    let (device, stream, count) = main_stream_with_count(timeline, families)?;
+    find_layers_of_roles(timeline, &stream_roles(timeline, families))
+}
+
+/// [`find_layers`] with the timeline's [`stream_roles`] given (several analyses read them).
+pub fn find_layers_of_roles(timeline: &Timeline, roles: &[DeviceStreams]) -> Option<Layers> {
+    let (device, stream, count) = main_stream_with_count(roles)?;
     let mut main = MainStream::on(&timeline.ops, device, stream, count);
     let (names, prefix) = (std::mem::take(&mut main.names), std::mem::take(&mut main.prefix));
     let (found, spans) = layers_of(names, prefix, || main.ops())?;
