@@ -194,8 +194,11 @@ impl OpChecks {
     }
 }
 
+#[inline]
 fn number(row: &Row<'_>, col: Option<usize>) -> Result<Option<f64>, AscendError> {
     match (col, row.get(col)) {
+        // Most ratios of a row.
+        (Some(_), Some("0")) => Ok(Some(0.0)),
         (Some(col), Some(text)) => plain_decimal(text)
             .or_else(|| text.parse::<f64>().ok())
             .filter(|v| v.is_finite())

@@ -90,7 +90,7 @@ impl Interner {
     #[inline]
     pub fn intern_guess(&mut self, text: &str, guess: &mut Option<NameId>) -> NameId {
         if let Some(id) = *guess {
-            if self.names.get(id.0 as usize).is_some_and(|name| **name == *text) {
+            if self.names.get(id.0 as usize).is_some_and(|name| same_text(name, text)) {
                 return id;
             }
         }
@@ -153,9 +153,50 @@ impl NextGuess {
     }
 }
 
+/// `a == b`, with the short texts most guesses are (names, op types, shapes of up to 16
+/// bytes) compared by two overlapping word loads each, inline, rather than by a call to
+/// `memcmp`.
+#[inline(always)]
+fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().expect("4 bytes"));
+    match n {
+        0..=3 => a == b,
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_texts_compare_as_their_bytes() {
+        let texts = ["", "a", "ab", "abc", "abcd", "abce", "abcdefg", "bbcdefg", "abcdefgh", "abcdefgx", "xbcdefgh"];
+        let longer = ["0123456789abcdef", "0123456789abcdeF", "0123456789abcdefg", "0123456789abcdefh"];
+        for a in texts.iter().chain(&longer) {
+            for b in texts.iter().chain(&longer) {
+                assert_eq!(same_text(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+        // Every length up to 20, differing at every place.
+        for n in 0..=20 {
+            let base: String = (0..n).map(|i| char::from(b'a' + i as u8)).collect();
+            assert!(same_text(&base, &base.clone()));
+            for at in 0..n {
+                let mut other = base.clone().into_bytes();
+                other[at] = b'Z';
+                assert!(!same_text(&base, std::str::from_utf8(&other).unwrap()), "{n} {at}");
+            }
+        }
+    }
 
     #[test]
     fn same_name_same_id_and_round_trip() {
