@@ -182,3 +182,29 @@ fn moe_steps_that_repeat_only_after_the_load_are_the_phases_steps() {
     assert_eq!(doc["diagnosis"]["steps"]["count"].as_u64(), Some(steps));
     assert!(findings(&doc).contains(&"moe_shape".to_owned()), "{:?}", findings(&doc));
 }
+
+/// A window that holds too few of the run's steps (the load, before the decode steps) is
+/// diagnosed on its own ops: its steps and findings are those of the window's ops read alone
+/// (written out by `--chrome-trace` and analyzed whole). The steps of the whole run were once
+/// handed over as "none" instead, so the window fell back to a repeating kernel.
+#[test]
+fn a_window_before_the_steps_is_diagnosed_on_its_own_ops() {
+    let dir = support::scratch_dir("phases-load-window");
+    for name in ["hf-decode-eager.pcupti.gz", "hf-decode-cache.pcupti.gz"] {
+        let trace = dir.join(format!("{name}.load.json"));
+        let window = prof_json(&[
+            "analyze",
+            "--json",
+            "--phase",
+            "load",
+            "--chrome-trace",
+            trace.to_str().unwrap(),
+            &phases_fixture(name),
+        ]);
+        let alone = prof_json(&["analyze", "--json", "--phase", "all", trace.to_str().unwrap()]);
+        let steps = &window["diagnosis"]["steps"];
+        assert!(steps["source"]["repeating_sequence"].is_object(), "{name}: {steps}");
+        assert_eq!(*steps, alone["diagnosis"]["steps"], "{name}");
+        assert_eq!(findings(&window), findings(&alone), "{name}");
+    }
+}

@@ -9,7 +9,7 @@
 
 use crate::render::human_ns;
 use prof_core::phases::{find_phases, PhaseChoice, Phases};
-use prof_core::Timeline;
+use prof_core::{summarize_kernels, Families, KernelSummary, Timeline};
 use serde::Serialize;
 
 /// The phases of a run and the window chosen.
@@ -38,7 +38,7 @@ impl PhaseView {
         let mut found = self.phases.sequence.take()?;
         let Some((start, end)) = self.window_ns else { return Some(Some(found)) };
         found.spans.retain(|&(s, e)| s >= start && e <= end);
-        Some((found.spans.len() >= prof_core::diagnosis::steps::MIN_SEQUENCE_STEPS).then_some(found))
+        (found.spans.len() >= prof_core::diagnosis::steps::MIN_SEQUENCE_STEPS).then_some(Some(found))
     }
 }
 
@@ -60,6 +60,41 @@ fn label(choice: PhaseChoice) -> &'static str {
 /// ops, such as a utilization recording, is kept whole).
 pub fn apply(timeline: Timeline, choice: PhaseChoice) -> Result<(Timeline, PhaseView), String> {
     let phases = find_phases(&timeline);
+    cut(timeline, choice, phases)
+}
+
+/// Ops from which [`apply_summarized`] works the kernel summary out beside the phases.
+const SUMMARY_BESIDE_OPS: usize = 1 << 16;
+
+/// [`apply`] and the kernel summary of the timeline it returns. On a large timeline the
+/// summary of the whole run is worked out on a second thread while the phases are found (the
+/// phases mostly run on one core): it is the answer when the window keeps the whole run, as
+/// it does for most runs, and is worked out again on the cut timeline when it does not.
+pub fn apply_summarized(
+    timeline: Timeline,
+    choice: PhaseChoice,
+    families: &Families,
+) -> Result<(Timeline, PhaseView, KernelSummary), String> {
+    if timeline.ops.len() < SUMMARY_BESIDE_OPS {
+        let (timeline, view) = apply(timeline, choice)?;
+        let summary = summarize_kernels(&timeline, families);
+        return Ok((timeline, view, summary));
+    }
+    let (phases, whole) = std::thread::scope(|scope| {
+        let whole = scope.spawn(|| summarize_kernels(&timeline, families));
+        let phases = find_phases(&timeline);
+        (phases, whole.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    let (timeline, view) = cut(timeline, choice, phases)?;
+    let summary = match view.window_ns {
+        None => whole,
+        Some(_) => summarize_kernels(&timeline, families),
+    };
+    Ok((timeline, view, summary))
+}
+
+/// `timeline` cut to `choice`'s window of its `phases`.
+fn cut(timeline: Timeline, choice: PhaseChoice, phases: Phases) -> Result<(Timeline, PhaseView), String> {
     if phases.phases.is_empty() {
         return Ok((
             timeline,
@@ -147,4 +182,40 @@ pub fn judge_util<S: AsRef<std::ffi::OsStr>>(
         summaries,
         verdict,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prof_core::diagnosis::steps::{StepSource, StepSpans, MIN_SEQUENCE_STEPS};
+
+    fn view(window_ns: Option<(u64, u64)>, steps: u64) -> PhaseView {
+        let spans = (0..steps).map(|k| (k * 10, k * 10 + 10)).collect();
+        let sequence =
+            StepSpans { source: StepSource::RepeatingSequence { period_ops: 3, layers_per_step: None }, spans };
+        let phases = Phases {
+            run_ns: (0, steps * 10),
+            phases: Vec::new(),
+            steady_steps: None,
+            note: None,
+            sequence: Some(sequence),
+        };
+        PhaseView { chosen: "steady", window_ns, phases, launches_before: Default::default() }
+    }
+
+    /// The sequence is handed over whole for an uncut timeline, cut to the window's steps when
+    /// enough lie inside, and left to the diagnosis to look for again (`None`) when too few do
+    /// (a `--phase load` window before the steps); a run without one has nothing to hand over.
+    #[test]
+    fn the_sequence_handed_to_the_diagnosis_is_the_windows_or_none_to_look_again() {
+        let steps = MIN_SEQUENCE_STEPS as u64 + 4;
+        assert_eq!(view(None, steps).take_sequence().map(|s| s.map(|s| s.spans.len())), Some(Some(steps as usize)));
+        let inside = view(Some((20, steps * 10)), steps).take_sequence();
+        assert_eq!(inside.map(|s| s.map(|s| s.spans.len())), Some(Some(steps as usize - 2)));
+        let before = view(Some((0, 25)), steps).take_sequence();
+        assert!(before.is_none(), "too few steps inside the window: look again, {before:?}");
+        let mut none = view(None, 0);
+        none.phases.sequence = None;
+        assert!(none.take_sequence().is_none());
+    }
 }
