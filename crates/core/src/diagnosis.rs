@@ -46,6 +46,7 @@
 mod growing;
 pub mod host;
 pub mod moe;
+mod region_steps;
 pub mod shape;
 mod step_of;
 pub mod steps;

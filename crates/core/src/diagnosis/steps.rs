@@ -178,26 +178,8 @@ pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
         // Step k of a region of r starts at s + k·p; the last one of each region ends at the
         // latest end of its ops, the others where the next one starts: in one walk of the
         // stream, without a list of the steps' positions (a run of millions of steps).
-        let mut spans: Vec<(u64, u64)> = Vec::with_capacity(found.regions.iter().map(|&(_, r)| r).sum());
-        let mut regions = found.regions.iter().copied().peekable();
-        let mut current: Option<(usize, usize)> = None;
         let walked = found.regions.last().map_or(0, |&(s, r)| s + r * p);
-        for (at, op) in main.ops().enumerate().take(walked) {
-            if current.is_none_or(|(s, r)| at >= s + r * p) {
-                current = regions.next_if(|&(s, _)| s <= at);
-            }
-            let Some((s, r)) = current else { continue };
-            let (k, j) = ((at - s) / p, (at - s) % p);
-            if j == 0 {
-                if let Some(previous) = spans.last_mut().filter(|_| k > 0) {
-                    previous.1 = op.start_ns;
-                }
-                spans.push((op.start_ns, 0));
-            }
-            if let Some(last) = spans.last_mut().filter(|_| k + 1 == r) {
-                last.1 = last.1.max(op.end_ns());
-            }
-        }
+        let spans = super::region_steps::region_step_spans(&found.regions, p, main.ops().take(walked));
         (spans, None)
     };
     let mut spans: Vec<(u64, u64)> = spans;
