@@ -133,7 +133,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     let (mut util_verdict, mut util_ticks) = (None, None);
     let (timeline, summary, diagnosis, mut phases) = match loaded {
         Loaded::Timeline(timeline) => {
-            let (timeline, phases) = match util_csv {
+            let (timeline, phases, summary) = match util_csv {
                 // A `prof util --csv` recording: the phases and verdict of the live run; its
                 // counter analyses (clock drops, throttle reasons) cover the whole recording.
                 Some(csv) => {
@@ -141,11 +141,11 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
                     let (phases, _, verdict) = crate::phases_view::judge_util(&ticks, args.phase, &["<your command>"])?;
                     util_verdict = Some(verdict);
                     util_ticks = Some(ticks);
-                    (timeline, phases)
+                    let summary = summarize_kernels(&timeline, &families);
+                    (timeline, phases, summary)
                 }
-                None => crate::phases_view::apply(timeline, args.phase)?,
+                None => crate::phases_view::apply_summarized(timeline, args.phase, &families)?,
             };
-            let summary = summarize_kernels(&timeline, &families);
             (Some(timeline), summary, None, Some(phases))
         }
         Loaded::Summary(summary) => (None, summary, Some(DiagnosisReport { findings: Vec::new(), steps: None }), None),

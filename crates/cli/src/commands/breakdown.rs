@@ -15,7 +15,6 @@ use crate::render::print_json;
 use crate::sections::{self, SectionContext};
 use clap::Args;
 use prof_core::capture::{describe_plan, run_capture};
-use prof_core::kernel_summary::summarize_kernels;
 use prof_core::{diagnose_with_sequence, BreakdownTool, CaptureRange, CaptureRequest, Registry, Vendor};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -259,8 +258,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     let timeline = tool.load(&paths).map_err(|e| Failure::from(e).or_kind(Kind::BadInput))?;
     let timeline = super::analyze::checked(timeline)?;
     loading.finish();
-    let (timeline, mut phases) = crate::phases_view::apply(timeline, args.phase)?;
-    let summary = summarize_kernels(&timeline, &families);
+    let (timeline, mut phases, summary) = crate::phases_view::apply_summarized(timeline, args.phase, &families)?;
     let diagnosis = diagnose_with_sequence(&timeline, &summary, phases.take_sequence());
     let dive = DeepDiveContext {
         available: deep_dive_available(registry, None, Some(tool.name())),
