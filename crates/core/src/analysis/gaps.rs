@@ -248,18 +248,26 @@ pub fn idle_gaps_of_roles(timeline: &Timeline, roles: &[DeviceStreams]) -> Vec<D
         .collect();
     let slots: FxHashMap<u32, usize> = devices.iter().enumerate().map(|(at, d)| (d.device, at)).collect();
     let ops = &timeline.ops;
+    // Ops of one device come in runs: its slot is looked up when the device changes.
+    let mut current: Option<(u32, Option<usize>)> = None;
     let feed = |index: usize| {
         let op = &ops[index];
         if op.dur_ns == 0 {
             return;
         }
-        let Some(&at) = slots.get(&op.device()) else { return };
+        let id = op.device();
+        let slot = match current {
+            Some((device, slot)) if device == id => slot,
+            _ => current.insert((id, slots.get(&id).copied())).1,
+        };
+        let Some(at) = slot else { return };
         let device = &mut devices[at];
-        device.all.add(&context, index);
-        if op.stream() == device.main_stream {
-            device.main.add(&context, index);
+        let stream = op.stream();
+        device.all.add(&context, index, op);
+        if stream == device.main_stream {
+            device.main.add(&context, index, op);
         }
-        device.streams.get(op.stream()).add(&context, index);
+        device.streams.get(stream).add(&context, index, op);
     };
     if ops.is_sorted_by_key(|op| op.start_ns) {
         (0..ops.len()).for_each(feed);

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::analysis::launch::MAX_PLAUSIBLE_DELAY_NS;
 use crate::intern::FxHashMap;
-use crate::timeline::{HostSpan, Timeline};
+use crate::timeline::{DeviceOp, HostSpan, Timeline};
 
 /// A gap while the gaps are being measured: op indices, not names yet.
 struct Found {
@@ -69,9 +69,23 @@ impl Sweep {
         }
     }
 
-    /// The op at `after` (no earlier start than any op fed before).
-    pub(super) fn add(&mut self, context: &Context, after: usize) {
-        let op = &context.timeline.ops[after];
+    /// The op `op`, at `after` (no earlier start than any op fed before). Most ops start
+    /// inside the busy time so far: that is checked here, inline; a gap (or the first op) is
+    /// measured apart.
+    #[inline]
+    pub(super) fn add(&mut self, context: &Context, after: usize, op: &DeviceOp) {
+        if self.first.is_some() && op.start_ns <= self.reach {
+            if op.end_ns() > self.reach {
+                (self.reach, self.reach_op) = (op.end_ns(), after);
+            }
+            return;
+        }
+        self.open(context, after, op);
+    }
+
+    /// [`Sweep::add`] of the first op, or of one that starts past the busy time: a gap.
+    #[inline(never)]
+    fn open(&mut self, context: &Context, after: usize, op: &DeviceOp) {
         let (end, op_end) = (op.start_ns, op.end_ns());
         if self.first.is_none() {
             self.first = Some(end);
