@@ -63,8 +63,9 @@ pub fn apply(timeline: Timeline, choice: PhaseChoice) -> Result<(Timeline, Phase
     cut(timeline, choice, phases)
 }
 
-/// Ops from which [`apply_summarized`] works the kernel summary out beside the phases.
-const SUMMARY_BESIDE_OPS: usize = 1 << 16;
+/// Ops from which [`apply_summarized`] works the kernel summary out beside the phases (the
+/// H200 decode captures of tests/fixtures, 50-60 K ops, take both of its ways).
+const SUMMARY_BESIDE_OPS: usize = 1 << 15;
 
 /// [`apply`] and the kernel summary of the timeline it returns. On a large timeline the
 /// summary of the whole run is worked out on a second thread while the phases are found (the
