@@ -51,12 +51,21 @@ pub struct SectionContext<'a> {
     /// The timeline's stream roles, worked out by the first section that asks (three read
     /// them): see [`SectionContext::stream_roles`].
     pub roles: std::sync::OnceLock<Vec<DeviceStreams>>,
+    /// The timeline's launch calls by correlation id, built by the first section that asks
+    /// (the launch and idle-gap sections, which run at once): see
+    /// [`SectionContext::launch_index`].
+    pub launches: std::sync::OnceLock<prof_core::intern::FxHashMap<u64, usize>>,
 }
 
 impl SectionContext<'_> {
     /// The stream roles of `timeline` (the timeline the sections are built from), once.
     pub fn stream_roles(&self, timeline: &Timeline) -> &[DeviceStreams] {
         self.roles.get_or_init(|| prof_core::analysis::streams::stream_roles(timeline, self.families))
+    }
+
+    /// [`Timeline::launch_index`] of `timeline` (the timeline the sections are built from), once.
+    pub fn launch_index(&self, timeline: &Timeline) -> &prof_core::intern::FxHashMap<u64, usize> {
+        self.launches.get_or_init(|| timeline.launch_index())
     }
 }
 

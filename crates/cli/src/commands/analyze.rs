@@ -167,6 +167,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         vendor: &vendor,
         registry,
         roles: Default::default(),
+        launches: Default::default(),
     };
     // The diagnosis and the sections read the same timeline and summary: on two cores at once.
     let (diagnosis, sections) = match (diagnosis, timeline.as_ref()) {

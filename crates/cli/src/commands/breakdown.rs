@@ -273,6 +273,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         vendor: &vendor,
         registry,
         roles: Default::default(),
+        launches: Default::default(),
     };
     let sections = sections::all(&timeline, &context);
     let answer = crate::html_report::Answer { diagnosis: Some(&diagnosis), next: deep_dive.as_deref(), top: args.top };

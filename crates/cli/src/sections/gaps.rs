@@ -16,7 +16,7 @@ const TEXT_STREAMS: usize = 6;
 
 /// The idle gaps, when some device has any.
 pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
-    let devices = idle_gaps_of_roles(timeline, context.stream_roles(timeline));
+    let devices = idle_gaps_of_roles(timeline, context.stream_roles(timeline), context.launch_index(timeline));
     if !devices.iter().any(|d| d.device_gaps.count > 0) {
         return None;
     }

@@ -216,17 +216,16 @@ pub struct Remedy {
 /// One pass over the ops in start order feeds every device's sweeps (device, main stream and
 /// each stream) at once: no per-device or per-stream op lists are built.
 pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
-    idle_gaps_of_roles(timeline, &stream_roles(timeline, families))
+    idle_gaps_of_roles(timeline, &stream_roles(timeline, families), &timeline.launch_index())
 }
 
-/// [`idle_gaps`] with the timeline's [`stream_roles`] given (several analyses read them).
-pub fn idle_gaps_of_roles(timeline: &Timeline, roles: &[DeviceStreams]) -> Vec<DeviceGaps> {
-    let launches: FxHashMap<u64, &HostSpan> = timeline
-        .host
-        .iter()
-        .filter(|s| matches!(s.category, HostCategory::Runtime | HostCategory::Driver))
-        .filter_map(|s| Some((s.correlation?, s)))
-        .collect();
+/// [`idle_gaps`] with the timeline's [`stream_roles`] and [`Timeline::launch_index`] given
+/// (several analyses read them).
+pub fn idle_gaps_of_roles(
+    timeline: &Timeline,
+    roles: &[DeviceStreams],
+    launches: &FxHashMap<u64, usize>,
+) -> Vec<DeviceGaps> {
     let mut host: Vec<&HostSpan> = timeline
         .host
         .iter()

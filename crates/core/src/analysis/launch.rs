@@ -102,7 +102,12 @@ pub struct LaunchStats {
 /// Launch statistics of `timeline`, or `None` when no kernel links to a launch span (a timeline
 /// whose links are all broken gets statistics with no kernels, so the report can say so).
 pub fn launch_stats(timeline: &Timeline) -> Option<LaunchStats> {
-    let launches = timeline.host_by_correlation();
+    launch_stats_of(timeline, &timeline.launch_index())
+}
+
+/// [`launch_stats`] with the timeline's [`Timeline::launch_index`] given (the idle gaps read
+/// it too).
+pub fn launch_stats_of(timeline: &Timeline, launches: &crate::intern::FxHashMap<u64, usize>) -> Option<LaunchStats> {
     let (mut delays, mut durations) = (Vec::new(), Vec::new());
     let (mut broken_links, mut kernel_total_ns, mut shorter, mut short, mut short_ns) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for op in timeline.ops.iter().filter(|op| matches!(op.kind(), OpKind::Kernel | OpKind::Communication)) {
@@ -224,6 +229,21 @@ mod tests {
         assert_eq!((s.short_kernels, s.short_kernel_ns), (3, 12_000));
         assert_eq!(s.verdict, LaunchVerdict::LaunchBound);
         assert!(s.verdict_line.starts_with("launch-bound: 50.0 % of 4 kernels"), "{}", s.verdict_line);
+    }
+
+    /// A kernel whose correlation id a framework span also carries (written after its launch
+    /// call) links to the launch call: the index holds launch calls only, so the framework
+    /// span neither hides the link nor stands in for it.
+    #[test]
+    fn a_framework_span_with_the_same_id_does_not_hide_the_launch() {
+        let mut t = Timeline::new("test");
+        launch(&mut t, 1, 0, 5_000, HostCategory::Runtime);
+        launch(&mut t, 1, 1_000, 1_000, HostCategory::Framework);
+        kernel(&mut t, 1, 10_000, 2_000);
+        assert_eq!(t.launch_index().get(&1), Some(&0));
+        let s = launch_stats(&t).expect("the kernel links to its launch call");
+        assert_eq!((s.kernels, s.broken_links, s.launch_total_ns), (1, 0, 5_000));
+        assert_eq!(s.delay.map(|d| d.max_ns), Some(10_000));
     }
 
     #[test]

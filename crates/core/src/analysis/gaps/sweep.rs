@@ -23,7 +23,8 @@ struct Found {
 /// the framework ops and annotations in start order.
 pub(super) struct Context<'a> {
     pub(super) timeline: &'a Timeline,
-    pub(super) launches: FxHashMap<u64, &'a HostSpan>,
+    /// [`Timeline::launch_index`].
+    pub(super) launches: &'a FxHashMap<u64, usize>,
     pub(super) host: Vec<&'a HostSpan>,
 }
 
@@ -101,8 +102,8 @@ impl Sweep {
         let (start, before) = (self.reach, self.reach_op);
         (self.reach, self.reach_op) = (op_end, after);
         let length = end - start;
-        let launches = (!context.launches.is_empty()).then_some(&context.launches);
-        let launch = op.correlation.get().and_then(|c| launches?.get(&c)).map(|s| s.start_ns);
+        let launches = (!context.launches.is_empty()).then_some(context.launches);
+        let launch = op.correlation.get().and_then(|c| launches?.get(&c)).map(|&i| context.timeline.host[i].start_ns);
         let launch = launch.filter(|&l| l <= end && end - l <= MAX_PLAUSIBLE_DELAY_NS);
         let cause = match launch {
             None => GapCause::Unknown,
