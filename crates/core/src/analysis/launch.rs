@@ -15,7 +15,7 @@
 //!   from [`PARTLY_LAUNCH_BOUND_PCT`] % it is partly launch-bound.
 
 use super::streams::pct;
-use crate::timeline::{HostCategory, OpKind, Timeline};
+use crate::timeline::{OpKind, Timeline};
 use serde::Serialize;
 
 /// A kernel shorter than this, ns, is a short kernel.
@@ -111,12 +111,10 @@ pub fn launch_stats_of(timeline: &Timeline, launches: &crate::intern::FxHashMap<
     let (mut delays, mut durations) = (Vec::new(), Vec::new());
     let (mut broken_links, mut kernel_total_ns, mut shorter, mut short, mut short_ns) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for op in timeline.ops.iter().filter(|op| matches!(op.kind(), OpKind::Kernel | OpKind::Communication)) {
+        // Launch calls only (runtime and driver spans: the index holds nothing else).
         let Some(span) = op.correlation.get().and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i)) else {
             continue;
         };
-        if !matches!(span.category, HostCategory::Runtime | HostCategory::Driver) {
-            continue;
-        }
         let delay = op.start_ns.checked_sub(span.start_ns).filter(|&d| d <= MAX_PLAUSIBLE_DELAY_NS);
         let Some(delay) = delay else {
             broken_links += 1;
@@ -189,7 +187,7 @@ pub fn launch_stats_of(timeline: &Timeline, launches: &crate::intern::FxHashMap<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{DeviceOp, HostSpan};
+    use crate::timeline::{DeviceOp, HostCategory, HostSpan};
 
     fn launch(t: &mut Timeline, corr: u64, start: u64, dur: u64, category: HostCategory) {
         let name = t.intern("cudaLaunchKernel");
