@@ -8,6 +8,7 @@
 //! error names the file and the 1-based line: a missing column (line 1), a row with fewer or
 //! more fields than the header, an unclosed quote, a number that is not one.
 
+use prof_core::digits::eight_digits;
 use prof_core::{Error, Result};
 use std::collections::HashMap;
 use std::fs::File;
@@ -281,7 +282,7 @@ fn plain_u64(text: &str) -> Option<u64> {
     }
     let mut value = 0u64;
     while let Some((chunk, rest)) = bytes.split_first_chunk::<8>() {
-        value = value * 100_000_000 + eight_digits(u64::from_le_bytes(*chunk))?;
+        value = value * 100_000_000 + eight_digits(chunk)?;
         bytes = rest;
     }
     for &byte in bytes {
@@ -292,21 +293,6 @@ fn plain_u64(text: &str) -> Option<u64> {
         value = value * 10 + u64::from(digit);
     }
     Some(value)
-}
-
-/// The number eight ASCII digits spell (the first in the lowest byte), `None` unless all eight
-/// are digits: each byte's high half must be 3 both as it is and with 6 added (so 0 to 9).
-#[inline]
-fn eight_digits(chunk: u64) -> Option<u64> {
-    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
-    const ZEROS: u64 = 0x3030_3030_3030_3030;
-    if chunk & HIGH != ZEROS || chunk.wrapping_add(0x0606_0606_0606_0606) & HIGH != ZEROS {
-        return None;
-    }
-    let mut v = chunk - ZEROS;
-    v = (v * 10 + (v >> 8)) & 0x00FF_00FF_00FF_00FF;
-    v = (v * 100 + (v >> 16)) & 0x0000_FFFF_0000_FFFF;
-    Some((v * 10_000 + (v >> 32)) & 0xFFFF_FFFF)
 }
 
 #[cfg(test)]

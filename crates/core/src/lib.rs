@@ -27,6 +27,7 @@ pub mod deepdive;
 pub mod details_pool;
 mod device_op;
 pub mod diagnosis;
+pub mod digits;
 pub mod door;
 pub mod error;
 pub mod families;
