@@ -266,23 +266,16 @@ impl CsvReader {
         self.consumed.saturating_add(self.len as u64).saturating_add(self.remaining)
     }
 
-    /// From now on split only the fields `0..=last` of each row: the rest are counted (a row
-    /// with the wrong field count is still an error) and the whole row is still checked to be
-    /// UTF-8, but a column after `last` reads as absent. For readers that need a few leading
-    /// columns of a wide table.
-    pub fn split_only_up_to(&mut self, last: usize) {
-        self.splitter.last = Some(last);
-        self.splitter.skip = 0;
-    }
-
-    /// From now on split only the fields `columns` (the rest read as absent), through the
-    /// last of them ([`CsvReader::split_only_up_to`]): a field not asked for costs a bit in a
-    /// mask, not a split, and its quotes are not unescaped.
+    /// From now on split only the fields `columns` of each row; every other column reads as
+    /// absent. The fields after the last of them are counted, not split (a row with the wrong
+    /// field count is still an error, and the whole row is still checked to be UTF-8); one
+    /// before it that is not asked for costs a bit in a mask, not a split, and its quotes are
+    /// not unescaped. For readers that need a few columns of a wide table.
     pub fn split_only(&mut self, columns: impl IntoIterator<Item = usize> + Clone) {
         let last = columns.clone().into_iter().max().unwrap_or(0);
         let wanted = columns.into_iter().filter(|&c| c < 64).fold(0u64, |mask, c| mask | 1 << c);
         self.splitter.last = Some(last);
-        self.splitter.skip = !wanted & if last >= 63 { u64::MAX } else { (1u64 << (last + 1)) - 1 };
+        self.splitter.skip = !wanted & crate::csv_blocks::below(last.saturating_add(1).min(64) as u32);
     }
 
     /// After the last row: the note saying the file's last row was cut short and left out.

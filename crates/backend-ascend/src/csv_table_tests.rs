@@ -70,7 +70,7 @@ fn streamed_fields(
 ) -> Result<Vec<(usize, Vec<String>)>, AscendError> {
     let mut reader = CsvReader::open_with_buffer(path, capacity)?;
     if let Some(last) = last {
-        reader.split_only_up_to(last);
+        reader.split_only(0..=last);
     }
     let columns = last.map_or(reader.header().names().len(), |last| last + 1);
     let mut rows = Vec::new();

@@ -7,7 +7,7 @@
 //! per name the first row's op kind and op type pick the family; per device the busy time is
 //! the union of the op intervals, merged as they come while the rows are in start order (as
 //! the exporters write them); a file out of order is loaded whole instead. Only the leading
-//! columns it needs are split ([`CsvReader::split_only_up_to`]), and a large file is read in
+//! columns it needs are split ([`CsvReader::split_only`]), and a large file is read in
 //! parts on all cores; every sum is an integer, so the parts merge to the same numbers.
 
 use crate::csv_parts;
