@@ -54,7 +54,7 @@ pub struct SectionContext<'a> {
     /// The timeline's launch calls by correlation id, built by the first section that asks
     /// (the launch and idle-gap sections, which run at once): see
     /// [`SectionContext::launch_index`].
-    pub launches: std::sync::OnceLock<prof_core::intern::FxHashMap<u64, usize>>,
+    pub launches: std::sync::OnceLock<prof_core::launch_index::LaunchIndex>,
 }
 
 impl SectionContext<'_> {
@@ -64,7 +64,7 @@ impl SectionContext<'_> {
     }
 
     /// [`Timeline::launch_index`] of `timeline` (the timeline the sections are built from), once.
-    pub fn launch_index(&self, timeline: &Timeline) -> &prof_core::intern::FxHashMap<u64, usize> {
+    pub fn launch_index(&self, timeline: &Timeline) -> &prof_core::launch_index::LaunchIndex {
         self.launches.get_or_init(|| timeline.launch_index())
     }
 }

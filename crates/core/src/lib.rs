@@ -34,6 +34,7 @@ pub mod families;
 pub mod guard;
 pub mod intern;
 pub mod kernel_summary;
+pub mod launch_index;
 pub mod load_budget;
 mod op_order;
 mod op_place;

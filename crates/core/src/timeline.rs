@@ -305,15 +305,9 @@ impl Timeline {
 
     /// The index in [`Timeline::host`] of the launch call (a runtime or driver span) of each
     /// correlation id: what the launch statistics and the idle gaps look a kernel's launch up
-    /// in (one map for both: at 10 M launches it is ~280 MB).
-    pub fn launch_index(&self) -> crate::intern::FxHashMap<u64, usize> {
-        let launch = |span: &HostSpan| matches!(span.category, HostCategory::Runtime | HostCategory::Driver);
-        self.host
-            .iter()
-            .enumerate()
-            .filter(|(_, span)| launch(span))
-            .filter_map(|(index, span)| span.correlation.map(|c| (c, index)))
-            .collect()
+    /// in (one index for both).
+    pub fn launch_index(&self) -> crate::launch_index::LaunchIndex {
+        crate::launch_index::LaunchIndex::of(&self.host)
     }
 }
 

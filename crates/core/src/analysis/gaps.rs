@@ -224,7 +224,7 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
 pub fn idle_gaps_of_roles(
     timeline: &Timeline,
     roles: &[DeviceStreams],
-    launches: &FxHashMap<u64, usize>,
+    launches: &crate::launch_index::LaunchIndex,
 ) -> Vec<DeviceGaps> {
     let mut host: Vec<&HostSpan> = timeline
         .host

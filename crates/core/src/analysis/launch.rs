@@ -107,12 +107,12 @@ pub fn launch_stats(timeline: &Timeline) -> Option<LaunchStats> {
 
 /// [`launch_stats`] with the timeline's [`Timeline::launch_index`] given (the idle gaps read
 /// it too).
-pub fn launch_stats_of(timeline: &Timeline, launches: &crate::intern::FxHashMap<u64, usize>) -> Option<LaunchStats> {
+pub fn launch_stats_of(timeline: &Timeline, launches: &crate::launch_index::LaunchIndex) -> Option<LaunchStats> {
     let (mut delays, mut durations) = (Vec::new(), Vec::new());
     let (mut broken_links, mut kernel_total_ns, mut shorter, mut short, mut short_ns) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for op in timeline.ops.iter().filter(|op| matches!(op.kind(), OpKind::Kernel | OpKind::Communication)) {
         // Launch calls only (runtime and driver spans: the index holds nothing else).
-        let Some(span) = op.correlation.get().and_then(|c| launches.get(&c)).and_then(|&i| timeline.host.get(i)) else {
+        let Some(span) = op.correlation.get().and_then(|c| launches.get(c)).and_then(|i| timeline.host.get(i)) else {
             continue;
         };
         let delay = op.start_ns.checked_sub(span.start_ns).filter(|&d| d <= MAX_PLAUSIBLE_DELAY_NS);
@@ -238,7 +238,7 @@ mod tests {
         launch(&mut t, 1, 0, 5_000, HostCategory::Runtime);
         launch(&mut t, 1, 1_000, 1_000, HostCategory::Framework);
         kernel(&mut t, 1, 10_000, 2_000);
-        assert_eq!(t.launch_index().get(&1), Some(&0));
+        assert_eq!(t.launch_index().get(1), Some(0));
         let s = launch_stats(&t).expect("the kernel links to its launch call");
         assert_eq!((s.kernels, s.broken_links, s.launch_total_ns), (1, 0, 5_000));
         assert_eq!(s.delay.map(|d| d.max_ns), Some(10_000));

@@ -6,7 +6,7 @@ use super::{
     HOST_SPANS_PER_GAP, KERNEL_WAIT_MAX_NS,
 };
 use crate::analysis::launch::MAX_PLAUSIBLE_DELAY_NS;
-use crate::intern::FxHashMap;
+use crate::launch_index::LaunchIndex;
 use crate::timeline::{DeviceOp, HostSpan, Timeline};
 
 /// A gap while the gaps are being measured: op indices, not names yet.
@@ -24,7 +24,7 @@ struct Found {
 pub(super) struct Context<'a> {
     pub(super) timeline: &'a Timeline,
     /// [`Timeline::launch_index`].
-    pub(super) launches: &'a FxHashMap<u64, usize>,
+    pub(super) launches: &'a LaunchIndex,
     pub(super) host: Vec<&'a HostSpan>,
 }
 
@@ -102,8 +102,7 @@ impl Sweep {
         let (start, before) = (self.reach, self.reach_op);
         (self.reach, self.reach_op) = (op_end, after);
         let length = end - start;
-        let launches = (!context.launches.is_empty()).then_some(context.launches);
-        let launch = op.correlation.get().and_then(|c| launches?.get(&c)).map(|&i| context.timeline.host[i].start_ns);
+        let launch = op.correlation.get().and_then(|c| context.launches.get(c)).map(|i| context.timeline.host[i].start_ns);
         let launch = launch.filter(|&l| l <= end && end - l <= MAX_PLAUSIBLE_DELAY_NS);
         let cause = match launch {
             None => GapCause::Unknown,
