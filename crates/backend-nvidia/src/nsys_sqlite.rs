@@ -28,6 +28,7 @@
 //! opens them, with the command that makes the export.
 
 mod activity;
+mod pages;
 mod parts;
 mod raw;
 mod sniff;
@@ -75,14 +76,11 @@ pub struct ExportInfo {
 pub fn load(path: &Path) -> Result<Timeline> {
     let export = Export::open(path)?;
     let mut timeline = Timeline::new(path.display().to_string());
-    if export.has(KERNEL_TABLE) {
-        parts::read_kernels(&export, &mut timeline)?;
+    for table in CUDA_TABLES.into_iter().filter(|table| export.has(table)) {
+        parts::read_table(&export, table, &mut timeline)?;
     }
-    let mut reader = activity::Reader::new(&export)?;
-    for table in [MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE, NVTX_TABLE] {
-        if export.has(table) {
-            reader.read(table, &mut timeline)?;
-        }
+    if export.has(NVTX_TABLE) {
+        activity::Reader::new(&export)?.read(NVTX_TABLE, &mut timeline)?;
     }
     Ok(timeline)
 }
@@ -94,16 +92,9 @@ pub fn load(path: &Path) -> Result<Timeline> {
 pub fn summarize_device_ops(path: &Path, families: &Families) -> Result<KernelSummary> {
     let export = Export::open(path)?;
     let mut timeline = Timeline::new(path.display().to_string());
-    if export.has(KERNEL_TABLE) {
-        parts::read_kernels(&export, &mut timeline)?;
+    for table in [KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE].into_iter().filter(|table| export.has(table)) {
+        parts::read_table(&export, table, &mut timeline)?;
     }
-    let mut reader = activity::Reader::new(&export)?;
-    for table in [MEMCPY_TABLE, MEMSET_TABLE] {
-        if export.has(table) {
-            reader.read(table, &mut timeline)?;
-        }
-    }
-    drop(reader);
     let mut summary = summarize_kernels(&timeline, families);
     let span = match (timeline.span_ns(), host_bounds(&export)?) {
         (Some((lo, hi)), Some((l, h))) => Some((lo.min(l), hi.max(h))),

@@ -91,6 +91,11 @@ pub struct LoadBudget {
 }
 
 impl LoadBudget {
+    /// True when `bytes` more would fit (nothing is counted).
+    pub fn fits(&self, bytes: u64) -> bool {
+        !self.full && self.held.checked_add(bytes).is_some_and(|held| held <= self.limit.unwrap_or_else(memory_budget))
+    }
+
     /// Counts `bytes` more if they fit; false (and full from then on) when they do not.
     pub fn take(&mut self, bytes: u64) -> bool {
         if self.full {

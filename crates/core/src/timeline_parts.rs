@@ -4,7 +4,7 @@
 
 use crate::details_pool::DetailsId;
 use crate::intern::NameId;
-use crate::load_budget::{DETAILS_BYTES, OP_BYTES};
+use crate::load_budget::{DETAILS_BYTES, HOST_BYTES, OP_BYTES};
 use crate::timeline::Timeline;
 
 impl Timeline {
@@ -63,9 +63,20 @@ impl Timeline {
             }
             self.push_counted(op, bytes);
         }
-        for mut span in later.host {
-            span.name = id(span.name);
-            self.push_host(span);
+        let mut host = later.host;
+        if !identity {
+            host.iter_mut().for_each(|span| span.name = id(span.name));
+        }
+        let bytes = HOST_BYTES.saturating_mul(host.len() as u64);
+        if self.load.fits(bytes) && self.load.take(bytes) {
+            // All fit: moved (into a timeline without host spans) or copied at once.
+            if self.host.is_empty() {
+                self.host = host;
+            } else {
+                self.host.extend_from_slice(&host);
+            }
+        } else {
+            host.into_iter().for_each(|span| self.push_host(span));
         }
         for mut series in later.counters {
             series.name = id(series.name);

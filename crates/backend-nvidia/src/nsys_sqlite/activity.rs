@@ -1,8 +1,9 @@
 //! Streams the activity tables of an nsys export into a [`Timeline`], one row at a time,
 //! resolving `StringIds` once per distinct id.
 
+use super::pages::{Record, TablePages};
 use super::raw::{Cell, RawRows};
-use super::{sql_error, Export, KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE};
+use super::{sql_error, Export, KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, NVTX_TABLE, RUNTIME_TABLE};
 use crate::cupti_trace::strip_runtime_version;
 use prof_core::intern::FxHashMap;
 use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpDetails, OpKind, Result, Timeline};
@@ -23,6 +24,20 @@ const RUNTIME_SQL: &str =
 /// Event types 59 (`NvtxPushPopRange`) and 60 (`NvtxStartEndRange`) of `ENUM_NSYS_EVENT_TYPE`.
 const NVTX_SQL: &str = "SELECT start, \"end\", text, textId, globalTid FROM NVTX_EVENTS \
      WHERE eventType IN (59, 60) AND \"end\" IS NOT NULL AND start >= 0";
+
+/// The columns the query of `table` reads, in its order; `None` for a query with a condition
+/// (NVTX: its rows are chosen inside SQLite).
+pub(super) fn columns(table: &str) -> Option<Vec<&'static str>> {
+    let sql = match table {
+        KERNEL_TABLE => KERNEL_SQL,
+        MEMCPY_TABLE => MEMCPY_SQL,
+        MEMSET_TABLE => MEMSET_SQL,
+        RUNTIME_TABLE => RUNTIME_SQL,
+        _ => return None,
+    };
+    let list = sql.strip_prefix("SELECT ")?.split(" FROM ").next()?;
+    Some(list.split(", ").map(|column| column.trim_matches('"')).collect())
+}
 
 /// `copyKind` labels, by `ENUM_CUDA_MEMCPY_OPER` id (0–13 in nsys 2024.6), abbreviated as
 /// CUPTI and older `nsys stats` reports spell them (`[CUDA memcpy HtoD]`).
@@ -114,20 +129,55 @@ impl<'e> Reader<'e> {
                 break;
             }
             at.row += 1;
-            match table {
-                MEMCPY_TABLE | MEMSET_TABLE => {
-                    let (op, details) = self.copy_or_set(row, &at, timeline)?;
-                    timeline.push_op_with(op, details);
-                }
-                RUNTIME_TABLE => {
-                    let span = self.api_call(row, &at, timeline)?;
-                    timeline.push_host(span);
-                }
-                _ => {
-                    let span = self.nvtx_range(row, &at, timeline)?;
-                    timeline.push_host(span);
-                }
+            if table == NVTX_TABLE {
+                let span = self.nvtx_range(row, &at, timeline)?;
+                timeline.push_host(span);
+            } else {
+                self.push_row(row, &at, timeline)?;
             }
+        }
+        Ok(())
+    }
+
+    /// The rows of `table` on the leaves `leaves` of its `pages`, in rowid order: false when
+    /// a row could not be read this way or the timeline filled (SQLite reads the table again,
+    /// to name the row or to stop where the budget does).
+    pub(super) fn read_pages(
+        &mut self,
+        table: &'static str,
+        pages: &TablePages,
+        leaves: std::ops::Range<usize>,
+        timeline: &mut Timeline,
+    ) -> bool {
+        let export = self.export;
+        let mut at = At { path: export.path.as_path(), table, row: 0 };
+        let read = pages.scan(leaves, |record| {
+            at.row += 1;
+            self.push_row(record, &at, timeline)?;
+            if timeline.is_full() {
+                return Err(at.error("the memory budget is spent"));
+            }
+            Ok(())
+        });
+        read.is_ok()
+    }
+
+    /// One row of a device-op or runtime table (`at.table`) onto `timeline`.
+    fn push_row<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<()> {
+        match at.table {
+            KERNEL_TABLE => {
+                let (op, details) = self.kernel(row, at, timeline)?;
+                timeline.push_op_with(op, details);
+            }
+            MEMCPY_TABLE | MEMSET_TABLE => {
+                let (op, details) = self.copy_or_set(row, at, timeline)?;
+                timeline.push_op_with(op, details);
+            }
+            RUNTIME_TABLE => {
+                let span = self.api_call(row, at, timeline)?;
+                timeline.push_host(span);
+            }
+            other => return Err(at.error(format_args!("{other} is not a table of device ops or runtime calls"))),
         }
         Ok(())
     }
@@ -191,7 +241,7 @@ impl<'e> Reader<'e> {
             .or_insert_with(|| timeline.name(name).as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"nccl")))
     }
 
-    fn copy_or_set(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails)> {
+    fn copy_or_set<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails)> {
         let (start, dur) = at.times(row)?;
         let (kind, name) = if at.table == MEMCPY_TABLE {
             let copy_kind: i64 = at.req(row, 6, "copyKind")?;
@@ -211,7 +261,7 @@ impl<'e> Reader<'e> {
         Ok((op, OpDetails { bytes: Some(at.req(row, 5, "bytes")?), ..OpDetails::default() }))
     }
 
-    fn api_call(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<HostSpan> {
+    fn api_call<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<HostSpan> {
         let (start, dur) = at.times(row)?;
         let category = match at.req::<i64>(row, 2, "eventClass")? {
             0 => HostCategory::Runtime,
@@ -342,6 +392,17 @@ impl Cells for Row<'_> {
             Ok(ValueRef::Integer(value)) => Ok(Some(value)),
             Ok(ValueRef::Null) => Ok(None),
             _ => self.get::<_, Option<i64>>(index).map_err(|e| at.error(format_args!("column {column}: {e}"))),
+        }
+    }
+}
+
+impl Cells for Record<'_> {
+    #[inline]
+    fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>> {
+        match self.cell(index) {
+            Cell::Int(value) => Ok(Some(value)),
+            Cell::Null => Ok(None),
+            Cell::Other(what) => Err(at.error(format_args!("column {column} holds {what}, not an integer"))),
         }
     }
 }

@@ -1,10 +1,12 @@
-//! The kernel table of a large nsys export read in parts at once, one thread and one
-//! read-only connection each, by rowid range: the parts, joined in rowid order
-//! ([`Timeline::append`]), give the timeline one reader gives. When a part fails (a bad row,
-//! its share of the memory budget spent, a table without rowids), the table is read again by
-//! one reader, so an error names the right row.
+//! The large tables of an nsys export read in parts at once, one thread and one read-only
+//! connection each: from the table's own pages ([`TablePages`]: its leaves split into runs)
+//! where the file allows, else the kernel table by rowid range through SQLite. The parts,
+//! joined in rowid order ([`Timeline::append`]), give the timeline one reader gives. When a
+//! part fails (a bad row, its share of the memory budget spent, a table without rowids), the
+//! table is read again by one SQLite reader, so an error names the right row.
 
-use super::activity::Reader;
+use super::activity::{columns, Reader};
+use super::pages::TablePages;
 use super::{open_read_only, Export, KERNEL_TABLE};
 use prof_core::{Result, Timeline};
 
@@ -12,9 +14,22 @@ use prof_core::{Result, Timeline};
 const PARALLEL_MIN_ROWS: i64 = 1 << 20;
 /// Rows of a part.
 const PART_ROWS: i64 = 1 << 20;
+/// Leaf pages of a part read from the pages (64 MB of 4 KB pages: ~1 M kernels, whose ops,
+/// over the allocator's 32 MB mmap threshold, go back to the system once joined: in parts
+/// of a quarter of that the freed parts stayed in the threads' arenas, 20 MB more at 10 M).
+const PART_LEAVES: usize = 16384;
 
-/// Appends the kernels of `export` to `timeline`.
-pub(super) fn read_kernels(export: &Export, timeline: &mut Timeline) -> Result<()> {
+/// Appends the rows of `table` (a table of device ops or runtime calls) of `export` to
+/// `timeline`.
+pub(super) fn read_table(export: &Export, table: &'static str, timeline: &mut Timeline) -> Result<()> {
+    let pages = columns(table).and_then(|names| TablePages::open(&export.path, &export.conn, table, &names));
+    if let Some(joined) = pages.and_then(|pages| by_pages(export, table, &pages)) {
+        timeline.append(joined);
+        return Ok(());
+    }
+    if table != KERNEL_TABLE {
+        return Reader::new(export)?.read(table, timeline);
+    }
     let parts = kernel_rowids(export).filter(|&(lo, hi)| hi - lo >= PARALLEL_MIN_ROWS).and_then(|(lo, hi)| {
         let workers = prof_core::text_parts::workers();
         // Parts of about a million rows each, joined one at a time, each copied once.
@@ -27,6 +42,28 @@ pub(super) fn read_kernels(export: &Export, timeline: &mut Timeline) -> Result<(
         return Ok(());
     }
     Reader::new(export)?.read(KERNEL_TABLE, timeline)
+}
+
+/// The rows of `table` read from its `pages` in runs of [`PART_LEAVES`] leaves on every core,
+/// joined in order; `None` when a part failed.
+fn by_pages(export: &Export, table: &'static str, pages: &TablePages) -> Option<Timeline> {
+    let leaves = pages.leaves();
+    let parts = leaves.div_ceil(PART_LEAVES).max(1);
+    let budget = prof_core::load_budget::memory_budget() / parts as u64;
+    let source = export.path.display().to_string();
+    let (path, tables, info) = (&export.path, &export.tables, &export.info);
+    let work = |k: usize| {
+        // A connection is not shared between threads: each part opens its own (for StringIds).
+        let own =
+            Export { path: path.clone(), conn: open_read_only(path).ok()?, tables: tables.clone(), info: info.clone() };
+        let mut part = Timeline::with_memory_budget(source.as_str(), budget);
+        let range = k * PART_LEAVES..((k + 1) * PART_LEAVES).min(leaves);
+        let read = Reader::new(&own).ok()?.read_pages(table, pages, range, &mut part);
+        read.then_some(part)
+    };
+    prof_core::text_parts::run_parts_joined(parts, work, Timeline::new(source.as_str()), |whole, part| {
+        whole.append(part);
+    })
 }
 
 /// The first and last rowid of the kernel table; `None` when it is empty or has no rowids.
