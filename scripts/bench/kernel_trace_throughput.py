@@ -17,11 +17,19 @@
              polars reading the same rows through connectorx, then group_by; DuckDB's sqlite
              scanner on the same query where its extension loads (it is downloaded on first
              use: offline it is skipped, and the script says so).
+  nsys-launches: the same, and the fixture's one cudaLaunchKernel row of
+             CUPTI_ACTIVITY_KIND_RUNTIME inserted with each kernel, shifted alike (start and end
+             by the index x 3 ms, correlationId by 10 + 2 x the index in both tables, clear of
+             the fixture's other calls' ids): a launch per kernel, as every real export has (the
+             plain nsys file has 12 runtime rows for 10 M kernels). Peers read the same rows and
+             join each kernel to its launch: python sqlite3 `GROUP BY demangledName` over the
+             join (count, sum of durations, sum of launch delays); polars reading both tables
+             through connectorx, joined on correlationId, then group_by.
 Each run prints wall time, MB/s, M rows/s and peak RSS (/usr/bin/time) of prof and of each
 peer, checks that all give the same kernel count and total time (exits non-zero if not), and
 ends with prof's ratio to the fastest peer. polars and DuckDB are run when importable
 (`pip install --target DIR polars duckdb pandas connectorx`, then PYTHONPATH=DIR).
-Usage: kernel_trace_throughput.py PROF_BINARY rocprofv3|nsys [KERNELS] [--keep] [--prof-only]
+Usage: kernel_trace_throughput.py PROF_BINARY rocprofv3|nsys|nsys-launches [KERNELS] [--keep] [--prof-only]
 The big file lives under /tmp/prof-bench and is deleted at the end unless --keep.
 """
 import csv
@@ -103,6 +111,32 @@ rows = c.execute('SELECT s.value, count(*), sum(k."end" - k.start) FROM n.CUPTI_
 print(json.dumps({"kernels": sum(r[1] for r in rows), "total_ns": int(sum(r[2] for r in rows)), "names": len(rows)}))
 """
 
+POLARS_SQLITE_LAUNCHES = """
+import json, resource, sys, time
+t0 = time.monotonic()
+import polars as pl
+uri = "sqlite://" + sys.argv[1]
+k = pl.read_database_uri('SELECT demangledName, start, "end", correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL', uri,
+                         engine="connectorx")
+r = pl.read_database_uri('SELECT correlationId, start AS launch FROM CUPTI_ACTIVITY_KIND_RUNTIME', uri,
+                         engine="connectorx")
+j = k.join(r, on="correlationId", how="left")
+by_name = j.group_by("demangledName").agg(pl.len().alias("count"), (pl.col("end") - pl.col("start")).sum().alias("sum"),
+                                          (pl.col("start") - pl.col("launch")).sum().alias("delay"))
+out = {"wall_s": time.monotonic() - t0, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+       "kernels": int(by_name["count"].sum()), "total_ns": int(by_name["sum"].sum()), "names": by_name.height}
+print(json.dumps(out))
+"""
+
+SQLITE_LAUNCHES = """
+import json, sqlite3, sys
+c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
+rows = c.execute("SELECT s.value, count(*), sum(k.end - k.start), sum(k.start - r.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                 "LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+                 "JOIN StringIds s ON s.id = k.demangledName GROUP BY k.demangledName").fetchall()
+print(json.dumps({"kernels": sum(r[1] for r in rows), "total_ns": sum(r[2] for r in rows), "names": len(rows)}))
+"""
+
 SQLITE = """
 import json, sqlite3, sys
 c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
@@ -141,7 +175,7 @@ def build_rocprof(kernels, path):
     return copies * len(body)
 
 
-def build_nsys(kernels, path):
+def build_nsys(kernels, path, launches=False):
     if os.path.exists(path):
         return kernels
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -153,16 +187,37 @@ def build_nsys(kernels, path):
     c.execute("PRAGMA journal_mode=OFF")
     c.execute("PRAGMA synchronous=OFF")
 
+    # With launches, ids step by 2 (another call between launches, as in real runs) past the
+    # fixture's own calls' ids, which no copy may take.
+    step, gap = (2, 10) if launches else (1, 0)
+
     def rows():
         for i in range(1, kernels):
             r = list(row)
             r[i_start] += i * NSYS_SHIFT_NS
             r[i_end] += i * NSYS_SHIFT_NS
-            r[i_corr] += i
+            r[i_corr] += gap + step * i
             yield r
 
     marks = ",".join("?" * len(names))
     c.executemany(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ({marks})", rows())
+    if launches:
+        # The kernel's own launch call (its correlationId), copied with each kernel.
+        api = [r[1] for r in c.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_RUNTIME)")]
+        (launch,) = c.execute("SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = ?",
+                              (row[i_corr],)).fetchall()
+        a_start, a_end, a_corr = api.index("start"), api.index("end"), api.index("correlationId")
+
+        def calls():
+            for i in range(1, kernels):
+                r = list(launch)
+                r[a_start] += i * NSYS_SHIFT_NS
+                r[a_end] += i * NSYS_SHIFT_NS
+                r[a_corr] += gap + step * i
+                yield r
+
+        api_marks = ",".join("?" * len(api))
+        c.executemany(f"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ({api_marks})", calls())
     c.commit()
     c.close()
     os.rename(path + ".tmp", path)
@@ -202,8 +257,17 @@ def main():
         version = importable("duckdb")
         if version:
             peers.append((f"duckdb {version} sqlite scanner GROUP BY", DUCKDB_SQLITE))
+    elif kind == "nsys-launches":
+        path = f"/tmp/prof-bench/nsys-launches-{kernels}/report.sqlite"
+        rows = build_nsys(kernels, path, launches=True)
+        peers.append((f"python sqlite3 {sqlite3.sqlite_version} kernels LEFT JOIN launches GROUP BY", SQLITE_LAUNCHES))
+        if importable("polars") and importable("connectorx"):
+            peers.append((f"polars {importable('polars')} both tables via connectorx, join + group_by",
+                          POLARS_SQLITE_LAUNCHES))
+        else:
+            print("polars with connectorx: not importable, skipped")
     else:
-        sys.exit("kind must be rocprofv3 or nsys")
+        sys.exit("kind must be rocprofv3, nsys or nsys-launches")
     size = os.path.getsize(path) / 1e6
     print(f"file: {path} ({size:.0f} MB, {rows} kernels)")
     settle(path)
