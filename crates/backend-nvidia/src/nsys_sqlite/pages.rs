@@ -154,7 +154,8 @@ impl TablePages {
         let leaves = self.leaves.get(range).ok_or(None)?;
         let per_run = (RUN_BYTES / self.page_size).max(1);
         let mut run = vec![0u8; per_run * self.page_size];
-        let mut record = Record { rowid: 0, payload: Vec::new(), cells: Vec::new(), places: &self.places };
+        let mut cells = Vec::with_capacity(self.width);
+        let mut spill = Vec::new();
         let mut next = 0;
         while next < leaves.len() {
             // Consecutive page numbers are read at once.
@@ -166,26 +167,28 @@ impl TablePages {
             let bytes = &mut run[..count * self.page_size];
             self.read_pages(&mut file, first, bytes).ok_or(None)?;
             for page in bytes.chunks_exact(self.page_size) {
-                self.leaf(&mut file, page, &mut record, &mut row)?;
+                self.leaf(&mut file, page, &mut cells, &mut spill, &mut row)?;
             }
             next += count;
         }
         Ok(())
     }
 
-    /// The records of one leaf page.
+    /// The records of one leaf page; `cells` and `spill` (an overflowing record's payload)
+    /// are reused from record to record.
     fn leaf<E>(
         &self,
         file: &mut File,
         page: &[u8],
-        record: &mut Record,
+        cells: &mut Vec<(u64, usize)>,
+        spill: &mut Vec<u8>,
         row: &mut impl FnMut(&Record) -> Result<(), E>,
     ) -> Result<(), Option<E>> {
         if page[0] != 0x0D {
             return Err(None);
         }
-        let cells = usize::from(u16::from_be_bytes([page[3], page[4]]));
-        for k in 0..cells {
+        let count = usize::from(u16::from_be_bytes([page[3], page[4]]));
+        for k in 0..count {
             let pointer = page.get(8 + 2 * k..10 + 2 * k).ok_or(None)?;
             let at = usize::from(u16::from_be_bytes([pointer[0], pointer[1]]));
             let (size, used) = varint(page.get(at..).ok_or(None)?).ok_or(None)?;
@@ -193,17 +196,19 @@ impl TablePages {
             let start = at + used + used_too;
             // No record holds more than the file.
             let size = usize::try_from(size).ok().filter(|&s| s as u64 <= self.pages * self.usable as u64).ok_or(None)?;
-            record.rowid = rowid as i64;
-            record.payload.clear();
             let local = self.local_size(size);
-            record.payload.extend_from_slice(page.get(start..start + local).ok_or(None)?);
+            let mut payload = page.get(start..start + local).ok_or(None)?;
             if local < size {
                 let link = page.get(start + local..start + local + 4).ok_or(None)?;
                 let next = u32::from_be_bytes(link.try_into().map_err(|_| None)?);
-                self.overflow(file, next, size, &mut record.payload).map_err(|()| None)?;
+                spill.clear();
+                spill.extend_from_slice(payload);
+                self.overflow(file, next, size, spill).map_err(|()| None)?;
+                payload = spill;
             }
-            record.decode(self.width).ok_or(None)?;
-            row(record).map_err(Some)?;
+            decode(payload, self.width, cells).ok_or(None)?;
+            let record = Record { rowid: rowid as i64, payload, cells, places: &self.places };
+            row(&record).map_err(Some)?;
         }
         Ok(())
     }
@@ -275,28 +280,39 @@ fn places(conn: &Connection, table: &str, columns: &[&str]) -> Option<Vec<Place>
 /// decoded.
 pub(super) struct Record<'p> {
     rowid: i64,
-    payload: Vec<u8>,
-    cells: Vec<(u64, usize)>,
+    payload: &'p [u8],
+    cells: &'p [(u64, usize)],
     places: &'p [Place],
 }
 
-impl Record<'_> {
-    /// Reads the header's serial types of the first `width` columns (fewer in a short
-    /// record); `None` when the header is damaged.
-    fn decode(&mut self, width: usize) -> Option<()> {
-        self.cells.clear();
-        let (header, mut at) = varint(&self.payload)?;
-        let header = usize::try_from(header).ok().filter(|&h| h <= self.payload.len())?;
-        let mut offset = header;
-        while at < header && self.cells.len() < width {
-            let (serial, used) = varint(&self.payload[at..header])?;
-            at += used;
-            self.cells.push((serial, offset));
-            offset = offset.checked_add(serial_size(serial)?)?;
-        }
-        (offset <= self.payload.len()).then_some(())
+/// Reads the serial types of the first `width` columns of the record `payload` (fewer in a
+/// short record) into `cells`, with where each value starts; `None` when the header is damaged.
+#[inline]
+fn decode(payload: &[u8], width: usize, cells: &mut Vec<(u64, usize)>) -> Option<()> {
+    cells.clear();
+    let (header, mut at) = varint(payload)?;
+    let header = usize::try_from(header).ok().filter(|&h| h <= payload.len())?;
+    let mut offset = header;
+    while at < header && cells.len() < width {
+        // Nearly every serial type is one byte (integers, NULL, short text).
+        let serial = match payload[at] {
+            byte if byte < 0x80 => {
+                at += 1;
+                u64::from(byte)
+            }
+            _ => {
+                let (serial, used) = varint(&payload[at..header])?;
+                at += used;
+                serial
+            }
+        };
+        cells.push((serial, offset));
+        offset = offset.checked_add(serial_size(serial)?)?;
     }
+    (offset <= payload.len()).then_some(())
+}
 
+impl Record<'_> {
     /// The asked column `index`, as SQLite's `sqlite3_column_type` and `_int64` give it.
     #[inline]
     pub(super) fn cell(&self, index: usize) -> Cell {
@@ -334,16 +350,19 @@ impl Record<'_> {
     }
 }
 
+/// Bytes of a value of each serial type below 12 (10 and 11 are reserved: [`RESERVED`]).
+const SIZES: [u8; 12] = [0, 1, 2, 3, 4, 6, 8, 8, 0, 0, RESERVED, RESERVED];
+/// The size of a reserved serial type in [`SIZES`].
+const RESERVED: u8 = u8::MAX;
+
 /// Bytes of a value of serial type `serial`; `None` for the reserved types.
+#[inline]
 fn serial_size(serial: u64) -> Option<usize> {
-    Some(match serial {
-        0 | 8 | 9 => 0,
-        1..=4 => serial as usize,
-        5 => 6,
-        6 | 7 => 8,
-        10 | 11 => return None,
-        n => usize::try_from((n - 12) / 2).ok()?,
-    })
+    if serial >= 12 {
+        return usize::try_from((serial - 12) / 2).ok();
+    }
+    let size = SIZES[serial as usize];
+    (size != RESERVED).then_some(usize::from(size))
 }
 
 /// An SQLite varint at the start of `bytes`: its value and length (1–9 bytes).
