@@ -317,7 +317,7 @@ pub fn load_hip_api<R: BufRead>(mut csv: CsvReader<R>, corr_base: u64, timeline:
             tid: csv.u64(&r, tid)?,
             start_ns,
             dur_ns,
-            correlation: Some(corr_base | csv.u64(&r, corr)?),
+            correlation: Some(corr_base | csv.u64(&r, corr)?).into(),
         };
         timeline.push_host(span);
         added += 1;

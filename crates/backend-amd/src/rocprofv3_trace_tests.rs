@@ -93,7 +93,7 @@ fn copies_and_hip_calls() {
     // Correlation_Id 17.
     assert_eq!(t.host.iter().map(|h| h.dur_ns).sum::<u64>(), 476_345_901);
     let last = t.host.last().unwrap();
-    assert_eq!((t.name(last.name), last.pid, last.correlation), ("hipMemcpyAsync", 15, Some(17)));
+    assert_eq!((t.name(last.name), last.pid, last.correlation.get()), ("hipMemcpyAsync", 15, Some(17)));
     assert!(t.host.iter().all(|h| h.category == HostCategory::Runtime));
     let s = summarize_kernels(&t, &Families::builtin());
     assert_eq!(s.family_ns(Family::Memcpy), 329_162);

@@ -114,7 +114,7 @@ impl Flows {
             .ops
             .iter()
             .filter_map(|o| o.correlation.get())
-            .chain(timeline.host.iter().filter_map(|h| h.correlation))
+            .chain(timeline.host.iter().filter_map(|h| h.correlation.get()))
             .max()
             .map_or(0, |m| m.saturating_add(1));
         let mut links = FlowLinks::default();
@@ -136,8 +136,9 @@ impl Flows {
                     continue;
                 }
                 let span = &mut timeline.host[host];
-                let id = *span.correlation.get_or_insert_with(|| {
+                let id = span.correlation.get().unwrap_or_else(|| {
                     next += 1;
+                    span.correlation = Some(next - 1).into();
                     next - 1
                 });
                 timeline.ops[op].correlation = Some(id).into();

@@ -98,7 +98,7 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
                             tid,
                             start_ns: start,
                             dur_ns: dur,
-                            correlation: if process == "CANN" { correlation } else { None },
+                            correlation: if process == "CANN" { correlation } else { None }.into(),
                         })
                     }
                 }

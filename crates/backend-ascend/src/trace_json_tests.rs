@@ -136,7 +136,7 @@ fn flows_bind_to_the_innermost_enclosing_slice() {
     let span = t.host.iter().find(|s| t.name(s.name) == "Node@launch").unwrap();
     assert!(span.correlation.is_some());
     assert_eq!(t.ops[0].correlation, span.correlation);
-    assert!(t.host.iter().find(|s| t.name(s.name) == "AscendCL@outer").unwrap().correlation.is_none());
+    assert!(t.host.iter().find(|s| t.name(s.name) == "AscendCL@outer").unwrap().correlation.get().is_none());
     // A hand-made async_npu flow (the recording has none without a HostToDevice twin): it links
     // a framework op to a task with no launch link, and never overrides a launch link.
     let framework = br#"[{"ph":"M","name":"process_name","pid":2,"args":{"name":"Ascend Hardware"}},

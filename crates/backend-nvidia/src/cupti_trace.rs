@@ -309,7 +309,7 @@ impl Reader<'_> {
             tid: u64::from(api.tid),
             start_ns: start,
             dur_ns: dur,
-            correlation: self.correlation(api.correlation),
+            correlation: self.correlation(api.correlation).into(),
         })
     }
 }

@@ -248,7 +248,7 @@ fn host_span<W: Write>(span: &HostSpan, name: &str, w: &mut EventWriter<W>) -> i
     micros(out, span.start_ns)?;
     raw(out, ",\"dur\":")?;
     micros(out, span.dur_ns)?;
-    match span.correlation {
+    match span.correlation.get() {
         Some(correlation) => {
             field(out, ",\"args\":{\"correlation\":", correlation)?;
             raw(out, "}}")

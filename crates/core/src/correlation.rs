@@ -58,6 +58,20 @@ impl Serialize for Correlation {
     }
 }
 
+/// Serialized as the id or null, as `Option<u64>` is.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Correlation {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <Option<u64>>::schema_name()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Option<u64>>::json_schema(generator)
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

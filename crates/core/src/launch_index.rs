@@ -45,7 +45,7 @@ fn is_launch(span: &HostSpan) -> bool {
 impl LaunchIndex {
     /// The index of the launch calls among `host`.
     pub fn of(host: &[HostSpan]) -> Self {
-        let ids = || host.iter().enumerate().filter(|(_, s)| is_launch(s)).filter_map(|(i, s)| Some((s.correlation?, i)));
+        let ids = || host.iter().enumerate().filter(|(_, s)| is_launch(s)).filter_map(|(i, s)| Some((s.correlation.get()?, i)));
         let (mut count, mut low, mut high) = (0u64, u64::MAX, 0u64);
         for (id, _) in ids() {
             count += 1;
@@ -103,14 +103,14 @@ mod tests {
     use crate::test_random::XorShift;
 
     fn span(category: HostCategory, correlation: Option<u64>) -> HostSpan {
-        HostSpan { name: NameId(0), category, pid: 1, tid: 1, start_ns: 0, dur_ns: 1, correlation }
+        HostSpan { name: NameId(0), category, pid: 1, tid: 1, start_ns: 0, dur_ns: 1, correlation: correlation.into() }
     }
 
     /// The rule written plainly: the last launch span of each id.
     fn plain(host: &[HostSpan]) -> FxHashMap<u64, usize> {
         let mut map = FxHashMap::default();
         for (i, s) in host.iter().enumerate() {
-            if let (true, Some(c)) = (is_launch(s), s.correlation) {
+            if let (true, Some(c)) = (is_launch(s), s.correlation.get()) {
                 map.insert(c, i);
             }
         }

@@ -156,7 +156,7 @@ mod tests {
             tid: 1,
             start_ns: 10_000,
             dur_ns: 5,
-            correlation: None,
+            correlation: None.into(),
         });
         joined.append(later);
 

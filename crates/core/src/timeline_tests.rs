@@ -17,7 +17,7 @@ fn span_covers_device_and_host_and_links_by_correlation() {
         tid: 1,
         start_ns: 900,
         dur_ns: 20,
-        correlation: Some(42),
+        correlation: Some(42).into(),
     });
     assert_eq!(t.span_ns(), Some((900, 1_500)));
     let index = t.host_by_correlation()[&42];
@@ -40,7 +40,7 @@ fn a_spent_budget_stops_the_timeline_and_says_so() {
         tid: 1,
         start_ns: 0,
         dur_ns: 1,
-        correlation: None,
+        correlation: None.into(),
     });
     assert_eq!((t.ops.len(), t.host.len()), (3, 0));
     assert!(t.is_full());
@@ -116,4 +116,13 @@ fn a_device_op_is_40_bytes() {
     // what 10 M ops cost (400 MB).
     assert_eq!(std::mem::size_of::<DeviceOp>(), 40);
     assert_eq!(OP_BYTES, 40);
+}
+
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn a_host_span_is_48_bytes() {
+    // Start, duration, tid, correlation (8 bytes, none included), name, pid and category: at
+    // a launch per kernel, 10 M launches cost 480 MB (560 with an `Option<u64>` id).
+    assert_eq!(std::mem::size_of::<HostSpan>(), 48);
+    assert_eq!(crate::load_budget::HOST_BYTES, 48);
 }

@@ -126,7 +126,7 @@ fn re_prefill_only_where_transformer_inference_steps_grow() {
         tid: 1,
         start_ns: 0,
         dur_ns: 10,
-        correlation: None,
+        correlation: None.into(),
     });
     assert!(report(&training).get(DiagnosisKind::RePrefill).is_none());
     // Training told from its kernels alone (a CUPTI trace has no autograd spans).
@@ -202,7 +202,7 @@ fn host_syncs_only_when_several_a_step() {
                 tid: 1,
                 start_ns: i * 10,
                 dur_ns: 3,
-                correlation: None,
+                correlation: None.into(),
             });
         }
         report(&t)

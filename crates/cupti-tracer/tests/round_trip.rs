@@ -115,7 +115,7 @@ fn written_records_load_back_field_for_field() {
     assert_eq!((t.name(launch.name), launch.category), ("cudaLaunchKernel", HostCategory::Runtime));
     assert_eq!((launch.pid, launch.tid, launch.start_ns, launch.dur_ns), (31_337, 31_338, 6_000, 250));
     assert_eq!(
-        (t.name(copy.name), copy.category, copy.correlation),
+        (t.name(copy.name), copy.category, copy.correlation.get()),
         ("cuMemcpyHtoDAsync_v2", HostCategory::Driver, Some(42))
     );
     assert_eq!(t.host_by_correlation()[&41], 0);

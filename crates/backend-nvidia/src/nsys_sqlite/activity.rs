@@ -285,7 +285,7 @@ impl<'e> Reader<'e> {
             }
         };
         let correlation = at.opt(row, 4, "correlationId")?;
-        Ok(HostSpan { name, category, pid, tid, start_ns: start, dur_ns: dur, correlation })
+        Ok(HostSpan { name, category, pid, tid, start_ns: start, dur_ns: dur, correlation: correlation.into() })
     }
 
     fn nvtx_range(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<HostSpan> {
@@ -304,7 +304,7 @@ impl<'e> Reader<'e> {
             tid,
             start_ns: start,
             dur_ns: dur,
-            correlation: None,
+            correlation: None.into(),
         })
     }
 

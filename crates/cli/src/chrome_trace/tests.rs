@@ -20,7 +20,7 @@ fn escapes_names_links_launches_and_keeps_nanoseconds() {
         tid: 301,
         start_ns: 999_000,
         dur_ns: 10,
-        correlation: Some(9),
+        correlation: Some(9).into(),
     });
     t.counters.push(CounterSeries { name: clock, device: Some(1), unit: Some(mhz), points: vec![(5, 1980.0)] });
     let mut bytes = Vec::new();
@@ -59,7 +59,7 @@ fn writes_a_million_ops_quickly() {
             tid,
             start_ns,
             dur_ns,
-            correlation: Some(i),
+            correlation: Some(i).into(),
         });
     }
     let mut bytes = Vec::with_capacity(600 << 20);

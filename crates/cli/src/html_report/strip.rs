@@ -244,7 +244,7 @@ mod tests {
                 tid: 2,
                 start_ns: 0,
                 dur_ns: 500_000,
-                correlation: None,
+                correlation: None.into(),
             });
         }
         let families = FxHashMap::from_iter([(gemm, Family::Gemm), (norm, Family::Norm)]);

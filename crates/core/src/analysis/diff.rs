@@ -386,7 +386,7 @@ mod tests {
                     tid: 1,
                     start_ns: at,
                     dur_ns: 1,
-                    correlation: None,
+                    correlation: None.into(),
                 };
                 t.host.push(span);
             }
@@ -408,7 +408,7 @@ mod tests {
             tid: 1,
             start_ns: 0,
             dur_ns: 1,
-            correlation: None,
+            correlation: None.into(),
         });
         let (sa, sb) = (summarize_kernels(&eager, &families), summarize_kernels(&graph, &families));
         let diff = diff_profiles(

@@ -5,7 +5,7 @@ use crate::timeline::{DeviceOp, OpKind};
 
 fn host(t: &mut Timeline, name: &str, category: HostCategory, start: u64, dur: u64, correlation: Option<u64>) {
     let name = t.intern(name);
-    t.host.push(HostSpan { name, category, pid: 1, tid: 1, start_ns: start, dur_ns: dur, correlation });
+    t.host.push(HostSpan { name, category, pid: 1, tid: 1, start_ns: start, dur_ns: dur, correlation: correlation.into() });
 }
 
 fn op(t: &mut Timeline, name: &str, stream: u64, start: u64, dur: u64, correlation: Option<u64>) {
@@ -89,10 +89,10 @@ fn large_timelines_stay_near_linear() {
             tid: 1,
             start_ns: (i * 1_000).saturating_sub(300),
             dur_ns: 50,
-            correlation: Some(i),
+            correlation: Some(i).into(),
         };
         t.host.push(span.clone());
-        t.host.push(HostSpan { name: cpu, category: HostCategory::Framework, correlation: None, ..span });
+        t.host.push(HostSpan { name: cpu, category: HostCategory::Framework, correlation: None.into(), ..span });
     }
     let families = Families::builtin();
     let found = idle_gaps(&t, &families);

@@ -365,7 +365,7 @@ mod tests {
                 tid: 1,
                 start_ns: start,
                 dur_ns: 1_000,
-                correlation: None,
+                correlation: None.into(),
             });
         }
         let launch = t.intern("cudaLaunchKernel");
@@ -376,7 +376,7 @@ mod tests {
             tid: 1,
             start_ns: 990,
             dur_ns: 5,
-            correlation: Some(9),
+            correlation: Some(9).into(),
         });
         let k = t.intern("k");
         let mut late = DeviceOp::new(OpKind::Kernel, k, 0, 7, 1_200, 10);
