@@ -69,6 +69,8 @@ pub(super) struct Reader<'e> {
     api_names: FxHashMap<i64, NameId>,
     copy_names: FxHashMap<i64, NameId>,
     nccl: FxHashMap<NameId, bool>,
+    /// The name ids, name and kind of the last kernel read.
+    last_kernel: Option<([Option<i64>; 2], NameId, OpKind)>,
 }
 
 impl<'e> Reader<'e> {
@@ -84,6 +86,7 @@ impl<'e> Reader<'e> {
             api_names: FxHashMap::default(),
             copy_names: FxHashMap::default(),
             nccl: FxHashMap::default(),
+            last_kernel: None,
         })
     }
 
@@ -201,8 +204,17 @@ impl<'e> Reader<'e> {
 
     fn kernel<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails)> {
         let (start, dur) = at.times(row)?;
-        let name = self.kernel_name(row, at, timeline)?;
-        let kind = if self.is_nccl(name, timeline) { OpKind::Communication } else { OpKind::Kernel };
+        let ids: [Option<i64>; 2] = [at.opt(row, 5, "demangledName")?, at.opt(row, 6, "shortName")?];
+        // Kernels come in runs of one name: the last one's name and kind, without a look-up.
+        let (name, kind) = match self.last_kernel {
+            Some((last, name, kind)) if last == ids => (name, kind),
+            _ => {
+                let name = self.kernel_name(ids, at, timeline)?;
+                let kind = if self.is_nccl(name, timeline) { OpKind::Communication } else { OpKind::Kernel };
+                self.last_kernel = Some((ids, name, kind));
+                (name, kind)
+            }
+        };
         let mut op = DeviceOp::new(kind, name, at.req(row, 2, "deviceId")?, at.req(row, 3, "streamId")?, start, dur);
         op.correlation = at.opt(row, 4, "correlationId")?.into();
         let dims = |first: usize, names: [&str; 3]| -> Result<[u32; 3]> {
@@ -223,8 +235,8 @@ impl<'e> Reader<'e> {
         Ok((op, details))
     }
 
-    fn kernel_name<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<NameId> {
-        let ids: [Option<i64>; 2] = [at.opt(row, 5, "demangledName")?, at.opt(row, 6, "shortName")?];
+    /// The name of a kernel whose `demangledName` and `shortName` ids are `ids`.
+    fn kernel_name(&mut self, ids: [Option<i64>; 2], at: &At, timeline: &mut Timeline) -> Result<NameId> {
         for id in ids.into_iter().flatten() {
             let name = self.string(id, at, timeline)?;
             if !timeline.name(name).is_empty() {
