@@ -279,3 +279,27 @@ fn older_exports_read_with_their_metadata_table_or_none() {
         }
     }
 }
+
+/// The newest export schema among the fixtures (nsys 2026.1.1, 3.24.14), whose tables are
+/// read from the file's pages: the numbers python's sqlite3 gives (SOURCES.md), and each
+/// kernel linked to its launch call.
+#[test]
+fn nsys_2026_export_reads_as_sqlite_counts_it() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/nvidia/nsys/sqlite/testcuda_rtx4060ti_nsys2026.1.1_schema3.24.14_report1.sqlite");
+    assert_eq!(export_info(&path).unwrap().schema_version, "3.24.14");
+    let t = load(&path).unwrap();
+    for (kind, totals) in [(OpKind::Kernel, (4, 536_542)), (OpKind::Memcpy, (12, 91_646_179))] {
+        let ops: Vec<_> = t.ops.iter().filter(|o| o.kind() == kind).collect();
+        assert_eq!((ops.len(), ops.iter().map(|o| o.dur_ns).sum::<u64>()), totals, "{kind:?}");
+    }
+    let bytes: u64 =
+        t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).filter_map(|o| t.details_of(o)?.bytes).sum();
+    assert_eq!(bytes, 1_200_000_000);
+    let categories = |c: HostCategory| t.host.iter().filter(|s| s.category == c).count();
+    assert_eq!((categories(HostCategory::Runtime), categories(HostCategory::Driver)), (43, 1));
+    let kernel = t.ops.iter().find(|o| o.kind() == OpKind::Kernel).unwrap();
+    assert!(t.name(kernel.name).starts_with("add_parallel(const float *"), "{}", t.name(kernel.name));
+    let stats = prof_core::analysis::launch::launch_stats(&t).unwrap();
+    assert_eq!(stats.kernels, 4, "every kernel linked to its launch");
+}
