@@ -15,18 +15,32 @@ pub(crate) fn plain_field(bytes: &[u8], start: usize, end: usize, quotes: u32) -
 }
 
 /// The quotes and commas of the 64 bytes of `bytes` from `block`, as bit masks (bit i: byte
-/// `block + i`; bytes past the end of `bytes` read as neither).
+/// `block + i`; bytes past the end of `bytes` read as neither). A row's last block is mostly
+/// past its end: its bytes are copied into a zeroed block and classified alike (byte by byte
+/// it had been a fifth of the row's time).
 #[inline]
 pub(crate) fn marks(bytes: &[u8], block: usize) -> (u64, u64) {
+    if let Some(whole) = bytes.get(block..block.saturating_add(64)).and_then(|b| <&[u8; 64]>::try_from(b).ok()) {
+        return block_marks(whole);
+    }
+    let mut tail = [0u8; 64];
+    let rest = bytes.get(block..).unwrap_or(&[]);
+    tail[..rest.len()].copy_from_slice(rest);
+    block_marks(&tail)
+}
+
+/// The quotes and commas of one 64-byte block.
+#[inline]
+fn block_marks(block: &[u8; 64]) -> (u64, u64) {
     #[cfg(target_arch = "x86_64")]
-    if block + 64 <= bytes.len() {
+    {
         use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
         let (mut quotes, mut commas) = (0u64, 0u64);
         for lane in 0..4 {
-            // SAFETY: SSE2 is part of x86-64; the load reads bytes[block + 16·lane..][..16],
-            // inside `bytes` because `block + 64 <= bytes.len()`.
+            // SAFETY: SSE2 is part of x86-64; the load reads block[16·lane..][..16], inside
+            // the 64-byte block.
             let (q, c) = unsafe {
-                let v = _mm_loadu_si128(bytes.as_ptr().add(block + 16 * lane).cast());
+                let v = _mm_loadu_si128(block.as_ptr().add(16 * lane).cast());
                 (
                     _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))) as u16,
                     _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b',' as i8))) as u16,
@@ -35,14 +49,17 @@ pub(crate) fn marks(bytes: &[u8], block: usize) -> (u64, u64) {
             quotes |= u64::from(q) << (16 * lane);
             commas |= u64::from(c) << (16 * lane);
         }
-        return (quotes, commas);
+        (quotes, commas)
     }
-    let (mut quotes, mut commas) = (0u64, 0u64);
-    for (i, &byte) in bytes.iter().skip(block).take(64).enumerate() {
-        quotes |= u64::from(byte == b'"') << i;
-        commas |= u64::from(byte == b',') << i;
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let (mut quotes, mut commas) = (0u64, 0u64);
+        for (i, &byte) in block.iter().enumerate() {
+            quotes |= u64::from(byte == b'"') << i;
+            commas |= u64::from(byte == b',') << i;
+        }
+        (quotes, commas)
     }
-    (quotes, commas)
 }
 
 /// The first byte of `bytes[from..to]` equal to `a` or `b`. Sixteen bytes a compare (SSE2,
@@ -75,7 +92,24 @@ pub(crate) fn find_either(bytes: &[u8], from: usize, to: usize, a: u8, b: u8) ->
 
 #[cfg(test)]
 mod tests {
-    use super::find_either;
+    use super::{find_either, marks};
+
+    #[test]
+    fn marks_are_the_quotes_and_commas_of_a_block_whole_or_cut_short() {
+        // Every length up to three blocks, every block start: the rule written byte by byte.
+        let text: Vec<u8> = (0..200u32).map(|i| [b'"', b',', b'a', b'\n', b'"', b'7'][(i * 7 % 13 % 6) as usize]).collect();
+        for len in 0..text.len() {
+            let bytes = &text[..len];
+            for block in (0..=len).step_by(64).chain([len.saturating_sub(5)]) {
+                let (mut quotes, mut commas) = (0u64, 0u64);
+                for (i, &byte) in bytes.iter().skip(block).take(64).enumerate() {
+                    quotes |= u64::from(byte == b'"') << i;
+                    commas |= u64::from(byte == b',') << i;
+                }
+                assert_eq!(marks(bytes, block), (quotes, commas), "len {len} block {block}");
+            }
+        }
+    }
 
     #[test]
     fn finds_the_first_of_two_bytes_as_a_byte_loop_does() {

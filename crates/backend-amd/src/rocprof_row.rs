@@ -121,6 +121,28 @@ impl RowScan {
     /// for any other line: a quote inside a bare field, `""`, text after a closing quote, a
     /// quoted field that goes on past the line.
     fn plain_line(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has popcnt.
+            return unsafe { self.plain_line_popcnt(record, from, to) };
+        }
+        self.plain_line_body(record, from, to)
+    }
+
+    /// [`RowScan::plain_line`] compiled with the popcnt instruction: a field's quotes are
+    /// counted at every comma, and the baseline x86-64 target counts bits in a dozen
+    /// instructions (a sixth of the row's time).
+    ///
+    /// # Safety
+    /// The CPU must have popcnt.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn plain_line_popcnt(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
+        self.plain_line_body(record, from, to)
+    }
+
+    #[inline(always)]
+    fn plain_line_body(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
         let (bytes, ranges) = (record.text.as_bytes(), &mut record.ranges);
         let to = to.min(bytes.len());
         let before = ranges.len();
