@@ -97,7 +97,8 @@ mod tests {
     #[test]
     fn marks_are_the_quotes_and_commas_of_a_block_whole_or_cut_short() {
         // Every length up to three blocks, every block start: the rule written byte by byte.
-        let text: Vec<u8> = (0..200u32).map(|i| [b'"', b',', b'a', b'\n', b'"', b'7'][(i * 7 % 13 % 6) as usize]).collect();
+        let text: Vec<u8> =
+            (0..200u32).map(|i| [b'"', b',', b'a', b'\n', b'"', b'7'][(i * 7 % 13 % 6) as usize]).collect();
         for len in 0..text.len() {
             let bytes = &text[..len];
             for block in (0..=len).step_by(64).chain([len.saturating_sub(5)]) {

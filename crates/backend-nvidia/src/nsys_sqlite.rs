@@ -28,9 +28,11 @@
 //! opens them, with the command that makes the export.
 
 mod activity;
+mod cells;
 mod pages;
 mod parts;
 mod raw;
+mod record;
 mod sniff;
 
 pub use sniff::{export_command, extension, SQLITE_MAGIC};
@@ -76,11 +78,8 @@ pub struct ExportInfo {
 pub fn load(path: &Path) -> Result<Timeline> {
     let export = Export::open(path)?;
     let mut timeline = Timeline::new(path.display().to_string());
-    for table in CUDA_TABLES.into_iter().filter(|table| export.has(table)) {
+    for table in CUDA_TABLES.into_iter().chain([NVTX_TABLE]).filter(|table| export.has(table)) {
         parts::read_table(&export, table, &mut timeline)?;
-    }
-    if export.has(NVTX_TABLE) {
-        activity::Reader::new(&export)?.read(NVTX_TABLE, &mut timeline)?;
     }
     Ok(timeline)
 }

@@ -45,7 +45,9 @@ fn is_launch(span: &HostSpan) -> bool {
 impl LaunchIndex {
     /// The index of the launch calls among `host`.
     pub fn of(host: &[HostSpan]) -> Self {
-        let ids = || host.iter().enumerate().filter(|(_, s)| is_launch(s)).filter_map(|(i, s)| Some((s.correlation.get()?, i)));
+        let ids = || {
+            host.iter().enumerate().filter(|(_, s)| is_launch(s)).filter_map(|(i, s)| Some((s.correlation.get()?, i)))
+        };
         let (mut count, mut low, mut high) = (0u64, u64::MAX, 0u64);
         for (id, _) in ids() {
             count += 1;

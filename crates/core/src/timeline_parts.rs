@@ -69,11 +69,13 @@ impl Timeline {
         }
         let bytes = HOST_BYTES.saturating_mul(host.len() as u64);
         if self.load.fits(bytes) && self.load.take(bytes) {
-            // All fit: moved (into a timeline without host spans) or copied at once.
-            if self.host.is_empty() {
-                self.host = host;
-            } else {
+            // All fit: the fewer spans go to the vector of the more (a table of millions of
+            // NVTX ranges after a few runtime calls is not copied: it had cost its size again).
+            if self.host.len() >= host.len() {
                 self.host.extend_from_slice(&host);
+            } else {
+                host.splice(0..0, self.host.drain(..));
+                self.host = host;
             }
         } else {
             host.into_iter().for_each(|span| self.push_host(span));
@@ -233,5 +235,55 @@ mod tests {
         joined.append(later);
         let error = joined.check_loaded().unwrap_err();
         assert!(error.contains("device op 3 (") && error.contains("huge"), "{error}");
+    }
+
+    /// Host spans joined from parts are those of one reader, in its order, with its names:
+    /// a few spans before many (the many's vector takes the few in front), many before a few,
+    /// and a budget spent partway.
+    #[test]
+    fn host_spans_join_in_order_whichever_part_holds_more() {
+        let span = |t: &mut Timeline, name: &str, at: u64| {
+            let name = t.intern(name);
+            let correlation = Some(at).into();
+            t.push_host(HostSpan {
+                name,
+                category: HostCategory::Runtime,
+                pid: 1,
+                tid: 2,
+                start_ns: at,
+                dur_ns: 1,
+                correlation,
+            });
+        };
+        let listed =
+            |t: &Timeline| t.host.iter().map(|s| format!("{} {}", t.name(s.name), s.start_ns)).collect::<Vec<_>>();
+        let budget = 6 * crate::load_budget::HOST_BYTES;
+        for (first, second) in [(2u64, 9u64), (9, 2), (5, 5)] {
+            for limit in [None, Some(budget)] {
+                let fresh = || limit.map_or_else(|| Timeline::new("t"), |b| Timeline::with_memory_budget("t", b));
+                let mut whole = fresh();
+                let mut joined = fresh();
+                push(&mut joined, &["k"], 0);
+                push(&mut whole, &["k"], 0);
+                let mut later = Timeline::new("part");
+                for at in 0..first + second {
+                    let name = format!("call{}", at % 3);
+                    span(&mut whole, &name, at);
+                    if at < first {
+                        span(&mut joined, &name, at);
+                    } else {
+                        span(&mut later, &format!("call{}", at % 3), at);
+                    }
+                }
+                joined.append(later);
+                let case = format!("{first}+{second} {limit:?}");
+                assert_eq!(listed(&joined), listed(&whole), "{case}");
+                assert_eq!((joined.is_full(), joined.load.held), (whole.is_full(), whole.load.held), "{case}");
+                assert_eq!(
+                    joined.host.iter().map(|s| s.correlation).collect::<Vec<_>>(),
+                    whole.host.iter().map(|s| s.correlation).collect::<Vec<_>>()
+                );
+            }
+        }
     }
 }

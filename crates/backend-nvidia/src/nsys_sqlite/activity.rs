@@ -1,16 +1,15 @@
 //! Streams the activity tables of an nsys export into a [`Timeline`], one row at a time,
 //! resolving `StringIds` once per distinct id.
 
-use super::pages::{Record, TablePages};
-use super::raw::{Cell, RawRows};
+use super::cells::{At, Cells, TextCells};
+use super::pages::TablePages;
+use super::raw::RawRows;
+use super::record::Record;
 use super::{sql_error, Export, KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, NVTX_TABLE, RUNTIME_TABLE};
 use crate::cupti_trace::strip_runtime_version;
 use prof_core::intern::FxHashMap;
 use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpDetails, OpKind, Result, Timeline};
-use rusqlite::types::ValueRef;
-use rusqlite::{OptionalExtension, Row, Statement};
-use std::fmt::Display;
-use std::path::Path;
+use rusqlite::{OptionalExtension, Statement};
 
 const KERNEL_SQL: &str = "SELECT start, \"end\", deviceId, streamId, correlationId, demangledName, shortName, \
      gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory \
@@ -25,14 +24,19 @@ const RUNTIME_SQL: &str =
 const NVTX_SQL: &str = "SELECT start, \"end\", text, textId, globalTid FROM NVTX_EVENTS \
      WHERE eventType IN (59, 60) AND \"end\" IS NOT NULL AND start >= 0";
 
-/// The columns the query of `table` reads, in its order; `None` for a query with a condition
-/// (NVTX: its rows are chosen inside SQLite).
+/// The NVTX ranges' columns read from the file's pages: those of [`NVTX_SQL`], then the one
+/// its condition reads besides them ([`nvtx_kept`] applies it).
+const NVTX_PAGE_COLUMNS: [&str; 6] = ["start", "end", "text", "textId", "globalTid", "eventType"];
+
+/// The columns the query of `table` reads, in its order (for the NVTX ranges, with the column
+/// its condition reads after them); `None` for a table not read here.
 pub(super) fn columns(table: &str) -> Option<Vec<&'static str>> {
     let sql = match table {
         KERNEL_TABLE => KERNEL_SQL,
         MEMCPY_TABLE => MEMCPY_SQL,
         MEMSET_TABLE => MEMSET_SQL,
         RUNTIME_TABLE => RUNTIME_SQL,
+        NVTX_TABLE => return Some(NVTX_PAGE_COLUMNS.to_vec()),
         _ => return None,
     };
     let list = sql.strip_prefix("SELECT ")?.split(" FROM ").next()?;
@@ -132,12 +136,7 @@ impl<'e> Reader<'e> {
                 break;
             }
             at.row += 1;
-            if table == NVTX_TABLE {
-                let span = self.nvtx_range(row, &at, timeline)?;
-                timeline.push_host(span);
-            } else {
-                self.push_row(row, &at, timeline)?;
-            }
+            self.push_row(row, &at, timeline)?;
         }
         Ok(())
     }
@@ -156,6 +155,9 @@ impl<'e> Reader<'e> {
         let mut at = At { path: export.path.as_path(), table, row: 0 };
         let read = pages.scan(leaves, |record| {
             at.row += 1;
+            if table == NVTX_TABLE && !nvtx_kept(record, &at)? {
+                return Ok(());
+            }
             self.push_row(record, &at, timeline)?;
             if timeline.is_full() {
                 return Err(at.error("the memory budget is spent"));
@@ -165,8 +167,8 @@ impl<'e> Reader<'e> {
         read.is_ok()
     }
 
-    /// One row of a device-op or runtime table (`at.table`) onto `timeline`.
-    fn push_row<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<()> {
+    /// One row of an activity table (`at.table`) onto `timeline`.
+    fn push_row<C: TextCells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<()> {
         match at.table {
             KERNEL_TABLE => {
                 let (op, details) = self.kernel(row, at, timeline)?;
@@ -180,7 +182,11 @@ impl<'e> Reader<'e> {
                 let span = self.api_call(row, at, timeline)?;
                 timeline.push_host(span);
             }
-            other => return Err(at.error(format_args!("{other} is not a table of device ops or runtime calls"))),
+            NVTX_TABLE => {
+                let span = self.nvtx_range(row, at, timeline)?;
+                timeline.push_host(span);
+            }
+            other => return Err(at.error(format_args!("{other} is not an activity table prof reads"))),
         }
         Ok(())
     }
@@ -300,11 +306,10 @@ impl<'e> Reader<'e> {
         Ok(HostSpan { name, category, pid, tid, start_ns: start, dur_ns: dur, correlation: correlation.into() })
     }
 
-    fn nvtx_range(&mut self, row: &Row, at: &At, timeline: &mut Timeline) -> Result<HostSpan> {
+    fn nvtx_range<C: TextCells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<HostSpan> {
         let (start, dur) = at.times(row)?;
-        let text: Option<String> = row.get(2).map_err(|e| at.error(format_args!("column text: {e}")))?;
-        let name = match (text, at.opt::<i64>(row, 3, "textId")?) {
-            (Some(text), _) => timeline.intern(&text),
+        let name = match (row.text(at, 2, "text")?, at.opt::<i64>(row, 3, "textId")?) {
+            (Some(text), _) => timeline.intern(text),
             (None, Some(id)) => self.string(id, at, timeline)?,
             (None, None) => timeline.intern("(unnamed NVTX range)"),
         };
@@ -349,83 +354,28 @@ fn unprepared(export: &Export, table: &str, sql: &str, error: &rusqlite::Error) 
     )
 }
 
+/// [`NVTX_SQL`]'s condition on a record read from the pages: `eventType IN (59, 60) AND
+/// "end" IS NOT NULL AND start >= 0`, as SQLite evaluates it on integers and NULLs; an error
+/// for any other value in those columns (SQLite would compare a REAL 59.0 equal to 59: such a
+/// table is read through SQLite).
+fn nvtx_kept(record: &Record, at: &At) -> Result<bool> {
+    use super::raw::Cell;
+    let [start, end, event] = [0, 1, 5].map(|index| record.cell(index));
+    let mut kept = true;
+    for (cell, column) in [(event, "eventType"), (start, "start")] {
+        kept &= match cell {
+            Cell::Int(value) if column == "eventType" => matches!(value, 59 | 60),
+            Cell::Int(value) => value >= 0,
+            Cell::Null => false,
+            Cell::Other(what) => return Err(at.error(format_args!("column {column} holds {what}"))),
+        };
+    }
+    Ok(kept && end != Cell::Null)
+}
+
 /// Pid and tid from an nsys `globalTid` (`globalTid / 0x1000000 % 0x1000000` and
 /// `globalTid % 0x1000000`); 0 and 0 when the row has none.
 pub fn split_global_tid(global: Option<i64>) -> (u32, u64) {
     let global = global.unwrap_or(0);
     (((global >> 24) & ID_MASK) as u32, (global & ID_MASK) as u64)
-}
-
-/// Where a value came from, for errors: file, table, 1-based row.
-struct At<'a> {
-    path: &'a Path,
-    table: &'static str,
-    row: usize,
-}
-
-impl At<'_> {
-    fn error(&self, reason: impl Display) -> Error {
-        Error::artifact(self.path, self.row, format!("{} row {}: {reason}", self.table, self.row))
-    }
-
-    fn opt<T: TryFrom<i64>>(&self, row: &impl Cells, index: usize, column: &str) -> Result<Option<T>> {
-        row.int(self, index, column)?
-            .map(|v| T::try_from(v).map_err(|_| self.error(format_args!("column {column} holds {v}, out of range"))))
-            .transpose()
-    }
-
-    fn req<T: TryFrom<i64>>(&self, row: &impl Cells, index: usize, column: &str) -> Result<T> {
-        self.opt(row, index, column)?.ok_or_else(|| self.error(format_args!("column {column} is NULL")))
-    }
-
-    /// Start and duration from the `start` and `end` columns (0 and 1).
-    fn times(&self, row: &impl Cells) -> Result<(u64, u64)> {
-        let start: u64 = self.req(row, 0, "start")?;
-        let end: u64 = self.req(row, 1, "end")?;
-        let dur = end
-            .checked_sub(start)
-            .ok_or_else(|| self.error(format_args!("ends at {end} ns, before its start {start} ns")))?;
-        Ok((start, dur))
-    }
-}
-
-/// A row whose integer cells can be read: rusqlite's, or a [`RawRows`] on a row.
-trait Cells {
-    /// Cell `index` (named `column` in errors) as an integer, `None` for NULL; an error for
-    /// anything else.
-    fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>>;
-}
-
-impl Cells for Row<'_> {
-    fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>> {
-        // The value as SQLite holds it: an integer or NULL without rusqlite's conversion and
-        // its error set-up; anything else through the conversion, for its error.
-        match self.get_ref(index) {
-            Ok(ValueRef::Integer(value)) => Ok(Some(value)),
-            Ok(ValueRef::Null) => Ok(None),
-            _ => self.get::<_, Option<i64>>(index).map_err(|e| at.error(format_args!("column {column}: {e}"))),
-        }
-    }
-}
-
-impl Cells for Record<'_> {
-    #[inline]
-    fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>> {
-        match self.cell(index) {
-            Cell::Int(value) => Ok(Some(value)),
-            Cell::Null => Ok(None),
-            Cell::Other(what) => Err(at.error(format_args!("column {column} holds {what}, not an integer"))),
-        }
-    }
-}
-
-impl Cells for RawRows<'_> {
-    #[inline]
-    fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>> {
-        match self.cell(index) {
-            Cell::Int(value) => Ok(Some(value)),
-            Cell::Null => Ok(None),
-            Cell::Other(what) => Err(at.error(format_args!("column {column} holds {what}, not an integer"))),
-        }
-    }
 }

@@ -11,7 +11,7 @@
 //! cannot decode, is left to SQLite ([`TablePages::open`] gives `None`; a record gives
 //! [`Cell::Other`]), which reads the same rows and names a damaged one.
 
-use super::raw::Cell;
+use super::record::{decode, varint, Place, Record};
 use rusqlite::{Connection, OptionalExtension};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -21,16 +21,6 @@ use std::path::{Path, PathBuf};
 const MAX_DEPTH: usize = 20;
 /// Most bytes read from the file at once (a run of consecutive leaves).
 const RUN_BYTES: usize = 1 << 18;
-
-/// Where a column the reader asks for lies in a record.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Place {
-    /// The rowid (an `INTEGER PRIMARY KEY` column, stored as NULL in the record).
-    Rowid,
-    /// The record's column at this index; past a short record's end (a column added since),
-    /// NULL when `null_default`, else unreadable here.
-    Column { at: usize, null_default: bool },
-}
 
 /// The leaves of one table and where the asked columns lie in its records.
 pub(super) struct TablePages {
@@ -59,7 +49,9 @@ impl TablePages {
         };
         // Rollback journal only (1, 1): in WAL mode (2, 2) pages may be newer in the WAL.
         let legacy = header[18] == 1 && header[19] == 1;
-        if !legacy || !page_size.is_power_of_two() || !(512..=65536).contains(&page_size) {
+        // Text in UTF-8 (1), as SQLite gives it to a reader (UTF-16 files are converted).
+        let utf8 = u32::from_be_bytes([header[56], header[57], header[58], header[59]]) == 1;
+        if !legacy || !utf8 || !page_size.is_power_of_two() || !(512..=65536).contains(&page_size) {
             return None;
         }
         let usable = page_size - usize::from(header[20]);
@@ -76,7 +68,8 @@ impl TablePages {
         let places = places(conn, table, columns)?;
         let width = places.iter().map(|p| if let Place::Column { at, .. } = p { at + 1 } else { 0 }).max()?;
         let root = u32::try_from(root).ok().filter(|&r| r > 1 && u64::from(r) <= pages)?;
-        let mut reader = TablePages { path: path.to_owned(), page_size, usable, pages, leaves: Vec::new(), places, width };
+        let mut reader =
+            TablePages { path: path.to_owned(), page_size, usable, pages, leaves: Vec::new(), places, width };
         reader.leaves = reader.walk(&mut file, root, pages)?;
         Some(reader)
     }
@@ -195,7 +188,8 @@ impl TablePages {
             let (rowid, used_too) = varint(&page[at + used..]).ok_or(None)?;
             let start = at + used + used_too;
             // No record holds more than the file.
-            let size = usize::try_from(size).ok().filter(|&s| s as u64 <= self.pages * self.usable as u64).ok_or(None)?;
+            let size =
+                usize::try_from(size).ok().filter(|&s| s as u64 <= self.pages * self.usable as u64).ok_or(None)?;
             let local = self.local_size(size);
             let mut payload = page.get(start..start + local).ok_or(None)?;
             if local < size {
@@ -250,7 +244,8 @@ impl TablePages {
 /// Where each of `columns` lies in the records of `table`; `None` for a column SQLite would
 /// not return as stored (REAL affinity), a generated column, or one the table lacks.
 fn places(conn: &Connection, table: &str, columns: &[&str]) -> Option<Vec<Place>> {
-    let mut statement = conn.prepare("SELECT cid, name, type, dflt_value, pk, hidden FROM pragma_table_xinfo(?1)").ok()?;
+    let mut statement =
+        conn.prepare("SELECT cid, name, type, dflt_value, pk, hidden FROM pragma_table_xinfo(?1)").ok()?;
     type Info = (i64, String, String, Option<String>, i64, i64);
     let info: Vec<Info> = statement
         .query_map([table], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
@@ -274,111 +269,6 @@ fn places(conn: &Connection, table: &str, columns: &[&str]) -> Option<Vec<Place>
             (!real).then_some(Place::Column { at, null_default: default.is_none() })
         })
         .collect()
-}
-
-/// One record of a scan: its rowid, payload and the (serial type, offset) of each column
-/// decoded.
-pub(super) struct Record<'p> {
-    rowid: i64,
-    payload: &'p [u8],
-    cells: &'p [(u64, usize)],
-    places: &'p [Place],
-}
-
-/// Reads the serial types of the first `width` columns of the record `payload` (fewer in a
-/// short record) into `cells`, with where each value starts; `None` when the header is damaged.
-#[inline]
-fn decode(payload: &[u8], width: usize, cells: &mut Vec<(u64, usize)>) -> Option<()> {
-    cells.clear();
-    let (header, mut at) = varint(payload)?;
-    let header = usize::try_from(header).ok().filter(|&h| h <= payload.len())?;
-    let mut offset = header;
-    while at < header && cells.len() < width {
-        // Nearly every serial type is one byte (integers, NULL, short text).
-        let serial = match payload[at] {
-            byte if byte < 0x80 => {
-                at += 1;
-                u64::from(byte)
-            }
-            _ => {
-                let (serial, used) = varint(&payload[at..header])?;
-                at += used;
-                serial
-            }
-        };
-        cells.push((serial, offset));
-        offset = offset.checked_add(serial_size(serial)?)?;
-    }
-    (offset <= payload.len()).then_some(())
-}
-
-impl Record<'_> {
-    /// The asked column `index`, as SQLite's `sqlite3_column_type` and `_int64` give it.
-    #[inline]
-    pub(super) fn cell(&self, index: usize) -> Cell {
-        let (at, null_default) = match self.places.get(index) {
-            Some(Place::Rowid) => return Cell::Int(self.rowid),
-            Some(&Place::Column { at, null_default }) => (at, null_default),
-            None => return Cell::Other("a column the query does not have"),
-        };
-        let Some(&(serial, offset)) = self.cells.get(at) else {
-            return if null_default { Cell::Null } else { Cell::Other("a default value") };
-        };
-        let bytes = |n: usize| self.payload.get(offset..offset + n);
-        let int = |n: usize| {
-            let b = bytes(n)?;
-            // Big-endian two's complement of n bytes, sign-extended.
-            let mut value = i64::from(b[0] as i8);
-            for &byte in &b[1..] {
-                value = (value << 8) | i64::from(byte);
-            }
-            Some(value)
-        };
-        let value = match serial {
-            0 => return Cell::Null,
-            1..=4 => int(serial as usize),
-            5 => int(6),
-            6 => int(8),
-            7 => return Cell::Other("a REAL"),
-            8 => Some(0),
-            9 => Some(1),
-            10 | 11 => None,
-            n if n % 2 == 0 => return Cell::Other("a BLOB"),
-            _ => return Cell::Other("TEXT"),
-        };
-        value.map_or(Cell::Other("a damaged record"), Cell::Int)
-    }
-}
-
-/// Bytes of a value of each serial type below 12 (10 and 11 are reserved: [`RESERVED`]).
-const SIZES: [u8; 12] = [0, 1, 2, 3, 4, 6, 8, 8, 0, 0, RESERVED, RESERVED];
-/// The size of a reserved serial type in [`SIZES`].
-const RESERVED: u8 = u8::MAX;
-
-/// Bytes of a value of serial type `serial`; `None` for the reserved types.
-#[inline]
-fn serial_size(serial: u64) -> Option<usize> {
-    if serial >= 12 {
-        return usize::try_from((serial - 12) / 2).ok();
-    }
-    let size = SIZES[serial as usize];
-    (size != RESERVED).then_some(usize::from(size))
-}
-
-/// An SQLite varint at the start of `bytes`: its value and length (1–9 bytes).
-#[inline]
-fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
-    let mut value = 0u64;
-    for (k, &byte) in bytes.iter().enumerate().take(9) {
-        if k == 8 {
-            return Some(((value << 8) | u64::from(byte), 9));
-        }
-        value = (value << 7) | u64::from(byte & 0x7F);
-        if byte & 0x80 == 0 {
-            return Some((value, k + 1));
-        }
-    }
-    None
 }
 
 #[cfg(test)]

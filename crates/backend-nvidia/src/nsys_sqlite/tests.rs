@@ -293,8 +293,7 @@ fn nsys_2026_export_reads_as_sqlite_counts_it() {
         let ops: Vec<_> = t.ops.iter().filter(|o| o.kind() == kind).collect();
         assert_eq!((ops.len(), ops.iter().map(|o| o.dur_ns).sum::<u64>()), totals, "{kind:?}");
     }
-    let bytes: u64 =
-        t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).filter_map(|o| t.details_of(o)?.bytes).sum();
+    let bytes: u64 = t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).filter_map(|o| t.details_of(o)?.bytes).sum();
     assert_eq!(bytes, 1_200_000_000);
     let categories = |c: HostCategory| t.host.iter().filter(|s| s.category == c).count();
     assert_eq!((categories(HostCategory::Runtime), categories(HostCategory::Driver)), (43, 1));

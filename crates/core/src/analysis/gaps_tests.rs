@@ -5,7 +5,15 @@ use crate::timeline::{DeviceOp, OpKind};
 
 fn host(t: &mut Timeline, name: &str, category: HostCategory, start: u64, dur: u64, correlation: Option<u64>) {
     let name = t.intern(name);
-    t.host.push(HostSpan { name, category, pid: 1, tid: 1, start_ns: start, dur_ns: dur, correlation: correlation.into() });
+    t.host.push(HostSpan {
+        name,
+        category,
+        pid: 1,
+        tid: 1,
+        start_ns: start,
+        dur_ns: dur,
+        correlation: correlation.into(),
+    });
 }
 
 fn op(t: &mut Timeline, name: &str, stream: u64, start: u64, dur: u64, correlation: Option<u64>) {

@@ -102,7 +102,8 @@ impl Sweep {
         let (start, before) = (self.reach, self.reach_op);
         (self.reach, self.reach_op) = (op_end, after);
         let length = end - start;
-        let launch = op.correlation.get().and_then(|c| context.launches.get(c)).map(|i| context.timeline.host[i].start_ns);
+        let launch =
+            op.correlation.get().and_then(|c| context.launches.get(c)).map(|i| context.timeline.host[i].start_ns);
         let launch = launch.filter(|&l| l <= end && end - l <= MAX_PLAUSIBLE_DELAY_NS);
         let cause = match launch {
             None => GapCause::Unknown,

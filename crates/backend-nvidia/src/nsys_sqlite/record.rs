@@ -1,0 +1,158 @@
+//! One record (row) of a table read from an SQLite file's pages ([`super::pages`]): its
+//! header's serial types decoded, its cells read as SQLite's `sqlite3_column_*` calls give
+//! them, per the file format's "Record Format".
+
+use super::raw::Cell;
+
+/// Where a column the reader asks for lies in a record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Place {
+    /// The rowid (an `INTEGER PRIMARY KEY` column, stored as NULL in the record).
+    Rowid,
+    /// The record's column at this index; past a short record's end (a column added since),
+    /// NULL when `null_default`, else unreadable here.
+    Column { at: usize, null_default: bool },
+}
+
+/// One record of a scan: its rowid, payload and the (serial type, offset) of each column
+/// decoded.
+pub(super) struct Record<'p> {
+    pub(super) rowid: i64,
+    pub(super) payload: &'p [u8],
+    pub(super) cells: &'p [(u64, usize)],
+    pub(super) places: &'p [Place],
+}
+
+/// Reads the serial types of the first `width` columns of the record `payload` (fewer in a
+/// short record) into `cells`, with where each value starts; `None` when the header is damaged.
+#[inline]
+pub(super) fn decode(payload: &[u8], width: usize, cells: &mut Vec<(u64, usize)>) -> Option<()> {
+    cells.clear();
+    let (header, mut at) = varint(payload)?;
+    let header = usize::try_from(header).ok().filter(|&h| h <= payload.len())?;
+    let mut offset = header;
+    while at < header && cells.len() < width {
+        // Nearly every serial type is one byte (integers, NULL, short text).
+        let serial = match payload[at] {
+            byte if byte < 0x80 => {
+                at += 1;
+                u64::from(byte)
+            }
+            _ => {
+                let (serial, used) = varint(&payload[at..header])?;
+                at += used;
+                serial
+            }
+        };
+        cells.push((serial, offset));
+        offset = offset.checked_add(serial_size(serial)?)?;
+    }
+    (offset <= payload.len()).then_some(())
+}
+
+/// A text cell of a record, as [`Record::text`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TextCell<'p> {
+    /// The text's bytes, as stored (UTF-8 unchecked).
+    Text(&'p [u8]),
+    Null,
+    /// Anything else (or a column the reader did not ask for), named for errors.
+    Other(&'static str),
+}
+
+impl<'p> Record<'p> {
+    /// The asked column `index` as text, as SQLite's `sqlite3_column_type` and `_text` give it
+    /// for a TEXT or NULL value.
+    pub(super) fn text(&self, index: usize) -> TextCell<'p> {
+        let (at, null_default) = match self.places.get(index) {
+            Some(Place::Rowid) => return TextCell::Other("an integer"),
+            Some(&Place::Column { at, null_default }) => (at, null_default),
+            None => return TextCell::Other("a column the query does not have"),
+        };
+        let Some(&(serial, offset)) = self.cells.get(at) else {
+            return if null_default { TextCell::Null } else { TextCell::Other("a default value") };
+        };
+        match serial {
+            0 => TextCell::Null,
+            n if n >= 13 && n % 2 == 1 => {
+                let len = usize::try_from((n - 13) / 2).unwrap_or(usize::MAX);
+                match self.payload.get(offset..offset.saturating_add(len)) {
+                    Some(bytes) => TextCell::Text(bytes),
+                    None => TextCell::Other("a damaged record"),
+                }
+            }
+            n if n >= 12 => TextCell::Other("a BLOB"),
+            7 => TextCell::Other("a REAL"),
+            _ => TextCell::Other("an integer"),
+        }
+    }
+}
+
+impl Record<'_> {
+    /// The asked column `index`, as SQLite's `sqlite3_column_type` and `_int64` give it.
+    #[inline]
+    pub(super) fn cell(&self, index: usize) -> Cell {
+        let (at, null_default) = match self.places.get(index) {
+            Some(Place::Rowid) => return Cell::Int(self.rowid),
+            Some(&Place::Column { at, null_default }) => (at, null_default),
+            None => return Cell::Other("a column the query does not have"),
+        };
+        let Some(&(serial, offset)) = self.cells.get(at) else {
+            return if null_default { Cell::Null } else { Cell::Other("a default value") };
+        };
+        let bytes = |n: usize| self.payload.get(offset..offset + n);
+        let int = |n: usize| {
+            let b = bytes(n)?;
+            // Big-endian two's complement of n bytes, sign-extended.
+            let mut value = i64::from(b[0] as i8);
+            for &byte in &b[1..] {
+                value = (value << 8) | i64::from(byte);
+            }
+            Some(value)
+        };
+        let value = match serial {
+            0 => return Cell::Null,
+            1..=4 => int(serial as usize),
+            5 => int(6),
+            6 => int(8),
+            7 => return Cell::Other("a REAL"),
+            8 => Some(0),
+            9 => Some(1),
+            10 | 11 => None,
+            n if n % 2 == 0 => return Cell::Other("a BLOB"),
+            _ => return Cell::Other("TEXT"),
+        };
+        value.map_or(Cell::Other("a damaged record"), Cell::Int)
+    }
+}
+
+/// Bytes of a value of each serial type below 12 (10 and 11 are reserved: [`RESERVED`]).
+const SIZES: [u8; 12] = [0, 1, 2, 3, 4, 6, 8, 8, 0, 0, RESERVED, RESERVED];
+/// The size of a reserved serial type in [`SIZES`].
+const RESERVED: u8 = u8::MAX;
+
+/// Bytes of a value of serial type `serial`; `None` for the reserved types.
+#[inline]
+fn serial_size(serial: u64) -> Option<usize> {
+    if serial >= 12 {
+        return usize::try_from((serial - 12) / 2).ok();
+    }
+    let size = SIZES[serial as usize];
+    (size != RESERVED).then_some(usize::from(size))
+}
+
+/// An SQLite varint at the start of `bytes`: its value and length (1–9 bytes).
+#[inline]
+pub(super) fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    for (k, &byte) in bytes.iter().enumerate().take(9) {
+        if k == 8 {
+            return Some(((value << 8) | u64::from(byte), 9));
+        }
+        value = (value << 7) | u64::from(byte & 0x7F);
+        if byte & 0x80 == 0 {
+            return Some((value, k + 1));
+        }
+    }
+    None
+}
