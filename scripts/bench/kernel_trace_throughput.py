@@ -183,7 +183,7 @@ def build_nsys(kernels, path, launches=False):
     c = sqlite3.connect(path + ".tmp")
     names = [r[1] for r in c.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")]
     (row,) = c.execute("SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
-    i_start, i_end, i_corr = names.index("start"), names.index("end"), names.index("correlationId")
+    i_corr = names.index("correlationId")
     c.execute("PRAGMA journal_mode=OFF")
     c.execute("PRAGMA synchronous=OFF")
 
@@ -191,33 +191,28 @@ def build_nsys(kernels, path, launches=False):
     # fixture's own calls' ids, which no copy may take.
     step, gap = (2, 10) if launches else (1, 0)
 
-    def rows():
-        for i in range(1, kernels):
-            r = list(row)
-            r[i_start] += i * NSYS_SHIFT_NS
-            r[i_end] += i * NSYS_SHIFT_NS
-            r[i_corr] += gap + step * i
-            yield r
+    def copies(table, first):
+        """`first` (a row of `table`) again for each later kernel, shifted in time and id."""
+        cols = [r[1] for r in c.execute(f"PRAGMA table_info({table})")]
+        start, end, corr = cols.index("start"), cols.index("end"), cols.index("correlationId")
 
-    marks = ",".join("?" * len(names))
-    c.executemany(f"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ({marks})", rows())
-    if launches:
-        # The kernel's own launch call (its correlationId), copied with each kernel.
-        api = [r[1] for r in c.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_RUNTIME)")]
-        (launch,) = c.execute("SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = ?",
-                              (row[i_corr],)).fetchall()
-        a_start, a_end, a_corr = api.index("start"), api.index("end"), api.index("correlationId")
-
-        def calls():
+        def rows():
             for i in range(1, kernels):
-                r = list(launch)
-                r[a_start] += i * NSYS_SHIFT_NS
-                r[a_end] += i * NSYS_SHIFT_NS
-                r[a_corr] += gap + step * i
+                r = list(first)
+                r[start] += i * NSYS_SHIFT_NS
+                r[end] += i * NSYS_SHIFT_NS
+                r[corr] += gap + step * i
                 yield r
 
-        api_marks = ",".join("?" * len(api))
-        c.executemany(f"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ({api_marks})", calls())
+        marks = ",".join("?" * len(cols))
+        c.executemany(f"INSERT INTO {table} VALUES ({marks})", rows())
+
+    copies("CUPTI_ACTIVITY_KIND_KERNEL", row)
+    if launches:
+        # The kernel's own launch call (its correlationId), copied with each kernel.
+        (launch,) = c.execute("SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = ?",
+                              (row[i_corr],)).fetchall()
+        copies("CUPTI_ACTIVITY_KIND_RUNTIME", launch)
     c.commit()
     c.close()
     os.rename(path + ".tmp", path)

@@ -65,12 +65,23 @@ impl Cells for Row<'_> {
 impl Cells for Record<'_> {
     #[inline]
     fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>> {
-        match self.cell(index) {
-            Cell::Int(value) => Ok(Some(value)),
-            Cell::Null => Ok(None),
-            Cell::Other(what) => Err(at.error(format_args!("column {column} holds {what}, not an integer"))),
-        }
+        int_of(self.cell(index), at, column)
     }
+}
+
+/// A cell read in place (a [`Record`]'s or a [`RawRows`]'s) as an integer, `None` for NULL.
+#[inline]
+fn int_of(cell: Cell, at: &At, column: &str) -> Result<Option<i64>> {
+    match cell {
+        Cell::Int(value) => Ok(Some(value)),
+        Cell::Null => Ok(None),
+        Cell::Other(what) => Err(at.error(format_args!("column {column} holds {what}, not an integer"))),
+    }
+}
+
+/// A text cell's bytes as UTF-8, or an error naming the column.
+fn utf8<'b>(bytes: &'b [u8], at: &At, column: &str) -> Result<&'b str> {
+    std::str::from_utf8(bytes).map_err(|e| at.error(format_args!("column {column}: not UTF-8 text ({e})")))
 }
 
 /// A row whose text cells can be read too (the NVTX ranges' `text`).
@@ -83,9 +94,7 @@ pub(super) trait TextCells: Cells {
 impl TextCells for Row<'_> {
     fn text(&self, at: &At, index: usize, column: &str) -> Result<Option<&str>> {
         match self.get_ref(index) {
-            Ok(ValueRef::Text(bytes)) => std::str::from_utf8(bytes)
-                .map(Some)
-                .map_err(|e| at.error(format_args!("column {column}: not UTF-8 text ({e})"))),
+            Ok(ValueRef::Text(bytes)) => utf8(bytes, at, column).map(Some),
             Ok(ValueRef::Null) => Ok(None),
             // Anything else through rusqlite's conversion, for its error.
             _ => match self.get::<_, Option<String>>(index) {
@@ -99,9 +108,7 @@ impl TextCells for Row<'_> {
 impl TextCells for Record<'_> {
     fn text(&self, at: &At, index: usize, column: &str) -> Result<Option<&str>> {
         match self.text(index) {
-            TextCell::Text(bytes) => std::str::from_utf8(bytes)
-                .map(Some)
-                .map_err(|e| at.error(format_args!("column {column}: not UTF-8 text ({e})"))),
+            TextCell::Text(bytes) => utf8(bytes, at, column).map(Some),
             TextCell::Null => Ok(None),
             TextCell::Other(what) => Err(at.error(format_args!("column {column} holds {what}, not text"))),
         }
@@ -111,10 +118,6 @@ impl TextCells for Record<'_> {
 impl Cells for RawRows<'_> {
     #[inline]
     fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>> {
-        match self.cell(index) {
-            Cell::Int(value) => Ok(Some(value)),
-            Cell::Null => Ok(None),
-            Cell::Other(what) => Err(at.error(format_args!("column {column} holds {what}, not an integer"))),
-        }
+        int_of(self.cell(index), at, column)
     }
 }

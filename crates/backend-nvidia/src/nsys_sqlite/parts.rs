@@ -49,6 +49,20 @@ pub(super) fn read_table(export: &Export, table: &'static str, timeline: &mut Ti
 fn by_pages(export: &Export, table: &'static str, pages: &TablePages) -> Option<Timeline> {
     let leaves = pages.leaves();
     let parts = leaves.div_ceil(PART_LEAVES).max(1);
+    run_parts(export, parts, |reader, k, part| {
+        let range = k * PART_LEAVES..((k + 1) * PART_LEAVES).min(leaves);
+        reader.read_pages(table, pages, range, part)
+    })
+}
+
+/// `parts` timelines, part `k` filled by `read` (false: it failed), read on every core with
+/// a share of the memory budget each and joined in order while later ones are read
+/// ([`prof_core::text_parts::run_parts_joined`]); `None` when a part failed.
+fn run_parts(
+    export: &Export,
+    parts: usize,
+    read: impl Fn(&mut Reader, usize, &mut Timeline) -> bool + Sync,
+) -> Option<Timeline> {
     let budget = prof_core::load_budget::memory_budget() / parts as u64;
     let source = export.path.display().to_string();
     let (path, tables, info) = (&export.path, &export.tables, &export.info);
@@ -57,9 +71,8 @@ fn by_pages(export: &Export, table: &'static str, pages: &TablePages) -> Option<
         let own =
             Export { path: path.clone(), conn: open_read_only(path).ok()?, tables: tables.clone(), info: info.clone() };
         let mut part = Timeline::with_memory_budget(source.as_str(), budget);
-        let range = k * PART_LEAVES..((k + 1) * PART_LEAVES).min(leaves);
-        let read = Reader::new(&own).ok()?.read_pages(table, pages, range, &mut part);
-        read.then_some(part)
+        let mut reader = Reader::new(&own).ok()?;
+        read(&mut reader, k, &mut part).then_some(part)
     };
     prof_core::text_parts::run_parts_joined(parts, work, Timeline::new(source.as_str()), |whole, part| {
         whole.append(part);
@@ -93,20 +106,8 @@ fn in_parts(export: &Export, (lo, hi): (i64, i64), parts: usize) -> Option<Timel
     let ranges: Vec<(i64, i64)> = (0..parts as i64)
         .map(|k| (lo + k * step, if k + 1 == parts as i64 { hi } else { lo + (k + 1) * step - 1 }))
         .collect();
-    let budget = prof_core::load_budget::memory_budget() / parts as u64;
-    let source = export.path.display().to_string();
-    // A connection is not shared between threads: each part opens its own.
-    let (path, tables, info) = (&export.path, &export.tables, &export.info);
-    let work = |k: usize| {
-        let own =
-            Export { path: path.clone(), conn: open_read_only(path).ok()?, tables: tables.clone(), info: info.clone() };
-        let mut part = Timeline::with_memory_budget(source.as_str(), budget);
-        Reader::new(&own).ok()?.read_rows(KERNEL_TABLE, Some(ranges[k]), &mut part).ok()?;
-        (!part.is_full()).then_some(part)
-    };
-    let joined = Timeline::new(source.as_str());
-    prof_core::text_parts::run_parts_joined(ranges.len(), work, joined, |whole, part| {
-        whole.append(part);
+    run_parts(export, ranges.len(), |reader, k, part| {
+        reader.read_rows(KERNEL_TABLE, Some(ranges[k]), part).is_ok() && !part.is_full()
     })
 }
 
