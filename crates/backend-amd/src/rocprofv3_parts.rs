@@ -89,9 +89,9 @@ mod tests {
                     op.kind(),
                     op.device(),
                     op.stream(),
-                    op.start_ns,
-                    op.dur_ns,
-                    op.correlation
+                    { op.start_ns },
+                    { op.dur_ns },
+                    { op.correlation }
                 )
             })
             .collect()

@@ -57,7 +57,7 @@ fn sdk0_5_columns_differ_but_load_the_same_way() {
     assert!(t.ops.iter().all(|op| op.device() == 1));
     assert_eq!(t.ops.iter().map(|op| op.stream()).collect::<Vec<_>>(), [1, 2, 1, 3, 4, 2, 1]);
     let first = &t.ops[0];
-    assert_eq!(first.correlation, Some(1451));
+    assert_eq!({ first.correlation }, Some(1451));
     let d = t.details_of(first).unwrap();
     // Group_Segment_Size 0 stands in for LDS; sdk 0.5 has no VGPR column.
     assert_eq!((d.shared_memory_bytes, d.registers_per_thread, d.grid), (Some(0), None, Some([16, 1024, 1])));
@@ -86,7 +86,7 @@ fn copies_and_hip_calls() {
     assert_eq!(t.ops.iter().map(|op| op.dur_ns).sum::<u64>(), 329_162);
     assert!(t.ops.iter().all(|op| op.kind() == OpKind::Memcpy && op.device() == 4 && op.details.is_none()));
     assert_eq!(t.name(t.ops[0].name), "MEMORY_COPY_HOST_TO_DEVICE");
-    assert_eq!(t.ops[2].correlation, Some(23));
+    assert_eq!({ t.ops[2].correlation }, Some(23));
     let hip = CsvReader::open(&fixture_path("rocprofv3/sdk1.0_hip_api_trace.csv")).unwrap();
     assert_eq!(load_hip_api(hip, 0, &mut t).unwrap(), 17);
     // python: 17 rows, sum of durations 476,345,901 ns; the last is hipMemcpyAsync, pid 15,
@@ -170,7 +170,7 @@ fn bad_kernel_traces_name_the_file_line_and_expected_columns() {
     let bom = format!("\u{feff}{}", good.replace('\n', "\r\n"));
     let mut t = Timeline::new("t");
     assert_eq!(load_kernel_trace(csv(&bom, "bom"), None, 0, &mut t).unwrap(), 9, "BOM and CRLF are accepted");
-    assert_eq!(t.ops[0].dur_ns, 12_800);
+    assert_eq!({ t.ops[0].dur_ns }, 12_800);
 }
 
 #[test]

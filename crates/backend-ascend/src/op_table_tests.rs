@@ -72,7 +72,7 @@ fn cann8_op_summary_with_tab_padded_starts() {
     let t = load(&dir.join("op_summary_20260823165335.csv")).unwrap();
     assert_eq!(t.ops.len(), 3);
     assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 39_322);
-    assert_eq!(t.ops[0].start_ns, 1_787_504_007_005_868_315);
+    assert_eq!({ t.ops[0].start_ns }, 1_787_504_007_005_868_315);
     assert!(t.ops.iter().all(|o| o.device() == 0 && o.stream() == 46));
     assert_eq!(type_total(&t, "GroupedMatmul"), 26_661);
     let grouped = t.ops.iter().find(|o| t.name(o.name).contains("GroupedMatmul")).unwrap();
@@ -162,15 +162,9 @@ fn ops_text(t: &Timeline) -> Vec<String> {
         .iter()
         .map(|op| {
             let d = t.details_of(op).map(|d| (d.block_dim, d.core_type, d.op_type.map(text), d.shapes.map(text)));
-            format!(
-                "{:?} {} {} {} {} {} {d:?}",
-                op.kind(),
-                text(op.name),
-                op.device(),
-                op.stream(),
-                op.start_ns,
+            format!("{:?} {} {} {} {} {} {d:?}", op.kind(), text(op.name), op.device(), op.stream(), { op.start_ns }, {
                 op.dur_ns
-            )
+            })
         })
         .collect()
 }

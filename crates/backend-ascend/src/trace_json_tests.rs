@@ -12,7 +12,7 @@ fn torch_npu_trace_view_with_string_timestamps() {
     let t = load(&fixture_path(TRACE_VIEW)).unwrap();
     assert_eq!(t.ops.len(), 276);
     assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 1_790_457);
-    assert_eq!(t.ops[0].start_ns, 1_704_161_511_422_904_204);
+    assert_eq!({ t.ops[0].start_ns }, 1_704_161_511_422_904_204);
     assert!(t.ops.iter().all(|o| o.stream() == 3));
     // python: connection_id >= 0 on 274 events; the two MEMCPY_ASYNC tasks say -1 (none).
     assert_eq!(t.ops.iter().filter(|o| o.correlation.is_some()).count(), 274);
@@ -135,7 +135,7 @@ fn flows_bind_to_the_innermost_enclosing_slice() {
     let t = read(trace, Path::new("t.json")).unwrap();
     let span = t.host.iter().find(|s| t.name(s.name) == "Node@launch").unwrap();
     assert!(span.correlation.is_some());
-    assert_eq!(t.ops[0].correlation, span.correlation);
+    assert_eq!({ t.ops[0].correlation }, { span.correlation });
     assert!(t.host.iter().find(|s| t.name(s.name) == "AscendCL@outer").unwrap().correlation.get().is_none());
     // A hand-made async_npu flow (the recording has none without a HostToDevice twin): it links
     // a framework op to a task with no launch link, and never overrides a launch link.
@@ -147,7 +147,7 @@ fn flows_bind_to_the_innermost_enclosing_slice() {
     let t = read(framework, Path::new("t.json")).unwrap();
     assert_eq!(t.host[0].category, HostCategory::Framework);
     assert!(t.host[0].correlation.is_some());
-    assert_eq!(t.ops[0].correlation, t.host[0].correlation);
+    assert_eq!({ t.ops[0].correlation }, { t.host[0].correlation });
     let bad = br#"[{"ph":"s","cat":"HostToDevice","id":"1","pid":1,"tid":1,"ts":"x"}]"#;
     assert!(read(bad, Path::new("t.json")).unwrap_err().to_string().contains("flow ts"));
 }

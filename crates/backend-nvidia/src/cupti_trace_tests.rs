@@ -219,8 +219,8 @@ fn several_files_get_distinct_correlations_and_one_partial_note() {
     std::fs::write(dir.join("capture.log"), b"not a trace").unwrap();
     let t = load_paths(std::slice::from_ref(&dir)).unwrap();
     assert_eq!(t.ops.len(), 6);
-    assert_eq!(t.ops[0].correlation, Some(7));
-    assert_eq!(t.ops[3].correlation, Some((1u64 << 32) | 7));
+    assert_eq!({ t.ops[0].correlation }, Some(7));
+    assert_eq!({ t.ops[3].correlation }, Some((1u64 << 32) | 7));
     let partial = t.partial.clone().unwrap();
     assert!(partial.contains("prof-cupti-11-rank1.pcupti: no END record"), "{partial}");
     assert!(t.source.ends_with("and 1 more CUPTI traces"));

@@ -13,7 +13,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Bytes one device op holds in the timeline, without its details (40 on 64-bit targets).
+/// Bytes one device op holds in the timeline, without its details (36 on 64-bit targets).
 pub const OP_BYTES: u64 = std::mem::size_of::<crate::timeline::DeviceOp>() as u64;
 /// Bytes of one distinct op details (ops with equal details share one: [`crate::details_pool`]).
 pub const DETAILS_BYTES: u64 = 128;

@@ -1,8 +1,8 @@
-//! Where a device op ran and what it is — its kind, device and stream — in one 8-byte word
-//! instead of 13 bytes over three fields: with it a [`crate::DeviceOp`] is 40 bytes, not 48
-//! (80 MB less at 10 M ops, to hold and to stream through every analysis).
+//! Where a device op ran and what it is — its kind, device and stream — in one 4-byte word
+//! instead of 13 bytes over three fields: with it a [`crate::DeviceOp`] is 36 bytes, not 48
+//! (120 MB less at 10 M ops, to hold and to stream through every analysis).
 //!
-//! The word is `kind` (4 bits) | a spill flag (1 bit) | `device` (19 bits) | `stream` (40 bits);
+//! The word is `kind` (3 bits) | a spill flag (1 bit) | `device` (8 bits) | `stream` (20 bits);
 //! the all-ones value of a field stands for `u32::MAX` / `u64::MAX` (the "unknown" a reader
 //! gives an HCCL row without a stream). A device index or stream id too wide for its bits (a
 //! stream that is a queue handle, say) is not cut: the pair is kept once in a process-wide
@@ -14,17 +14,17 @@ use crate::timeline::OpKind;
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
-const KIND_SHIFT: u32 = 60;
-const SPILLED: u64 = 1 << 59;
-const DEVICE_SHIFT: u32 = 40;
-const DEVICE_BITS: u32 = 19;
-const DEVICE_MASK: u64 = (1 << DEVICE_BITS) - 1;
-const STREAM_MASK: u64 = (1 << DEVICE_SHIFT) - 1;
-const LANE_MASK: u64 = (1 << KIND_SHIFT) - 1;
+const KIND_SHIFT: u32 = 29;
+const SPILLED: u32 = 1 << 28;
+const DEVICE_SHIFT: u32 = 20;
+const DEVICE_BITS: u32 = 8;
+const DEVICE_MASK: u32 = (1 << DEVICE_BITS) - 1;
+const STREAM_MASK: u32 = (1 << DEVICE_SHIFT) - 1;
+const LANE_MASK: u32 = (1 << KIND_SHIFT) - 1;
 
 /// An op's kind, device and stream, packed (see the module's documentation).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct Place(u64);
+pub(crate) struct Place(u32);
 
 impl Place {
     #[inline]
@@ -42,7 +42,7 @@ impl Place {
         if self.0 & SPILLED == 0 {
             match (self.0 >> DEVICE_SHIFT) & DEVICE_MASK {
                 DEVICE_MASK => u32::MAX,
-                device => device as u32,
+                device => device,
             }
         } else {
             spilled(self.0).0
@@ -54,7 +54,7 @@ impl Place {
         if self.0 & SPILLED == 0 {
             match self.0 & STREAM_MASK {
                 STREAM_MASK => u64::MAX,
-                stream => stream,
+                stream => u64::from(stream),
             }
         } else {
             spilled(self.0).1
@@ -64,12 +64,12 @@ impl Place {
     /// The device and stream as one key: equal for two ops exactly when both are equal.
     #[inline]
     pub(crate) fn lane(self) -> u64 {
-        self.0 & LANE_MASK
+        u64::from(self.0 & LANE_MASK)
     }
 }
 
 #[inline]
-fn kind_bits(kind: OpKind) -> u64 {
+fn kind_bits(kind: OpKind) -> u32 {
     match kind {
         OpKind::Kernel => 0,
         OpKind::Memcpy => 1,
@@ -80,7 +80,7 @@ fn kind_bits(kind: OpKind) -> u64 {
 }
 
 #[inline]
-fn kind_of(bits: u64) -> OpKind {
+fn kind_of(bits: u32) -> OpKind {
     match bits {
         0 => OpKind::Kernel,
         1 => OpKind::Memcpy,
@@ -92,9 +92,9 @@ fn kind_of(bits: u64) -> OpKind {
 }
 
 #[inline]
-fn lane_bits(device: u32, stream: u64) -> u64 {
-    if u64::from(device) < DEVICE_MASK && stream < STREAM_MASK {
-        u64::from(device) << DEVICE_SHIFT | stream
+fn lane_bits(device: u32, stream: u64) -> u32 {
+    if device < DEVICE_MASK && stream < u64::from(STREAM_MASK) {
+        device << DEVICE_SHIFT | stream as u32
     } else {
         wide_lane_bits(device, stream)
     }
@@ -102,14 +102,14 @@ fn lane_bits(device: u32, stream: u64) -> u64 {
 
 /// [`lane_bits`] of a pair with an "unknown" (all-ones) or too wide field.
 #[cold]
-fn wide_lane_bits(device: u32, stream: u64) -> u64 {
+fn wide_lane_bits(device: u32, stream: u64) -> u32 {
     let packed_device = match device {
         u32::MAX => Some(DEVICE_MASK),
-        d => Some(u64::from(d)).filter(|&d| d < DEVICE_MASK),
+        d => Some(d).filter(|&d| d < DEVICE_MASK),
     };
     let packed_stream = match stream {
         u64::MAX => Some(STREAM_MASK),
-        s => Some(s).filter(|&s| s < STREAM_MASK),
+        s => u32::try_from(s).ok().filter(|&s| s < STREAM_MASK),
     };
     match (packed_device, packed_stream) {
         (Some(d), Some(s)) => d << DEVICE_SHIFT | s,
@@ -121,7 +121,7 @@ fn wide_lane_bits(device: u32, stream: u64) -> u64 {
 #[derive(Default)]
 struct Spills {
     pairs: Vec<(u32, u64)>,
-    index: HashMap<(u32, u64), u64>,
+    index: HashMap<(u32, u64), u32>,
 }
 
 fn spills() -> &'static RwLock<Spills> {
@@ -129,15 +129,16 @@ fn spills() -> &'static RwLock<Spills> {
     SPILLS.get_or_init(RwLock::default)
 }
 
-/// The index of `(device, stream)` in the table, added if new (below 2^59: a table that long
-/// would not fit in memory).
+/// The index of `(device, stream)` in the table, added if new. Past 2^28 distinct pairs (not
+/// seen in any trace: a stream is a queue or a stream, a few thousand at most) it panics
+/// rather than give two pairs one index.
 #[cold]
-fn spill(device: u32, stream: u64) -> u64 {
+fn spill(device: u32, stream: u64) -> u32 {
     if let Some(&at) = spills().read().unwrap_or_else(|e| e.into_inner()).index.get(&(device, stream)) {
         return at;
     }
     let mut table = spills().write().unwrap_or_else(|e| e.into_inner());
-    let next = table.pairs.len() as u64;
+    let next = u32::try_from(table.pairs.len()).ok().filter(|&n| n < SPILLED).expect("fewer than 2^28 wide lanes");
     let at = *table.index.entry((device, stream)).or_insert(next);
     if at == next {
         table.pairs.push((device, stream));
@@ -149,9 +150,9 @@ fn spill(device: u32, stream: u64) -> u64 {
 /// stream come in runs, so a source whose every stream is wide (queue handles) takes the
 /// table's lock once a run, not once a read.
 #[cold]
-fn spilled(word: u64) -> (u32, u64) {
+fn spilled(word: u32) -> (u32, u64) {
     use std::cell::Cell;
-    thread_local!(static LAST: Cell<Option<(u64, (u32, u64))>> = const { Cell::new(None) });
+    thread_local!(static LAST: Cell<Option<(u32, (u32, u64))>> = const { Cell::new(None) });
     let at = word & (SPILLED - 1);
     if let Some((_, pair)) = LAST.get().filter(|&(last, _)| last == at) {
         return pair;
@@ -171,8 +172,8 @@ mod tests {
 
     #[test]
     fn every_kind_device_and_stream_reads_back_as_given() {
-        let devices = [0, 1, 7, (1 << 19) - 2, (1 << 19) - 1, 1 << 19, 36_075, u32::MAX - 1, u32::MAX];
-        let streams = [0, 7, (1 << 40) - 2, (1 << 40) - 1, 1 << 40, 0x7f3a_5c00_1000, u64::MAX - 1, u64::MAX];
+        let devices = [0, 1, 7, 254, 255, 256, 36_075, u32::MAX - 1, u32::MAX];
+        let streams = [0, 7, (1 << 20) - 2, (1 << 20) - 1, 1 << 20, 1 << 40, 0x7f3a_5c00_1000, u64::MAX - 1, u64::MAX];
         let mut lanes = HashMap::new();
         for kind in KINDS {
             for device in devices {
@@ -200,15 +201,15 @@ mod tests {
 
     #[test]
     fn narrow_pairs_are_packed_and_wide_ones_spilled() {
-        assert_eq!(Place::new(OpKind::Kernel, 3, 7).0, 3 << 40 | 7);
-        assert_eq!(Place::new(OpKind::Other, 0, 0).0 >> 60, 4);
-        assert_ne!(Place::new(OpKind::Kernel, 1 << 19, 0).0 & SPILLED, 0);
-        assert_ne!(Place::new(OpKind::Kernel, 0, 1 << 40).0 & SPILLED, 0);
-        assert_eq!(Place::new(OpKind::Kernel, (1 << 19) - 2, (1 << 40) - 2).0 & SPILLED, 0);
+        assert_eq!(Place::new(OpKind::Kernel, 3, 7).0, 3 << 20 | 7);
+        assert_eq!(Place::new(OpKind::Other, 0, 0).0 >> 29, 4);
+        assert_ne!(Place::new(OpKind::Kernel, 1 << 8, 0).0 & SPILLED, 0);
+        assert_ne!(Place::new(OpKind::Kernel, 0, 1 << 20).0 & SPILLED, 0);
+        assert_eq!(Place::new(OpKind::Kernel, (1 << 8) - 2, (1 << 20) - 2).0 & SPILLED, 0);
         // The "unknown" device and stream are packed too (an HCCL row without a stream)...
         assert_eq!(Place::new(OpKind::Kernel, u32::MAX, u64::MAX).0 & SPILLED, 0);
         // ...so the all-ones values of the fields are spilled when they are real ids.
-        assert_ne!(Place::new(OpKind::Kernel, (1 << 19) - 1, 0).0 & SPILLED, 0);
-        assert_ne!(Place::new(OpKind::Kernel, 0, (1 << 40) - 1).0 & SPILLED, 0);
+        assert_ne!(Place::new(OpKind::Kernel, (1 << 8) - 1, 0).0 & SPILLED, 0);
+        assert_ne!(Place::new(OpKind::Kernel, 0, (1 << 20) - 1).0 & SPILLED, 0);
     }
 }

@@ -341,9 +341,9 @@ fn warmup_marks(timeline: &Timeline, order: &[DeviceOp], from: u64, to: u64, ste
     let mut warm: Vec<(NameId, u64)> = Vec::new();
     let mut ops = 0usize;
     for op in order {
-        if (to..steady_end).contains(&op.start_ns) {
+        if (to..steady_end).contains(&{ op.start_ns }) {
             steady.insert(op.name);
-        } else if (from..to).contains(&op.start_ns) {
+        } else if (from..to).contains(&{ op.start_ns }) {
             ops += 1;
             if op.kind() == OpKind::Kernel {
                 warm.push((op.name, op.dur_ns));

@@ -284,8 +284,8 @@ impl Timeline {
             self.source,
             index + 1,
             crate::error::quote(self.name(op.name)),
-            op.start_ns,
-            op.dur_ns
+            { op.start_ns },
+            { op.dur_ns }
         ))
     }
 

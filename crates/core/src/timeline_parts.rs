@@ -133,7 +133,7 @@ mod tests {
             .iter()
             .map(|op| {
                 let details = timeline.details_of(op).map(|d| (d.op_type.map(text), d.block_dim));
-                format!("{} {} {} {details:?}", text(op.name), op.start_ns, op.dur_ns)
+                format!("{} {} {} {details:?}", text(op.name), { op.start_ns }, { op.dur_ns })
             })
             .collect()
     }

@@ -17,7 +17,9 @@ fn text(t: &Timeline) -> Vec<String> {
     let ops = t.ops.iter().map(|op| {
         let d = t.details_of(op);
         let (name, corr) = (t.name(op.name), op.correlation);
-        format!("{:?} {name} {} {} {} {} {corr:?} {d:?}", op.kind(), op.device(), op.stream(), op.start_ns, op.dur_ns)
+        format!("{:?} {name} {} {} {} {} {corr:?} {d:?}", op.kind(), op.device(), op.stream(), { op.start_ns }, {
+            op.dur_ns
+        })
     });
     let host = t.host.iter().map(|s| {
         let name = t.name(s.name);

@@ -60,7 +60,7 @@ fn h200_trace_counts_times_and_details() {
     let first = &t.ops[0];
     assert!(t.name(first.name).starts_with("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel"));
     assert_eq!((first.start_ns, first.dur_ns, first.device(), first.stream()), (5_359_103_342_279_386, 4_608, 0, 7));
-    assert_eq!(first.correlation, Some(20));
+    assert_eq!({ first.correlation }, Some(20));
     let details = t.details_of(first).expect("kernel details");
     assert_eq!((details.grid, details.block), (Some([1, 1, 1]), Some([32, 4, 1])));
     assert_eq!((details.registers_per_thread, details.shared_memory_bytes), (Some(27), Some(24)));
@@ -106,7 +106,7 @@ fn hta_resnet_gz_exact_nanoseconds_and_keys_after_events() {
     assert_eq!((count(&t, OpKind::Kernel), count(&t, OpKind::Memcpy), count(&t, OpKind::Memset)), (4350, 1600, 145));
     assert_eq!(t.host.len(), 39_309);
     assert_eq!(kernel_ns(&t), 468_153_602);
-    assert_eq!(t.ops[0].start_ns, 1_712_195_495_505_582_988);
+    assert_eq!({ t.ops[0].start_ns }, 1_712_195_495_505_582_988);
     // 58 cuda_runtime events carry `"tid": -247463936`, kept as 2^32 - 247463936.
     assert_eq!(t.host.iter().filter(|s| s.tid == 4_047_503_360).count(), 58);
     let summary = summarize_kernels(&t, &Families::builtin());
