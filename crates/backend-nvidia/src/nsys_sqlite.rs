@@ -37,7 +37,8 @@ mod sniff;
 
 pub use sniff::{export_command, extension, SQLITE_MAGIC};
 
-use prof_core::{summarize_kernels, Error, Families, KernelSummary, Result, Timeline};
+use prof_core::op_totals::OpTotals;
+use prof_core::{Error, Families, KernelSummary, Result, Timeline};
 use rusqlite::{Connection, OpenFlags};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -84,18 +85,25 @@ pub fn load(path: &Path) -> Result<Timeline> {
     Ok(timeline)
 }
 
-/// The kernel summary of the export at `path`, equal to [`summarize_kernels`] over [`load`]
-/// but reading only the device ops (kernels, copies, sets): the runtime calls and NVTX ranges,
-/// often the larger half of an export, are asked inside SQLite for their time range alone,
-/// which the summary's span needs. For `prof analyze --summary-only`.
+/// The kernel summary of the export at `path`, equal to [`prof_core::summarize_kernels`] over [`load`]
+/// but reading only the device ops (kernels, copies, sets), each part of a table folded into
+/// totals as it is read ([`prof_core::op_totals`]), so no table is held whole: the runtime
+/// calls and NVTX ranges, often the larger half of an export, are asked inside SQLite for their
+/// time range alone, which the summary's span needs. For `prof analyze --summary-only`.
 pub fn summarize_device_ops(path: &Path, families: &Families) -> Result<KernelSummary> {
     let export = Export::open(path)?;
-    let mut timeline = Timeline::new(path.display().to_string());
+    let mut totals = OpTotals::default();
     for table in [KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE].into_iter().filter(|table| export.has(table)) {
-        parts::read_table(&export, table, &mut timeline)?;
+        totals.absorb(parts::fold_table(&export, table)?);
     }
-    let mut summary = summarize_kernels(&timeline, families);
-    let span = match (timeline.span_ns(), host_bounds(&export)?) {
+    let mut summary = totals.finish(&path.display().to_string(), families);
+    let device =
+        summary.devices.iter().filter(|d| d.ops > 0).fold(None, |span: Option<(u64, u64)>, d| {
+            Some(span.map_or((d.first_start_ns, d.last_end_ns), |(lo, hi)| {
+                (lo.min(d.first_start_ns), hi.max(d.last_end_ns))
+            }))
+        });
+    let span = match (device, host_bounds(&export)?) {
         (Some((lo, hi)), Some((l, h))) => Some((lo.min(l), hi.max(h))),
         (device, host) => device.or(host),
     };

@@ -38,6 +38,7 @@ pub mod launch_index;
 pub mod load_budget;
 mod op_order;
 mod op_place;
+pub mod op_totals;
 pub mod phases;
 pub mod probe;
 pub mod rank_job;

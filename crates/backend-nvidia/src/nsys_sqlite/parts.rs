@@ -8,6 +8,7 @@
 use super::activity::{columns, Reader};
 use super::pages::TablePages;
 use super::{open_read_only, Export, KERNEL_TABLE};
+use prof_core::op_totals::OpTotals;
 use prof_core::{Result, Timeline};
 
 /// Kernel tables with fewer rows than this are read by one thread.
@@ -47,22 +48,68 @@ pub(super) fn read_table(export: &Export, table: &'static str, timeline: &mut Ti
 /// The rows of `table` read from its `pages` in runs of [`PART_LEAVES`] leaves on every core,
 /// joined in order; `None` when a part failed.
 fn by_pages(export: &Export, table: &'static str, pages: &TablePages) -> Option<Timeline> {
+    let source = export.path.display().to_string();
+    page_parts(
+        export,
+        table,
+        pages,
+        |part| part,
+        Timeline::new(source.as_str()),
+        |whole, part| {
+            whole.append(part);
+        },
+    )
+}
+
+/// The kernel-summary totals of the device ops of `table` (kernels, copies or sets): read
+/// like [`read_table`], but each part of the table's pages folded into totals and dropped as
+/// soon as it is read, so the table is never held whole (`prof analyze --summary-only`).
+/// A table the pages cannot give is read whole, as [`read_table`] reads it, and folded.
+pub(super) fn fold_table(export: &Export, table: &'static str) -> Result<OpTotals> {
+    let pages = columns(table).and_then(|names| TablePages::open(&export.path, &export.conn, table, &names));
+    let folded = pages.and_then(|pages| {
+        page_parts(export, table, &pages, |part| OpTotals::of_timeline(&part), OpTotals::default(), OpTotals::absorb)
+    });
+    if let Some(totals) = folded {
+        return Ok(totals);
+    }
+    let mut timeline = Timeline::new(export.path.display().to_string());
+    read_table(export, table, &mut timeline)?;
+    Ok(OpTotals::of_timeline(&timeline))
+}
+
+/// The runs of [`PART_LEAVES`] leaves of `table`'s `pages`, each read into its own timeline on
+/// one of the cores, made into a `T` by `fold` and joined onto `init` in order; `None` when a
+/// part failed.
+fn page_parts<T: Send, J: Send>(
+    export: &Export,
+    table: &'static str,
+    pages: &TablePages,
+    fold: impl Fn(Timeline) -> T + Sync,
+    init: J,
+    join: impl Fn(&mut J, T) + Sync,
+) -> Option<J> {
     let leaves = pages.leaves();
     let parts = leaves.div_ceil(PART_LEAVES).max(1);
-    run_parts(export, parts, |reader, k, part| {
+    let read = |reader: &mut Reader, k: usize, part: &mut Timeline| {
         let range = k * PART_LEAVES..((k + 1) * PART_LEAVES).min(leaves);
         reader.read_pages(table, pages, range, part)
-    })
+    };
+    run_parts(export, parts, read, fold, init, join)
 }
 
 /// `parts` timelines, part `k` filled by `read` (false: it failed), read on every core with
-/// a share of the memory budget each and joined in order while later ones are read
-/// ([`prof_core::text_parts::run_parts_joined`]); `None` when a part failed.
-fn run_parts(
+/// a share of the memory budget each, each made into a `T` by `fold` and joined onto `init`
+/// in order while later ones are read ([`prof_core::text_parts::run_parts_joined`]); `None`
+/// when a part failed.
+fn run_parts<T: Send, J: Send>(
     export: &Export,
     parts: usize,
     read: impl Fn(&mut Reader, usize, &mut Timeline) -> bool + Sync,
-) -> Option<Timeline> {
+    fold: impl Fn(Timeline) -> T + Sync,
+    init: J,
+    join: impl Fn(&mut J, T) + Sync,
+) -> Option<J> {
     let budget = prof_core::load_budget::memory_budget() / parts as u64;
     let source = export.path.display().to_string();
     let (path, tables, info) = (&export.path, &export.tables, &export.info);
@@ -72,11 +119,9 @@ fn run_parts(
             Export { path: path.clone(), conn: open_read_only(path).ok()?, tables: tables.clone(), info: info.clone() };
         let mut part = Timeline::with_memory_budget(source.as_str(), budget);
         let mut reader = Reader::new(&own).ok()?;
-        read(&mut reader, k, &mut part).then_some(part)
+        read(&mut reader, k, &mut part).then(|| fold(part))
     };
-    prof_core::text_parts::run_parts_joined(parts, work, Timeline::new(source.as_str()), |whole, part| {
-        whole.append(part);
-    })
+    prof_core::text_parts::run_parts_joined(parts, work, init, join)
 }
 
 /// The first and last rowid of the kernel table; `None` when it is empty or has no rowids.
@@ -106,9 +151,20 @@ fn in_parts(export: &Export, (lo, hi): (i64, i64), parts: usize) -> Option<Timel
     let ranges: Vec<(i64, i64)> = (0..parts as i64)
         .map(|k| (lo + k * step, if k + 1 == parts as i64 { hi } else { lo + (k + 1) * step - 1 }))
         .collect();
-    run_parts(export, ranges.len(), |reader, k, part| {
+    let read = |reader: &mut Reader, k: usize, part: &mut Timeline| {
         reader.read_rows(KERNEL_TABLE, Some(ranges[k]), part).is_ok() && !part.is_full()
-    })
+    };
+    let source = export.path.display().to_string();
+    run_parts(
+        export,
+        ranges.len(),
+        read,
+        |part| part,
+        Timeline::new(source.as_str()),
+        |whole, part| {
+            whole.append(part);
+        },
+    )
 }
 
 #[cfg(test)]

@@ -302,3 +302,28 @@ fn nsys_2026_export_reads_as_sqlite_counts_it() {
     let stats = prof_core::analysis::launch::launch_stats(&t).unwrap();
     assert_eq!(stats.kernels, 4, "every kernel linked to its launch");
 }
+
+/// `--summary-only` folds each table part by part (`prof_core::op_totals`): on every real
+/// export it must give what the summary of the whole loaded timeline gives (its span reaching
+/// over the runtime calls and NVTX ranges load keeps), but for the rows' interner ids.
+#[test]
+fn summary_of_the_device_tables_folded_equals_the_summary_of_the_loaded_export() {
+    let dir = Path::new(REPORT1).parent().unwrap();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("sqlite") {
+            continue;
+        }
+        let families = Families::builtin();
+        let mut whole = summarize_kernels(&load(&path).unwrap(), &families);
+        let mut folded = summarize_device_ops(&path, &families).unwrap();
+        for summary in [&mut whole, &mut folded] {
+            summary.kernels.iter_mut().for_each(|k| k.name_id = prof_core::NameId(0));
+        }
+        assert!(whole.ops > 0, "{}", path.display());
+        assert_eq!(folded, whole, "{}", path.display());
+        checked += 1;
+    }
+    assert_eq!(checked, 5);
+}

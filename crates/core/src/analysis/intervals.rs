@@ -47,6 +47,20 @@ impl IntervalSet {
         IntervalSet { spans: merged }
     }
 
+    /// The union of this set and `later`: `later`'s intervals appended where they all start
+    /// past this set's end (a later part of a file in time order), else one merge of both.
+    pub fn joined(mut self, later: IntervalSet) -> IntervalSet {
+        match (self.spans.last(), later.spans.first()) {
+            (_, None) => self,
+            (None, _) => later,
+            (Some(&(_, end)), Some(&(start, _))) if start > end => {
+                self.spans.extend_from_slice(&later.spans);
+                self
+            }
+            _ => IntervalSet::union_all(&[&self, &later]),
+        }
+    }
+
     /// The merged intervals, in time order.
     pub fn spans(&self) -> &[(u64, u64)] {
         &self.spans
