@@ -170,7 +170,7 @@ fn merge(mut ops: Timeline, trace: Timeline) -> Timeline {
         }
     }
     for span in &trace.host {
-        let mut span = span.clone();
+        let mut span = *span;
         span.name = ops.intern(trace.name(span.name));
         ops.push_host(span);
     }

@@ -281,7 +281,7 @@ fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
         (t.name(h.name), h.pid, h.tid, h.start_ns, h.dur_ns),
         ("cudaGetDevice", 420, 3_952_578_880, 1_796_228_603_341_308_387, 361)
     );
-    assert_eq!(h.correlation, Some(5_818));
+    assert_eq!({ h.correlation }, Some(5_818));
     let launches = t.host_by_correlation();
     let linked = kernels.iter().filter(|k| k.correlation.get().is_some_and(|c| launches.contains_key(&c))).count();
     assert_eq!(linked, 85, "3 kernels were launched just before the window opened");

@@ -256,7 +256,7 @@ mod tests {
             });
         };
         let listed =
-            |t: &Timeline| t.host.iter().map(|s| format!("{} {}", t.name(s.name), s.start_ns)).collect::<Vec<_>>();
+            |t: &Timeline| t.host.iter().map(|s| format!("{} {}", t.name(s.name), { s.start_ns })).collect::<Vec<_>>();
         let budget = 6 * crate::load_budget::HOST_BYTES;
         for (first, second) in [(2u64, 9u64), (9, 2), (5, 5)] {
             for limit in [None, Some(budget)] {

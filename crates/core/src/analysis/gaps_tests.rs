@@ -99,7 +99,7 @@ fn large_timelines_stay_near_linear() {
             dur_ns: 50,
             correlation: Some(i).into(),
         };
-        t.host.push(span.clone());
+        t.host.push(span);
         t.host.push(HostSpan { name: cpu, category: HostCategory::Framework, correlation: None.into(), ..span });
     }
     let families = Families::builtin();
