@@ -7,6 +7,9 @@
 # libdw.so.1, libelf.so.1, liblzma.so.5, libbz2.so.1.0); the importer alone gets them.
 #
 # Usage: scripts/device/nsys_real.sh BIN_DIR LIB_DIR     (BIN_DIR holds prof)
+# LIB_DIR, made on the build machine (Debian 12) and carried:
+#   mkdir -p .carry/devlibs && cp -L /lib/x86_64-linux-gnu/{libdw.so.1,libelf.so.1,liblzma.so.5,libbz2.so.1.0} .carry/devlibs/
+# then run with carry ["target/release/prof", ".carry/devlibs"]: OUT=$OUT bash scripts/device/nsys_real.sh target/release .carry/devlibs
 set -u
 bin=$(cd "$1" && pwd); libs=$(cd "$2" && pwd); root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/nsys-real}; work=/tmp/nsys-real-work; rm -rf "$work"; mkdir -p "$work" "$out"; cd "$work"
