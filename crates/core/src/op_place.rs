@@ -2,22 +2,24 @@
 //! instead of 13 bytes over three fields: with it a [`crate::DeviceOp`] is 36 bytes, not 48
 //! (120 MB less at 10 M ops, to hold and to stream through every analysis).
 //!
-//! The word is `kind` (3 bits) | a spill flag (1 bit) | `device` (8 bits) | `stream` (20 bits);
+//! The word is `kind` (3 bits) | a spill flag (1 bit) | `device` (10 bits) | `stream` (18 bits);
 //! the all-ones value of a field stands for `u32::MAX` / `u64::MAX` (the "unknown" a reader
 //! gives an HCCL row without a stream). A device index or stream id too wide for its bits (a
-//! stream that is a queue handle, say) is not cut: the pair is kept once in a process-wide
-//! table and the word holds its index there, so every pair reads back as it was given. The
+//! stream that is a queue handle, a legacy rocprof `gpu-id` that is a KFD node id such as
+//! 60633) is not cut: the pair is kept once in a process-wide table and the word holds its
+//! index there, so every pair reads back as it was given. The table is read without a lock
+//! (two atomic loads), so ops of wide pairs cost little more to read than packed ones. The
 //! encoding is canonical (one word per kind, device and stream), so equal words are equal
 //! places and [`Place::lane`] is a stream's key.
 
 use crate::timeline::OpKind;
 use std::collections::HashMap;
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Mutex, OnceLock};
 
 const KIND_SHIFT: u32 = 29;
 const SPILLED: u32 = 1 << 28;
-const DEVICE_SHIFT: u32 = 20;
-const DEVICE_BITS: u32 = 8;
+const DEVICE_SHIFT: u32 = 18;
+const DEVICE_BITS: u32 = 10;
 const DEVICE_MASK: u32 = (1 << DEVICE_BITS) - 1;
 const STREAM_MASK: u32 = (1 << DEVICE_SHIFT) - 1;
 const LANE_MASK: u32 = (1 << KIND_SHIFT) - 1;
@@ -117,51 +119,64 @@ fn wide_lane_bits(device: u32, stream: u64) -> u32 {
     }
 }
 
-/// The process-wide table of the device/stream pairs too wide to pack: each pair once.
-#[derive(Default)]
-struct Spills {
-    pairs: Vec<(u32, u64)>,
-    index: HashMap<(u32, u64), u32>,
+/// Pairs of a chunk of the table of wide pairs.
+const CHUNK_BITS: u32 = 12;
+/// Chunks of the table: 2^28 pairs in all, as many as a spilled word can index.
+const CHUNKS: usize = 1 << (28 - CHUNK_BITS);
+
+/// A chunk of the table: each slot set once, before any word holding its index exists.
+type Chunk = Box<[OnceLock<(u32, u64)>]>;
+
+/// The process-wide table of the device/stream pairs too wide to pack, each pair once, by
+/// index: chunks made as they are needed and never freed, read without a lock. (1.5 MB of
+/// empty chunk slots, untouched until used.)
+static PAIRS: [OnceLock<Chunk>; CHUNKS] = [const { OnceLock::new() }; CHUNKS];
+
+/// The index of each pair in [`PAIRS`], for adding a pair once (writers only).
+fn index() -> &'static Mutex<HashMap<(u32, u64), u32>> {
+    static INDEX: OnceLock<Mutex<HashMap<(u32, u64), u32>>> = OnceLock::new();
+    INDEX.get_or_init(Mutex::default)
 }
 
-fn spills() -> &'static RwLock<Spills> {
-    static SPILLS: OnceLock<RwLock<Spills>> = OnceLock::new();
-    SPILLS.get_or_init(RwLock::default)
-}
-
-/// The index of `(device, stream)` in the table, added if new. Past 2^28 distinct pairs (not
-/// seen in any trace: a stream is a queue or a stream, a few thousand at most) it panics
+/// The index of `(device, stream)` in the table, added if new. The last pair spilled on this
+/// thread is kept beside it: ops of one stream come in runs, so a source whose every stream is
+/// wide (queue handles) takes the lock once a run, not once an op. Past 2^28 distinct pairs
+/// (not seen in any trace: a stream is a queue or a stream, a few thousand at most) it panics
 /// rather than give two pairs one index.
 #[cold]
 fn spill(device: u32, stream: u64) -> u32 {
-    if let Some(&at) = spills().read().unwrap_or_else(|e| e.into_inner()).index.get(&(device, stream)) {
+    use std::cell::Cell;
+    thread_local!(static LAST: Cell<Option<((u32, u64), u32)>> = const { Cell::new(None) });
+    if let Some((_, at)) = LAST.get().filter(|&(pair, _)| pair == (device, stream)) {
         return at;
     }
-    let mut table = spills().write().unwrap_or_else(|e| e.into_inner());
-    let next = u32::try_from(table.pairs.len()).ok().filter(|&n| n < SPILLED).expect("fewer than 2^28 wide lanes");
-    let at = *table.index.entry((device, stream)).or_insert(next);
-    if at == next {
-        table.pairs.push((device, stream));
-    }
+    let mut index = index().lock().unwrap_or_else(|e| e.into_inner());
+    let at = match index.get(&(device, stream)) {
+        Some(&at) => at,
+        None => {
+            let at = u32::try_from(index.len()).ok().filter(|&n| n < SPILLED).expect("fewer than 2^28 wide lanes");
+            let chunk = PAIRS[(at >> CHUNK_BITS) as usize]
+                .get_or_init(|| (0..1 << CHUNK_BITS).map(|_| OnceLock::new()).collect());
+            // Set before the index is handed out: a word holding it always finds its pair.
+            let _ = chunk[(at & ((1 << CHUNK_BITS) - 1)) as usize].set((device, stream));
+            index.insert((device, stream), at);
+            at
+        }
+    };
+    LAST.set(Some(((device, stream), at)));
     at
 }
 
-/// The pair of a spilled word. The last one read on this thread is kept beside it: ops of one
-/// stream come in runs, so a source whose every stream is wide (queue handles) takes the
-/// table's lock once a run, not once a read.
-#[cold]
+/// The pair of a spilled word: two atomic loads, no lock.
+#[inline]
 fn spilled(word: u32) -> (u32, u64) {
-    use std::cell::Cell;
-    thread_local!(static LAST: Cell<Option<(u32, (u32, u64))>> = const { Cell::new(None) });
     let at = word & (SPILLED - 1);
-    if let Some((_, pair)) = LAST.get().filter(|&(last, _)| last == at) {
-        return pair;
-    }
-    // Only `spill` makes spilled words, after adding their pair, and pairs are never removed.
-    let table = spills().read().unwrap_or_else(|e| e.into_inner());
-    let pair = usize::try_from(at).ok().and_then(|i| table.pairs.get(i)).copied().unwrap_or((u32::MAX, u64::MAX));
-    LAST.set(Some((at, pair)));
-    pair
+    // Only `spill` makes spilled words, after setting their pair, and pairs are never removed.
+    PAIRS[(at >> CHUNK_BITS) as usize]
+        .get()
+        .and_then(|chunk| chunk[(at & ((1 << CHUNK_BITS) - 1)) as usize].get())
+        .copied()
+        .unwrap_or((u32::MAX, u64::MAX))
 }
 
 #[cfg(test)]
@@ -172,8 +187,8 @@ mod tests {
 
     #[test]
     fn every_kind_device_and_stream_reads_back_as_given() {
-        let devices = [0, 1, 7, 254, 255, 256, 36_075, u32::MAX - 1, u32::MAX];
-        let streams = [0, 7, (1 << 20) - 2, (1 << 20) - 1, 1 << 20, 1 << 40, 0x7f3a_5c00_1000, u64::MAX - 1, u64::MAX];
+        let devices = [0, 1, 7, 1022, 1023, 1024, 60_633, u32::MAX - 1, u32::MAX];
+        let streams = [0, 7, (1 << 18) - 2, (1 << 18) - 1, 1 << 18, 1 << 40, 0x7f3a_5c00_1000, u64::MAX - 1, u64::MAX];
         let mut lanes = HashMap::new();
         for kind in KINDS {
             for device in devices {
@@ -187,7 +202,7 @@ mod tests {
         }
         let distinct: std::collections::HashSet<u64> = lanes.values().copied().collect();
         assert_eq!(distinct.len(), devices.len() * streams.len());
-        // Read back on another thread too (the table is the process's, the last-read cache
+        // Read back on another thread too (the table is the process's, the last-spilled cache
         // each thread's), alternating between two spilled pairs.
         let (a, b) = (Place::new(OpKind::Kernel, 1 << 20, 3), Place::new(OpKind::Memcpy, 5, 1 << 41));
         std::thread::spawn(move || {
@@ -200,16 +215,44 @@ mod tests {
     }
 
     #[test]
+    fn wide_pairs_spilled_at_once_on_many_threads_read_back_past_the_first_chunk() {
+        // More pairs than a chunk holds, spilled by four threads at once (each pair by two of
+        // them), read back on other threads.
+        let pairs = |t: u64| (0..3_000u64).map(move |i| (7_000 + (i % 1_500) as u32, (1 << 30) + t / 2 * 3_000 + i));
+        let places: Vec<Vec<(Place, (u32, u64))>> = (0..4)
+            .map(|t| {
+                std::thread::spawn(move || pairs(t).map(|(d, s)| (Place::new(OpKind::Kernel, d, s), (d, s))).collect())
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect();
+        for (t, mine) in places.iter().enumerate() {
+            // Threads 0 and 1 spilled the same pairs, as did 2 and 3: the same words.
+            assert!(mine.iter().zip(&places[t ^ 1]).all(|(a, b)| a.0 == b.0), "thread {t}");
+        }
+        let all: Vec<(Place, (u32, u64))> = places.into_iter().flatten().collect();
+        std::thread::spawn(move || {
+            for (place, (device, stream)) in all {
+                assert_ne!(place.0 & SPILLED, 0);
+                assert_eq!((place.device(), place.stream(), place.kind()), (device, stream, OpKind::Kernel));
+            }
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
     fn narrow_pairs_are_packed_and_wide_ones_spilled() {
-        assert_eq!(Place::new(OpKind::Kernel, 3, 7).0, 3 << 20 | 7);
+        assert_eq!(Place::new(OpKind::Kernel, 3, 7).0, 3 << 18 | 7);
         assert_eq!(Place::new(OpKind::Other, 0, 0).0 >> 29, 4);
-        assert_ne!(Place::new(OpKind::Kernel, 1 << 8, 0).0 & SPILLED, 0);
-        assert_ne!(Place::new(OpKind::Kernel, 0, 1 << 20).0 & SPILLED, 0);
-        assert_eq!(Place::new(OpKind::Kernel, (1 << 8) - 2, (1 << 20) - 2).0 & SPILLED, 0);
+        assert_ne!(Place::new(OpKind::Kernel, 1 << 10, 0).0 & SPILLED, 0);
+        assert_ne!(Place::new(OpKind::Kernel, 0, 1 << 18).0 & SPILLED, 0);
+        assert_eq!(Place::new(OpKind::Kernel, (1 << 10) - 2, (1 << 18) - 2).0 & SPILLED, 0);
         // The "unknown" device and stream are packed too (an HCCL row without a stream)...
         assert_eq!(Place::new(OpKind::Kernel, u32::MAX, u64::MAX).0 & SPILLED, 0);
         // ...so the all-ones values of the fields are spilled when they are real ids.
-        assert_ne!(Place::new(OpKind::Kernel, (1 << 8) - 1, 0).0 & SPILLED, 0);
-        assert_ne!(Place::new(OpKind::Kernel, 0, (1 << 20) - 1).0 & SPILLED, 0);
+        assert_ne!(Place::new(OpKind::Kernel, (1 << 10) - 1, 0).0 & SPILLED, 0);
+        assert_ne!(Place::new(OpKind::Kernel, 0, (1 << 18) - 1).0 & SPILLED, 0);
     }
 }
