@@ -214,20 +214,57 @@ impl<R: BufRead> CsvReader<R> {
 
     /// Reads the next physical row into `record` (its buffers reused), returning the line it
     /// starts on.
+    /// Appends the next line of the file (its line break included, if any) to `text`; the
+    /// bytes read. The line is copied once, straight from the reader's buffer, and checked to
+    /// be UTF-8 (at once when it is ASCII, as rocprof's rows are). Bounded: a file with no line
+    /// breaks (zeros, a binary) is not read whole, only past [`MAX_LINE_BYTES`].
+    fn read_line(&mut self, text: &mut String) -> Result<usize> {
+        /// Cuts what was appended off again unless it was found to be UTF-8 (on an error, and
+        /// if the reader panics), so `text` holds UTF-8 whatever happens.
+        struct Appended<'a> {
+            bytes: &'a mut Vec<u8>,
+            keep: usize,
+        }
+        impl Drop for Appended<'_> {
+            fn drop(&mut self) {
+                self.bytes.truncate(self.keep);
+            }
+        }
+        let from = text.len();
+        // SAFETY: bytes are appended to the string's vector only inside `Appended`, which cuts
+        // them off again when it is dropped unless they were checked to be UTF-8 first.
+        let mut line = Appended { bytes: unsafe { text.as_mut_vec() }, keep: from };
+        loop {
+            let buffer = match self.reader.fill_buf() {
+                Ok(buffer) => buffer,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::io(&self.path, e)),
+            };
+            let (taken, done) = match memchr::memchr(b'\n', buffer) {
+                Some(at) => (at + 1, true),
+                None => (buffer.len(), buffer.is_empty()),
+            };
+            line.bytes.extend_from_slice(&buffer[..taken]);
+            self.reader.consume(taken);
+            if done || (line.bytes.len() - from) as u64 > MAX_LINE_BYTES {
+                break;
+            }
+        }
+        let added = &line.bytes[from..];
+        if !(added.is_ascii() || std::str::from_utf8(added).is_ok()) {
+            return Err(Error::artifact(&self.path, self.line + 1, "the line is not UTF-8; rocprof writes UTF-8 CSV"));
+        }
+        line.keep = line.bytes.len();
+        Ok(line.keep - from)
+    }
+
     fn fields_into(&mut self, record: &mut Record) -> Result<Option<usize>> {
         let start = self.line + 1;
         record.clear();
         let mut scan: Option<RowScan> = None;
         loop {
             let line_start = record.text_mut().len();
-            // Bounded: a file with no line breaks (zeros, a binary) must not be read whole.
-            let mut bounded = std::io::Read::take(&mut self.reader, MAX_LINE_BYTES + 1);
-            let read = bounded.read_line(record.text_mut()).map_err(|e| match e.kind() {
-                std::io::ErrorKind::InvalidData => {
-                    Error::artifact(&self.path, self.line + 1, "the line is not UTF-8; rocprof writes UTF-8 CSV")
-                }
-                _ => Error::io(&self.path, e),
-            })?;
+            let read = self.read_line(record.text_mut())?;
             if read as u64 > MAX_LINE_BYTES {
                 let reason = format!("the line runs past {} MiB without a line break", MAX_LINE_BYTES >> 20);
                 return Err(Error::artifact(&self.path, self.line + 1, reason));

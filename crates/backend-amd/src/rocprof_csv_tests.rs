@@ -59,6 +59,20 @@ fn errors_name_the_file_line_and_column() {
 }
 
 #[test]
+fn utf8_split_across_the_readers_buffer_reads_whole() {
+    // A reader whose buffer holds 3 bytes: every line, and the two-byte `é` and the three-byte
+    // `λ` of the names, arrive in pieces; the rows must read as written.
+    let text = "\"Kernel_Name\",\"N\"\n\"café_λ<float>\",12\n\"k\",3\n";
+    let reader = std::io::BufReader::with_capacity(3, text.as_bytes());
+    let mut csv = CsvReader::from_reader(reader, Path::new("t.csv")).unwrap();
+    let first = csv.next_record().unwrap().expect("row 1");
+    assert_eq!((first.field(0), first.field(1)), (Some("café_λ<float>"), Some("12")));
+    let second = csv.next_record().unwrap().expect("row 2");
+    assert_eq!((second.field(0), second.field(1), second.line), (Some("k"), Some("3"), 3));
+    assert!(csv.next_record().unwrap().is_none());
+}
+
+#[test]
 fn a_latin1_byte_names_its_line() {
     let bytes = b"\"Kernel_Name\",\"N\"\n\"k\",1\n\"caf\xE9\",2\n";
     let mut csv = CsvReader::from_reader(bytes.as_slice(), Path::new("t.csv")).unwrap();
