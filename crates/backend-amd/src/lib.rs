@@ -44,6 +44,7 @@ pub mod rocprofv3_counter_report;
 #[doc(hidden)]
 pub mod rocprofv3_counters;
 pub mod rocprofv3_deep_dive;
+mod rocprofv3_details;
 #[doc(hidden)]
 pub mod rocprofv3_json;
 mod rocprofv3_parts;

@@ -54,6 +54,18 @@ impl Record {
         self.ranges.get(index).and_then(|&(start, end)| self.text.get(start..end))
     }
 
+    /// The row's text from the start of field `first` to the end of field `last`, when the
+    /// fields between lie in order in it (none was rewritten by unescaping): equal spans of two
+    /// rows hold equal fields `first..=last`. For a reader that parses a run of cells once per
+    /// distinct text.
+    pub(crate) fn span(&self, first: usize, last: usize) -> Option<&str> {
+        let ranges = self.ranges.get(first..=last)?;
+        if !ranges.windows(2).all(|w| w[0].1 <= w[1].0) {
+            return None;
+        }
+        self.text.get(ranges.first()?.0..ranges.last()?.1)
+    }
+
     /// The fields, unquoted, in order.
     pub fn fields(&self) -> impl Iterator<Item = &str> + '_ {
         self.ranges.iter().map(|&(start, end)| self.text.get(start..end).unwrap_or(""))

@@ -233,6 +233,10 @@ pub fn load_kernel_trace<R: BufRead>(
     // Kernel names come back in step order: each guessed from the one before, confirmed by one
     // comparison instead of a hash look-up.
     let mut names = prof_core::intern::NextGuess::default();
+    // The detail cells, first to last column: parsed once per distinct text and kernel.
+    let detail_columns = [wx, wy, wz, gx, gy, gz].into_iter().chain(vgpr).chain(lds);
+    let cells = (detail_columns.clone().min().unwrap_or(0), detail_columns.max().unwrap_or(0));
+    let mut seen = crate::rocprofv3_details::DetailsCache::default();
     while !timeline.is_full() && csv.next_record_into(&mut r)? {
         if csv.text(&r, kind) != "KERNEL_DISPATCH" {
             return Err(csv
@@ -252,6 +256,14 @@ pub fn load_kernel_trace<R: BufRead>(
         let op_kind = if comm { OpKind::Communication } else { OpKind::Kernel };
         let mut op = DeviceOp::new(op_kind, name_id, device, csv.u64(&r, stream)?, start_ns, dur_ns);
         op.correlation = Some(corr_base | csv.u64(&r, corr)?).into();
+        let key = r.span(cells.0, cells.1);
+        if let Some(id) = key.and_then(|key| seen.get(name_id, key)) {
+            // False only when the budget is spent (the id is this timeline's), which ends the
+            // loop: counted as `push_op_with` below is.
+            timeline.push_op_shared(op, id);
+            added += 1;
+            continue;
+        }
         let block = [csv.u64(&r, wx)?, csv.u64(&r, wy)?, csv.u64(&r, wz)?];
         let grid = [csv.u64(&r, gx)?, csv.u64(&r, gy)?, csv.u64(&r, gz)?];
         let details = OpDetails {
@@ -261,7 +273,11 @@ pub fn load_kernel_trace<R: BufRead>(
             shared_memory_bytes: csv.opt_u64(&r, lds)?,
             ..OpDetails::default()
         };
+        let before = timeline.ops.len();
         timeline.push_op_with(op, details);
+        if let (Some(key), Some(id)) = (key, timeline.ops.get(before).and_then(|op| op.details)) {
+            seen.put(name_id, key, id);
+        }
         added += 1;
     }
     csv.mark_cut(timeline);

@@ -185,3 +185,29 @@ fn a_file_cut_inside_its_last_row_keeps_the_complete_rows_and_says_so() {
     let partial = t.partial.as_deref().unwrap();
     assert!(partial.contains(":10: the last row has no line break"), "{partial}");
 }
+
+#[test]
+fn detail_cells_equal_to_the_last_rows_of_a_kernel_are_not_parsed_again_but_read_the_same() {
+    // The real fixture's first row (addition_kernel: LDS 0, VGPR 8, workgroup 64x1x1, grid
+    // 1024x1024x1, so 16x1024x1 blocks), then the same kernel with a wider grid, then the first
+    // row's cells again, then another kernel with the first row's cells.
+    let good = std::fs::read_to_string(fixture_path("rocprofv3/sdk1.0_kernel_trace.csv")).unwrap();
+    let (header, row) = (good.lines().next().unwrap(), good.lines().nth(1).unwrap());
+    let wider = row.replace(",1024,1024,1", ",2048,1024,1");
+    let other = row.replace("void addition_kernel<float>", "void other_kernel<float>");
+    let mut t = Timeline::new("t");
+    let text = format!("{header}\n{row}\n{wider}\n{row}\n{other}\n");
+    assert_eq!(load_kernel_trace(csv(&text, "k"), None, 0, &mut t).unwrap(), 4);
+    let read = |i: usize| {
+        let d = t.details_of(&t.ops[i]).expect("details");
+        (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes)
+    };
+    let first = (Some([16, 1024, 1]), Some([64, 1, 1]), Some(8), Some(0));
+    assert_eq!(read(0), first);
+    assert_eq!(read(1), (Some([32, 1024, 1]), Some([64, 1, 1]), Some(8), Some(0)));
+    assert_eq!((read(2), read(3)), (first, first));
+    assert_eq!({ t.ops[2].details }, { t.ops[0].details }, "the same cells share the details");
+    // A bad cell is never taken from the cache: its bytes differ from every row seen.
+    let bad = kernel_error(&format!("{header}\n{row}\n{}\n", row.replace(",0,0,8,0,16,", ",0,0,x,0,16,")));
+    assert!(bad.contains(":3") && bad.contains("`VGPR_Count` is `x`"), "{bad}");
+}

@@ -2,7 +2,7 @@
 //! and every analysis is written once against it.
 
 pub use crate::correlation::Correlation;
-use crate::details_pool::DetailsPool;
+use crate::details_pool::{DetailsId, DetailsPool};
 pub use crate::device_op::DeviceOp;
 use crate::intern::{Interner, NameId};
 use crate::load_budget::{LoadBudget, DETAILS_BYTES, HOST_BYTES, OP_BYTES};
@@ -198,6 +198,20 @@ impl Timeline {
         let (id, _) = self.details.share_named(name, details);
         self.ops[index].details = Some(id);
         true
+    }
+
+    /// Appends `op` with the details of `details`, an id this timeline's pool gave an earlier
+    /// op ([`Timeline::push_op_with`] then `ops.last()`): for a reader that found the row's
+    /// details cells equal to an earlier row's and did not parse them again. False (nothing
+    /// pushed) for an id the pool does not hold, or when the memory budget is spent.
+    pub fn push_op_shared(&mut self, mut op: DeviceOp, details: DetailsId) -> bool {
+        if self.details.get(details).is_none() {
+            return false;
+        }
+        op.details = Some(details);
+        let before = self.ops.len();
+        self.push_counted(op, OP_BYTES);
+        self.ops.len() > before
     }
 
     pub(crate) fn push_counted(&mut self, op: DeviceOp, bytes: u64) {
