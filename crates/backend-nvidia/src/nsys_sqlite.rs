@@ -96,13 +96,8 @@ pub fn summarize_device_ops(path: &Path, families: &Families) -> Result<KernelSu
     for table in [KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE].into_iter().filter(|table| export.has(table)) {
         totals.absorb(parts::fold_table(&export, table)?);
     }
+    let device = totals.span();
     let mut summary = totals.finish(&path.display().to_string(), families);
-    let device =
-        summary.devices.iter().filter(|d| d.ops > 0).fold(None, |span: Option<(u64, u64)>, d| {
-            Some(span.map_or((d.first_start_ns, d.last_end_ns), |(lo, hi)| {
-                (lo.min(d.first_start_ns), hi.max(d.last_end_ns))
-            }))
-        });
     let span = match (device, host_bounds(&export)?) {
         (Some((lo, hi)), Some((l, h))) => Some((lo.min(l), hi.max(h))),
         (device, host) => device.or(host),

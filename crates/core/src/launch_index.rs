@@ -105,7 +105,7 @@ mod tests {
     use crate::test_random::XorShift;
 
     fn span(category: HostCategory, correlation: Option<u64>) -> HostSpan {
-        HostSpan { name: NameId(0), category, pid: 1, tid: 1, start_ns: 0, dur_ns: 1, correlation: correlation.into() }
+        HostSpan::test(NameId(0), category, 0, 1, correlation)
     }
 
     /// The rule written plainly: the last launch span of each id.

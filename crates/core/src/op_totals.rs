@@ -145,8 +145,15 @@ impl OpTotals {
         };
     }
 
-    /// The ranked kernel summary of `source` (its `span_ns` is the ops' first start to last end:
-    /// a caller whose host calls reach further widens it).
+    /// The first start and last end of the ops folded so far, if any.
+    pub fn span(&self) -> Option<(u64, u64)> {
+        self.devices.iter().filter(|d| d.ops > 0).fold(None, |span, d| {
+            Some(span.map_or((d.first_start, d.last_end), |(lo, hi)| (lo.min(d.first_start), hi.max(d.last_end))))
+        })
+    }
+
+    /// The ranked kernel summary of `source` (its `span_ns` is [`OpTotals::span`]'s: a caller
+    /// whose host calls reach further widens it).
     pub fn finish(self, source: &str, families: &Families) -> KernelSummary {
         let device_ns = self.device_ns;
         let share = |ns: u64| if device_ns == 0 { 0.0 } else { ns as f64 * 100.0 / device_ns as f64 };
@@ -163,9 +170,7 @@ impl OpTotals {
             .collect();
         rank_kernels(&mut kernels);
         let families_out = family_rows(&kernels, &share);
-        let span = self.devices.iter().filter(|d| d.ops > 0).fold(None, |span: Option<(u64, u64)>, d| {
-            Some(span.map_or((d.first_start, d.last_end), |(lo, hi)| (lo.min(d.first_start), hi.max(d.last_end))))
-        });
+        let span = self.span();
         let mut devices: Vec<DeviceTime> = self
             .devices
             .into_iter()

@@ -109,6 +109,20 @@ pub struct HostSpan {
     pub category: HostCategory,
 }
 
+#[cfg(test)]
+impl HostSpan {
+    /// A span of process 1, thread 1: the host span the core's tests build.
+    pub(crate) fn test(
+        name: NameId,
+        category: HostCategory,
+        start_ns: u64,
+        dur_ns: u64,
+        correlation: Option<u64>,
+    ) -> Self {
+        HostSpan { start_ns, dur_ns, tid: 1, correlation: correlation.into(), name, pid: 1, category }
+    }
+}
+
 /// A sampled value over time (clock frequency, utilization, power).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -151,15 +151,7 @@ mod tests {
         let mut later = Timeline::new("t");
         push(&mut later, &second, 10_000);
         let gelu = later.intern("gelu");
-        later.push_host(HostSpan {
-            name: gelu,
-            category: HostCategory::Other,
-            pid: 1,
-            tid: 1,
-            start_ns: 10_000,
-            dur_ns: 5,
-            correlation: None.into(),
-        });
+        later.push_host(HostSpan::test(gelu, HostCategory::Other, 10_000, 5, None));
         joined.append(later);
 
         assert_eq!(described(&joined), described(&whole));

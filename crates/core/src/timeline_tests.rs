@@ -10,15 +10,7 @@ fn span_covers_device_and_host_and_links_by_correlation() {
     let mut op = DeviceOp::new(OpKind::Kernel, k, 0, 7, 1_000, 500);
     op.correlation = Some(42).into();
     t.push_op(op);
-    t.host.push(HostSpan {
-        name: launch,
-        category: HostCategory::Runtime,
-        pid: 1,
-        tid: 1,
-        start_ns: 900,
-        dur_ns: 20,
-        correlation: Some(42).into(),
-    });
+    t.host.push(HostSpan::test(launch, HostCategory::Runtime, 900, 20, Some(42)));
     assert_eq!(t.span_ns(), Some((900, 1_500)));
     let index = t.host_by_correlation()[&42];
     assert_eq!(t.name(t.host[index].name), "cudaLaunchKernel");
@@ -33,15 +25,7 @@ fn a_spent_budget_stops_the_timeline_and_says_so() {
     for i in 0..5 {
         t.push_op(DeviceOp::new(OpKind::Kernel, k, 0, 7, i * 10, 5));
     }
-    t.push_host(HostSpan {
-        name: k,
-        category: HostCategory::Runtime,
-        pid: 1,
-        tid: 1,
-        start_ns: 0,
-        dur_ns: 1,
-        correlation: None.into(),
-    });
+    t.push_host(HostSpan::test(k, HostCategory::Runtime, 0, 1, None));
     assert_eq!((t.ops.len(), t.host.len()), (3, 0));
     assert!(t.is_full());
     let note = t.partial.as_deref().unwrap();

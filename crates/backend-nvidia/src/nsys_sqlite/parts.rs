@@ -28,6 +28,12 @@ pub(super) fn read_table(export: &Export, table: &'static str, timeline: &mut Ti
         timeline.append(joined);
         return Ok(());
     }
+    read_table_without_pages(export, table, timeline)
+}
+
+/// [`read_table`] where the pages cannot give the table (or a part of it failed): the kernel
+/// table by rowid range on every core, else one SQLite reader.
+fn read_table_without_pages(export: &Export, table: &'static str, timeline: &mut Timeline) -> Result<()> {
     if table != KERNEL_TABLE {
         return Reader::new(export)?.read(table, timeline);
     }
@@ -64,7 +70,8 @@ fn by_pages(export: &Export, table: &'static str, pages: &TablePages) -> Option<
 /// The kernel-summary totals of the device ops of `table` (kernels, copies or sets): read
 /// like [`read_table`], but each part of the table's pages folded into totals and dropped as
 /// soon as it is read, so the table is never held whole (`prof analyze --summary-only`).
-/// A table the pages cannot give is read whole, as [`read_table`] reads it, and folded.
+/// A table the pages cannot give (or one of whose parts failed) is read whole without them,
+/// as [`read_table`] then reads it, and folded.
 pub(super) fn fold_table(export: &Export, table: &'static str) -> Result<OpTotals> {
     let pages = columns(table).and_then(|names| TablePages::open(&export.path, &export.conn, table, &names));
     let folded = pages.and_then(|pages| {
@@ -74,7 +81,7 @@ pub(super) fn fold_table(export: &Export, table: &'static str) -> Result<OpTotal
         return Ok(totals);
     }
     let mut timeline = Timeline::new(export.path.display().to_string());
-    read_table(export, table, &mut timeline)?;
+    read_table_without_pages(export, table, &mut timeline)?;
     Ok(OpTotals::of_timeline(&timeline))
 }
 

@@ -379,15 +379,7 @@ mod tests {
             let (name, dur) = if i % 2 == 0 { (gemm, 100) } else { (norm_id, norm) };
             t.push_op(DeviceOp::new(OpKind::Kernel, name, 0, 7, at, dur));
             if launches {
-                let span = HostSpan {
-                    name: launch,
-                    category: HostCategory::Runtime,
-                    pid: 1,
-                    tid: 1,
-                    start_ns: at,
-                    dur_ns: 1,
-                    correlation: None.into(),
-                };
+                let span = HostSpan::test(launch, HostCategory::Runtime, at, 1, None);
                 t.host.push(span);
             }
             at += dur + gap;
@@ -401,15 +393,7 @@ mod tests {
         let eager = timeline(5, 50, 20, true);
         let mut graph = timeline(5, 10, 20, false);
         let one = graph.intern("cudaGraphLaunch");
-        graph.host.push(HostSpan {
-            name: one,
-            category: HostCategory::Runtime,
-            pid: 1,
-            tid: 1,
-            start_ns: 0,
-            dur_ns: 1,
-            correlation: None.into(),
-        });
+        graph.host.push(HostSpan::test(one, HostCategory::Runtime, 0, 1, None));
         let (sa, sb) = (summarize_kernels(&eager, &families), summarize_kernels(&graph, &families));
         let diff = diff_profiles(
             &Side { summary: &sa, timeline: Some(&eager) },

@@ -5,15 +5,7 @@ use crate::timeline::{DeviceOp, OpKind};
 
 fn host(t: &mut Timeline, name: &str, category: HostCategory, start: u64, dur: u64, correlation: Option<u64>) {
     let name = t.intern(name);
-    t.host.push(HostSpan {
-        name,
-        category,
-        pid: 1,
-        tid: 1,
-        start_ns: start,
-        dur_ns: dur,
-        correlation: correlation.into(),
-    });
+    t.host.push(HostSpan::test(name, category, start, dur, correlation));
 }
 
 fn op(t: &mut Timeline, name: &str, stream: u64, start: u64, dur: u64, correlation: Option<u64>) {
@@ -90,15 +82,7 @@ fn large_timelines_stay_near_linear() {
         let mut op = DeviceOp::new(OpKind::Kernel, name, 0, stream, i * 1_000, 600);
         op.correlation = Some(i).into();
         t.push_op(op);
-        let span = HostSpan {
-            name: launch,
-            category: HostCategory::Runtime,
-            pid: 1,
-            tid: 1,
-            start_ns: (i * 1_000).saturating_sub(300),
-            dur_ns: 50,
-            correlation: Some(i).into(),
-        };
+        let span = HostSpan::test(launch, HostCategory::Runtime, (i * 1_000).saturating_sub(300), 50, Some(i));
         t.host.push(span);
         t.host.push(HostSpan { name: cpu, category: HostCategory::Framework, correlation: None.into(), ..span });
     }

@@ -191,15 +191,7 @@ mod tests {
 
     fn launch(t: &mut Timeline, corr: u64, start: u64, dur: u64, category: HostCategory) {
         let name = t.intern("cudaLaunchKernel");
-        t.host.push(HostSpan {
-            name,
-            category,
-            pid: 1,
-            tid: 1,
-            start_ns: start,
-            dur_ns: dur,
-            correlation: Some(corr).into(),
-        });
+        t.host.push(HostSpan::test(name, category, start, dur, Some(corr)));
     }
 
     fn kernel(t: &mut Timeline, corr: u64, start: u64, dur: u64) {

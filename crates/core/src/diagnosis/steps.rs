@@ -358,26 +358,10 @@ mod tests {
         let mut t = Timeline::new("test");
         for (i, start) in [0u64, 1_000].into_iter().enumerate() {
             let name = t.intern(&format!("ProfilerStep#{}", i + 1));
-            t.host.push(HostSpan {
-                name,
-                category: HostCategory::Annotation,
-                pid: 1,
-                tid: 1,
-                start_ns: start,
-                dur_ns: 1_000,
-                correlation: None.into(),
-            });
+            t.host.push(HostSpan::test(name, HostCategory::Annotation, start, 1_000, None));
         }
         let launch = t.intern("cudaLaunchKernel");
-        t.host.push(HostSpan {
-            name: launch,
-            category: HostCategory::Runtime,
-            pid: 1,
-            tid: 1,
-            start_ns: 990,
-            dur_ns: 5,
-            correlation: Some(9).into(),
-        });
+        t.host.push(HostSpan::test(launch, HostCategory::Runtime, 990, 5, Some(9)));
         let k = t.intern("k");
         let mut late = DeviceOp::new(OpKind::Kernel, k, 0, 7, 1_200, 10);
         late.correlation = Some(9).into();
