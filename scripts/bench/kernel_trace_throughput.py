@@ -4,7 +4,10 @@
   rocprofv3: a kernel_trace.csv built by repeating the rows of the real
              tests/fixtures/amd/rocprofv3/sdk1.0_kernel_trace.csv (ROCprofiler-SDK 1.0), each copy's
              Start/End_Timestamp shifted by the copy's index x (the fixture's span + 1 us) and its
-             Dispatch_Id / Correlation_Id by the index x 1,000,000, so rows stay in time order.
+             Dispatch_Id / Correlation_Id by the index x 16 (the fixture's ids are 1..13), so rows
+             stay in time order and the ids count up as one process's do (until 2026-12-05 the
+             shift was x 1,000,000: ids to 1.1e12, past any recorded trace's; such ids cost prof
+             more, see the README).
              Peers: pandas read_csv + groupby('Kernel_Name') of End - Start (count, sum); polars
              scan_csv().group_by('Kernel_Name').agg(count, sum) collected; DuckDB
              SELECT Kernel_Name, count(*), sum(End_Timestamp - Start_Timestamp) FROM read_csv(...).
@@ -157,7 +160,7 @@ def build_rocprof(kernels, path):
     copies = -(-kernels // len(body))
     if os.path.exists(path):
         return copies * len(body)
-    shifted = {start: span, end: span, col["Dispatch_Id"]: 1_000_000, col["Correlation_Id"]: 1_000_000}
+    shifted = {start: span, end: span, col["Dispatch_Id"]: 16, col["Correlation_Id"]: 16}
     # rocprofv3 quotes text fields and leaves numbers bare, as the fixture shows.
     templates = []
     for r in body:

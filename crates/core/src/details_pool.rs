@@ -1,7 +1,7 @@
 //! Shared op details: most ops of a trace repeat the details of others (every launch of a
 //! kernel has the same grid, block, registers and shared memory; every Ascend op of a type
 //! the same shapes and core type), so a timeline keeps each distinct [`OpDetails`] once and
-//! its ops hold a 4-byte [`DetailsId`] of it. A kernel trace's op then costs its 36 bytes and
+//! its ops hold a 4-byte [`DetailsId`] of it. A kernel trace's op then costs its 32 bytes and
 //! a share of a few hundred details, where a box per op cost ~130 more (10 M rocprofv3
 //! kernels: 2.1 GB) and a shared pointer 8.
 //!

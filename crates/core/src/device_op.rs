@@ -7,9 +7,10 @@ use crate::op_place::Place;
 use crate::timeline::OpKind;
 use serde::Serialize;
 
-/// One operation that ran on a device: 36 bytes (its kind, device and stream packed in one
-/// 4-byte word: `op_place.rs`), so 10 M ops are 360 MB. Packed to 4-byte alignment (the three
-/// 8-byte fields first, then the four-byte ones): aligned to 8 it would be padded to 40. Read
+/// One operation that ran on a device: 32 bytes (its kind, device and stream packed in one
+/// 4-byte word: `op_place.rs`; its correlation id in another: `correlation.rs`), so 10 M ops
+/// are 320 MB. Packed to 4-byte alignment (the two 8-byte fields first, then the four-byte
+/// ones). Read
 /// its fields by value (`op.start_ns`); a reference to one (`&op.start_ns`) does not compile.
 #[derive(Clone, Copy, PartialEq)]
 #[repr(C, packed(4))]

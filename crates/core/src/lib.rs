@@ -50,6 +50,7 @@ pub mod section;
 pub mod serve_watch;
 pub mod servers;
 pub mod sniff;
+mod spill_table;
 pub mod supervisor;
 #[cfg(test)]
 mod test_random;

@@ -84,9 +84,8 @@ pub enum HostCategory {
     Other,
 }
 
-/// One span of host (CPU) activity: 44 bytes (the 8-byte fields first, then the narrower
-/// ones, packed to 4-byte alignment: aligned to 8 it would be padded to 48), so a launch per
-/// kernel costs 440 MB at 10 M launches. Read its fields by value (`span.start_ns`); a
+/// One span of host (CPU) activity: 40 bytes (the 8-byte fields first, then the narrower
+/// ones, packed to 4-byte alignment), so a launch per kernel costs 400 MB at 10 M launches. Read its fields by value (`span.start_ns`); a
 /// reference to one (`&span.start_ns`) does not compile.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -98,7 +97,7 @@ pub struct HostSpan {
     pub dur_ns: u64,
     /// Thread id.
     pub tid: u64,
-    /// Correlation id shared with the device op(s) it launched (`.get()` for the id; 8 bytes
+    /// Correlation id shared with the device op(s) it launched (`.get()` for the id; 4 bytes
     /// where `Option<u64>` takes 16).
     pub correlation: Correlation,
     /// Name (API call or op).

@@ -1,0 +1,96 @@
+//! A process-wide table of the values too wide for the packed words of a device op (a wide
+//! device/stream pair of [`crate::op_place`], a wide correlation id of [`crate::Correlation`]):
+//! each value is kept once, by index, so a word can hold its index and every value reads back
+//! as it was given. Chunks are made as they are needed and never freed; a value is read without
+//! a lock (two atomic loads), and adding one takes a lock. The indices are canonical (one per
+//! value), so equal words stay equal values.
+
+use crate::intern::FxHashMap;
+use std::hash::Hash;
+use std::sync::{Mutex, OnceLock};
+
+/// Values of one chunk of a table.
+pub(crate) const CHUNK_BITS: u32 = 12;
+
+/// A chunk: each slot set once, before any word holding its index exists.
+type Chunk<T> = Box<[OnceLock<T>]>;
+
+/// The table: `CHUNKS` chunks of 2^[`CHUNK_BITS`] values (`CHUNKS` × 16 bytes of empty slots,
+/// untouched until used).
+pub(crate) struct SpillTable<T, const CHUNKS: usize> {
+    chunks: [OnceLock<Chunk<T>>; CHUNKS],
+    /// The index of each value, for adding a value once (writers only).
+    index: OnceLock<Mutex<FxHashMap<T, u32>>>,
+}
+
+impl<T: Copy + Eq + Hash, const CHUNKS: usize> SpillTable<T, CHUNKS> {
+    pub(crate) const fn new() -> Self {
+        Self { chunks: [const { OnceLock::new() }; CHUNKS], index: OnceLock::new() }
+    }
+
+    /// The index of `value`, added if new. Past the table's capacity (`CHUNKS` × 2^12
+    /// values) it panics rather than give two values one index.
+    #[cold]
+    pub(crate) fn index_of(&self, value: T) -> u32 {
+        let mut index = self.index.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&at) = index.get(&value) {
+            return at;
+        }
+        let at = u32::try_from(index.len())
+            .ok()
+            .filter(|&n| ((n >> CHUNK_BITS) as usize) < CHUNKS)
+            .expect("a spill table holds fewer values than its capacity");
+        let chunk = self.chunks[(at >> CHUNK_BITS) as usize]
+            .get_or_init(|| (0..1 << CHUNK_BITS).map(|_| OnceLock::new()).collect());
+        // Set before the index is handed out: a word holding it always finds its value.
+        let _ = chunk[(at & ((1 << CHUNK_BITS) - 1)) as usize].set(value);
+        index.insert(value, at);
+        at
+    }
+
+    /// The value at index `at`, if one was added there: two atomic loads, no lock.
+    #[inline]
+    pub(crate) fn get(&self, at: u32) -> Option<T> {
+        self.chunks
+            .get((at >> CHUNK_BITS) as usize)?
+            .get()
+            .and_then(|chunk| chunk[(at & ((1 << CHUNK_BITS) - 1)) as usize].get())
+            .copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_added_on_many_threads_get_one_index_each_and_read_back() {
+        static TABLE: SpillTable<u64, 8> = SpillTable::new();
+        // Five chunks' worth, each value added by two threads at once.
+        let values = |t: u64| (0..10_000u64).map(move |i| (t / 2) << 40 | i);
+        let indices: Vec<Vec<(u64, u32)>> = (0..4)
+            .map(|t| std::thread::spawn(move || values(t).map(|v| (v, TABLE.index_of(v))).collect()))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect();
+        for (t, mine) in indices.iter().enumerate() {
+            assert_eq!(mine, &indices[t ^ 1], "thread {t}");
+        }
+        let all: Vec<(u64, u32)> = indices.into_iter().step_by(2).flatten().collect();
+        let distinct: std::collections::HashSet<u32> = all.iter().map(|&(_, at)| at).collect();
+        assert_eq!(distinct.len(), 20_000);
+        std::thread::spawn(move || assert!(all.iter().all(|&(v, at)| TABLE.get(at) == Some(v)))).join().unwrap();
+        assert_eq!(TABLE.get(20_000), None);
+        assert_eq!(TABLE.get(u32::MAX), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "fewer values than its capacity")]
+    fn a_full_table_panics_rather_than_share_an_index() {
+        static SMALL: SpillTable<u32, 1> = SpillTable::new();
+        for v in 0..=(1u32 << CHUNK_BITS) {
+            SMALL.index_of(v);
+        }
+    }
+}
