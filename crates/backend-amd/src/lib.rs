@@ -48,6 +48,7 @@ mod rocprofv3_details;
 #[doc(hidden)]
 pub mod rocprofv3_json;
 mod rocprofv3_parts;
+mod rocprofv3_summary;
 pub mod rocprofv3_tool;
 #[doc(hidden)]
 pub mod rocprofv3_trace;

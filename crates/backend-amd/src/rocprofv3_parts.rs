@@ -8,6 +8,7 @@
 
 use crate::rocprof_csv::CsvReader;
 use crate::rocprofv3_trace::{load_kernel_trace, AgentMap};
+use prof_core::op_totals::OpTotals;
 use prof_core::text_parts::{parts_for, run_parts_joined, split_points};
 use prof_core::{Result, Timeline};
 use std::path::Path;
@@ -33,6 +34,27 @@ pub fn load_kernel_file(
     load_kernel_trace(csv, agents, corr_base, timeline)
 }
 
+/// The kernel-summary totals of the kernel trace at `path` (`prof analyze --summary-only`):
+/// the file's parts are loaded on every core as [`load_kernel_file`] loads them, but each
+/// part is folded into its totals and dropped, so what is held is a part per core and the
+/// totals, not the whole timeline. A file read by one thread (small, or a part failed) is
+/// loaded whole and folded.
+pub fn fold_kernel_file(path: &Path, agents: Option<&AgentMap>, corr_base: u64) -> Result<OpTotals> {
+    let csv = CsvReader::open(path)?;
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let parts = parts_for(size);
+    if parts > 1 {
+        let fold = |part: Timeline| OpTotals::of_timeline(&part);
+        let join = |all: &mut OpTotals, part| all.absorb(part);
+        if let Some(totals) = in_parts_with(&csv, size, parts, (agents, corr_base), fold, OpTotals::default(), join) {
+            return Ok(totals);
+        }
+    }
+    let mut whole = Timeline::new(path.display().to_string());
+    load_kernel_trace(csv, agents, corr_base, &mut whole)?;
+    Ok(OpTotals::of_timeline(&whole))
+}
+
 /// The parts of the file of `csv` (a reader just past its header), loaded on every core
 /// ([`run_parts_joined`]), each on a share of the memory budget, and joined in file order
 /// while later ones are read, with the dispatches added; `None` when the file could not be
@@ -44,6 +66,34 @@ fn in_parts(
     agents: Option<&AgentMap>,
     corr_base: u64,
 ) -> Option<(Timeline, usize)> {
+    let joined = (Timeline::new(csv.path().display().to_string()), 0);
+    in_parts_with(
+        csv,
+        size,
+        parts,
+        (agents, corr_base),
+        |part| part,
+        joined,
+        |(whole, added), part: Timeline| {
+            *added += part.ops.len();
+            whole.append(part);
+        },
+    )
+}
+
+/// The parts of the file of `csv`, each loaded into its own timeline (with `agents` and the
+/// correlation base of [`load_kernel_trace`]) on a share of the memory budget, made into what `each` makes of it on the thread that read it, and handed to `join`
+/// (onto `init`) in file order; `None` when the file could not be split or a part failed, was
+/// cut or filled its share.
+fn in_parts_with<T: Send, J: Send>(
+    csv: &CsvReader<impl Sync>,
+    size: u64,
+    parts: usize,
+    (agents, corr_base): (Option<&AgentMap>, u64),
+    each: impl Fn(Timeline) -> T + Sync,
+    init: J,
+    join: impl Fn(&mut J, T) + Sync,
+) -> Option<J> {
     let mut bounds = vec![header_end(csv.path())?];
     bounds.extend(split_points(csv.path(), size, parts)?);
     bounds.push(size);
@@ -54,14 +104,10 @@ fn in_parts(
     let source = csv.path().display().to_string();
     let work = |k: usize| {
         let mut part = Timeline::with_memory_budget(source.as_str(), budget);
-        let added = load_kernel_trace(csv.part(bounds[k], bounds[k + 1]).ok()?, agents, corr_base, &mut part).ok()?;
-        (!part.is_full() && part.partial.is_none()).then_some((part, added))
+        load_kernel_trace(csv.part(bounds[k], bounds[k + 1]).ok()?, agents, corr_base, &mut part).ok()?;
+        (!part.is_full() && part.partial.is_none()).then(|| each(part))
     };
-    let joined = (Timeline::new(source.as_str()), 0);
-    run_parts_joined(bounds.len() - 1, work, joined, |(whole, added), (part, n)| {
-        whole.append(part);
-        *added += n;
-    })
+    run_parts_joined(bounds.len() - 1, work, init, join)
 }
 
 /// The byte just after the header line of the file at `path`.
@@ -125,5 +171,23 @@ mod tests {
         let error = load_kernel_file(&bad_path, None, 0, &mut Timeline::new("t")).unwrap_err().to_string();
         assert!(error.contains(&format!(":{lines}")), "{error}");
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn parts_folded_give_the_whole_files_totals() {
+        let path = fixture_path("rocprofv3/sdk1.0_kernel_trace.csv");
+        let families = prof_core::Families::builtin();
+        let mut whole = Timeline::new("t");
+        load_kernel_trace(CsvReader::open(&path).unwrap(), None, 0, &mut whole).unwrap();
+        let want = OpTotals::of_timeline(&whole).finish("t", &families);
+        assert_eq!(fold_kernel_file(&path, None, 0).unwrap().finish("t", &families), want);
+        let size = std::fs::metadata(&path).unwrap().len();
+        for parts in [2, 3, 4] {
+            let csv = CsvReader::open(&path).unwrap();
+            let fold = |part: Timeline| OpTotals::of_timeline(&part);
+            let join = |all: &mut OpTotals, part| all.absorb(part);
+            let folded = in_parts_with(&csv, size, parts, (None, 0), fold, OpTotals::default(), join).unwrap();
+            assert_eq!(folded.finish("t", &families), want, "{parts} parts");
+        }
     }
 }

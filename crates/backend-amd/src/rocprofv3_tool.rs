@@ -29,7 +29,10 @@ use crate::rocprofv3_trace::{self, no_trace, TraceFiles};
 use crate::tools::{rocm_install_version, SearchPaths, INSTALL_ROCPROFV3, ROCPROFV3};
 use prof_core::supervisor::log_tail;
 use prof_core::tools::find_program;
-use prof_core::{BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Result, RunPlan, Timeline};
+use prof_core::{
+    BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Families, Result, RunPlan, StreamedSummary,
+    Timeline,
+};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -281,6 +284,21 @@ impl BreakdownTool for Rocprofv3Tool {
             ([one], false) => rocprofv3_trace::load_processes(&groups, &one.display().to_string()),
             (many, false) => rocprofv3_trace::load_processes(&groups, &format!("{} rocprofv3 outputs", many.len())),
         }
+    }
+
+    /// Kernels folded part by part, copies folded, HIP calls only for the span
+    /// ([`crate::rocprofv3_summary`]).
+    fn stream_summary(&self, path: &Path, families: &Families) -> Option<Result<StreamedSummary>> {
+        let groups = match find_traces(path) {
+            Ok(groups) if !groups.is_empty() => groups,
+            // No trace, or an unreadable directory: `load` says so.
+            _ => return None,
+        };
+        let source = path.display().to_string();
+        Some(
+            crate::rocprofv3_summary::summarize_processes(&groups, &source, families)
+                .map(|summary| StreamedSummary { summary, op_types: None }),
+        )
     }
 
     fn recognizes(&self, path: &Path) -> bool {

@@ -182,7 +182,7 @@ pub fn load_processes(groups: &[TraceFiles], source: &str) -> Result<Timeline> {
 }
 
 /// First start and last end of host `spans`, ns.
-fn host_span(spans: &[HostSpan]) -> Option<(u64, u64)> {
+pub(crate) fn host_span(spans: &[HostSpan]) -> Option<(u64, u64)> {
     let start = spans.iter().map(|s| s.start_ns).min()?;
     Some((start, spans.iter().map(|s| s.start_ns.saturating_add(s.dur_ns)).max().unwrap_or(start)))
 }
@@ -197,7 +197,7 @@ fn span(ops: &[DeviceOp]) -> Option<(u64, u64)> {
 /// `(a0, a1)`), if it cannot: spans that do not overlap and lie further apart than
 /// [`SAME_RUN_GAP_NS`] and ten times their own length (joined, they would make one long idle
 /// "run").
-fn different_runs(first: &Path, (a0, a1): (u64, u64), (b0, b1): (u64, u64)) -> Option<String> {
+pub(crate) fn different_runs(first: &Path, (a0, a1): (u64, u64), (b0, b1): (u64, u64)) -> Option<String> {
     let gap = b0.saturating_sub(a1).max(a0.saturating_sub(b1));
     let lengths = (a1 - a0).saturating_add(b1 - b0);
     (gap > SAME_RUN_GAP_NS && gap / 10 > lengths).then(|| {

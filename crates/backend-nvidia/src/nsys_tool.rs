@@ -34,6 +34,10 @@
 //! name. After a capture that ran to its end the session is already gone: `nsys shutdown` then
 //! prints "There are no active sessions." and exits 1 (recorded on the H200), a harmless
 //! clean-up note.
+//! When the window ends before the command does, nsys stops it (SIGTERM) and exits with its
+//! status, 143; the report is written all the same (recorded on the H100, 2026-12-05: a
+//! decode client stopped 10 s into a capture, `prof-nsys.nsys-rep` 974 kB), so the capture
+//! step counts 143 as done ([`RunPlan::ok_codes`]).
 //! Writing the stream is slow there: a run stopped 75 s after it started (a 2 s delay and a
 //! 4 s window) was still "Generating" and left no stream at all, so give the capture step a
 //! time limit of minutes.
@@ -230,6 +234,9 @@ fn path_flag(name: &str, path: &Path) -> OsString {
     arg
 }
 
+/// The exit status of a command stopped by SIGTERM (128 + 15), which nsys passes on.
+const SIGTERM_STATUS: i32 = 143;
+
 impl BreakdownTool for NsysTool {
     fn name(&self) -> &'static str {
         "nsys"
@@ -275,6 +282,10 @@ impl BreakdownTool for NsysTool {
         let mut capture = RunPlan::new("capture", profile, out.join(PROFILE_LOG));
         capture.timeout = Some(request.timeout);
         capture.env = env;
+        // A command still running when the window ends is stopped by nsys with SIGTERM, and nsys
+        // exits with its status (143, recorded on the H100): the report is written all the same,
+        // and the export step and the artifact check still tell a capture that wrote none.
+        capture.ok_codes = vec![SIGTERM_STATUS];
         steps.push(capture);
         let report = Self::report_path(out);
         let export = Self::export_path(out);
@@ -299,7 +310,11 @@ impl BreakdownTool for NsysTool {
                 export.display()
             ),
             cleanup: vec![shutdown_step(&nsys, &session, out)],
-            notes: Vec::new(),
+            notes: vec![format!(
+                "nsys stops the command with SIGTERM when the {} s window ends; the capture's exit status \
+                 {SIGTERM_STATUS} then means it finished",
+                seconds(request.window).max(1)
+            )],
             control: launch::control(&nsys, request),
         })
     }

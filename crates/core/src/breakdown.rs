@@ -205,6 +205,13 @@ pub trait BreakdownTool: Send + Sync {
     fn plan(&self, request: &CaptureRequest) -> Result<CapturePlan>;
     /// Loads the artifacts a capture (or the tool itself, earlier) wrote.
     fn load(&self, artifacts: &[PathBuf]) -> Result<Timeline>;
+    /// For artifacts whose kernel summary can be folded while they stream (a multi-GB trace):
+    /// the summary of `path` alone (`prof analyze --summary-only`), equal to the summary of
+    /// what [`Self::load`] gives; `None` where the tool only loads.
+    fn stream_summary(&self, path: &Path, families: &Families) -> Option<Result<StreamedSummary>> {
+        let _ = (path, families);
+        None
+    }
     /// True when this tool can load the artifact at `path` (by name or content).
     fn recognizes(&self, path: &Path) -> bool;
     /// How sure this tool is that it reads `path`, and why ([`crate::Registry::recognize`]

@@ -73,7 +73,7 @@ fn run_steps(plan: &CapturePlan) -> Result<Vec<RunOutcome>> {
                 std::io::Error::other(format!("the log of step `{}` could not be written: {error}", step.label));
             return Err(Error::io(&outcome.log, source));
         }
-        if !outcome.success() {
+        if !outcome.success_for(step) {
             return Err(Error::StepFailed {
                 exit_code: outcome.exit_code,
                 signal: outcome.signal,
@@ -173,6 +173,27 @@ mod tests {
         let error = run_capture(&plan).unwrap_err().to_string();
         assert!(error.contains("step `capture`") && error.contains("CUDA out of memory"), "{error}");
         assert!(!d.join("never").exists());
+    }
+
+    #[test]
+    fn a_status_the_step_accepts_lets_the_capture_go_on_and_no_other_does() {
+        // nsys exits 143 when it stopped the workload at the end of its window.
+        let d = dir("ok-codes");
+        let step = |code: i32, ok: Vec<i32>| {
+            let mut capture =
+                RunPlan::new("capture", vec!["sh".into(), "-c".into(), format!("exit {code}").into()], d.join("c.log"));
+            capture.ok_codes = ok;
+            let export = RunPlan::new("export", vec!["touch".into(), d.join("export").into()], d.join("e.log"));
+            CapturePlan { steps: vec![capture, export], ..CapturePlan::default() }
+        };
+        run_capture(&step(143, vec![143])).expect("143 accepted");
+        assert!(d.join("export").exists());
+        std::fs::remove_file(d.join("export")).unwrap();
+        let error = run_capture(&step(1, vec![143])).unwrap_err().to_string();
+        assert!(error.contains("exited with status 1"), "{error}");
+        let error = run_capture(&step(143, Vec::new())).unwrap_err().to_string();
+        assert!(error.contains("exited with status 143"), "{error}");
+        assert!(!d.join("export").exists());
     }
 
     #[test]

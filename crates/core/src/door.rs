@@ -155,10 +155,13 @@ impl Registry {
     /// building the timeline; the others load and summarise.
     pub fn load_summary(&self, path: &Path, families: &Families) -> Result<(StreamedSummary, Format)> {
         let winner = self.winner(path)?;
-        if let Reader::Importer(importer) = &winner.reader {
-            if let Some(streamed) = importer.stream_summary(&winner.path, families) {
-                return Ok((streamed?, winner.format));
-            }
+        let streamed = match &winner.reader {
+            Reader::Importer(importer) => importer.stream_summary(&winner.path, families),
+            Reader::Tool(tool) => tool.stream_summary(&winner.path, families),
+            Reader::DeepDive(_) => None,
+        };
+        if let Some(streamed) = streamed {
+            return Ok((streamed?, winner.format));
         }
         let summary = match self.load(&winner.path, families)?.0 {
             Loaded::Timeline(timeline) => summarize_kernels(&timeline, families),

@@ -41,6 +41,11 @@ pub struct RunPlan {
     pub must_survive: Option<Duration>,
     /// Also copy the output to our stderr as it arrives.
     pub echo: bool,
+    /// Exit statuses besides 0 that mean the step did its work: nsys exits with its workload's
+    /// status, 143, when it stopped the workload with SIGTERM at the end of its `--duration`
+    /// window (recorded on the H100, nsys 2025.3.1). Later steps and the artifact checks still
+    /// tell a step that wrote nothing.
+    pub ok_codes: Vec<i32>,
 }
 
 fn lossy_args<S: Serializer>(argv: &[OsString], serializer: S) -> std::result::Result<S::Ok, S::Error> {
@@ -59,6 +64,7 @@ impl RunPlan {
             log: log.into(),
             must_survive: None,
             echo: false,
+            ok_codes: Vec::new(),
         }
     }
 
@@ -112,6 +118,11 @@ impl RunOutcome {
     /// True when it exited 0.
     pub fn success(&self) -> bool {
         self.exit_code == Some(0)
+    }
+
+    /// True when it exited 0 or with one of `plan`'s [`RunPlan::ok_codes`].
+    pub fn success_for(&self, plan: &RunPlan) -> bool {
+        self.success() || self.exit_code.is_some_and(|code| plan.ok_codes.contains(&code))
     }
 
     /// `with status 3` or `on signal 9`.

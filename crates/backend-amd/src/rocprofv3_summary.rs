@@ -1,0 +1,152 @@
+//! `prof analyze --summary-only` of rocprofv3 CSV traces: the ranked kernel summary of the
+//! processes' files without holding their timeline. Each kernel trace is folded part by part
+//! ([`crate::rocprofv3_parts::fold_kernel_file`]), the copies of each process are loaded and
+//! folded, and the HIP calls count only for the run's span; the checks are
+//! [`load_processes`]'s (files of different runs are an error for copies, and leave the calls
+//! out for HIP calls, saying so), so the summary equals [`prof_core::summarize_kernels`] over
+//! the timeline [`load_processes`] would build.
+
+use crate::rocprof_csv::CsvReader;
+use crate::rocprofv3_parts::fold_kernel_file;
+use crate::rocprofv3_trace::{
+    different_runs, host_span, load_hip_api, load_memory_copies, load_processes, AgentMap, TraceFiles,
+};
+use prof_core::op_totals::OpTotals;
+use prof_core::{Error, Families, KernelSummary, Result, Timeline};
+
+/// The kernel summary of every process's files, named `source`.
+pub fn summarize_processes(groups: &[TraceFiles], source: &str, families: &Families) -> Result<KernelSummary> {
+    let mut totals = OpTotals::default();
+    let mut host: Option<(u64, u64)> = None;
+    let many = groups.len() > 1;
+    for (index, files) in groups.iter().enumerate() {
+        let base = if many { u64::try_from(index).unwrap_or(u64::MAX) << 32 } else { 0 };
+        let agents = files.agent_info.as_deref().map(AgentMap::from_file).transpose()?;
+        let mut process = OpTotals::default();
+        if let Some(path) = &files.kernel {
+            process.absorb(fold_kernel_file(path, agents.as_ref(), base)?);
+        }
+        let kernels = process.span();
+        if let Some(path) = &files.memory_copy {
+            let mut copies = Timeline::new(source);
+            load_memory_copies(CsvReader::open(path)?, agents.as_ref(), base, &mut copies)?;
+            let copied = OpTotals::of_timeline(&copies);
+            if let (Some(kernel_file), Some(k), Some(c)) = (&files.kernel, kernels, copied.span()) {
+                if let Some(apart) = different_runs(kernel_file, k, c) {
+                    return Err(Error::artifact(path, 0, format!("{apart}; analyze them one at a time")));
+                }
+            }
+            process.absorb(copied);
+        }
+        if let Some(path) = &files.hip_api {
+            let mut calls = Timeline::new(source);
+            load_hip_api(CsvReader::open(path)?, base, &mut calls)?;
+            let bounds = host_span(&calls.host);
+            calls.host = Vec::new();
+            let apart = match (&files.kernel, process.span(), bounds) {
+                (Some(kernel_file), Some(k), Some(h)) => different_runs(kernel_file, k, h),
+                _ => None,
+            };
+            match apart {
+                Some(apart) => calls.note_partial(format!("{}: {apart}; its HIP calls were left out", path.display())),
+                None => host = join(host, bounds),
+            }
+            // No ops: only its notes (a cut row, calls left out), in the loader's order.
+            process.absorb(OpTotals::of_timeline(&calls));
+        }
+        totals.absorb(process);
+    }
+    if totals.span().is_none() {
+        // No device op: the loaded timeline's answer (and its errors) are the right ones.
+        let mut timeline = load_processes(groups, source)?;
+        timeline.finish_loading().map_err(Error::Unsupported)?;
+        return Ok(prof_core::summarize_kernels(&timeline, families));
+    }
+    let span = join(totals.span(), host);
+    let mut summary = totals.finish(source, families);
+    summary.span_ns = span.map_or(0, |(lo, hi)| hi - lo);
+    Ok(summary)
+}
+
+/// The span covering both.
+fn join(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> Option<(u64, u64)> {
+    match (a, b) {
+        (Some((lo, hi)), Some((l, h))) => Some((lo.min(l), hi.max(h))),
+        (a, b) => a.or(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixtures::{fixture_path, TempDir};
+    use prof_core::NameId;
+
+    /// The summary of the timeline `load_processes` builds, as `prof analyze` loads it.
+    fn loaded(groups: &[TraceFiles]) -> Result<KernelSummary> {
+        let mut timeline = load_processes(groups, "src")?;
+        timeline.finish_loading().map_err(Error::Unsupported)?;
+        Ok(prof_core::summarize_kernels(&timeline, &Families::builtin()))
+    }
+
+    fn same(groups: &[TraceFiles]) -> KernelSummary {
+        let mut streamed = summarize_processes(groups, "src", &Families::builtin()).expect("summarises");
+        let mut whole = loaded(groups).expect("loads");
+        for k in streamed.kernels.iter_mut().chain(whole.kernels.iter_mut()) {
+            k.name_id = NameId(0);
+        }
+        assert_eq!(streamed, whole);
+        streamed
+    }
+
+    fn files(kernel: Option<PathBuf>, memory_copy: Option<PathBuf>, hip_api: Option<PathBuf>) -> TraceFiles {
+        TraceFiles { kernel, memory_copy, hip_api, agent_info: None }
+    }
+
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_streamed_summary_equals_the_loaded_timelines() {
+        let kernel = || Some(fixture_path("rocprofv3/sdk1.0_kernel_trace.csv"));
+        let hip = || Some(fixture_path("rocprofv3/sdk1.0_hip_api_trace.csv"));
+        // python3 csv over the fixture: 9 dispatches, 4 kernel names, 96160 ns of End - Start.
+        let alone = same(&[files(kernel(), None, None)]);
+        assert_eq!((alone.ops, alone.kernels.len(), alone.device_ns), (9, 4, 96_160));
+        same(&[files(Some(fixture_path("rocprofv3/sdk0.5_kernel_trace.csv")), None, None)]);
+        // The HIP calls widen the span (or are left out, with a note, when from another run).
+        let with_calls = same(&[files(kernel(), None, hip())]);
+        assert!(with_calls.span_ns >= alone.span_ns);
+        // Two processes: their ids apart, names shared, device time doubled.
+        let two = same(&[files(kernel(), None, hip()), files(kernel(), None, None)]);
+        assert_eq!((two.ops, two.device_ns), (18, 2 * alone.device_ns));
+        // Copies only: no kernel file.
+        same(&[files(None, Some(fixture_path("rocprofv3/sdk1.0_memory_copy_trace.csv")), None)]);
+    }
+
+    #[test]
+    fn files_of_different_runs_fail_as_the_load_does() {
+        // The recorded copies lie 492188 s from the recorded kernels.
+        let groups = [files(
+            Some(fixture_path("rocprofv3/sdk1.0_kernel_trace.csv")),
+            Some(fixture_path("rocprofv3/sdk1.0_memory_copy_trace.csv")),
+            None,
+        )];
+        let streamed = summarize_processes(&groups, "src", &Families::builtin()).unwrap_err().to_string();
+        assert_eq!(streamed, loaded(&groups).unwrap_err().to_string());
+        assert!(streamed.contains("different runs"), "{streamed}");
+    }
+
+    #[test]
+    fn a_cut_last_row_and_a_header_only_file_read_as_the_load_reads_them() {
+        let dir = TempDir::new("rocprofv3-summary");
+        let text = std::fs::read_to_string(fixture_path("rocprofv3/sdk1.0_kernel_trace.csv")).unwrap();
+        let cut = dir.file("cut_kernel_trace.csv", &text.trim_end()[..text.trim_end().len() - 3]);
+        let streamed = same(&[files(Some(cut), None, None)]);
+        assert_eq!(streamed.ops, 8);
+        assert!(streamed.partial.as_deref().is_some_and(|p| p.contains("cut")), "{:?}", streamed.partial);
+        let header = dir.file("empty_kernel_trace.csv", &format!("{}\n", text.lines().next().unwrap()));
+        let groups = [files(Some(header), None, None)];
+        let streamed = summarize_processes(&groups, "src", &Families::builtin()).map(|s| s.ops);
+        assert_eq!(streamed.map_err(|e| e.to_string()), loaded(&groups).map(|s| s.ops).map_err(|e| e.to_string()));
+    }
+}
