@@ -46,6 +46,36 @@ fn a_successful_capture_ends_with_the_shutdown_of_its_session() {
 }
 
 #[test]
+fn a_command_stopped_at_the_end_of_the_window_is_a_finished_capture() {
+    // nsys stops a command that outlives --duration with SIGTERM and exits with its 143 (the
+    // H100 run of 2026-12-05); the fake passes the command's status on the same way.
+    let (o, calls) = breakdown("sigterm", &["sh", "-c", "kill -TERM $$"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let verbs: Vec<&str> = calls.iter().map(|c| c.split(' ').next().unwrap_or("")).collect();
+    assert_eq!(verbs, ["profile", "export", "shutdown"], "{calls:?}");
+    assert!(err.contains("nsys stops the command with SIGTERM when the 10 s window ends"), "{err}");
+    // Any other failure still fails the capture.
+    let (o, calls) = breakdown("exit3", &["sh", "-c", "exit 3"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("exited with status 3"));
+    assert_eq!(calls.len(), 2, "profile and shutdown, no export: {calls:?}");
+}
+
+#[test]
+fn an_export_without_gpu_work_says_how_to_move_the_window() {
+    let scratch: PathBuf = support::scratch_dir("nsys-no-gpu");
+    let export = scratch.join("not-an-export.sqlite");
+    std::fs::write(&export, vec![b'x'; 70_000]).unwrap();
+    let out = scratch.join("out");
+    let args = ["breakdown", "--tool", "nsys", "--warmup", "0", "--out", out.to_str().unwrap(), "--", "true"];
+    let o = support::prof_with_fakes("nvidia", &[("FAKE_NSYS_EXPORT", export.to_str().unwrap())], &args);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the window was 10 s from 0 s after the command started") && err.contains("--skip"), "{err}");
+}
+
+#[test]
 fn a_failed_capture_still_shuts_its_session_down() {
     let (o, calls) = breakdown("fail", &["false"]);
     assert!(!o.status.success());

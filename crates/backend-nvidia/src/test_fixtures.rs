@@ -45,3 +45,27 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Every real nsys SQLite export under `tests/fixtures/nvidia/nsys/sqlite`, in name order: the
+/// `.sqlite` files where they are, and each `.sqlite.gz` (a larger export of this project's own
+/// capture) decompressed into `scratch`.
+pub fn nsys_exports(scratch: &Scratch) -> Vec<std::path::PathBuf> {
+    use std::io::Read;
+    let dir = format!("{}/../../tests/fixtures/nvidia/nsys/sqlite", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<std::path::PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().path()).collect();
+    names.sort();
+    let mut exports = Vec::new();
+    for path in names {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        if name.ends_with(".sqlite") {
+            exports.push(path);
+        } else if let Some(stem) = name.strip_suffix(".gz").filter(|s| s.ends_with(".sqlite")) {
+            let mut bytes = Vec::new();
+            let file = std::fs::File::open(&path).unwrap();
+            flate2::read::GzDecoder::new(file).read_to_end(&mut bytes).unwrap();
+            exports.push(scratch.file(stem, &bytes));
+        }
+    }
+    exports
+}

@@ -10,8 +10,6 @@ use super::*;
 use crate::test_fixtures::Scratch;
 use prof_core::Timeline;
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/nvidia/nsys/sqlite");
-
 /// Every op and span as text, names resolved, in order.
 fn text(t: &Timeline) -> Vec<String> {
     let ops = t.ops.iter().map(|op| {
@@ -56,8 +54,8 @@ fn both(path: &Path, table: &str, names: &[&str]) -> (Vec<Vec<Cell>>, Option<Vec
 #[test]
 fn every_real_export_reads_the_same_from_its_pages_as_through_sqlite() {
     let mut read = 0;
-    for entry in std::fs::read_dir(FIXTURES).unwrap() {
-        let path = entry.unwrap().path();
+    let scratch = Scratch::new("pages-exports");
+    for path in crate::test_fixtures::nsys_exports(&scratch) {
         let export = Export::open(&path).unwrap();
         for table in CUDA_TABLES.into_iter().chain([NVTX_TABLE]).filter(|t| export.has(t)) {
             let names = columns(table).unwrap();

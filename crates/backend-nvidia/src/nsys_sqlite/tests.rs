@@ -308,13 +308,9 @@ fn nsys_2026_export_reads_as_sqlite_counts_it() {
 /// over the runtime calls and NVTX ranges load keeps), but for the rows' interner ids.
 #[test]
 fn summary_of_the_device_tables_folded_equals_the_summary_of_the_loaded_export() {
-    let dir = Path::new(REPORT1).parent().unwrap();
     let mut checked = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().and_then(|e| e.to_str()) != Some("sqlite") {
-            continue;
-        }
+    let scratch = Scratch::new("folded-exports");
+    for path in crate::test_fixtures::nsys_exports(&scratch) {
         let families = Families::builtin();
         let mut whole = summarize_kernels(&load(&path).unwrap(), &families);
         let mut folded = summarize_device_ops(&path, &families).unwrap();
@@ -325,5 +321,55 @@ fn summary_of_the_device_tables_folded_equals_the_summary_of_the_loaded_export()
         assert_eq!(folded, whole, "{}", path.display());
         checked += 1;
     }
-    assert_eq!(checked, 5);
+    assert_eq!(checked, 6);
+}
+
+/// A real export of this project's own capture: `nsys profile -t cuda,nvtx` of a training step
+/// loop of the Llama-style client on the H100 machine (nsys 2025.3.1 inside Nsight Compute,
+/// its importer given libdw; the export says 2025.3.2.0, schema 3.20.3), gzipped. Expected
+/// values from python3's sqlite3 on the same file (tests/fixtures/nvidia/SOURCES.md).
+#[test]
+fn h100_training_export_equals_sqlite_and_its_folded_summary() {
+    let scratch = Scratch::new("h100-train");
+    let exports = crate::test_fixtures::nsys_exports(&scratch);
+    let path = exports.iter().find(|p| p.ends_with("h100-train_nsys2025.3.2_schema3.20.3.sqlite")).unwrap();
+    let t = load(path).unwrap();
+    let of = |kind: OpKind| {
+        let ops: Vec<_> = t.ops.iter().filter(|o| o.kind() == kind).collect();
+        (ops.len(), ops.iter().map(|o| o.dur_ns).sum::<u64>())
+    };
+    // select count(*), sum("end"-start) from CUPTI_ACTIVITY_KIND_KERNEL / MEMCPY / MEMSET
+    assert_eq!(of(OpKind::Kernel), (20_179, 1_260_568_820));
+    assert_eq!(of(OpKind::Memcpy), (312, 77_543_689));
+    assert_eq!(of(OpKind::Memset), (2_704, 2_676_543));
+    // select sum(bytes) from CUPTI_ACTIVITY_KIND_MEMCPY
+    let bytes: u64 = t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).filter_map(|o| t.details_of(o)?.bytes).sum();
+    assert_eq!(bytes, 18_759_062_020);
+    // eventClass 0: 20877 rows, 1: 27916; NVTX ranges (eventType 59/60, an end, start >= 0): 90
+    let mut calls: Vec<usize> = [HostCategory::Runtime, HostCategory::Driver]
+        .iter()
+        .map(|c| t.host.iter().filter(|s| s.category == *c).count())
+        .collect();
+    calls.sort_unstable();
+    assert_eq!(calls, [20_877, 27_916]);
+    assert_eq!(t.host.iter().filter(|s| s.category == HostCategory::Annotation).count(), 90);
+    let families = Families::builtin();
+    let mut whole = summarize_kernels(&t, &families);
+    // ... group by demangledName order by sum desc: 69 names; the top three:
+    let top: Vec<(&str, u64, u64)> =
+        whole.kernels.iter().take(3).map(|k| (k.name.as_str(), k.calls, k.total_ns)).collect();
+    assert_eq!(
+        top,
+        [
+            ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", 870, 155_914_016),
+            ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", 840, 118_133_447),
+            ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NTT", 600, 110_202_448),
+        ]
+    );
+    assert_eq!(whole.kernels.iter().filter(|k| k.kind == OpKind::Kernel).count(), 69);
+    let mut folded = summarize_device_ops(path, &families).unwrap();
+    for summary in [&mut whole, &mut folded] {
+        summary.kernels.iter_mut().for_each(|k| k.name_id = prof_core::NameId(0));
+    }
+    assert_eq!(folded, whole);
 }

@@ -255,7 +255,23 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     capturing.finish();
     let vendor = sections::VendorPrefetch::start(paths.first().map(PathBuf::as_path));
     let loading = progress::spinner("loading the capture".to_owned(), true);
-    let timeline = tool.load(&paths).map_err(|e| Failure::from(e).or_kind(Kind::BadInput))?;
+    let timeline = tool.load(&paths).map_err(|e| {
+        let mut failure = Failure::from(e).or_kind(Kind::BadInput);
+        if request.range == CaptureRange::Time {
+            // The H100 run of 2026-12-05: an HF decode client's first CUDA call came ~20 s in
+            // (imports, the model built on the CPU), after a 10 s window from its start.
+            failure.message = format!(
+                "{}
+the window was {:.0} s from {:.0} s after the command started: if its GPU work starts later \
+                 (imports, a model load), rerun with a larger --skip or --window, or open the window at an event \
+                 (--capture-range)",
+                failure.message,
+                request.window.as_secs_f64(),
+                request.skip.as_secs_f64()
+            );
+        }
+        failure
+    })?;
     let timeline = super::analyze::checked(timeline)?;
     loading.finish();
     let (timeline, mut phases, summary) = crate::phases_view::apply_summarized(timeline, args.phase, &families)?;
