@@ -32,9 +32,21 @@ impl<T: Copy + Eq + Hash, const CHUNKS: usize> SpillTable<T, CHUNKS> {
     /// values) it panics rather than give two values one index.
     #[cold]
     pub(crate) fn index_of(&self, value: T) -> u32 {
+        self.index_below(value, u32::MAX).expect("a spill table holds fewer values than its capacity")
+    }
+
+    /// The index of `value`, added if new and the table holds fewer than `limit` values;
+    /// `None` when it is new and the table is that full (which it then stays: a value refused
+    /// once is refused always, so a caller's encoding stays canonical). Past the table's
+    /// capacity it panics.
+    #[cold]
+    pub(crate) fn index_below(&self, value: T, limit: u32) -> Option<u32> {
         let mut index = self.index.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
         if let Some(&at) = index.get(&value) {
-            return at;
+            return Some(at);
+        }
+        if index.len() >= limit as usize {
+            return None;
         }
         let at = u32::try_from(index.len())
             .ok()
@@ -45,7 +57,7 @@ impl<T: Copy + Eq + Hash, const CHUNKS: usize> SpillTable<T, CHUNKS> {
         // Set before the index is handed out: a word holding it always finds its value.
         let _ = chunk[(at & ((1 << CHUNK_BITS) - 1)) as usize].set(value);
         index.insert(value, at);
-        at
+        Some(at)
     }
 
     /// The value at index `at`, if one was added there: two atomic loads, no lock.
@@ -83,6 +95,15 @@ mod tests {
         std::thread::spawn(move || assert!(all.iter().all(|&(v, at)| TABLE.get(at) == Some(v)))).join().unwrap();
         assert_eq!(TABLE.get(20_000), None);
         assert_eq!(TABLE.get(u32::MAX), None);
+    }
+
+    #[test]
+    fn a_table_full_to_its_limit_refuses_new_values_for_good() {
+        static LIMITED: SpillTable<u64, 1> = SpillTable::new();
+        assert_eq!((LIMITED.index_below(7, 2), LIMITED.index_below(9, 2)), (Some(0), Some(1)));
+        assert_eq!(LIMITED.index_below(11, 2), None);
+        assert_eq!((LIMITED.index_below(9, 2), LIMITED.index_below(11, 2)), (Some(1), None));
+        assert_eq!((LIMITED.get(0), LIMITED.get(1), LIMITED.get(2)), (Some(7), Some(9), None));
     }
 
     #[test]
