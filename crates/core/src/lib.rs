@@ -45,6 +45,7 @@ pub mod rank_job;
 pub mod recorder;
 pub mod registry;
 mod run_map;
+pub mod run_plan;
 pub mod samples_csv;
 pub mod section;
 pub mod serve_watch;

@@ -29,13 +29,16 @@
 //! A phase's **busy share** is the union of device op intervals inside it over its length.
 //! [`PhaseChoice`] picks the window an answer is taken on; [`Timeline::window`] cuts it.
 
+mod marks;
 pub mod slice;
 pub mod util;
 
+pub use marks::BURST_END_KERNELS;
+use marks::{leading_burst_end, warmup_marks, NameSet};
+
 use crate::analysis::intervals::SortedUnion;
+use crate::diagnosis::step_source;
 use crate::diagnosis::steps::{sequence_steps, sequence_steps_in, StepSpans};
-use crate::diagnosis::{short, step_source};
-use crate::intern::{FxHashMap, NameId};
 use crate::timeline::{DeviceOp, OpKind, Timeline};
 use serde::Serialize;
 
@@ -311,77 +314,6 @@ fn busy_shares(order: &[DeviceOp], phases: &mut [Phase]) {
     }
     for (phase, union) in phases.iter_mut().zip(&unions) {
         phase.busy_pct = pct(union.total_ns().unwrap_or(0), phase.end_ns.saturating_sub(phase.start_ns));
-    }
-}
-
-/// Kernels in a row with no host-to-device copy that end a leading burst of copies.
-pub const BURST_END_KERNELS: usize = 50;
-
-/// Without steps: the end of the last host-to-device copy of the leading burst (copies with
-/// fewer than [`BURST_END_KERNELS`] kernels in a row between them), if the run starts with one.
-fn leading_burst_end(timeline: &Timeline, order: &[DeviceOp]) -> Option<u64> {
-    let (mut last_copy_end, mut kernels_since) = (None, 0usize);
-    for op in order {
-        if op.kind() == OpKind::Memcpy && is_host_to_device(timeline.name(op.name)) {
-            last_copy_end = Some(last_copy_end.unwrap_or(0).max(op.end_ns()));
-            kernels_since = 0;
-        } else if op.kind() == OpKind::Kernel {
-            kernels_since += 1;
-            if kernels_since >= BURST_END_KERNELS {
-                break;
-            }
-        }
-    }
-    last_copy_end
-}
-
-/// What the warm-up holds, and how many kernel names in it never run in the steady state.
-fn warmup_marks(timeline: &Timeline, order: &[DeviceOp], from: u64, to: u64, steady_end: u64) -> (String, usize) {
-    let mut steady = NameSet::of(timeline, &[]);
-    let mut warm: Vec<(NameId, u64)> = Vec::new();
-    let mut ops = 0usize;
-    for op in order {
-        if (to..steady_end).contains(&{ op.start_ns }) {
-            steady.insert(op.name);
-        } else if (from..to).contains(&{ op.start_ns }) {
-            ops += 1;
-            if op.kind() == OpKind::Kernel {
-                warm.push((op.name, op.dur_ns));
-            }
-        }
-    }
-    let mut one_off: FxHashMap<NameId, u64> = FxHashMap::default();
-    for (name, dur) in warm.into_iter().filter(|(n, _)| !steady.has(*n)) {
-        *one_off.entry(name).or_default() += dur;
-    }
-    let mut top: Vec<(NameId, u64)> = one_off.iter().map(|(&n, &d)| (n, d)).collect();
-    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let lead = top.first().map(|&(n, _)| format!("; most time: `{}`", short(timeline.name(n)))).unwrap_or_default();
-    (format!("{ops} ops, {} kernels that never run in the steady state{lead}", one_off.len()), one_off.len())
-}
-
-/// A set of a timeline's names, one flag per name id (ids are dense): millions of ops are
-/// marked without hashing.
-struct NameSet(Vec<bool>);
-
-impl NameSet {
-    /// The names of `ops`, in a set sized for every name of `timeline`.
-    fn of(timeline: &Timeline, ops: &[DeviceOp]) -> Self {
-        let mut set = NameSet(vec![false; timeline.names.len()]);
-        ops.iter().for_each(|op| set.insert(op.name));
-        set
-    }
-
-    fn insert(&mut self, name: NameId) {
-        let slot = name.0 as usize;
-        if slot >= self.0.len() {
-            self.0.resize(slot + 1, false);
-        }
-        self.0[slot] = true;
-    }
-
-    fn has(&self, name: NameId) -> bool {
-        self.0.get(name.0 as usize).copied().unwrap_or(false)
     }
 }
 

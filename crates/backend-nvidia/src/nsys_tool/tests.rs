@@ -1,7 +1,7 @@
 use super::*;
 use crate::test_fixtures::Scratch;
-use prof_core::OpKind;
 use prof_core::WindowControl;
+use prof_core::{Importer, OpKind};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/nvidia");
 
