@@ -47,18 +47,21 @@ impl IntervalSet {
         IntervalSet { spans: merged }
     }
 
-    /// The union of this set and `later`: `later`'s intervals appended where they all start
-    /// past this set's end (a later part of a file in time order), else one merge of both.
+    /// The union of this set and `later` (a later part of a file in time order): only this
+    /// set's spans that end at or after `later`'s first start are merged with it, the rest kept
+    /// as they are, so joining parts one at a time costs the overlap at each seam, not the whole
+    /// set again (a 10 M-kernel trace in 30 parts had spent a tenth of its summary's time here).
     pub fn joined(mut self, later: IntervalSet) -> IntervalSet {
-        match (self.spans.last(), later.spans.first()) {
-            (_, None) => self,
-            (None, _) => later,
-            (Some(&(_, end)), Some(&(start, _))) if start > end => {
-                self.spans.extend_from_slice(&later.spans);
-                self
-            }
-            _ => IntervalSet::union_all(&[&self, &later]),
+        let Some(&(first, _)) = later.spans.first() else { return self };
+        // Spans ending before `first` touch none of `later`'s (each starts at `first` or after).
+        let keep = self.spans.partition_point(|&(_, end)| end < first);
+        if keep == self.spans.len() {
+            self.spans.extend_from_slice(&later.spans);
+            return self;
         }
+        let seam = IntervalSet { spans: self.spans.split_off(keep) };
+        self.spans.extend(IntervalSet::union_all(&[&seam, &later]).spans);
+        self
     }
 
     /// The merged intervals, in time order.
@@ -213,5 +216,41 @@ mod tests {
         assert_eq!(marked.total_ns(), None);
         assert!(IntervalSet::default().is_empty());
         assert_eq!(IntervalSet::default().bounds(), None);
+    }
+
+    #[test]
+    fn joining_a_later_part_equals_the_union_of_both() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        for round in 0..400 {
+            let spans = |next: &mut dyn FnMut(u64) -> u64, from: u64| -> Vec<(u64, u64)> {
+                let n = next(12);
+                (0..n)
+                    .map(|_| {
+                        let s = from + next(200);
+                        (s, s + next(30))
+                    })
+                    .collect()
+            };
+            let a = IntervalSet::from_unsorted(spans(&mut next, 0));
+            // The later part starts anywhere from well before to past the earlier one's end.
+            let from = next(260);
+            let b = IntervalSet::from_unsorted(spans(&mut next, from));
+            let want = IntervalSet::union_all(&[&a, &b]);
+            assert_eq!(a.clone().joined(b.clone()), want, "round {round}: {a:?} + {b:?}");
+        }
+        let a = IntervalSet::from_unsorted(vec![(0, 10), (20, 30)]);
+        assert_eq!(a.clone().joined(IntervalSet::from_unsorted(vec![(30, 35)])).spans(), &[(0, 10), (20, 35)]);
+        assert_eq!(
+            a.clone().joined(IntervalSet::from_unsorted(vec![(31, 35)])).spans(),
+            &[(0, 10), (20, 30), (31, 35)]
+        );
+        assert_eq!(a.clone().joined(IntervalSet::default()), a);
+        assert_eq!(IntervalSet::default().joined(a.clone()), a);
     }
 }
