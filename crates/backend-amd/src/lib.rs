@@ -45,6 +45,7 @@ pub mod rocprofv3_counter_report;
 pub mod rocprofv3_counters;
 pub mod rocprofv3_deep_dive;
 mod rocprofv3_details;
+mod rocprofv3_hip;
 #[doc(hidden)]
 pub mod rocprofv3_json;
 mod rocprofv3_parts;

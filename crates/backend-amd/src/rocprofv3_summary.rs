@@ -1,16 +1,15 @@
 //! `prof analyze --summary-only` of rocprofv3 CSV traces: the ranked kernel summary of the
 //! processes' files without holding their timeline. Each kernel trace is folded part by part
 //! ([`crate::rocprofv3_parts::fold_kernel_file`]), the copies of each process are loaded and
-//! folded, and the HIP calls count only for the run's span; the checks are
+//! folded, and the HIP calls count only for the run's span (each read and dropped); the checks are
 //! [`load_processes`]'s (files of different runs are an error for copies, and leave the calls
 //! out for HIP calls, saying so), so the summary equals [`prof_core::summarize_kernels`] over
 //! the timeline [`load_processes`] would build.
 
 use crate::rocprof_csv::CsvReader;
+use crate::rocprofv3_hip::read_hip_api;
 use crate::rocprofv3_parts::fold_kernel_file;
-use crate::rocprofv3_trace::{
-    different_runs, host_span, load_hip_api, load_memory_copies, load_processes, AgentMap, TraceFiles,
-};
+use crate::rocprofv3_trace::{different_runs, load_memory_copies, load_processes, AgentMap, TraceFiles};
 use prof_core::op_totals::OpTotals;
 use prof_core::{Error, Families, KernelSummary, Result, Timeline};
 
@@ -39,10 +38,12 @@ pub fn summarize_processes(groups: &[TraceFiles], source: &str, families: &Famil
             process.absorb(copied);
         }
         if let Some(path) = &files.hip_api {
+            // Only the calls' span counts: each call is read and dropped.
             let mut calls = Timeline::new(source);
-            load_hip_api(CsvReader::open(path)?, base, &mut calls)?;
-            let bounds = host_span(&calls.host);
-            calls.host = Vec::new();
+            let mut bounds = None;
+            read_hip_api(CsvReader::open(path)?, base, &mut calls, |_, _, call| {
+                bounds = join(bounds, Some((call.start_ns, call.start_ns.saturating_add(call.dur_ns))));
+            })?;
             let apart = match (&files.kernel, process.span(), bounds) {
                 (Some(kernel_file), Some(k), Some(h)) => different_runs(kernel_file, k, h),
                 _ => None,

@@ -33,10 +33,12 @@
 
 use crate::rocprof_csv::{CsvReader, Record};
 use prof_core::timeline::OpDetails;
-use prof_core::{DeviceOp, Error, HostCategory, HostSpan, OpKind, Result, Timeline};
+use prof_core::{DeviceOp, Error, HostSpan, OpKind, Result, Timeline};
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
+
+pub use crate::rocprofv3_hip::{load_hip_api, HIP_COLUMNS};
 
 /// The columns every kernel trace release has.
 pub const KERNEL_COLUMNS: &[&str] = &[
@@ -64,9 +66,6 @@ pub const COPY_COLUMNS: &[&str] = &[
     "Start_Timestamp",
     "End_Timestamp",
 ];
-/// The columns of `*_hip_api_trace.csv` this loader needs.
-pub const HIP_COLUMNS: &[&str] =
-    &["Domain", "Function", "Process_Id", "Thread_Id", "Correlation_Id", "Start_Timestamp", "End_Timestamp"];
 /// The columns of `*_agent_info.csv` this loader needs.
 pub const AGENT_COLUMNS: &[&str] = &["Node_Id", "Logical_Node_Id", "Agent_Type"];
 
@@ -76,8 +75,6 @@ const KERNEL_EXPECTED: &str = "a rocprofv3 kernel_trace.csv header (Kind, Agent_
      Private_Segment_Size, Group_Segment_Size)";
 const COPY_EXPECTED: &str = "a rocprofv3 memory_copy_trace.csv header (Kind, Direction, Stream_Id, Source_Agent_Id, \
      Destination_Agent_Id, Correlation_Id, Start_Timestamp, End_Timestamp)";
-const HIP_EXPECTED: &str = "a rocprofv3 hip_api_trace.csv header (Domain, Function, Process_Id, Thread_Id, \
-     Correlation_Id, Start_Timestamp, End_Timestamp)";
 const AGENT_EXPECTED: &str = "a rocprofv3 agent_info.csv header (Node_Id, Logical_Node_Id, Agent_Type, …)";
 
 /// rocprofv3's agent numbers mapped to GPU indices, from `agent_info.csv`.
@@ -316,34 +313,12 @@ pub fn load_memory_copies<R: BufRead>(
     Ok(added)
 }
 
-/// Appends the HIP API calls of `csv` (a `hip_api_trace.csv`) to `timeline` as host spans.
-pub fn load_hip_api<R: BufRead>(mut csv: CsvReader<R>, corr_base: u64, timeline: &mut Timeline) -> Result<usize> {
-    let [domain, function, pid, tid, corr, start, end] = columns(&csv, HIP_COLUMNS, HIP_EXPECTED)?;
-    let mut added = 0;
-    let mut r = Record::default();
-    while !timeline.is_full() && csv.next_record_into(&mut r)? {
-        let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
-        let category =
-            if csv.text(&r, domain).starts_with("HIP_") { HostCategory::Runtime } else { HostCategory::Other };
-        let pid = u32::try_from(csv.u64(&r, pid)?).map_err(|_| csv.error(&r, "`Process_Id` does not fit 32 bits"))?;
-        let span = HostSpan {
-            name: timeline.intern(csv.text(&r, function)),
-            category,
-            pid,
-            tid: csv.u64(&r, tid)?,
-            start_ns,
-            dur_ns,
-            correlation: Some(corr_base | csv.u64(&r, corr)?).into(),
-        };
-        timeline.push_host(span);
-        added += 1;
-    }
-    csv.mark_cut(timeline);
-    Ok(added)
-}
-
 /// The indices of `names` (all required), or an error naming the first missing one.
-fn columns<R: BufRead, const N: usize>(csv: &CsvReader<R>, names: &[&str], expected: &str) -> Result<[usize; N]> {
+pub(crate) fn columns<R: BufRead, const N: usize>(
+    csv: &CsvReader<R>,
+    names: &[&str],
+    expected: &str,
+) -> Result<[usize; N]> {
     let mut out = [0usize; N];
     for (slot, name) in out.iter_mut().zip(names) {
         *slot = csv.require(name, expected)?;
@@ -352,7 +327,7 @@ fn columns<R: BufRead, const N: usize>(csv: &CsvReader<R>, names: &[&str], expec
 }
 
 /// Start and duration from the start and end columns; an end before the start is an error.
-fn interval<R: BufRead>(csv: &CsvReader<R>, r: &Record, start: usize, end: usize) -> Result<(u64, u64)> {
+pub(crate) fn interval<R: BufRead>(csv: &CsvReader<R>, r: &Record, start: usize, end: usize) -> Result<(u64, u64)> {
     let (s, e) = (csv.u64(r, start)?, csv.u64(r, end)?);
     if e < s {
         return Err(csv.error(r, format!("the end timestamp {e} is before the start timestamp {s}")));
