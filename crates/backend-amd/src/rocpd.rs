@@ -179,7 +179,7 @@ mod tests {
         assert!(is_rocpd(&path));
         assert!(!is_rocpd(&fixture_path("rocprofv3/sdk1.0_kernel_trace.csv")));
         let t = load(&path).unwrap();
-        assert_eq!(t.ops.iter().map(|o| o.dur_ns).collect::<Vec<_>>(), [8292, 5528, 5488]);
+        assert_eq!(t.ops.iter().map(|o| o.dur_ns()).collect::<Vec<_>>(), [8292, 5528, 5488]);
         let first = &t.ops[0];
         assert_eq!(t.name(first.name), "vecCopy(double*, double*, double*, int, int)");
         assert_eq!((first.device(), first.stream(), first.start_ns), (0, 0, 1_986_623_975_868_304));
@@ -218,7 +218,7 @@ mod tests {
             &format!("PRAGMA foreign_keys = OFF; UPDATE {dispatch} SET region_name_id = 999999 WHERE id = 1;"),
         );
         let t = load(&short).unwrap();
-        assert_eq!(t.ops.iter().map(|o| o.dur_ns).collect::<Vec<_>>(), [5528, 5488]);
+        assert_eq!(t.ops.iter().map(|o| o.dur_ns()).collect::<Vec<_>>(), [5528, 5488]);
         assert!(
             t.partial.as_deref().unwrap().contains("of the 3 dispatches in rocpd_kernel_dispatch"),
             "{:?}",

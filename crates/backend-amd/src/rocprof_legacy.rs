@@ -140,7 +140,7 @@ mod tests {
             let path = fixture_path(&format!("rocprof-compute/{workload}/timestamps.csv"));
             assert!(is_results_csv(&path), "{workload}");
             let t = load(&path).unwrap();
-            assert_eq!(t.ops.iter().map(|o| o.dur_ns).collect::<Vec<_>>(), durations, "{workload}");
+            assert_eq!(t.ops.iter().map(|o| o.dur_ns()).collect::<Vec<_>>(), durations, "{workload}");
             assert!(t.ops.iter().all(|o| o.device() == device && t.name(o.name).starts_with("vecCopy(double*")));
         }
         let rounded = fixture_path("rocprof-compute/vcopy_MI300A_A1/timestamps.csv");

@@ -13,7 +13,7 @@ fn json_dispatches_equal_the_csv_of_the_same_run() {
     assert!(is_rocprofv3_json(&path));
     assert!(!is_rocprofv3_json(&fixture_path(CSV)));
     let t = load(&path).unwrap();
-    let durations: Vec<u64> = t.ops.iter().map(|o| o.dur_ns).collect();
+    let durations: Vec<u64> = t.ops.iter().map(|o| o.dur_ns()).collect();
     assert_eq!(durations, [8292, 5528, 5488]);
     let mut csv = Timeline::new("csv");
     let reader = crate::rocprof_csv::CsvReader::open(&fixture_path(CSV)).unwrap();

@@ -103,7 +103,7 @@ fn in_parts_with<T: Send, J: Send>(
     let budget = prof_core::load_budget::memory_budget() / (bounds.len() - 1) as u64;
     let source = csv.path().display().to_string();
     let work = |k: usize| {
-        let mut part = Timeline::with_memory_budget(source.as_str(), budget);
+        let mut part = Timeline::for_part(source.as_str(), budget);
         load_kernel_trace(csv.part(bounds[k], bounds[k + 1]).ok()?, agents, corr_base, &mut part).ok()?;
         (!part.is_full() && part.partial.is_none()).then(|| each(part))
     };
@@ -136,7 +136,7 @@ mod tests {
                     op.device(),
                     op.stream(),
                     { op.start_ns },
-                    { op.dur_ns },
+                    { op.dur_ns() },
                     { op.correlation }
                 )
             })

@@ -38,7 +38,7 @@ fn sdk1_0_kernel_trace() {
     // VGPR 12, LDS 0, workgroup 64x1x1, grid 1024x1024x1 work-items = 16x1024x1 workgroups.
     let divide = &t.ops[1];
     assert_eq!(t.name(divide.name), "divide_kernel(float*, float const*, float const*, int, int)");
-    assert_eq!((divide.correlation.get(), divide.start_ns, divide.dur_ns), (Some(4), 1_550_151_853_064_037, 11_200));
+    assert_eq!((divide.correlation.get(), divide.start_ns, divide.dur_ns()), (Some(4), 1_550_151_853_064_037, 11_200));
     let d = t.details_of(divide).unwrap();
     assert_eq!((d.registers_per_thread, d.shared_memory_bytes), (Some(12), Some(0)));
     assert_eq!((d.block, d.grid), (Some([64, 1, 1]), Some([16, 1024, 1])));
@@ -83,7 +83,7 @@ fn copies_and_hip_calls() {
     assert_eq!(load_memory_copies(copies, None, 0, &mut t).unwrap(), 4);
     // python: durations 77,040 + 75,361 + 75,440 + 101,321 = 329,162 ns; H2D Agent 0 -> Agent 4,
     // D2H Agent 4 -> Agent 0, so every copy is on device 4; no byte count in the file.
-    assert_eq!(t.ops.iter().map(|op| op.dur_ns).sum::<u64>(), 329_162);
+    assert_eq!(t.ops.iter().map(|op| op.dur_ns()).sum::<u64>(), 329_162);
     assert!(t.ops.iter().all(|op| op.kind() == OpKind::Memcpy && op.device() == 4 && op.details.is_none()));
     assert_eq!(t.name(t.ops[0].name), "MEMORY_COPY_HOST_TO_DEVICE");
     assert_eq!({ t.ops[2].correlation }, Some(23));
@@ -138,7 +138,7 @@ fn rccl_kernels_are_communication() {
     load_kernel_trace(csv(&text, "k"), None, 7 << 32, &mut t).unwrap();
     let op = &t.ops[0];
     assert_eq!(
-        (op.kind(), op.device(), op.dur_ns, op.correlation.get()),
+        (op.kind(), op.device(), op.dur_ns(), op.correlation.get()),
         (OpKind::Communication, 2, 20, Some((7 << 32) | 1))
     );
     assert_eq!(summarize_kernels(&t, &Families::builtin()).kernels[0].family, Family::Collective);
@@ -170,7 +170,7 @@ fn bad_kernel_traces_name_the_file_line_and_expected_columns() {
     let bom = format!("\u{feff}{}", good.replace('\n', "\r\n"));
     let mut t = Timeline::new("t");
     assert_eq!(load_kernel_trace(csv(&bom, "bom"), None, 0, &mut t).unwrap(), 9, "BOM and CRLF are accepted");
-    assert_eq!({ t.ops[0].dur_ns }, 12_800);
+    assert_eq!({ t.ops[0].dur_ns() }, 12_800);
 }
 
 #[test]

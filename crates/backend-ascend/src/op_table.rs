@@ -233,7 +233,7 @@ fn read_rows(
                 Some(op_type) => Ok(op_type),
                 None => c.op_of(&row).map(|_| op.name),
             };
-            if let Err(error) = key.and_then(|key| c.add(&row, op.dur_ns, key)) {
+            if let Err(error) = key.and_then(|key| c.add(&row, op.dur_ns(), key)) {
                 checks = Some(Err(error));
             }
         }

@@ -18,7 +18,7 @@ fn type_total(t: &Timeline, op_type: &str) -> u64 {
     t.ops
         .iter()
         .filter(|op| t.details_of(op).and_then(|d| d.op_type).map(|id| t.name(id)) == Some(op_type))
-        .map(|op| op.dur_ns)
+        .map(|op| op.dur_ns())
         .sum()
 }
 
@@ -26,10 +26,10 @@ fn type_total(t: &Timeline, op_type: &str) -> u64 {
 fn kernel_details_ops_totals_and_core_types() {
     let t = load(&fixture_path(KERNEL_DETAILS)).unwrap();
     assert_eq!(t.ops.len(), 591);
-    assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 396_807_040);
+    assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 396_807_040);
     let first = &t.ops[0];
     assert_eq!(
-        (t.name(first.name), first.start_ns, first.dur_ns, first.stream()),
+        (t.name(first.name), first.start_ns, first.dur_ns(), first.stream()),
         ("ZerosLike46", 1_699_529_622_790_614_800, 607_980, 16)
     );
     let details = t.details_of(first).unwrap();
@@ -71,7 +71,7 @@ fn cann8_op_summary_with_tab_padded_starts() {
     let dir = fixture_path(CANN8_PIPE);
     let t = load(&dir.join("op_summary_20260823165335.csv")).unwrap();
     assert_eq!(t.ops.len(), 3);
-    assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 39_322);
+    assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 39_322);
     assert_eq!({ t.ops[0].start_ns }, 1_787_504_007_005_868_315);
     assert!(t.ops.iter().all(|o| o.device() == 0 && o.stream() == 46));
     assert_eq!(type_total(&t, "GroupedMatmul"), 26_661);
@@ -87,7 +87,7 @@ fn cann8_op_summary_with_tab_padded_starts() {
 fn renamed_op_summary_on_device_7() {
     let t = load(&fixture_path(A003_OP_SUMMARY)).unwrap();
     assert_eq!(t.ops.len(), 15);
-    assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 122_540);
+    assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 122_540);
     assert!(t.ops.iter().all(|o| o.device() == 7 && o.stream() == 38));
     let counts = core_counts(&t);
     assert_eq!(
@@ -133,7 +133,7 @@ fn bom_and_crlf_versions_of_the_real_file_read_the_same() {
     let mut t = Timeline::new("t");
     append_ops(&table, &mut t).unwrap();
     assert_eq!(t.ops.len(), 591);
-    assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 396_807_040);
+    assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 396_807_040);
 }
 
 #[test]
@@ -148,7 +148,7 @@ fn importers_recognize_by_header_and_name() {
     let task_time = pipe.join("task_time_20260823165335.csv");
     assert!(OpTableImporter.recognizes(&task_time));
     let t = OpTableImporter.load(&task_time).unwrap();
-    assert_eq!((t.ops.len(), t.ops.iter().map(|o| o.dur_ns).sum::<u64>()), (6, 184_982));
+    assert_eq!((t.ops.len(), t.ops.iter().map(|o| o.dur_ns()).sum::<u64>()), (6, 184_982));
     assert!(OpStatisticImporter.recognizes(&pipe.join("op_statistic_20260823165335.csv")));
     assert!(TraceImporter.recognizes(&pipe.join("msprof_20260823165334.json")));
     assert!(ProfileDirImporter.recognizes(&pipe));
@@ -163,7 +163,7 @@ fn ops_text(t: &Timeline) -> Vec<String> {
         .map(|op| {
             let d = t.details_of(op).map(|d| (d.block_dim, d.core_type, d.op_type.map(text), d.shapes.map(text)));
             format!("{:?} {} {} {} {} {} {d:?}", op.kind(), text(op.name), op.device(), op.stream(), { op.start_ns }, {
-                op.dur_ns
+                op.dur_ns()
             })
         })
         .collect()

@@ -13,7 +13,7 @@ fn cann8_directory_merges_op_summary_and_trace() {
     assert!(files.op_statistic.is_some());
     let t = files.load().unwrap();
     assert_eq!(t.ops.len(), 3);
-    assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 39_322);
+    assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 39_322);
     // python: the stream-46 hardware events of msprof_*.json start at the op_summary starts and carry
     // connection_id 26, 34, 74, each shared with a CANN `Node@launch` span.
     let correlations: Vec<_> = t.ops.iter().map(|o| o.correlation.get()).collect();
@@ -80,11 +80,11 @@ fn task_time_is_the_op_table_when_there_is_no_op_summary() {
     assert!(files.op_table.as_deref().unwrap().ends_with("task_time_20260605155140.csv"));
     let t = files.load().unwrap();
     assert_eq!(t.ops.len(), 7);
-    assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 249_692_680);
+    assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 249_692_680);
     let main: Vec<_> = t.ops.iter().filter(|o| t.name(o.name) == "main_kernel").collect();
-    assert_eq!((main.len(), main.iter().map(|o| o.dur_ns).sum::<u64>()), (3, 249_611_260));
+    assert_eq!((main.len(), main.iter().map(|o| o.dur_ns()).sum::<u64>()), (3, 249_611_260));
     assert!(main.iter().all(|o| o.kind() == prof_core::OpKind::Kernel));
     let timeout: Vec<_> = t.ops.iter().filter(|o| t.name(o.name) == "TASK_TIMEOUT_SET").collect();
-    assert_eq!((timeout.len(), timeout[0].dur_ns, timeout[0].kind()), (1, 81_400, prof_core::OpKind::Other));
+    assert_eq!((timeout.len(), timeout[0].dur_ns(), timeout[0].kind()), (1, 81_400, prof_core::OpKind::Other));
     assert!(t.partial.as_deref().unwrap().contains("ops come from task_time"), "{:?}", t.partial);
 }

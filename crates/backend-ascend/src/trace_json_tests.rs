@@ -11,7 +11,7 @@ use prof_core::{CoreType, HostCategory, OpKind};
 fn torch_npu_trace_view_with_string_timestamps() {
     let t = load(&fixture_path(TRACE_VIEW)).unwrap();
     assert_eq!(t.ops.len(), 276);
-    assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 1_790_457);
+    assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 1_790_457);
     assert_eq!({ t.ops[0].start_ns }, 1_704_161_511_422_904_204);
     assert!(t.ops.iter().all(|o| o.stream() == 3));
     // python: connection_id >= 0 on 274 events; the two MEMCPY_ASYNC tasks say -1 (none).
@@ -28,7 +28,7 @@ fn torch_npu_trace_view_with_string_timestamps() {
 fn cann8_msprof_json_with_frequency_counter() {
     let t = load(&fixture_path(CANN8_PIPE).join("msprof_20260823165334.json")).unwrap();
     assert_eq!(t.ops.len(), 6);
-    assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 184_984);
+    assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 184_984);
     assert_eq!(t.ops.iter().filter(|o| o.kind() == OpKind::Other).count(), 3);
     assert_eq!(t.host.len(), 80);
     assert_eq!(t.counters.len(), 1);
@@ -49,7 +49,7 @@ fn older_msprof_timeline_with_numeric_timestamps() {
     let path = fixture_path(MINDINSIGHT_PROF).join("device_0/timeline/msprof_0_2_1.json");
     let t = load(&path).unwrap();
     assert_eq!(t.ops.len(), 490);
-    assert_eq!(t.ops.iter().map(|o| o.dur_ns).sum::<u64>(), 172_200_620);
+    assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 172_200_620);
     let cube = t.ops.iter().filter(|o| t.details_of(o).and_then(|d| d.core_type) == Some(CoreType::Cube)).count();
     assert_eq!(cube, 137);
     assert_eq!(t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).count(), 29);

@@ -105,7 +105,7 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
     let k = &t.ops[0];
     assert_eq!(k.kind(), OpKind::Kernel);
     assert_eq!(t.name(k.name), "void gemv<128>(float const*, float*)");
-    assert_eq!((k.device(), k.stream(), k.start_ns, k.dur_ns, k.correlation.get()), (0, 7, 2_000, 3_500, Some(7)));
+    assert_eq!((k.device(), k.stream(), k.start_ns, k.dur_ns(), k.correlation.get()), (0, 7, 2_000, 3_500, Some(7)));
     let d = t.details_of(k).unwrap();
     assert_eq!(d.grid, Some([4096, 1, 1]));
     assert_eq!(d.block, Some([256, 1, 1]));
@@ -114,7 +114,7 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
 
     let copy = &t.ops[1];
     assert_eq!((copy.kind(), t.name(copy.name)), (OpKind::Memcpy, "CUDA memcpy HtoD"));
-    assert_eq!((copy.stream(), copy.dur_ns, copy.correlation.get()), (14, 2_000, Some(8)));
+    assert_eq!((copy.stream(), copy.dur_ns(), copy.correlation.get()), (14, 2_000, Some(8)));
     assert_eq!(t.details_of(copy).unwrap().bytes, Some(1 << 20));
     let set = &t.ops[2];
     assert_eq!((set.kind(), t.name(set.name), set.correlation.get()), (OpKind::Memset, "CUDA memset", None));
@@ -255,7 +255,7 @@ fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
     let kernels: Vec<_> = t.ops.iter().filter(|op| op.kind() == OpKind::Kernel).collect();
     let sets: Vec<_> = t.ops.iter().filter(|op| op.kind() == OpKind::Memset).collect();
     assert_eq!((kernels.len(), sets.len(), t.ops.len(), t.host.len()), (88, 4, 92, 1389));
-    assert_eq!(kernels.iter().map(|k| k.dur_ns).sum::<u64>(), 1_170_722);
+    assert_eq!(kernels.iter().map(|k| k.dur_ns()).sum::<u64>(), 1_170_722);
     let distinct: std::collections::HashSet<_> = kernels.iter().map(|k| k.name).collect();
     assert_eq!(distinct.len(), 10);
 
@@ -263,7 +263,7 @@ fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
     assert!(t.name(first.name).starts_with(
         "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, true>(int, float,"
     ));
-    assert_eq!((first.start_ns, first.dur_ns), (1_796_228_603_341_404_786, 4_929));
+    assert_eq!((first.start_ns, first.dur_ns()), (1_796_228_603_341_404_786, 4_929));
     assert_eq!((first.device(), first.stream(), first.correlation.get()), (0, 7, Some(5_787)));
     let d = t.details_of(first).unwrap();
     assert_eq!(

@@ -175,7 +175,7 @@ fn device_op<W: Write>(
     raw(out, ",\"ts\":")?;
     micros(out, op.start_ns)?;
     raw(out, ",\"dur\":")?;
-    micros(out, op.dur_ns)?;
+    micros(out, op.dur_ns())?;
     raw(out, ",\"args\":{\"kind\":\"")?;
     raw(out, kind_name(op.kind()))?;
     field(out, "\",\"device\":", op.device().into())?;

@@ -4,21 +4,59 @@ use crate::correlation::Correlation;
 use crate::details_pool::DetailsId;
 use crate::intern::NameId;
 use crate::op_place::Place;
+use crate::spill_table::{self, SpillTable};
 use crate::timeline::OpKind;
 use serde::Serialize;
 
-/// One operation that ran on a device: 32 bytes (its kind, device and stream packed in one
-/// 4-byte word: `op_place.rs`; its correlation id in another: `correlation.rs`), so 10 M ops
-/// are 320 MB. Packed to 4-byte alignment (the two 8-byte fields first, then the four-byte
-/// ones). Read
-/// its fields by value (`op.start_ns`); a reference to one (`&op.start_ns`) does not compile.
+/// Durations from this many ns up (2.1 s) are kept in [`LONG`]; shorter ones in the word.
+const LONG_FROM: u32 = 1 << 31;
+
+/// The durations too long for a word: each kept once, its index in the word with the top bit
+/// set (canonical: a duration is in the word exactly when it is shorter than [`LONG_FROM`],
+/// so equal words are equal durations).
+static LONG: SpillTable<u64, { 1 << (31 - spill_table::CHUNK_BITS) }> = SpillTable::new();
+
+/// A duration in 4 bytes: ns below 2^31 in place, a longer one (a kernel past 2.1 s is rare:
+/// a hung collective, a sleep) by its index in [`LONG`], ~45 bytes more and a lock for that op.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Dur(u32);
+
+impl Dur {
+    #[inline]
+    fn new(ns: u64) -> Self {
+        match u32::try_from(ns) {
+            Ok(short) if short < LONG_FROM => Dur(short),
+            _ => Dur(LONG_FROM | LONG.index_of(ns)),
+        }
+    }
+
+    #[inline]
+    fn ns(self) -> u64 {
+        if self.0 & LONG_FROM == 0 {
+            u64::from(self.0)
+        } else {
+            long(self.0)
+        }
+    }
+}
+
+#[cold]
+fn long(word: u32) -> u64 {
+    LONG.get(word & !LONG_FROM).expect("a long duration's word holds an index the table gave")
+}
+
+/// One operation that ran on a device: 28 bytes (its duration in a 4-byte word, above; its
+/// kind, device and stream packed in another: `op_place.rs`; its correlation id in a third:
+/// `correlation.rs`), so 10 M ops are 280 MB. Packed to 4-byte alignment (the 8-byte start
+/// first, then the four-byte words). Read its fields by value (`op.start_ns`); a reference to
+/// one (`&op.start_ns`) does not compile.
 #[derive(Clone, Copy, PartialEq)]
 #[repr(C, packed(4))]
 pub struct DeviceOp {
     /// Start, nanoseconds on the source's clock.
     pub start_ns: u64,
-    /// Duration, nanoseconds.
-    pub dur_ns: u64,
+    /// Duration ([`DeviceOp::dur_ns`]).
+    dur: Dur,
     /// Correlation id linking the op to the host span that launched it (`.get()` for the id).
     pub correlation: Correlation,
     /// Kernel or op name.
@@ -35,13 +73,25 @@ impl DeviceOp {
     #[inline]
     pub fn new(kind: OpKind, name: NameId, device: u32, stream: u64, start_ns: u64, dur_ns: u64) -> Self {
         let place = Place::new(kind, device, stream);
-        Self { start_ns, dur_ns, correlation: Correlation::NONE, name, details: None, place }
+        Self { start_ns, dur: Dur::new(dur_ns), correlation: Correlation::NONE, name, details: None, place }
+    }
+
+    /// Duration, nanoseconds.
+    #[inline]
+    pub fn dur_ns(&self) -> u64 {
+        self.dur.ns()
+    }
+
+    /// Sets the duration, nanoseconds.
+    #[inline]
+    pub fn set_dur_ns(&mut self, dur_ns: u64) {
+        self.dur = Dur::new(dur_ns);
     }
 
     /// End, nanoseconds on the source's clock.
     #[inline]
     pub fn end_ns(&self) -> u64 {
-        self.start_ns.saturating_add(self.dur_ns)
+        self.start_ns.saturating_add(self.dur_ns())
     }
 
     /// What it does.
@@ -78,7 +128,7 @@ impl std::fmt::Debug for DeviceOp {
             .field("device", &self.device())
             .field("stream", &self.stream())
             .field("start_ns", &{ self.start_ns })
-            .field("dur_ns", &{ self.dur_ns })
+            .field("dur_ns", &self.dur_ns())
             .field("correlation", &{ self.correlation })
             .field("details", &{ self.details })
             .finish()
@@ -95,9 +145,36 @@ impl Serialize for DeviceOp {
         op.serialize_field("device", &self.device())?;
         op.serialize_field("stream", &self.stream())?;
         op.serialize_field("start_ns", &{ self.start_ns })?;
-        op.serialize_field("dur_ns", &{ self.dur_ns })?;
+        op.serialize_field("dur_ns", &self.dur_ns())?;
         op.serialize_field("correlation", &{ self.correlation })?;
         op.serialize_field("details", &{ self.details })?;
         op.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_past_the_word_read_back_exactly_and_compare_by_value() {
+        let op = |dur: u64| DeviceOp::new(OpKind::Kernel, NameId(1), 0, 7, 1_000, dur);
+        let edges = [0, 1, (1 << 31) - 1, 1 << 31, (1 << 31) + 1, 3_000_000_000, u64::from(u32::MAX), u64::MAX - 1_000];
+        for dur in edges {
+            assert_eq!(op(dur).dur_ns(), dur);
+            assert_eq!(op(dur).end_ns(), 1_000u64.saturating_add(dur));
+            // Canonical: the same duration gives the same word, another a different one.
+            assert!(op(dur) == op(dur));
+            assert!(op(dur) != op(dur ^ 1));
+        }
+        // Long durations added from other threads read back on this one, and the reverse.
+        let theirs: Vec<DeviceOp> =
+            std::thread::spawn(move || (0..5_000u64).map(|k| op(5_000_000_000 + k)).collect()).join().unwrap();
+        assert!(theirs.iter().enumerate().all(|(k, o)| o.dur_ns() == 5_000_000_000 + k as u64));
+        let mut set = op(1);
+        set.set_dur_ns(4_000_000_000);
+        assert_eq!((set.dur_ns(), set.end_ns()), (4_000_000_000, 4_000_001_000));
+        set.set_dur_ns(12);
+        assert_eq!(set.dur_ns(), 12);
     }
 }

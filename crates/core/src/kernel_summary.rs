@@ -281,8 +281,8 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
         by_name
             .entry(op.name)
             .or_insert_with(|| KernelAcc::new(op.kind(), timeline.details_of(op).and_then(|d| d.op_type)))
-            .add(op.dur_ns);
-        device_ns = device_ns.saturating_add(op.dur_ns);
+            .add(op.dur_ns());
+        device_ns = device_ns.saturating_add(op.dur_ns());
         let device = on_the_fly.get(op.device());
         device.0 += 1;
         device.1 = device.1.saturating_add(op.end_ns() - op.start_ns);

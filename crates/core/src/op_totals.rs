@@ -74,7 +74,7 @@ impl OpTotals {
                     id
                 }
             };
-            let (start, end, dur) = (op.start_ns, op.end_ns(), op.dur_ns);
+            let (start, end, dur) = (op.start_ns, op.end_ns(), op.dur_ns());
             if let Some(Some(acc)) = totals.by_name.get_mut(id.0 as usize) {
                 acc.add(dur);
             }

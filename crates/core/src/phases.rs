@@ -243,8 +243,8 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
         let load_end = leading_burst_end(timeline, pre);
         let mut warm_from = run_start;
         if let Some(load_end) = load_end.map(|e| e.min(steady_start)) {
-            let copy_ns: u64 = htod.iter().filter(|op| op.start_ns < load_end).map(|op| op.dur_ns).sum();
-            let all_ns: u64 = pre[..count_in(run_start, load_end)].iter().map(|op| op.dur_ns).sum();
+            let copy_ns: u64 = htod.iter().filter(|op| op.start_ns < load_end).map(|op| op.dur_ns()).sum();
+            let all_ns: u64 = pre[..count_in(run_start, load_end)].iter().map(|op| op.dur_ns()).sum();
             let bytes: u64 = htod
                 .iter()
                 .filter(|op| op.start_ns < load_end)

@@ -231,8 +231,8 @@ impl Timeline {
         if !self.take(bytes) {
             return;
         }
-        let sum = self.load.device_ns.checked_add(op.dur_ns);
-        match sum.filter(|_| op.start_ns.checked_add(op.dur_ns).is_some()) {
+        let sum = self.load.device_ns.checked_add(op.dur_ns());
+        match sum.filter(|_| op.start_ns.checked_add(op.dur_ns()).is_some()) {
             Some(sum) => self.load.device_ns = sum,
             None => {
                 self.load.overflow_at.get_or_insert(self.ops.len());
@@ -316,7 +316,7 @@ impl Timeline {
             index + 1,
             crate::error::quote(self.name(op.name)),
             { op.start_ns },
-            { op.dur_ns }
+            { op.dur_ns() }
         ))
     }
 

@@ -26,7 +26,7 @@ fn records(name: &str) -> BTreeMap<Key, usize> {
             d.and_then(|d| d.block),
             d.and_then(|d| d.bytes),
         );
-        assert!(op.dur_ns > 0 && op.dur_ns < 10_000_000, "{name}: {key:?} lasted {} ns", { op.dur_ns });
+        assert!(op.dur_ns() > 0 && op.dur_ns() < 10_000_000, "{name}: {key:?} lasted {} ns", { op.dur_ns() });
         *out.entry(key).or_default() += 1;
     }
     out

@@ -16,7 +16,7 @@ fn text(t: &Timeline) -> Vec<String> {
         let d = t.details_of(op);
         let (name, corr) = (t.name(op.name), op.correlation);
         format!("{:?} {name} {} {} {} {} {corr:?} {d:?}", op.kind(), op.device(), op.stream(), { op.start_ns }, {
-            op.dur_ns
+            op.dur_ns()
         })
     });
     let host = t.host.iter().map(|s| {

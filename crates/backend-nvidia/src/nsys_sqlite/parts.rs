@@ -15,9 +15,7 @@ use prof_core::{Result, Timeline};
 const PARALLEL_MIN_ROWS: i64 = 1 << 20;
 /// Rows of a part.
 const PART_ROWS: i64 = 1 << 20;
-/// Leaf pages of a part read from the pages (64 MB of 4 KB pages: ~1 M kernels, whose ops,
-/// over the allocator's 32 MB mmap threshold, go back to the system once joined: in parts
-/// of a quarter of that the freed parts stayed in the threads' arenas, 20 MB more at 10 M).
+/// Leaf pages of a part read from the pages (64 MB of 4 KB pages: ~1 M kernels).
 const PART_LEAVES: usize = 16384;
 
 /// Appends the rows of `table` (a table of device ops or runtime calls) of `export` to
@@ -124,7 +122,7 @@ fn run_parts<T: Send, J: Send>(
         // A connection is not shared between threads: each part opens its own (for StringIds).
         let own =
             Export { path: path.clone(), conn: open_read_only(path).ok()?, tables: tables.clone(), info: info.clone() };
-        let mut part = Timeline::with_memory_budget(source.as_str(), budget);
+        let mut part = Timeline::for_part(source.as_str(), budget);
         let mut reader = Reader::new(&own).ok()?;
         read(&mut reader, k, &mut part).then(|| fold(part))
     };
@@ -186,7 +184,7 @@ mod tests {
                 let d = t.details_of(op).map(|d| (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes));
                 let name = t.name(op.name);
                 let (device, stream, start, dur, corr) =
-                    (op.device(), op.stream(), op.start_ns, op.dur_ns, op.correlation);
+                    (op.device(), op.stream(), op.start_ns, op.dur_ns(), op.correlation);
                 format!("{:?} {name} {device} {stream} {start} {dur} {corr:?} {d:?}", op.kind())
             })
             .collect()

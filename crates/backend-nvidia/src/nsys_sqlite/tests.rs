@@ -35,7 +35,7 @@ fn report1_kernels_copies_launches_and_ranges() {
     let t = load(Path::new(REPORT1)).unwrap();
     let kernels: Vec<_> = t.ops.iter().filter(|o| o.kind() == OpKind::Kernel).collect();
     assert_eq!(kernels.len(), 1);
-    assert_eq!(kernels.iter().map(|k| k.dur_ns).sum::<u64>(), 2_523_567);
+    assert_eq!(kernels.iter().map(|k| k.dur_ns()).sum::<u64>(), 2_523_567);
     let summary = summarize_kernels(&t, &Families::builtin());
     let top = &summary.kernels[0];
     assert_eq!(top.name, "matrixMulKernel(float *, float *, float *, int)");
@@ -116,10 +116,10 @@ fn memsets_and_nccl_kernels() {
     );
     let t = load(&path).unwrap();
     let set = t.ops.iter().find(|o| o.kind() == OpKind::Memset).unwrap();
-    assert_eq!((t.name(set.name), set.dur_ns, set.stream()), ("CUDA memset", 1_500, 7));
+    assert_eq!((t.name(set.name), set.dur_ns(), set.stream()), ("CUDA memset", 1_500, 7));
     assert_eq!(t.details_of(set).unwrap().bytes, Some(65_536));
     let comm = t.ops.iter().find(|o| o.kind() == OpKind::Communication).unwrap();
-    assert_eq!((comm.stream(), comm.dur_ns), (13, 2_523_567));
+    assert_eq!((comm.stream(), comm.dur_ns()), (13, 2_523_567));
     assert_eq!(t.ops.iter().filter(|o| o.kind() == OpKind::Kernel).count(), 1);
 }
 
@@ -269,7 +269,7 @@ fn older_exports_read_with_their_metadata_table_or_none() {
         let t = load(&path).unwrap();
         for (kind, (count, ns)) in [OpKind::Kernel, OpKind::Memcpy, OpKind::Memset].into_iter().zip(totals) {
             let ops: Vec<_> = t.ops.iter().filter(|o| o.kind() == kind).collect();
-            assert_eq!((ops.len(), ops.iter().map(|o| o.dur_ns).sum::<u64>()), (count, ns), "{file} {kind:?}");
+            assert_eq!((ops.len(), ops.iter().map(|o| o.dur_ns()).sum::<u64>()), (count, ns), "{file} {kind:?}");
         }
         let summary = summarize_kernels(&t, &Families::builtin());
         let kernels: Vec<_> = summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel).collect();
@@ -291,7 +291,7 @@ fn nsys_2026_export_reads_as_sqlite_counts_it() {
     let t = load(&path).unwrap();
     for (kind, totals) in [(OpKind::Kernel, (4, 536_542)), (OpKind::Memcpy, (12, 91_646_179))] {
         let ops: Vec<_> = t.ops.iter().filter(|o| o.kind() == kind).collect();
-        assert_eq!((ops.len(), ops.iter().map(|o| o.dur_ns).sum::<u64>()), totals, "{kind:?}");
+        assert_eq!((ops.len(), ops.iter().map(|o| o.dur_ns()).sum::<u64>()), totals, "{kind:?}");
     }
     let bytes: u64 = t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).filter_map(|o| t.details_of(o)?.bytes).sum();
     assert_eq!(bytes, 1_200_000_000);
@@ -336,7 +336,7 @@ fn h100_training_export_equals_sqlite_and_its_folded_summary() {
     let t = load(path).unwrap();
     let of = |kind: OpKind| {
         let ops: Vec<_> = t.ops.iter().filter(|o| o.kind() == kind).collect();
-        (ops.len(), ops.iter().map(|o| o.dur_ns).sum::<u64>())
+        (ops.len(), ops.iter().map(|o| o.dur_ns()).sum::<u64>())
     };
     // select count(*), sum("end"-start) from CUPTI_ACTIVITY_KIND_KERNEL / MEMCPY / MEMSET
     assert_eq!(of(OpKind::Kernel), (20_179, 1_260_568_820));

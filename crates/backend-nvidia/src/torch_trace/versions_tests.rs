@@ -12,7 +12,7 @@ fn fixture(name: &str) -> std::path::PathBuf {
 /// Kernels (NCCL ones become communication ops): count and summed duration, ns.
 fn kernels(t: &Timeline) -> (usize, u64) {
     let k: Vec<_> = t.ops.iter().filter(|o| matches!(o.kind(), OpKind::Kernel | OpKind::Communication)).collect();
-    (k.len(), k.iter().map(|o| o.dur_ns).sum())
+    (k.len(), k.iter().map(|o| o.dur_ns()).sum())
 }
 
 #[test]

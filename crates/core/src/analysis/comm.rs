@@ -151,7 +151,7 @@ pub fn timeline_comm_samples(timeline: &Timeline, families: &Families) -> Vec<Co
                 type_of.entry(named).or_insert_with(|| collective_type(timeline.name(named))).clone()
             },
             bytes: timeline.details_of(op).and_then(|d| d.bytes),
-            latency_ns: op.dur_ns,
+            latency_ns: op.dur_ns(),
             link_bytes_ns: None,
         })
         .collect()

@@ -251,7 +251,7 @@ pub fn idle_gaps_of_roles(
     let mut current: Option<(u32, Option<usize>)> = None;
     let feed = |index: usize| {
         let op = &ops[index];
-        if op.dur_ns == 0 {
+        if op.dur_ns() == 0 {
             return;
         }
         let id = op.device();

@@ -125,7 +125,7 @@ fn one_sweep_gaps_equal_a_plain_interval_merge() {
             op(&mut t, &format!("op{i}"), 1 + next(3), start, dur, None);
         }
         let found = idle_gaps(&t, &Families::builtin());
-        let ops: Vec<&DeviceOp> = t.ops.iter().filter(|op| op.dur_ns > 0).collect();
+        let ops: Vec<&DeviceOp> = t.ops.iter().filter(|op| op.dur_ns() > 0).collect();
         let Some(d) = found.first() else {
             assert!(ops.is_empty(), "round {round}: ops but no gaps report");
             continue;

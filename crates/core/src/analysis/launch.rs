@@ -122,11 +122,11 @@ pub fn launch_stats_of(timeline: &Timeline, launches: &crate::launch_index::Laun
         };
         delays.push(delay);
         durations.push(span.dur_ns);
-        kernel_total_ns += op.dur_ns;
-        shorter += u64::from(op.dur_ns < span.dur_ns);
-        if op.dur_ns < SHORT_KERNEL_NS {
+        kernel_total_ns += op.dur_ns();
+        shorter += u64::from(op.dur_ns() < span.dur_ns);
+        if op.dur_ns() < SHORT_KERNEL_NS {
             short += 1;
-            short_ns += op.dur_ns;
+            short_ns += op.dur_ns();
         }
     }
     let kernels = delays.len() as u64;

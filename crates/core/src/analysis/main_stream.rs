@@ -53,7 +53,7 @@ impl<'a> MainStream<'a> {
             let ok = (op.start_ns, op.end_ns()) >= last;
             last = (op.start_ns, op.end_ns());
             names.push(op.name);
-            prefix.push(op.dur_ns);
+            prefix.push(op.dur_ns());
             ok
         });
         if !in_order {
@@ -68,7 +68,7 @@ impl<'a> MainStream<'a> {
             (names, prefix) = (Vec::with_capacity(count), PrefixSums::with_capacity(count));
             for op in stream.ops() {
                 names.push(op.name);
-                prefix.push(op.dur_ns);
+                prefix.push(op.dur_ns());
             }
         }
         stream.len = names.len();
@@ -216,7 +216,7 @@ mod tests {
             gathered.sort_by_key(|op| (op.start_ns, op.end_ns()));
             assert_eq!(main.len(), gathered.len());
             assert_eq!(main.names, gathered.iter().map(|op| op.name).collect::<Vec<_>>());
-            assert_eq!(main.prefix, PrefixSums::of(gathered.iter().map(|op| op.dur_ns)));
+            assert_eq!(main.prefix, PrefixSums::of(gathered.iter().map(|op| op.dur_ns())));
             assert!(main.ops().eq(gathered.iter().copied()));
             let n = gathered.len();
             let positions: Vec<usize> = (0..200).map(|_| random.below(n as u64 + 5) as usize).collect();

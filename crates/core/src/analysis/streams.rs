@@ -120,7 +120,7 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
         }
         gather.ops += 1;
         gather.busy.add(op.start_ns, op.end_ns());
-        gather.time[slot_of(index)] += op.dur_ns;
+        gather.time[slot_of(index)] += op.dur_ns();
         device_union.get(gather.pair.0).add(op.start_ns, op.end_ns());
     }
     let by_stream: FxHashMap<(u32, u64), Gather> = by_stream.into_map().into_values().map(|g| (g.pair, g)).collect();

@@ -202,7 +202,7 @@ mod tests {
         let mut reversed = Timeline::new("test");
         for op in t.ops.iter().rev() {
             let name = reversed.intern(t.name(op.name));
-            reversed.push_op(DeviceOp::new(op.kind(), name, op.device(), op.stream(), op.start_ns, op.dur_ns));
+            reversed.push_op(DeviceOp::new(op.kind(), name, op.device(), op.stream(), op.start_ns, op.dur_ns()));
         }
         assert_eq!(temporal_breakdown(&reversed, &Families::builtin()), split);
     }

@@ -54,7 +54,8 @@ struct Gaps {
 /// measures them: zero-length ops cover nothing), and the ops on either side of the longest
 /// (the earliest of equal ones).
 fn gaps(timeline: &Timeline, device: &DeviceTime) -> Option<Gaps> {
-    let ops: Vec<&DeviceOp> = timeline.ops.iter().filter(|op| op.device() == device.device && op.dur_ns > 0).collect();
+    let ops: Vec<&DeviceOp> =
+        timeline.ops.iter().filter(|op| op.device() == device.device && op.dur_ns() > 0).collect();
     let busy = IntervalSet::from_unsorted(ops.iter().map(|op| (op.start_ns, op.end_ns())).collect());
     let mut lengths: Vec<u64> = busy.gaps().map(|(start, end)| end - start).collect();
     let (start, end) = busy.gaps().max_by_key(|&(start, end)| (end - start, std::cmp::Reverse(start)))?;

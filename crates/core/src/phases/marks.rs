@@ -45,7 +45,7 @@ pub(super) fn warmup_marks(
         } else if (from..to).contains(&{ op.start_ns }) {
             ops += 1;
             if op.kind() == OpKind::Kernel {
-                warm.push((op.name, op.dur_ns));
+                warm.push((op.name, op.dur_ns()));
             }
         }
     }
