@@ -37,15 +37,8 @@ pub(crate) fn read_hip_api<R: BufRead>(
         let category =
             if csv.text(&r, domain).starts_with("HIP_") { HostCategory::Runtime } else { HostCategory::Other };
         let pid = u32::try_from(csv.u64(&r, pid)?).map_err(|_| csv.error(&r, "`Process_Id` does not fit 32 bits"))?;
-        let span = HostSpan {
-            name: prof_core::NameId(0),
-            category,
-            pid,
-            tid: csv.u64(&r, tid)?,
-            start_ns,
-            dur_ns,
-            correlation: Some(corr_base | csv.u64(&r, corr)?).into(),
-        };
+        let (tid, correlation) = (csv.u64(&r, tid)?, Some(corr_base | csv.u64(&r, corr)?).into());
+        let span = HostSpan::new(prof_core::NameId(0), category, (pid, tid), start_ns, dur_ns, correlation);
         sink(timeline, csv.text(&r, function), span);
         added += 1;
     }

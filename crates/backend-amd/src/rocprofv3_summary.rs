@@ -42,7 +42,7 @@ pub fn summarize_processes(groups: &[TraceFiles], source: &str, families: &Famil
             let mut calls = Timeline::new(source);
             let mut bounds = None;
             read_hip_api(CsvReader::open(path)?, base, &mut calls, |_, _, call| {
-                bounds = join(bounds, Some((call.start_ns, call.start_ns.saturating_add(call.dur_ns))));
+                bounds = join(bounds, Some((call.start_ns, call.start_ns.saturating_add(call.dur_ns()))));
             })?;
             let apart = match (&files.kernel, process.span(), bounds) {
                 (Some(kernel_file), Some(k), Some(h)) => different_runs(kernel_file, k, h),

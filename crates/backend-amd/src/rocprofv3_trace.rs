@@ -181,7 +181,7 @@ pub fn load_processes(groups: &[TraceFiles], source: &str) -> Result<Timeline> {
 /// First start and last end of host `spans`, ns.
 pub(crate) fn host_span(spans: &[HostSpan]) -> Option<(u64, u64)> {
     let start = spans.iter().map(|s| s.start_ns).min()?;
-    Some((start, spans.iter().map(|s| s.start_ns.saturating_add(s.dur_ns)).max().unwrap_or(start)))
+    Some((start, spans.iter().map(|s| s.start_ns.saturating_add(s.dur_ns())).max().unwrap_or(start)))
 }
 
 /// First start and last end of `ops`, ns.

@@ -91,7 +91,7 @@ fn copies_and_hip_calls() {
     assert_eq!(load_hip_api(hip, 0, &mut t).unwrap(), 17);
     // python: 17 rows, sum of durations 476,345,901 ns; the last is hipMemcpyAsync, pid 15,
     // Correlation_Id 17.
-    assert_eq!(t.host.iter().map(|h| h.dur_ns).sum::<u64>(), 476_345_901);
+    assert_eq!(t.host.iter().map(|h| h.dur_ns()).sum::<u64>(), 476_345_901);
     let last = t.host.last().unwrap();
     assert_eq!((t.name(last.name), last.pid, last.correlation.get()), ("hipMemcpyAsync", 15, Some(17)));
     assert!(t.host.iter().all(|h| h.category == HostCategory::Runtime));

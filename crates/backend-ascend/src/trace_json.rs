@@ -91,15 +91,10 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
                     }
                     _ => {
                         flows.slice(pid, tid, start, dur, Target::Host(timeline.host.len()));
-                        timeline.push_host(HostSpan {
-                            name: name_id,
-                            category: host_category(name, event.get("cat").and_then(Value::as_str)),
-                            pid: u32::try_from(pid).unwrap_or(u32::MAX),
-                            tid,
-                            start_ns: start,
-                            dur_ns: dur,
-                            correlation: if process == "CANN" { correlation } else { None }.into(),
-                        })
+                        let category = host_category(name, event.get("cat").and_then(Value::as_str));
+                        let pid = u32::try_from(pid).unwrap_or(u32::MAX);
+                        let correlation = if process == "CANN" { correlation } else { None }.into();
+                        timeline.push_host(HostSpan::new(name_id, category, (pid, tid), start, dur, correlation))
                     }
                 }
             }

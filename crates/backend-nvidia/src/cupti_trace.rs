@@ -302,15 +302,8 @@ impl Reader<'_> {
             },
             _ => raw,
         };
-        Ok(HostSpan {
-            name,
-            category,
-            pid: api.pid,
-            tid: u64::from(api.tid),
-            start_ns: start,
-            dur_ns: dur,
-            correlation: self.correlation(api.correlation).into(),
-        })
+        let correlation = self.correlation(api.correlation).into();
+        Ok(HostSpan::new(name, category, (api.pid, u64::from(api.tid)), start, dur, correlation))
     }
 }
 

@@ -122,7 +122,7 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
 
     let launch = &t.host[0];
     assert_eq!((t.name(launch.name), launch.category), ("cudaLaunchKernel", HostCategory::Runtime));
-    assert_eq!((launch.pid, launch.tid, launch.start_ns, launch.dur_ns), (777, 778, 1_000, 400));
+    assert_eq!((launch.pid, launch.tid, launch.start_ns, launch.dur_ns()), (777, 778, 1_000, 400));
     let driver = &t.host[1];
     assert_eq!((t.name(driver.name), driver.category), ("cuMemcpyHtoDAsync_v2", HostCategory::Driver));
     let by_corr = t.host_by_correlation();
@@ -278,7 +278,7 @@ fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
     assert_eq!(get_device, 756);
     let h = &t.host[0];
     assert_eq!(
-        (t.name(h.name), h.pid, h.tid, h.start_ns, h.dur_ns),
+        (t.name(h.name), h.pid, h.tid, h.start_ns, h.dur_ns()),
         ("cudaGetDevice", 420, 3_952_578_880, 1_796_228_603_341_308_387, 361)
     );
     assert_eq!({ h.correlation }, Some(5_818));

@@ -247,7 +247,7 @@ fn host_span<W: Write>(span: &HostSpan, name: &str, w: &mut EventWriter<W>) -> i
     raw(out, ",\"ts\":")?;
     micros(out, span.start_ns)?;
     raw(out, ",\"dur\":")?;
-    micros(out, span.dur_ns)?;
+    micros(out, span.dur_ns())?;
     match span.correlation.get() {
         Some(correlation) => {
             field(out, ",\"args\":{\"correlation\":", correlation)?;

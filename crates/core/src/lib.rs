@@ -29,6 +29,7 @@ mod device_op;
 pub mod diagnosis;
 pub mod digits;
 pub mod door;
+mod dur_word;
 pub mod error;
 pub mod families;
 pub mod guard;

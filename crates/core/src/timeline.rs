@@ -4,6 +4,7 @@
 pub use crate::correlation::Correlation;
 use crate::details_pool::{DetailsId, DetailsPool};
 pub use crate::device_op::DeviceOp;
+use crate::dur_word::Dur;
 use crate::intern::{Interner, NameId};
 use crate::load_budget::{LoadBudget, DETAILS_BYTES, HOST_BYTES, OP_BYTES};
 use serde::Serialize;
@@ -84,17 +85,18 @@ pub enum HostCategory {
     Other,
 }
 
-/// One span of host (CPU) activity: 40 bytes (the 8-byte fields first, then the narrower
-/// ones, packed to 4-byte alignment), so a launch per kernel costs 400 MB at 10 M launches. Read its fields by value (`span.start_ns`); a
-/// reference to one (`&span.start_ns`) does not compile.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+/// One span of host (CPU) activity: 36 bytes (the 8-byte fields first, then the narrower
+/// ones, packed to 4-byte alignment; the duration in a 4-byte word as a device op's), so a
+/// launch per kernel costs 360 MB at 10 M launches. Made by [`HostSpan::new`]; read its fields
+/// by value (`span.start_ns`), its duration by [`HostSpan::dur_ns`]; a reference to a field
+/// (`&span.start_ns`) does not compile.
+#[derive(Clone, Copy, PartialEq)]
 #[repr(C, packed(4))]
 pub struct HostSpan {
     /// Start, nanoseconds on the same clock as device ops.
     pub start_ns: u64,
-    /// Duration, nanoseconds.
-    pub dur_ns: u64,
+    /// Duration ([`HostSpan::dur_ns`]).
+    pub(crate) dur: Dur,
     /// Thread id.
     pub tid: u64,
     /// Correlation id shared with the device op(s) it launched (`.get()` for the id; 4 bytes
@@ -108,6 +110,63 @@ pub struct HostSpan {
     pub category: HostCategory,
 }
 
+impl HostSpan {
+    /// A span of `name` in `category` on thread `tid` of process `pid`.
+    #[inline]
+    pub fn new(
+        name: NameId,
+        category: HostCategory,
+        (pid, tid): (u32, u64),
+        start_ns: u64,
+        dur_ns: u64,
+        correlation: Correlation,
+    ) -> Self {
+        HostSpan { start_ns, dur: Dur::new(dur_ns), tid, correlation, name, pid, category }
+    }
+
+    /// Duration, nanoseconds.
+    #[inline]
+    pub fn dur_ns(&self) -> u64 {
+        self.dur.ns()
+    }
+
+    /// Sets the duration, nanoseconds.
+    #[inline]
+    pub fn set_dur_ns(&mut self, dur_ns: u64) {
+        self.dur = Dur::new(dur_ns);
+    }
+}
+
+impl std::fmt::Debug for HostSpan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostSpan")
+            .field("start_ns", &{ self.start_ns })
+            .field("dur_ns", &self.dur_ns())
+            .field("tid", &{ self.tid })
+            .field("correlation", &{ self.correlation })
+            .field("name", &{ self.name })
+            .field("pid", &{ self.pid })
+            .field("category", &{ self.category })
+            .finish()
+    }
+}
+
+impl Serialize for HostSpan {
+    /// The fields as they read: start_ns, dur_ns, tid, correlation, name, pid, category.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut span = serializer.serialize_struct("HostSpan", 7)?;
+        span.serialize_field("start_ns", &{ self.start_ns })?;
+        span.serialize_field("dur_ns", &self.dur_ns())?;
+        span.serialize_field("tid", &{ self.tid })?;
+        span.serialize_field("correlation", &{ self.correlation })?;
+        span.serialize_field("name", &{ self.name })?;
+        span.serialize_field("pid", &{ self.pid })?;
+        span.serialize_field("category", &{ self.category })?;
+        span.end()
+    }
+}
+
 #[cfg(test)]
 impl HostSpan {
     /// A span of process 1, thread 1: the host span the core's tests build.
@@ -118,7 +177,7 @@ impl HostSpan {
         dur_ns: u64,
         correlation: Option<u64>,
     ) -> Self {
-        HostSpan { start_ns, dur_ns, tid: 1, correlation: correlation.into(), name, pid: 1, category }
+        HostSpan::new(name, category, (1, 1), start_ns, dur_ns, correlation.into())
     }
 }
 
@@ -323,7 +382,7 @@ impl Timeline {
     /// Earliest start and latest end over device ops and host spans, if any.
     pub fn span_ns(&self) -> Option<(u64, u64)> {
         let device = self.ops.iter().map(|op| (op.start_ns, op.end_ns()));
-        let host = self.host.iter().map(|s| (s.start_ns, s.start_ns.saturating_add(s.dur_ns)));
+        let host = self.host.iter().map(|s| (s.start_ns, s.start_ns.saturating_add(s.dur_ns())));
         device.chain(host).fold(None, |acc, (start, end)| match acc {
             None => Some((start, end)),
             Some((lo, hi)) => Some((lo.min(start), hi.max(end))),

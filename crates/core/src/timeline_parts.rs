@@ -251,15 +251,7 @@ mod tests {
         let span = |t: &mut Timeline, name: &str, at: u64| {
             let name = t.intern(name);
             let correlation = Some(at).into();
-            t.push_host(HostSpan {
-                name,
-                category: HostCategory::Runtime,
-                pid: 1,
-                tid: 2,
-                start_ns: at,
-                dur_ns: 1,
-                correlation,
-            });
+            t.push_host(HostSpan::new(name, HostCategory::Runtime, (1, 2), at, 1, correlation));
         };
         let listed =
             |t: &Timeline| t.host.iter().map(|s| format!("{} {}", t.name(s.name), { s.start_ns })).collect::<Vec<_>>();

@@ -119,15 +119,7 @@ fn re_prefill_only_where_transformer_inference_steps_grow() {
     assert!(few.get(DiagnosisKind::RePrefill).is_none());
     let mut training = run(&step, 6, 0, |i| 100 + 20 * i);
     let backward = training.intern("autograd::engine::evaluate_function: MmBackward0");
-    training.host.push(HostSpan {
-        name: backward,
-        category: HostCategory::Framework,
-        pid: 1,
-        tid: 1,
-        start_ns: 0,
-        dur_ns: 10,
-        correlation: None.into(),
-    });
+    training.host.push(HostSpan::new(backward, HostCategory::Framework, (1, 1), 0, 10, None.into()));
     assert!(report(&training).get(DiagnosisKind::RePrefill).is_none());
     // Training told from its kernels alone (a CUPTI trace has no autograd spans).
     let backward = [("flash_bwd_kernel", 5), ("multi_tensor_apply_kernel", 5)];
@@ -195,15 +187,7 @@ fn host_syncs_only_when_several_a_step() {
         let mut t = run(&step, 6, 50, flat);
         let sync = t.intern("cudaStreamSynchronize");
         for i in 0..6 * per_step {
-            t.host.push(HostSpan {
-                name: sync,
-                category: HostCategory::Runtime,
-                pid: 1,
-                tid: 1,
-                start_ns: i * 10,
-                dur_ns: 3,
-                correlation: None.into(),
-            });
+            t.host.push(HostSpan::new(sync, HostCategory::Runtime, (1, 1), i * 10, 3, None.into()));
         }
         report(&t)
     };

@@ -113,7 +113,7 @@ fn written_records_load_back_field_for_field() {
 
     let (launch, copy) = (&t.host[0], &t.host[1]);
     assert_eq!((t.name(launch.name), launch.category), ("cudaLaunchKernel", HostCategory::Runtime));
-    assert_eq!((launch.pid, launch.tid, launch.start_ns, launch.dur_ns), (31_337, 31_338, 6_000, 250));
+    assert_eq!((launch.pid, launch.tid, launch.start_ns, launch.dur_ns()), (31_337, 31_338, 6_000, 250));
     assert_eq!(
         (t.name(copy.name), copy.category, copy.correlation.get()),
         ("cuMemcpyHtoDAsync_v2", HostCategory::Driver, Some(42))

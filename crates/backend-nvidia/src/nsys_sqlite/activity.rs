@@ -303,7 +303,7 @@ impl<'e> Reader<'e> {
             }
         };
         let correlation = at.opt(row, 4, "correlationId")?;
-        Ok(HostSpan { name, category, pid, tid, start_ns: start, dur_ns: dur, correlation: correlation.into() })
+        Ok(HostSpan::new(name, category, (pid, tid), start, dur, correlation.into()))
     }
 
     fn nvtx_range<C: TextCells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<HostSpan> {
@@ -314,15 +314,7 @@ impl<'e> Reader<'e> {
             (None, None) => timeline.intern("(unnamed NVTX range)"),
         };
         let (pid, tid) = split_global_tid(at.opt(row, 4, "globalTid")?);
-        Ok(HostSpan {
-            name,
-            category: HostCategory::Annotation,
-            pid,
-            tid,
-            start_ns: start,
-            dur_ns: dur,
-            correlation: None.into(),
-        })
+        Ok(HostSpan::new(name, HostCategory::Annotation, (pid, tid), start, dur, None.into()))
     }
 
     fn string(&mut self, id: i64, at: &At, timeline: &mut Timeline) -> Result<NameId> {

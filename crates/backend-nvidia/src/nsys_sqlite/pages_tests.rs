@@ -21,7 +21,7 @@ fn text(t: &Timeline) -> Vec<String> {
     });
     let host = t.host.iter().map(|s| {
         let name = t.name(s.name);
-        format!("{name} {:?} {} {} {} {} {:?}", s.category, s.pid, { s.tid }, { s.start_ns }, { s.dur_ns }, {
+        format!("{name} {:?} {} {} {} {} {:?}", s.category, s.pid, { s.tid }, { s.start_ns }, { s.dur_ns() }, {
             s.correlation
         })
     });

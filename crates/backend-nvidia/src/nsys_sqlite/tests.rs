@@ -75,7 +75,7 @@ fn report1_kernels_copies_launches_and_ranges() {
 
     let ranges: Vec<_> = t.host.iter().filter(|s| s.category == HostCategory::Annotation).collect();
     assert_eq!(ranges.len(), 6);
-    assert_eq!(ranges.iter().map(|r| r.dur_ns).sum::<u64>(), 630_146_210);
+    assert_eq!(ranges.iter().map(|r| r.dur_ns()).sum::<u64>(), 630_146_210);
     assert!(ranges.iter().any(|r| t.name(r.name) == "Kernel Execution"));
     assert_eq!(t.span_ns(), Some((70_778_248, 385_852_675)));
     assert!(t.partial.is_none());

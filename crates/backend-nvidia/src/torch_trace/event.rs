@@ -259,15 +259,7 @@ impl Importer {
                     uint(event.pid, "pid")?.and_then(|p| u32::try_from(p).ok()).ok_or("host span without a pid")?;
                 let tid = thread_id(event.tid)?.ok_or("host span without a tid")?;
                 let correlation = uint(event.args.correlation, "args.correlation")?;
-                timeline.push_host(HostSpan {
-                    name,
-                    category,
-                    pid,
-                    tid,
-                    start_ns: start,
-                    dur_ns: dur,
-                    correlation: correlation.into(),
-                });
+                timeline.push_host(HostSpan::new(name, category, (pid, tid), start, dur, correlation.into()));
             }
             Role::Ignored => {}
         }

@@ -68,7 +68,7 @@ fn h200_trace_counts_times_and_details() {
     assert_eq!(memset_bytes, 20);
     let launch = t.host.iter().find(|s| s.category == HostCategory::Runtime).expect("a runtime span");
     assert_eq!(t.name(launch.name), "cudaLaunchKernel");
-    assert_eq!((launch.start_ns, launch.dur_ns, launch.correlation.get()), (5_359_103_342_208_963, 78_849, Some(20)));
+    assert_eq!((launch.start_ns, launch.dur_ns(), launch.correlation.get()), (5_359_103_342_208_963, 78_849, Some(20)));
     assert_eq!((launch.pid, launch.tid), (1064, 1064));
     let summary = summarize_kernels(&t, &Families::builtin());
     let top: Vec<(&str, u64, u64)> = summary.top(3).iter().map(|k| (k.name.as_str(), k.total_ns, k.calls)).collect();

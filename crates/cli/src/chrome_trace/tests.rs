@@ -13,15 +13,7 @@ fn escapes_names_links_launches_and_keeps_nanoseconds() {
     let mut op = DeviceOp::new(OpKind::Kernel, kernel, 1, 7, 1_000_001, 2_500);
     op.correlation = Some(9).into();
     t.push_op_with(op, prof_core::OpDetails { grid: Some([4, 1, 1]), ..Default::default() });
-    t.host.push(HostSpan {
-        name: launch,
-        category: HostCategory::Runtime,
-        pid: 300,
-        tid: 301,
-        start_ns: 999_000,
-        dur_ns: 10,
-        correlation: Some(9).into(),
-    });
+    t.host.push(HostSpan::new(launch, HostCategory::Runtime, (300, 301), 999_000, 10, Some(9).into()));
     t.counters.push(CounterSeries { name: clock, device: Some(1), unit: Some(mhz), points: vec![(5, 1980.0)] });
     let mut bytes = Vec::new();
     let events = write(&t, &mut bytes).unwrap();
@@ -52,15 +44,7 @@ fn writes_a_million_ops_quickly() {
         op.correlation = Some(i).into();
         t.push_op_with(op, prof_core::OpDetails { grid: Some([128, 1, 1]), ..Default::default() });
         let (pid, tid, start_ns, dur_ns) = (1, 1, i * 2_000, 900);
-        t.host.push(HostSpan {
-            name: launch,
-            category: HostCategory::Runtime,
-            pid,
-            tid,
-            start_ns,
-            dur_ns,
-            correlation: Some(i).into(),
-        });
+        t.host.push(HostSpan::new(launch, HostCategory::Runtime, (pid, tid), start_ns, dur_ns, Some(i).into()));
     }
     let mut bytes = Vec::with_capacity(600 << 20);
     let started = std::time::Instant::now();

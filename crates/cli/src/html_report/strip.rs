@@ -184,11 +184,11 @@ fn bucket_colours(
 
 /// The busiest host threads and the annotation ranges inside `[t0, t1)`, as rows.
 fn host_rows(timeline: &Timeline, t0: u64, t1: u64) -> Vec<Row> {
-    let inside = |s: &&prof_core::HostSpan| s.start_ns < t1 && s.start_ns.saturating_add(s.dur_ns) > t0;
+    let inside = |s: &&prof_core::HostSpan| s.start_ns < t1 && s.start_ns.saturating_add(s.dur_ns()) > t0;
     let mut threads: FxHashMap<(u32, u64), Vec<Span>> = FxHashMap::default();
     let mut annotations = Vec::new();
     for span in timeline.host.iter().filter(inside) {
-        let interval = (span.start_ns, span.start_ns.saturating_add(span.dur_ns));
+        let interval = (span.start_ns, span.start_ns.saturating_add(span.dur_ns()));
         if span.category == HostCategory::Annotation {
             annotations.push((interval.0, interval.1, ANNOTATION_FILL));
         } else {
@@ -237,15 +237,7 @@ mod tests {
         }
         let (launch, range) = (t.intern("cudaLaunchKernel"), t.intern("step"));
         for (name, category) in [(launch, HostCategory::Runtime), (range, HostCategory::Annotation)] {
-            t.host.push(prof_core::HostSpan {
-                name,
-                category,
-                pid: 1,
-                tid: 2,
-                start_ns: 0,
-                dur_ns: 500_000,
-                correlation: None.into(),
-            });
+            t.host.push(prof_core::HostSpan::new(name, category, (1, 2), 0, 500_000, None.into()));
         }
         let families = FxHashMap::from_iter([(gemm, Family::Gemm), (norm, Family::Norm)]);
         let svg = timeline_strip(&t, &families).unwrap();

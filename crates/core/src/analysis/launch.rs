@@ -121,9 +121,9 @@ pub fn launch_stats_of(timeline: &Timeline, launches: &crate::launch_index::Laun
             continue;
         };
         delays.push(delay);
-        durations.push(span.dur_ns);
+        durations.push(span.dur_ns());
         kernel_total_ns += op.dur_ns();
-        shorter += u64::from(op.dur_ns() < span.dur_ns);
+        shorter += u64::from(op.dur_ns() < span.dur_ns());
         if op.dur_ns() < SHORT_KERNEL_NS {
             short += 1;
             short_ns += op.dur_ns();

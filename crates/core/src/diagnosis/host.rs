@@ -171,7 +171,7 @@ pub(super) fn host_syncs(timeline: &Timeline, steps: Option<usize>) -> Option<Di
         let entry = by_name.entry(span.name).or_insert_with(|| (is_sync_call(timeline.name(span.name)), 0, 0));
         if entry.0 {
             entry.1 += 1;
-            entry.2 += span.dur_ns;
+            entry.2 += span.dur_ns();
         }
     }
     let mut syncs: Vec<(&str, u64, u64)> =

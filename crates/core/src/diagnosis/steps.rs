@@ -227,7 +227,7 @@ fn profiler_step_spans(timeline: &Timeline) -> Vec<(u64, u64)> {
         .iter()
         .filter(|s| s.category == HostCategory::Annotation)
         .filter(|s| *is_step.entry(s.name).or_insert_with(|| timeline.name(s.name).starts_with(PROFILER_STEP_PREFIX)))
-        .map(|s| (s.start_ns, s.start_ns.saturating_add(s.dur_ns)))
+        .map(|s| (s.start_ns, s.start_ns.saturating_add(s.dur_ns())))
         .collect();
     spans.sort_unstable();
     spans

@@ -108,7 +108,7 @@ impl Timeline {
         let inside = |t: u64| (start..end).contains(&t);
         self.ops.retain(|op| inside(op.start_ns));
         self.ops.shrink_to_fit();
-        self.host.retain(|s| s.start_ns < end && s.start_ns.saturating_add(s.dur_ns) >= start);
+        self.host.retain(|s| s.start_ns < end && s.start_ns.saturating_add(s.dur_ns()) >= start);
         for series in &mut self.counters {
             series.points.retain(|&(t, _)| inside(t));
         }

@@ -177,8 +177,8 @@ impl Context<'_> {
         let mut found: Vec<(u64, u64, &HostSpan)> = self.host[..upto]
             .iter()
             .filter_map(|s| {
-                let overlap = (s.start_ns.saturating_add(s.dur_ns)).min(end).saturating_sub(s.start_ns.max(start));
-                (overlap > 0).then_some((overlap, s.dur_ns, *s))
+                let overlap = (s.start_ns.saturating_add(s.dur_ns())).min(end).saturating_sub(s.start_ns.max(start));
+                (overlap > 0).then_some((overlap, s.dur_ns(), *s))
             })
             .collect();
         found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
