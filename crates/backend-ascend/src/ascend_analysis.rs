@@ -143,7 +143,7 @@ pub(crate) fn bound_report(groups: HashMap<(String, String), Group>, pipe_column
                 total_ns: group.total_ns,
                 compute_pct,
                 limiter,
-                cube_utilization_pct: (group.cube_util.1 > 0.0).then(|| group.cube_util.0 / group.cube_util.1),
+                cube_utilization_pct: group.cube_util.mean(),
                 verdict,
             }
         })

@@ -5,7 +5,7 @@ use crate::ascend_analysis::{bound_report, state_shares, AscendReport, CUBE_UTIL
 use crate::csv_table::{Header, Row};
 use crate::error::AscendError;
 use crate::op_table::columns;
-use crate::pipe_bound::{PipeMeans, PIPES};
+use crate::pipe_bound::{PipeMeans, WeightedMean, PIPES};
 use prof_core::intern::FxHashMap;
 use prof_core::{Interner, NameId};
 use std::collections::HashMap;
@@ -16,8 +16,8 @@ pub(crate) struct Group {
     pub(crate) calls: u64,
     pub(crate) total_ns: u64,
     pub(crate) means: PipeMeans,
-    /// Duration-weighted `cube_utilization(%)` and its weight.
-    pub(crate) cube_util: (f64, f64),
+    /// Duration-weighted `cube_utilization(%)`.
+    pub(crate) cube_util: WeightedMean,
 }
 
 /// Where the checks' columns are in a table.
@@ -115,8 +115,7 @@ impl OpChecks {
         group.total_ns += dur;
         group.means.add(&ratios, dur);
         if let Some(value) = cube_util {
-            group.cube_util.0 += value * dur.max(1) as f64;
-            group.cube_util.1 += dur.max(1) as f64;
+            group.cube_util.add(value, dur);
         }
         Ok(())
     }
@@ -132,8 +131,7 @@ impl OpChecks {
             mine.calls += group.calls;
             mine.total_ns += group.total_ns;
             mine.means.absorb(&group.means);
-            mine.cube_util.0 += group.cube_util.0;
-            mine.cube_util.1 += group.cube_util.1;
+            mine.cube_util.absorb(&group.cube_util);
         }
         for (state, (tasks, ns, types)) in &later.by_state {
             let state = self.strings.intern(text(*state));

@@ -163,36 +163,63 @@ impl Bound {
     }
 }
 
+/// A duration-weighted mean of values, summed exactly: each value in units of 10^-9, each
+/// product with its weight an integer, summed in 128 bits, so the mean is the same whatever
+/// order the tasks come in and however many parts a table is read in (with `f64` sums the
+/// last digits changed with the machine's cores).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WeightedMean {
+    weighted: i128,
+    weight: u128,
+}
+
+impl WeightedMean {
+    /// Adds `value` with the task's duration (at least 1 ns) as its weight.
+    #[inline]
+    pub fn add(&mut self, value: f64, dur_ns: u64) {
+        let w = dur_ns.max(1);
+        self.weighted = self.weighted.saturating_add(((value * 1e9).round() as i128).saturating_mul(i128::from(w)));
+        self.weight += u128::from(w);
+    }
+
+    /// Adds what `later` summed.
+    pub fn absorb(&mut self, later: &WeightedMean) {
+        self.weighted = self.weighted.saturating_add(later.weighted);
+        self.weight += later.weight;
+    }
+
+    /// The mean, if anything was added.
+    pub fn mean(&self) -> Option<f64> {
+        (self.weight > 0).then(|| self.weighted as f64 / 1e9 / self.weight as f64)
+    }
+}
+
 /// Duration-weighted pipe ratios of a group of tasks, one slot per [`PIPES`] entry.
 #[derive(Debug, Clone, Default)]
 pub struct PipeMeans {
-    weighted: [f64; PIPES.len()],
-    weight: [f64; PIPES.len()],
+    slots: [WeightedMean; PIPES.len()],
 }
 
 impl PipeMeans {
     /// Adds one task's ratios (`None` where the row has none) with its duration as weight.
     pub fn add(&mut self, ratios: &[Option<f64>; PIPES.len()], dur_ns: u64) {
-        let w = dur_ns.max(1) as f64;
         for (slot, ratio) in ratios.iter().enumerate() {
             if let Some(ratio) = ratio {
-                self.weighted[slot] += ratio * w;
-                self.weight[slot] += w;
+                self.slots[slot].add(*ratio, dur_ns);
             }
         }
     }
 
     /// Adds the tasks `later` summed (a later part of the same table).
     pub fn absorb(&mut self, later: &PipeMeans) {
-        for slot in 0..PIPES.len() {
-            self.weighted[slot] += later.weighted[slot];
-            self.weight[slot] += later.weight[slot];
+        for (mine, theirs) in self.slots.iter_mut().zip(&later.slots) {
+            mine.absorb(theirs);
         }
     }
 
     /// The mean share of pipe `slot`, percent.
     pub fn pct(&self, slot: usize) -> Option<f64> {
-        (self.weight[slot] > 0.0).then(|| self.weighted[slot] / self.weight[slot] * 100.0)
+        self.slots[slot].mean().map(|mean| mean * 100.0)
     }
 
     /// The verdict for the given sides: the highest compute share, then the busiest pipe.
@@ -229,5 +256,40 @@ impl PipeMeans {
             _ => busiest,
         };
         (bound, Some(compute_pct), named.map(|(p, s)| (p.label, s)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WeightedMean;
+
+    #[test]
+    fn a_weighted_mean_is_the_same_bits_however_its_tasks_are_split_and_ordered() {
+        // Ratios and durations as kernel_details.csv has them (4-6 decimals, ns to ms).
+        let tasks: Vec<(f64, u64)> = (0..2_000u64)
+            .map(|i| {
+                (((i * 7919) % 10_000) as f64 / 10_000.0 + 0.000_001 * (i % 7) as f64, 1 + (i * 104_729) % 3_000_000)
+            })
+            .collect();
+        let whole = tasks.iter().fold(WeightedMean::default(), |mut m, &(v, d)| {
+            m.add(v, d);
+            m
+        });
+        // The f64 sums these replaced: split in two parts, their last digits change.
+        let float =
+            |part: &[(f64, u64)]| part.iter().fold((0.0, 0.0), |(s, w), &(v, d)| (s + v * d as f64, w + d as f64));
+        let ((a, wa), (b, wb), (all, wall)) = (float(&tasks[..777]), float(&tasks[777..]), float(&tasks));
+        assert_ne!((a + b) / (wa + wb), all / wall, "the sample must show the f64 drift");
+        for cut in [1, 777, 1_000, 1_999] {
+            let (mut first, mut second) = (WeightedMean::default(), WeightedMean::default());
+            tasks[..cut].iter().for_each(|&(v, d)| first.add(v, d));
+            tasks[cut..].iter().rev().for_each(|&(v, d)| second.add(v, d));
+            second.absorb(&first);
+            assert_eq!(second.mean().map(f64::to_bits), whole.mean().map(f64::to_bits), "cut at {cut}");
+        }
+        // The mean itself, against the plain formula.
+        let want = all / wall;
+        assert!((whole.mean().unwrap() - want).abs() < 1e-12 * want, "{:?} vs {want}", whole.mean());
+        assert_eq!(WeightedMean::default().mean(), None);
     }
 }
