@@ -49,11 +49,12 @@ impl IntervalSet {
         // Spans ending before `first` touch none of `later`'s (each starts at `first` or after).
         let keep = self.spans.partition_point(|&(_, end)| end < first);
         let (n, m) = (self.spans.len(), later.spans.len());
-        self.spans.reserve_exact(m);
         if keep == n {
+            // Grown a doubling at a time: parts appended one by one are not copied each time.
             self.spans.extend_from_slice(&later.spans);
             return self;
         }
+        self.spans.reserve_exact(m);
         // The seam moved to the buffer's end, then merged with `later` forward from `keep`:
         // the merged spans never outrun the unread part of the seam (at most `m` more of them
         // are written than of it are read), so the merge needs no other buffer.
