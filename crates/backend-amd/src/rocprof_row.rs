@@ -88,7 +88,9 @@ impl Record {
     }
 }
 
-use crate::rocprof_bytes::{find_either, marks, plain_field};
+#[cfg(target_arch = "x86_64")]
+use crate::rocprof_bytes::block_marks_avx2;
+use crate::rocprof_bytes::{block_marks, find_either, marks_with};
 use prof_core::bit_masks::{below, prefix_xor};
 
 /// Splits a row line by line as the reader appends them to the [`Record`]'s text.
@@ -134,76 +136,82 @@ impl RowScan {
     /// quoted field that goes on past the line.
     fn plain_line(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("popcnt") {
-            // SAFETY: the CPU has popcnt.
-            return unsafe { self.plain_line_popcnt(record, from, to) };
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { self.plain_line_avx2(record, from, to) };
         }
-        self.plain_line_body(record, from, to)
+        self.plain_line_body(record, from, to, block_marks)
     }
 
-    /// [`RowScan::plain_line`] compiled with the popcnt instruction: a field's quotes are
-    /// counted at every comma, and the baseline x86-64 target counts bits in a dozen
-    /// instructions (a sixth of the row's time).
+    /// [`RowScan::plain_line`] with the bytes classified by AVX2, 32 a compare.
     ///
     /// # Safety
-    /// The CPU must have popcnt.
+    /// The CPU must have AVX2.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt")]
-    unsafe fn plain_line_popcnt(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
-        self.plain_line_body(record, from, to)
+    #[target_feature(enable = "avx2")]
+    unsafe fn plain_line_avx2(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
+        // SAFETY (the caller's): the CPU has AVX2, and this function is compiled with it.
+        self.plain_line_body(record, from, to, |block| unsafe { block_marks_avx2(block) })
     }
 
     #[inline(always)]
-    fn plain_line_body(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
+    fn plain_line_body(
+        &mut self,
+        record: &mut Record,
+        from: usize,
+        to: usize,
+        block_marks: impl Fn(&[u8; 64]) -> (u64, u64),
+    ) -> bool {
         let (bytes, ranges) = (record.text.as_bytes(), &mut record.ranges);
         let to = to.min(bytes.len());
         let before = ranges.len();
-        // The field being read: where it starts and the line's quotes before it.
-        let (mut start, mut quotes_before) = (from, 0u32);
-        // Quotes of the line before the current block (an odd count leaves a quote open).
-        let mut quotes_seen = 0u32;
-        let mut block = from & !63;
+        // Where the field being read starts.
+        let mut start = from;
+        // Inside quotes where the block starts; a field starts at its first byte (the last
+        // one before ended with a comma); text follows a closing quote at its first byte.
+        let (mut open, mut carry_start, mut carry_after) = (false, 0u64, 0u64);
+        let first = from & !63;
+        let mut block = first;
         while block < to {
-            let (mut quotes, commas) = marks(bytes, block);
+            let (quotes, commas) = marks_with(bytes, block, &block_marks);
             // Only the line's own bytes.
             let offset = |at: usize| at.saturating_sub(block).min(64) as u32;
             let keep = below(offset(to)) & !below(offset(from));
-            quotes &= keep;
-            let inside = prefix_xor(quotes) ^ if quotes_seen % 2 == 1 { !0 } else { 0 };
+            let quotes = quotes & keep;
+            // Bits from an opening quote up to (not with) its closing one.
+            let inside = prefix_xor(quotes) ^ if open { !0 } else { 0 };
             let mut separators = commas & keep & !inside;
-            while separators != 0 {
-                let bit = separators.trailing_zeros();
-                separators &= separators - 1;
-                let end = block + bit as usize;
-                let quotes_to = quotes_seen + (quotes & below(bit)).count_ones();
-                match plain_field(bytes, start, end, quotes_to - quotes_before) {
-                    Some(range) => ranges.push(range),
-                    None => {
-                        ranges.truncate(before);
-                        return false;
-                    }
-                }
-                (start, quotes_before) = (end + 1, quotes_to);
+            let starts = (separators << 1) | carry_start | if block == first { 1 << offset(from) } else { 0 };
+            let (opening, closing) = (quotes & inside, quotes & !inside);
+            let after_closing = (closing << 1) | carry_after;
+            // Every quote encloses a whole field: it opens one where a field starts, and what
+            // follows its closing one ends the field. Then a field is bare without quotes, or
+            // quoted from its first byte to its last; anything else is the general scan's.
+            if opening & !starts != 0 || after_closing & keep & !separators != 0 {
+                ranges.truncate(before);
+                return false;
             }
-            quotes_seen += quotes.count_ones();
+            (open, carry_start, carry_after) = (inside >> 63 == 1, separators >> 63, closing >> 63);
+            while separators != 0 {
+                let end = block + separators.trailing_zeros() as usize;
+                separators &= separators - 1;
+                let quoted = usize::from(bytes[start] == b'"');
+                ranges.push((start + quoted, end - quoted));
+                start = end + 1;
+            }
             block += 64;
         }
-        // The last field: `finish` ends it as the general scan would. (A line that ends inside
-        // quotes has an odd count of them, all fields before the last an even one, so the last
-        // field is refused here.)
-        match plain_field(bytes, start, to, quotes_seen - quotes_before) {
-            Some((first, _)) if first > start => {
-                (self.field_start, self.quoted, self.closed_at) = (start, true, Some(to - 1));
-                return true;
-            }
-            Some(_) => {
-                self.field_start = start;
-                return true;
-            }
-            None => {}
+        if open {
+            // The line ends inside quotes: a field that goes on past it.
+            ranges.truncate(before);
+            return false;
         }
-        ranges.truncate(before);
-        false
+        // The last field: `finish` ends it as the general scan would.
+        self.field_start = start;
+        if start < to && bytes[start] == b'"' {
+            (self.quoted, self.closed_at) = (true, Some(to - 1));
+        }
+        true
     }
 
     /// [`RowScan::line`] for any line: the quoting rules above, one field at a time.

@@ -9,6 +9,7 @@
 use crate::rocprof_csv::CsvReader;
 use crate::rocprofv3_trace::{load_kernel_trace, AgentMap};
 use prof_core::op_totals::OpTotals;
+use prof_core::part_buffers::PartBuffers;
 use prof_core::text_parts::{parts_for, run_parts_joined, split_points};
 use prof_core::{Result, Timeline};
 use std::path::Path;
@@ -44,9 +45,15 @@ pub fn fold_kernel_file(path: &Path, agents: Option<&AgentMap>, corr_base: u64) 
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let parts = parts_for(size);
     if parts > 1 {
-        let fold = |part: Timeline| OpTotals::of_timeline(&part);
+        let buffers = PartBuffers::default();
+        let fold = |part: Timeline| {
+            let totals = OpTotals::of_timeline(&part);
+            buffers.give_back(part.ops);
+            totals
+        };
         let join = |all: &mut OpTotals, part| all.absorb(part);
-        if let Some(totals) = in_parts_with(&csv, size, parts, (agents, corr_base), fold, OpTotals::default(), join) {
+        let context = (agents, corr_base, &buffers);
+        if let Some(totals) = in_parts_with(&csv, size, parts, context, fold, OpTotals::default(), join) {
             return Ok(totals);
         }
     }
@@ -67,29 +74,31 @@ fn in_parts(
     corr_base: u64,
 ) -> Option<(Timeline, usize)> {
     let joined = (Timeline::new(csv.path().display().to_string()), 0);
+    let buffers = PartBuffers::default();
     in_parts_with(
         csv,
         size,
         parts,
-        (agents, corr_base),
+        (agents, corr_base, &buffers),
         |part| part,
         joined,
         |(whole, added), part: Timeline| {
             *added += part.ops.len();
-            whole.append(part);
+            buffers.append(whole, part);
         },
     )
 }
 
 /// The parts of the file of `csv`, each loaded into its own timeline (with `agents` and the
-/// correlation base of [`load_kernel_trace`]) on a share of the memory budget, made into what `each` makes of it on the thread that read it, and handed to `join`
-/// (onto `init`) in file order; `None` when the file could not be split or a part failed, was
-/// cut or filled its share.
+/// correlation base of [`load_kernel_trace`], on an op vector from `buffers` when one is
+/// free) on a share of the memory budget, made into what `each` makes of it on the thread
+/// that read it, and handed to `join` (onto `init`) in file order; `None` when the file could
+/// not be split or a part failed, was cut or filled its share.
 fn in_parts_with<T: Send, J: Send>(
     csv: &CsvReader<impl Sync>,
     size: u64,
     parts: usize,
-    (agents, corr_base): (Option<&AgentMap>, u64),
+    (agents, corr_base, buffers): (Option<&AgentMap>, u64, &PartBuffers),
     each: impl Fn(Timeline) -> T + Sync,
     init: J,
     join: impl Fn(&mut J, T) + Sync,
@@ -103,7 +112,7 @@ fn in_parts_with<T: Send, J: Send>(
     let budget = prof_core::load_budget::memory_budget() / (bounds.len() - 1) as u64;
     let source = csv.path().display().to_string();
     let work = |k: usize| {
-        let mut part = Timeline::for_part(source.as_str(), budget);
+        let mut part = buffers.timeline(source.as_str(), budget);
         load_kernel_trace(csv.part(bounds[k], bounds[k + 1]).ok()?, agents, corr_base, &mut part).ok()?;
         (!part.is_full() && part.partial.is_none()).then(|| each(part))
     };
@@ -186,7 +195,8 @@ mod tests {
             let csv = CsvReader::open(&path).unwrap();
             let fold = |part: Timeline| OpTotals::of_timeline(&part);
             let join = |all: &mut OpTotals, part| all.absorb(part);
-            let folded = in_parts_with(&csv, size, parts, (None, 0), fold, OpTotals::default(), join).unwrap();
+            let context = (None, 0, &PartBuffers::default());
+            let folded = in_parts_with(&csv, size, parts, context, fold, OpTotals::default(), join).unwrap();
             assert_eq!(folded.finish("t", &families), want, "{parts} parts");
         }
     }

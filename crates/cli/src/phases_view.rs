@@ -8,9 +8,11 @@
 //! "copied_bytes": n|null}]}`.
 
 use crate::render::human_ns;
+use prof_core::analysis::streams::{stream_roles, DeviceStreams};
 use prof_core::phases::{find_phases, PhaseChoice, Phases};
 use prof_core::{summarize_kernels, Families, KernelSummary, Timeline};
 use serde::Serialize;
+use std::sync::OnceLock;
 
 /// The phases of a run and the window chosen.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -67,31 +69,36 @@ pub fn apply(timeline: Timeline, choice: PhaseChoice) -> Result<(Timeline, Phase
 /// H200 decode captures of tests/fixtures, 50-60 K ops, take both of its ways).
 const SUMMARY_BESIDE_OPS: usize = 1 << 15;
 
+/// What [`apply_summarized`] gives: the timeline cut to the phase chosen, its phases, its
+/// kernel summary, and its stream roles when they were worked out already (for
+/// [`crate::sections::SectionContext::roles`]; empty otherwise, for the sections to fill).
+pub type Summarized = (Timeline, PhaseView, KernelSummary, OnceLock<Vec<DeviceStreams>>);
+
 /// [`apply`] and the kernel summary of the timeline it returns. On a large timeline the
-/// summary of the whole run is worked out on a second thread while the phases are found (the
-/// phases mostly run on one core): it is the answer when the window keeps the whole run, as
-/// it does for most runs, and is worked out again on the cut timeline when it does not.
-pub fn apply_summarized(
-    timeline: Timeline,
-    choice: PhaseChoice,
-    families: &Families,
-) -> Result<(Timeline, PhaseView, KernelSummary), String> {
+/// summary and the stream roles of the whole run are worked out on a second thread while the
+/// phases are found (the phases mostly run on one core, and took twice the summary's time at
+/// 10 M ops): they are the answer when the window keeps the whole run, as it does for most
+/// runs; otherwise the summary is worked out again on the cut timeline, and the roles are
+/// left to the sections.
+pub fn apply_summarized(timeline: Timeline, choice: PhaseChoice, families: &Families) -> Result<Summarized, String> {
     if timeline.ops.len() < SUMMARY_BESIDE_OPS {
         let (timeline, view) = apply(timeline, choice)?;
         let summary = summarize_kernels(&timeline, families);
-        return Ok((timeline, view, summary));
+        return Ok((timeline, view, summary, OnceLock::new()));
     }
-    let (phases, whole) = std::thread::scope(|scope| {
-        let whole = scope.spawn(|| summarize_kernels(&timeline, families));
+    let (phases, (whole, roles)) = std::thread::scope(|scope| {
+        let whole = scope.spawn(|| (summarize_kernels(&timeline, families), stream_roles(&timeline, families)));
         let phases = find_phases(&timeline);
         (phases, whole.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
     let (timeline, view) = cut(timeline, choice, phases)?;
-    let summary = match view.window_ns {
-        None => whole,
-        Some(_) => summarize_kernels(&timeline, families),
-    };
-    Ok((timeline, view, summary))
+    Ok(match view.window_ns {
+        None => (timeline, view, whole, OnceLock::from(roles)),
+        Some(_) => {
+            let summary = summarize_kernels(&timeline, families);
+            (timeline, view, summary, OnceLock::new())
+        }
+    })
 }
 
 /// `timeline` cut to `choice`'s window of its `phases`.

@@ -79,6 +79,12 @@ impl DetailsPool {
         self.items.get(id.index()).map(|d| &**d)
     }
 
+    /// True when some details held match `test` (a question about all ops' details asked of
+    /// the few distinct ones).
+    pub fn any(&self, test: impl Fn(&OpDetails) -> bool) -> bool {
+        self.items.iter().any(|d| test(d))
+    }
+
     /// How many details are held.
     pub fn len(&self) -> usize {
         self.items.len()

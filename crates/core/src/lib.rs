@@ -40,6 +40,7 @@ pub mod load_budget;
 mod op_order;
 mod op_place;
 pub mod op_totals;
+pub mod part_buffers;
 pub mod phases;
 pub mod probe;
 pub mod rank_job;

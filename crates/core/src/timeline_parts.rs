@@ -32,6 +32,12 @@ impl Timeline {
     /// ops are not copied) when it fits this timeline's budget: it was counted as this one
     /// would count it.
     pub fn append(&mut self, later: Timeline) -> Vec<NameId> {
+        self.append_keeping(later).0
+    }
+
+    /// [`Timeline::append`], giving back `later`'s op vector emptied (its capacity kept, empty
+    /// when `later` was moved whole), for [`crate::part_buffers::PartBuffers`] to hand on.
+    pub(crate) fn append_keeping(&mut self, mut later: Timeline) -> (Vec<NameId>, Vec<DeviceOp>) {
         if self.holds_nothing() && !later.load.full {
             let mut load = later.load.clone();
             load.limit = self.load.limit;
@@ -40,7 +46,7 @@ impl Timeline {
                 let ids = (0..later.names.len()).map(|i| NameId(i as u32)).collect();
                 let source = std::mem::take(&mut self.source);
                 *self = Timeline { source, load, ..later };
-                return ids;
+                return (ids, Vec::new());
             }
         }
         let ids: Vec<NameId> = later.names.iter().map(|name| self.names.intern(name)).collect();
@@ -49,7 +55,7 @@ impl Timeline {
         // Per details id of `later`: its id here.
         let mut shared: Vec<Option<DetailsId>> = vec![None; later.details.len()];
         self.ops.reserve(later.ops.len());
-        for mut op in later.ops {
+        for mut op in later.ops.drain(..) {
             if self.is_full() {
                 break;
             }
@@ -103,7 +109,7 @@ impl Timeline {
             self.note_partial(reason);
         }
         self.sections.extend(later.sections);
-        ids
+        (ids, later.ops)
     }
 
     /// True when nothing was pushed, interned, noted or counted yet.

@@ -9,6 +9,7 @@ use super::activity::{columns, Reader};
 use super::pages::TablePages;
 use super::{open_read_only, Export, KERNEL_TABLE};
 use prof_core::op_totals::OpTotals;
+use prof_core::part_buffers::PartBuffers;
 use prof_core::{Result, Timeline};
 
 /// Kernel tables with fewer rows than this are read by one thread.
@@ -53,14 +54,15 @@ fn read_table_without_pages(export: &Export, table: &'static str, timeline: &mut
 /// joined in order; `None` when a part failed.
 fn by_pages(export: &Export, table: &'static str, pages: &TablePages) -> Option<Timeline> {
     let source = export.path.display().to_string();
+    let buffers = PartBuffers::default();
     page_parts(
-        export,
+        (export, &buffers),
         table,
         pages,
         |part| part,
         Timeline::new(source.as_str()),
         |whole, part| {
-            whole.append(part);
+            buffers.append(whole, part);
         },
     )
 }
@@ -72,9 +74,14 @@ fn by_pages(export: &Export, table: &'static str, pages: &TablePages) -> Option<
 /// as [`read_table`] then reads it, and folded.
 pub(super) fn fold_table(export: &Export, table: &'static str) -> Result<OpTotals> {
     let pages = columns(table).and_then(|names| TablePages::open(&export.path, &export.conn, table, &names));
-    let folded = pages.and_then(|pages| {
-        page_parts(export, table, &pages, |part| OpTotals::of_timeline(&part), OpTotals::default(), OpTotals::absorb)
-    });
+    let buffers = PartBuffers::default();
+    let fold = |part: Timeline| {
+        let totals = OpTotals::of_timeline(&part);
+        buffers.give_back(part.ops);
+        totals
+    };
+    let folded = pages
+        .and_then(|pages| page_parts((export, &buffers), table, &pages, fold, OpTotals::default(), OpTotals::absorb));
     if let Some(totals) = folded {
         return Ok(totals);
     }
@@ -87,7 +94,7 @@ pub(super) fn fold_table(export: &Export, table: &'static str) -> Result<OpTotal
 /// one of the cores, made into a `T` by `fold` and joined onto `init` in order; `None` when a
 /// part failed.
 fn page_parts<T: Send, J: Send>(
-    export: &Export,
+    export: (&Export, &PartBuffers),
     table: &'static str,
     pages: &TablePages,
     fold: impl Fn(Timeline) -> T + Sync,
@@ -103,12 +110,12 @@ fn page_parts<T: Send, J: Send>(
     run_parts(export, parts, read, fold, init, join)
 }
 
-/// `parts` timelines, part `k` filled by `read` (false: it failed), read on every core with
-/// a share of the memory budget each, each made into a `T` by `fold` and joined onto `init`
-/// in order while later ones are read ([`prof_core::text_parts::run_parts_joined`]); `None`
-/// when a part failed.
+/// `parts` timelines (on op vectors from the [`PartBuffers`] when one is free), part `k`
+/// filled by `read` (false: it failed), read on every core with a share of the memory budget
+/// each, each made into a `T` by `fold` and joined onto `init` in order while later ones are
+/// read ([`prof_core::text_parts::run_parts_joined`]); `None` when a part failed.
 fn run_parts<T: Send, J: Send>(
-    export: &Export,
+    (export, buffers): (&Export, &PartBuffers),
     parts: usize,
     read: impl Fn(&mut Reader, usize, &mut Timeline) -> bool + Sync,
     fold: impl Fn(Timeline) -> T + Sync,
@@ -122,7 +129,7 @@ fn run_parts<T: Send, J: Send>(
         // A connection is not shared between threads: each part opens its own (for StringIds).
         let own =
             Export { path: path.clone(), conn: open_read_only(path).ok()?, tables: tables.clone(), info: info.clone() };
-        let mut part = Timeline::for_part(source.as_str(), budget);
+        let mut part = buffers.timeline(source.as_str(), budget);
         let mut reader = Reader::new(&own).ok()?;
         read(&mut reader, k, &mut part).then(|| fold(part))
     };
@@ -160,14 +167,15 @@ fn in_parts(export: &Export, (lo, hi): (i64, i64), parts: usize) -> Option<Timel
         reader.read_rows(KERNEL_TABLE, Some(ranges[k]), part).is_ok() && !part.is_full()
     };
     let source = export.path.display().to_string();
+    let buffers = PartBuffers::default();
     run_parts(
-        export,
+        (export, &buffers),
         ranges.len(),
         read,
         |part| part,
         Timeline::new(source.as_str()),
         |whole, part| {
-            whole.append(part);
+            buffers.append(whole, part);
         },
     )
 }

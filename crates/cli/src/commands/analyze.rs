@@ -131,6 +131,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     };
     let util_csv = args.path.as_deref().filter(|p| prof_core::util_csv::is_util_csv(p));
     let (mut util_verdict, mut util_ticks) = (None, None);
+    let mut roles = std::sync::OnceLock::new();
     let (timeline, summary, diagnosis, mut phases) = match loaded {
         Loaded::Timeline(timeline) => {
             let (timeline, phases, summary) = match util_csv {
@@ -144,7 +145,12 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
                     let summary = summarize_kernels(&timeline, &families);
                     (timeline, phases, summary)
                 }
-                None => crate::phases_view::apply_summarized(timeline, args.phase, &families)?,
+                None => {
+                    let (timeline, phases, summary, known_roles) =
+                        crate::phases_view::apply_summarized(timeline, args.phase, &families)?;
+                    roles = known_roles;
+                    (timeline, phases, summary)
+                }
             };
             (Some(timeline), summary, None, Some(phases))
         }
@@ -166,7 +172,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         path: args.path.as_deref(),
         vendor: &vendor,
         registry,
-        roles: Default::default(),
+        roles,
         launches: Default::default(),
     };
     // The diagnosis and the sections read the same timeline and summary: on two cores at once.

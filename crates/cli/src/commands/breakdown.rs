@@ -274,7 +274,7 @@ the window was {:.0} s from {:.0} s after the command started: if its GPU work s
     })?;
     let timeline = super::analyze::checked(timeline)?;
     loading.finish();
-    let (timeline, mut phases, summary) = crate::phases_view::apply_summarized(timeline, args.phase, &families)?;
+    let (timeline, mut phases, summary, roles) = crate::phases_view::apply_summarized(timeline, args.phase, &families)?;
     let diagnosis = diagnose_with_sequence(&timeline, &summary, phases.take_sequence());
     let dive = DeepDiveContext {
         available: deep_dive_available(registry, None, Some(tool.name())),
@@ -288,7 +288,7 @@ the window was {:.0} s from {:.0} s after the command started: if its GPU work s
         path: paths.first().map(PathBuf::as_path),
         vendor: &vendor,
         registry,
-        roles: Default::default(),
+        roles,
         launches: Default::default(),
     };
     let sections = sections::all(&timeline, &context);

@@ -7,7 +7,8 @@
 use super::intervals::{IntervalSet, SortedUnion};
 use crate::families::{Families, Family};
 use crate::intern::FxHashMap;
-use crate::timeline::{OpKind, Timeline};
+use crate::timeline::{DeviceOp, OpKind, Timeline};
+use std::cell::Cell;
 use serde::Serialize;
 
 /// What a device op counts as in the temporal breakdown.
@@ -25,34 +26,45 @@ pub enum Activity {
     Other,
 }
 
-/// The activity of every op name, decided once per name with the family table.
-pub fn activity_of(timeline: &Timeline, families: &Families) -> impl Fn(usize) -> Activity {
-    // Only kernels depend on their name (and the first op's type): one slot per name id.
-    let mut kernels: Vec<Option<Activity>> = Vec::new();
-    let per_op: Vec<Activity> = timeline
-        .ops
-        .iter()
-        .map(|op| match op.kind() {
+/// The activity of the op at each index of `timeline.ops`, decided once per kernel name with
+/// the family table (as the first op of that name, in the timeline's order, is classified: its
+/// type, where the source gives one, can decide). Read as the ops are walked: no table of an
+/// activity per op is built (10 MB at 10 M ops, once for each of four analyses).
+pub fn activity_of<'a>(timeline: &'a Timeline, families: &'a Families) -> impl Fn(usize) -> Activity + 'a {
+    let classify = move |op: &DeviceOp| {
+        let op_type = timeline.details_of(op).and_then(|d| d.op_type).map(|t| timeline.name(t));
+        match families.classify_op(op.kind(), timeline.name(op.name), op_type) {
+            Family::Collective => Activity::Communication,
+            Family::Memcpy | Family::Memset => Activity::Memory,
+            _ => Activity::Compute,
+        }
+    };
+    let kernels: Vec<Cell<Option<Activity>>> = vec![Cell::new(None); timeline.names.len()];
+    // Without op types a kernel's name alone decides, so a name is classified when it is first
+    // asked about; with them, the first op of each name is found in order here.
+    if timeline.details.any(|d| d.op_type.is_some()) {
+        for op in timeline.ops.iter().filter(|op| op.kind() == OpKind::Kernel) {
+            if let Some(slot) = kernels.get(op.name.0 as usize).filter(|slot| slot.get().is_none()) {
+                slot.set(Some(classify(op)));
+            }
+        }
+    }
+    move |index| {
+        let op = &timeline.ops[index];
+        match op.kind() {
             OpKind::Memcpy | OpKind::Memset => Activity::Memory,
             OpKind::Communication => Activity::Communication,
             OpKind::Other => Activity::Other,
-            OpKind::Kernel => {
-                let slot = op.name.0 as usize;
-                if slot >= kernels.len() {
-                    kernels.resize(slot + 1, None);
-                }
-                *kernels[slot].get_or_insert_with(|| {
-                    let op_type = timeline.details_of(op).and_then(|d| d.op_type).map(|t| timeline.name(t));
-                    match families.classify_op(op.kind(), timeline.name(op.name), op_type) {
-                        Family::Collective => Activity::Communication,
-                        Family::Memcpy | Family::Memset => Activity::Memory,
-                        _ => Activity::Compute,
-                    }
-                })
-            }
-        })
-        .collect();
-    move |index| per_op[index]
+            OpKind::Kernel => match kernels.get(op.name.0 as usize) {
+                Some(slot) => slot.get().unwrap_or_else(|| {
+                    let activity = classify(op);
+                    slot.set(Some(activity));
+                    activity
+                }),
+                None => classify(op),
+            },
+        }
+    }
 }
 
 /// One device's wall time, split.
