@@ -160,7 +160,14 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     let mut sequence = sequence_steps(timeline);
     // The ops in start order: the timeline's own (a loaded one is in order), else a sorted copy
     // (stable: ties keep the source's order).
-    let order: std::borrow::Cow<[DeviceOp]> = if timeline.ops.is_sorted_by_key(|op| op.start_ns) {
+    // In one walk: whether they are in start order, and the run's last end.
+    let (mut sorted, mut last_start, mut run_end) = (true, 0u64, 0u64);
+    for op in &timeline.ops {
+        sorted &= op.start_ns >= last_start;
+        last_start = op.start_ns;
+        run_end = run_end.max(op.end_ns());
+    }
+    let order: std::borrow::Cow<[DeviceOp]> = if sorted {
         std::borrow::Cow::Borrowed(&timeline.ops)
     } else {
         let mut ops = timeline.ops.clone();
@@ -169,7 +176,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     };
     let order: &[DeviceOp] = &order;
     let run_start = order[0].start_ns;
-    let run_end = timeline.ops.iter().map(|op| op.end_ns()).max().unwrap_or(run_start);
+    let run_end = run_end.max(run_start);
 
     // A run whose steps repeat only after its load (an MoE decode, whose expert loop differs
     // in the first call) has them looked for there: the phases then count the steps the
