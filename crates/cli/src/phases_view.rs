@@ -78,8 +78,7 @@ pub type Summarized = (Timeline, PhaseView, KernelSummary, OnceLock<Vec<DeviceSt
 /// summary and the stream roles of the whole run are worked out on a second thread while the
 /// phases are found (the phases mostly run on one core, and took twice the summary's time at
 /// 10 M ops): they are the answer when the window keeps the whole run, as it does for most
-/// runs; otherwise the summary is worked out again on the cut timeline, and the roles are
-/// left to the sections.
+/// runs; otherwise both are worked out again on the cut timeline, also side by side.
 pub fn apply_summarized(timeline: Timeline, choice: PhaseChoice, families: &Families) -> Result<Summarized, String> {
     if timeline.ops.len() < SUMMARY_BESIDE_OPS {
         let (timeline, view) = apply(timeline, choice)?;
@@ -95,8 +94,13 @@ pub fn apply_summarized(timeline: Timeline, choice: PhaseChoice, families: &Fami
     Ok(match view.window_ns {
         None => (timeline, view, whole, OnceLock::from(roles)),
         Some(_) => {
-            let summary = summarize_kernels(&timeline, families);
-            (timeline, view, summary, OnceLock::new())
+            // The cut timeline's, again on two threads.
+            let (summary, roles) = std::thread::scope(|scope| {
+                let roles = scope.spawn(|| stream_roles(&timeline, families));
+                let summary = summarize_kernels(&timeline, families);
+                (summary, roles.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            });
+            (timeline, view, summary, OnceLock::from(roles))
         }
     })
 }

@@ -163,21 +163,17 @@ fn layers_of<'t, I: Iterator<Item = &'t DeviceOp>>(
     let region = best_region(&names, &prefix)?;
     let (start, period) = (region.start, region.period);
     let end = start + region.repeats * period;
-    // Layer by layer, position by position: each position's sum adds its layers in order.
-    let mut means = vec![0.0f64; period];
-    for k in 0..region.repeats {
-        for (j, mean) in means.iter_mut().enumerate() {
-            let at = start + k * period + j;
-            *mean += prefix.sum(at, at + 1) as f64;
-        }
-    }
-    means.iter_mut().for_each(|m| *m /= region.repeats as f64);
     let (stream_ops, stream_total, first) =
         (names.len(), prefix.at(names.len()), names[start..start + period].to_vec());
-    // The names and sums (about 8 bytes an op) are not needed for the spans.
+    // The names and sums (about 8 bytes an op) are not needed for the walk.
     drop((names, prefix));
+    // Walked once, layer by layer: each position's duration sum adds its layers in order, and
+    // each layer's span is its first op's start to its ops' last end.
+    let mut means = vec![0.0f64; period];
     let (mut first_start, mut offset_ns) = (None, 0);
     let (mut spans, mut layer) = (Vec::with_capacity(region.repeats), (0u64, 0u64));
+    // The position in the layer of the next op from `start` on (counted, not divided for).
+    let mut position = 0;
     for (at, op) in ops().enumerate().take(end) {
         let first = *first_start.get_or_insert(op.start_ns);
         if at < start {
@@ -186,14 +182,18 @@ fn layers_of<'t, I: Iterator<Item = &'t DeviceOp>>(
         if at == start {
             offset_ns = op.start_ns - first;
         }
-        if (at - start) % period == 0 {
+        if position == 0 {
             layer = (op.start_ns, op.end_ns());
         }
         layer.1 = layer.1.max(op.end_ns());
-        if (at - start) % period == period - 1 {
+        means[position] += op.dur_ns() as f64;
+        position += 1;
+        if position == period {
             spans.push(layer.1.saturating_sub(layer.0));
+            position = 0;
         }
     }
+    means.iter_mut().for_each(|m| *m /= region.repeats as f64);
     let found = Found { region, stream_ops, offset_ns, stream_total, first, means };
     Some((found, spans))
 }

@@ -10,6 +10,28 @@ use crate::op_place::Place;
 use crate::run_map::RunMap;
 use crate::timeline::{DeviceOp, OpKind};
 
+/// The ops of a [`MainStream`] in (start, end) order: one loop for either way they are read,
+/// where a chain of the two had cost a check of both at every op (the step search and the
+/// layers walk the stream op by op).
+pub(crate) enum Ops<'a, 's> {
+    /// In `all`'s order: the ops of the stream's lane.
+    Plain { ops: std::slice::Iter<'a, DeviceOp>, lane: u64 },
+    /// Through their positions sorted.
+    Sorted { all: &'a [DeviceOp], positions: std::slice::Iter<'s, u32> },
+}
+
+impl<'a> Iterator for Ops<'a, '_> {
+    type Item = &'a DeviceOp;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a DeviceOp> {
+        match self {
+            Ops::Plain { ops, lane } => ops.find(|op| op.lane() == *lane),
+            Ops::Sorted { all, positions } => positions.next().map(|&at| &all[at as usize]),
+        }
+    }
+}
+
 /// See the module.
 pub(crate) struct MainStream<'a> {
     all: &'a [DeviceOp],
@@ -82,13 +104,11 @@ impl<'a> MainStream<'a> {
     }
 
     /// Its ops in (start, end) order.
-    pub(crate) fn ops(&self) -> impl Iterator<Item = &'a DeviceOp> + '_ {
-        let all = self.all;
-        let (plain, sorted) = match &self.sorted {
-            Some(sorted) => (None, Some(sorted.iter().map(move |&at| &all[at as usize]))),
-            None => (Some(self.plain()), None),
-        };
-        plain.into_iter().flatten().chain(sorted.into_iter().flatten())
+    pub(crate) fn ops(&self) -> Ops<'a, '_> {
+        match &self.sorted {
+            Some(sorted) => Ops::Sorted { all: self.all, positions: sorted.iter() },
+            None => Ops::Plain { ops: self.all.iter(), lane: self.lane },
+        }
     }
 
     /// Its ops in the order `all` lists them.

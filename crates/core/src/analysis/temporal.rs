@@ -8,8 +8,8 @@ use super::intervals::{IntervalSet, SortedUnion};
 use crate::families::{Families, Family};
 use crate::intern::FxHashMap;
 use crate::timeline::{DeviceOp, OpKind, Timeline};
-use std::cell::Cell;
 use serde::Serialize;
+use std::cell::Cell;
 
 /// What a device op counts as in the temporal breakdown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -31,38 +31,61 @@ pub enum Activity {
 /// type, where the source gives one, can decide). Read as the ops are walked: no table of an
 /// activity per op is built (10 MB at 10 M ops, once for each of four analyses).
 pub fn activity_of<'a>(timeline: &'a Timeline, families: &'a Families) -> impl Fn(usize) -> Activity + 'a {
-    let classify = move |op: &DeviceOp| {
-        let op_type = timeline.details_of(op).and_then(|d| d.op_type).map(|t| timeline.name(t));
-        match families.classify_op(op.kind(), timeline.name(op.name), op_type) {
-            Family::Collective => Activity::Communication,
-            Family::Memcpy | Family::Memset => Activity::Memory,
-            _ => Activity::Compute,
-        }
-    };
-    let kernels: Vec<Cell<Option<Activity>>> = vec![Cell::new(None); timeline.names.len()];
+    let activities = Activities { timeline, families, kernels: vec![Cell::new(None); timeline.names.len()] };
     // Without op types a kernel's name alone decides, so a name is classified when it is first
     // asked about; with them, the first op of each name is found in order here.
     if timeline.details.any(|d| d.op_type.is_some()) {
         for op in timeline.ops.iter().filter(|op| op.kind() == OpKind::Kernel) {
-            if let Some(slot) = kernels.get(op.name.0 as usize).filter(|slot| slot.get().is_none()) {
-                slot.set(Some(classify(op)));
+            if let Some(slot) = activities.kernels.get(op.name.0 as usize).filter(|slot| slot.get().is_none()) {
+                slot.set(Some(activities.classify(op)));
             }
         }
     }
-    move |index| {
-        let op = &timeline.ops[index];
+    move |index| activities.of(index)
+}
+
+/// [`activity_of`]'s state: each kernel name's activity once decided.
+struct Activities<'a> {
+    timeline: &'a Timeline,
+    families: &'a Families,
+    kernels: Vec<Cell<Option<Activity>>>,
+}
+
+impl Activities<'_> {
+    /// The activity of the op at `index`.
+    #[inline(always)]
+    fn of(&self, index: usize) -> Activity {
+        let op = &self.timeline.ops[index];
         match op.kind() {
             OpKind::Memcpy | OpKind::Memset => Activity::Memory,
             OpKind::Communication => Activity::Communication,
             OpKind::Other => Activity::Other,
-            OpKind::Kernel => match kernels.get(op.name.0 as usize) {
-                Some(slot) => slot.get().unwrap_or_else(|| {
-                    let activity = classify(op);
-                    slot.set(Some(activity));
-                    activity
-                }),
-                None => classify(op),
+            OpKind::Kernel => match self.kernels.get(op.name.0 as usize).and_then(Cell::get) {
+                Some(known) => known,
+                None => self.first(op),
             },
+        }
+    }
+
+    /// The activity of kernel `op`, whose name was not decided yet: decided and kept.
+    #[cold]
+    #[inline(never)]
+    fn first(&self, op: &DeviceOp) -> Activity {
+        let activity = self.classify(op);
+        if let Some(slot) = self.kernels.get(op.name.0 as usize) {
+            slot.set(Some(activity));
+        }
+        activity
+    }
+
+    /// The activity of kernel `op` by the family table.
+    fn classify(&self, op: &DeviceOp) -> Activity {
+        let timeline = self.timeline;
+        let op_type = timeline.details_of(op).and_then(|d| d.op_type).map(|t| timeline.name(t));
+        match self.families.classify_op(op.kind(), timeline.name(op.name), op_type) {
+            Family::Collective => Activity::Communication,
+            Family::Memcpy | Family::Memset => Activity::Memory,
+            _ => Activity::Compute,
         }
     }
 }
