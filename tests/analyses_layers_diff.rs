@@ -27,6 +27,20 @@ fn near(actual: &Value, expected: f64, tolerance: f64) -> bool {
 }
 
 #[test]
+fn resnet50_training_steps_are_1516_ops_not_a_period_of_chance_matches() {
+    let relative = "nvidia/torch/kineto_pt19_resnet50_worker0.1623143089861.pt.trace.json.gz";
+    let layers = layers_of(relative);
+    // python: ops = 9096 (kernel, gpu_memset, gpu_memcpy; one stream), sorted by (ts, dur):
+    //   sum(n[i] != n[i+1516] for i in range(9096-1516)) → 0: six steps of 1516 ops from op 0;
+    //   at 1450 (found until 2026-12-05, from chance matches): 4439 of 7646 positions differ
+    assert_eq!((layers["period_ops"].as_u64(), layers["count"].as_u64()), (Some(1516), Some(6)), "{layers}");
+    assert_eq!((layers["first_op_index"].as_u64(), layers["stream_ops"].as_u64()), (Some(0), Some(9096)));
+    assert!(near(&layers["covered_pct"], 100.0, 1e-9));
+    let doc = prof_json(&["analyze", "--phase", "all", &path(relative), "--json"]);
+    assert_eq!(doc["phases"]["steady_steps"].as_u64(), Some(6), "{}", doc["phases"]);
+}
+
+#[test]
 fn h200_decode_loop_is_five_steps_of_twenty_ops() {
     let layers = layers_of("nvidia/h200-probe/torch-trace.json");
     // python: ops = 100; all(n[i] == n[i+20] for i in range(80)) → True: 5 identical blocks of 20

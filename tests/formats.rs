@@ -155,7 +155,7 @@ fn analyze_help_lists_every_reader_from_the_registry() {
 }
 
 /// `--json` documents are bounded: every list keeps its first 100 rows and `truncated` says
-/// what was cut; `--json-full` gives every row (the ResNet layer has 1450 ops).
+/// what was cut; `--json-full` gives every row (the ResNet step has 1516 ops).
 #[test]
 fn json_is_bounded_unless_asked_in_full() {
     let path = fixture_arg("nvidia/torch/kineto_pt19_resnet50_worker0.1623143089861.pt.trace.json.gz");
@@ -165,9 +165,9 @@ fn json_is_bounded_unless_asked_in_full() {
     assert!(bounded.stdout.len() < 200_000, "{} bytes", bounded.stdout.len());
     let (bounded, full): (Value, Value) =
         (serde_json::from_slice(&bounded.stdout).unwrap(), serde_json::from_slice(&full.stdout).unwrap());
-    assert_eq!(bounded["truncated"], serde_json::json!([{ "path": "analyses.layers.ops", "kept": 100, "of": 1450 }]));
+    assert_eq!(bounded["truncated"], serde_json::json!([{ "path": "analyses.layers.ops", "kept": 100, "of": 1516 }]));
     assert_eq!(bounded["analyses"]["layers"]["ops"].as_array().unwrap().len(), 100);
-    assert_eq!(full["analyses"]["layers"]["ops"].as_array().unwrap().len(), 1450);
+    assert_eq!(full["analyses"]["layers"]["ops"].as_array().unwrap().len(), 1516);
     assert!(full.get("truncated").is_none());
     assert_eq!(bounded["summary"], full["summary"], "the ranked kernels fit whole");
 }

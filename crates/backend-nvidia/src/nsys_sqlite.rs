@@ -263,3 +263,5 @@ pub(crate) fn sql_error(path: &Path, what: &str, error: &rusqlite::Error) -> Err
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_steps;

@@ -321,7 +321,7 @@ fn summary_of_the_device_tables_folded_equals_the_summary_of_the_loaded_export()
         assert_eq!(folded, whole, "{}", path.display());
         checked += 1;
     }
-    assert_eq!(checked, 6);
+    assert_eq!(checked, 7);
 }
 
 /// A real export of this project's own capture: `nsys profile -t cuda,nvtx` of a training step

@@ -14,6 +14,11 @@ pub const MIN_PERIOD_OPS: usize = 2;
 pub const MIN_REPEATS: usize = 2;
 /// Longest run of mismatching positions a region tolerates, as a fraction of the period.
 pub const MISMATCH_TOLERANCE: f64 = 0.1;
+/// Fewest positions of a region (percent) whose op is named as the op one period later: past
+/// the runs of mismatches tolerated, a wrong period's chance matches (a name as common as an
+/// elementwise kernel's, every twenty ops) had strung a whole run into one region, which won
+/// over the true period two ops longer (an H100 decode capture: 5 % matching against 99 %).
+pub const MIN_MATCH_PCT: usize = 50;
 /// How much less op time (percent) a smaller period may cover and still win over a larger one.
 pub const SMALLER_PERIOD_SLACK_PCT: f64 = 5.0;
 
@@ -142,6 +147,15 @@ fn best_region_below(names: &[NameId], prefix: &PrefixSums, max_period: usize, p
     best
 }
 
+/// The region being grown (first match, last match, matches) with one more match, at `at`.
+#[inline(always)]
+fn grown(open: Option<(usize, usize, usize)>, at: usize) -> (usize, usize, usize) {
+    match open {
+        Some((first, _, matched)) => (first, at, matched + 1),
+        None => (at, at, 1),
+    }
+}
+
 /// Positions [`regions_of`] compares at once.
 const CHUNK: usize = 16;
 /// [`matches_at`] when every position matches.
@@ -192,8 +206,8 @@ struct RegionScan {
     end: usize,
     /// The next position.
     i: usize,
-    /// (first match, last match) of the region being grown.
-    open: Option<(usize, usize)>,
+    /// (first match, last match, matches) of the region being grown.
+    open: Option<(usize, usize, usize)>,
     regions: Vec<Region>,
     /// Keep only the first region that covers the most.
     best_only: bool,
@@ -206,11 +220,12 @@ impl RegionScan {
         Self { period, tolerated, end, i: 0, open: None, regions: Vec::new(), best_only }
     }
 
-    /// A region with matches at positions first..=last: ops first..last + period + 1 repeat.
-    fn consider(&mut self, prefix: &PrefixSums, (first, last): (usize, usize)) {
+    /// A region with `matched` matches at positions first..=last: ops first..last + period + 1
+    /// repeat, when enough of its positions match ([`MIN_MATCH_PCT`]).
+    fn consider(&mut self, prefix: &PrefixSums, (first, last, matched): (usize, usize, usize)) {
         let period = self.period;
         let repeats = (last + 1 - first + period) / period;
-        if repeats < MIN_REPEATS {
+        if repeats < MIN_REPEATS || matched * 100 < MIN_MATCH_PCT * (last + 1 - first) {
             return;
         }
         let end = first + repeats * period;
@@ -239,20 +254,23 @@ impl RegionScan {
             if let (Some(here), Some(later)) = chunks {
                 let mut matches = matches_at(here, later);
                 if matches == ALL {
-                    open = Some((open.map_or(i, |(first, _)| first), i + CHUNK - 1));
+                    open = Some(match open {
+                        Some((first, _, matched)) => (first, i + CHUNK - 1, matched + CHUNK),
+                        None => (i, i + CHUNK - 1, CHUNK),
+                    });
                     i += CHUNK;
                     continue;
                 }
                 while matches != 0 {
                     let at = i + matches.trailing_zeros() as usize;
                     matches &= matches - 1;
-                    if let Some(span) = open.filter(|&(_, last)| at - last > tolerated + 1) {
+                    if let Some(span) = open.filter(|&(_, last, _)| at - last > tolerated + 1) {
                         self.consider(prefix, span);
                         open = None;
                     }
-                    open = Some((open.map_or(at, |(first, _)| first), at));
+                    open = Some(grown(open, at));
                 }
-                if let Some(span) = open.filter(|&(_, last)| i + CHUNK - 1 - last > tolerated) {
+                if let Some(span) = open.filter(|&(_, last, _)| i + CHUNK - 1 - last > tolerated) {
                     self.consider(prefix, span);
                     open = None;
                 }
@@ -260,10 +278,10 @@ impl RegionScan {
                 continue;
             }
             if names[i] == names[i + period] {
-                open = Some((open.map_or(i, |(first, _)| first), i));
-            } else if let Some((first, last)) = open {
+                open = Some(grown(open, i));
+            } else if let Some((first, last, matched)) = open {
                 if i - last > tolerated {
-                    self.consider(prefix, (first, last));
+                    self.consider(prefix, (first, last, matched));
                     open = None;
                 }
             }
@@ -295,26 +313,29 @@ mod tests {
             return regions;
         }
         let tolerated = ((period as f64 * MISMATCH_TOLERANCE) as usize).max(1);
-        let mut consider = |first: usize, last: usize| {
+        let mut consider = |first: usize, last: usize, matched: usize| {
             let repeats = (last + 1 - first + period) / period;
-            if repeats >= MIN_REPEATS {
+            if repeats >= MIN_REPEATS && matched * 100 >= MIN_MATCH_PCT * (last + 1 - first) {
                 let end = first + repeats * period;
                 regions.push(Region { start: first, period, repeats, covered_ns: prefix.sum(first, end) });
             }
         };
-        let mut open: Option<(usize, usize)> = None;
+        let mut open: Option<(usize, usize, usize)> = None;
         for i in 0..n - period {
             if names[i] == names[i + period] {
-                open = Some((open.map_or(i, |(first, _)| first), i));
-            } else if let Some((first, last)) = open {
+                open = Some(match open {
+                    Some((first, _, matched)) => (first, i, matched + 1),
+                    None => (i, i, 1),
+                });
+            } else if let Some((first, last, matched)) = open {
                 if i - last > tolerated {
-                    consider(first, last);
+                    consider(first, last, matched);
                     open = None;
                 }
             }
         }
-        if let Some((first, last)) = open {
-            consider(first, last);
+        if let Some((first, last, matched)) = open {
+            consider(first, last, matched);
         }
         regions
     }
@@ -343,6 +364,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Blocks of 30 ops, a common name every third op and the others distinct: at distance 27
+    /// the common name meets itself at a third of the positions, one match every three (within
+    /// the two mismatches a period of 27 tolerates), the other names never. Those chance
+    /// matches make no region; the blocks of 30 are found.
+    #[test]
+    fn chance_matches_of_a_common_name_make_no_region() {
+        let names: Vec<NameId> = (0..30 * 20).map(|i| NameId(if i % 3 == 0 { 0 } else { 1 + i % 30 })).collect();
+        let prefix = PrefixSums::of(names.iter().map(|_| 10));
+        assert!(regions_of(&names, &prefix, 27).is_empty());
+        assert_eq!(plain_regions(&names, &prefix, 27), Vec::new());
+        let best = best_region(&names, &prefix).expect("the blocks repeat");
+        assert_eq!((best.period, best.start, best.repeats), (30, 0, 20));
     }
 
     /// Periods scanned together a tile at a time (a sequence of several tiles, whose regions
