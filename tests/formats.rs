@@ -23,6 +23,14 @@ fn totals(doc: &Value) -> (u64, u64) {
 }
 
 #[test]
+fn a_gzipped_nsys_export_is_read_as_it_is_attached() {
+    // python sqlite3 on the unzipped file: 27,829 kernels + 793 copies + 10 sets, 60,967,671 ns.
+    let doc = analyze(&fixture_arg("nvidia/nsys/sqlite/h100-decode-window_nsys2025.3.2_schema3.20.3.sqlite.gz"));
+    assert_eq!(totals(&doc), (60_967_671, 28_632));
+    assert_eq!(doc["format"]["name"], "nsys-sqlite", "{}", doc["format"]);
+}
+
+#[test]
 fn an_old_pytorch_trace_is_not_empty() {
     // python: 8772 `Kernel` + 312 `Memset` + 12 `Memcpy` complete events.
     let doc = analyze(&fixture_arg("nvidia/torch/kineto_pt19_resnet50_worker0.1623143089861.pt.trace.json.gz"));

@@ -29,6 +29,7 @@
 
 mod activity;
 mod cells;
+mod gunzip;
 mod pages;
 mod parts;
 mod raw;
@@ -75,8 +76,13 @@ pub struct ExportInfo {
     pub schema_major: u32,
 }
 
-/// Loads the nsys SQLite export at `path`.
+/// Loads the nsys SQLite export at `path` (or a gzip stream of one, [`gunzip`]).
 pub fn load(path: &Path) -> Result<Timeline> {
+    if gunzip::is_gzipped_export(path) {
+        let mut timeline = gunzip::read_unzipped(path, load)?;
+        timeline.source = path.display().to_string();
+        return Ok(timeline);
+    }
     let export = Export::open(path)?;
     let mut timeline = Timeline::new(path.display().to_string());
     for table in CUDA_TABLES.into_iter().chain([NVTX_TABLE]).filter(|table| export.has(table)) {
@@ -91,6 +97,11 @@ pub fn load(path: &Path) -> Result<Timeline> {
 /// calls and NVTX ranges, often the larger half of an export, are asked inside SQLite for their
 /// time range alone, which the summary's span needs. For `prof analyze --summary-only`.
 pub fn summarize_device_ops(path: &Path, families: &Families) -> Result<KernelSummary> {
+    if gunzip::is_gzipped_export(path) {
+        let mut summary = gunzip::read_unzipped(path, |copy| summarize_device_ops(copy, families))?;
+        summary.source = path.display().to_string();
+        return Ok(summary);
+    }
     let export = Export::open(path)?;
     let mut totals = OpTotals::default();
     for table in [KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE].into_iter().filter(|table| export.has(table)) {
@@ -131,6 +142,11 @@ fn host_bounds(export: &Export) -> Result<Option<(u64, u64)>> {
 /// The `META_DATA_EXPORT` facts of the export at `path`, after the same checks as [`load`].
 pub fn export_info(path: &Path) -> Result<ExportInfo> {
     Export::open(path).map(|export| export.info)
+}
+
+/// True for a gzip stream of an nsys export (`report.sqlite.gz`), which [`load`] reads too.
+pub fn is_gzipped_nsys_export(path: &Path) -> bool {
+    gunzip::is_gzipped_export(path)
 }
 
 /// True when `path` is an SQLite database with the tables of an nsys export (`StringIds`
@@ -263,5 +279,7 @@ pub(crate) fn sql_error(path: &Path, what: &str, error: &rusqlite::Error) -> Err
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_gzip;
 #[cfg(test)]
 mod tests_steps;

@@ -52,11 +52,15 @@ impl Importer for NsysExportImporter {
     }
 
     fn recognizes(&self, path: &Path) -> bool {
-        nsys_sqlite::is_nsys_export(path)
+        nsys_sqlite::is_nsys_export(path) || nsys_sqlite::is_gzipped_nsys_export(path)
     }
 
     fn recognize(&self, path: &Path) -> Option<Recognition> {
-        self.recognizes(path).then(|| Recognition::new(Certainty::Signature, "SQLite with the nsys export tables"))
+        if nsys_sqlite::is_nsys_export(path) {
+            return Some(Recognition::new(Certainty::Signature, "SQLite with the nsys export tables"));
+        }
+        nsys_sqlite::is_gzipped_nsys_export(path)
+            .then(|| Recognition::new(Certainty::Signature, "gzip of an SQLite file with the nsys export tables"))
     }
 
     fn load(&self, path: &Path) -> Result<Timeline> {

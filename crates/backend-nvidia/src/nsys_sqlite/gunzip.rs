@@ -1,0 +1,116 @@
+//! An nsys export attached gzipped (`report.sqlite.gz`, as exports are attached to issues): an
+//! SQLite file under a gzip stream, whose schema names the nsys tables. It is read from a copy
+//! unzipped into the temporary directory (SQLite reads a file, not a stream), removed once read,
+//! whatever happens; errors name the `.gz` file.
+
+use super::{CUDA_TABLES, METADATA_TABLES, SQLITE_MAGIC};
+use flate2::read::MultiGzDecoder;
+use prof_core::{Error, Result};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The first two bytes of a gzip stream.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+/// Unzipped bytes looked at to recognise an export: its schema (the `CREATE TABLE` texts in
+/// the first pages) names the nsys tables.
+const HEAD_BYTES: u64 = 4 << 20;
+/// Most bytes a copy may unzip to, as a multiple of the `.gz` file's size (SQLite exports
+/// shrink 3-10× in gzip): past it the stream is not unzipped further (a gzip bomb, or a file
+/// to unzip by hand), at least [`MIN_LIMIT`].
+const LIMIT_RATIO: u64 = 100;
+/// See [`LIMIT_RATIO`].
+const MIN_LIMIT: u64 = 1 << 30;
+
+/// True when `path` is a gzip stream of an nsys SQLite export.
+pub(crate) fn is_gzipped_export(path: &Path) -> bool {
+    let mut magic = [0u8; 2];
+    let gzip = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok_and(|()| magic == GZIP_MAGIC);
+    if !gzip {
+        return false;
+    }
+    let Ok(file) = std::fs::File::open(path) else { return false };
+    let mut stream = MultiGzDecoder::new(file);
+    // The SQLite magic first: a gzipped trace of another kind (a torch `.json.gz`) is left
+    // after 16 bytes, not unzipped further.
+    let mut head = vec![0u8; SQLITE_MAGIC.len()];
+    if stream.read_exact(&mut head).is_err() || head != SQLITE_MAGIC {
+        return false;
+    }
+    // A stream cut short still gives its head; what it could not give is left out.
+    let _ = stream.take(HEAD_BYTES).read_to_end(&mut head);
+    METADATA_TABLES.iter().chain(&CUDA_TABLES).any(|table| contains(&head, table.as_bytes()))
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(haystack, needle).is_some()
+}
+
+/// A copy of a gzipped export unzipped into the temporary directory, removed when dropped.
+pub(crate) struct Unzipped {
+    path: PathBuf,
+}
+
+impl Unzipped {
+    /// Unzips `gz` into the temporary directory.
+    pub(crate) fn of(gz: &Path) -> Result<Self> {
+        // Named by process and a count: ranks read at once may have exports of one name.
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let count = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = gz.file_stem().map_or_else(|| "export".into(), |s| s.to_string_lossy().into_owned());
+        let path = std::env::temp_dir().join(format!("prof-{}-{count}-{name}", std::process::id()));
+        let input = std::fs::File::open(gz).map_err(|e| Error::io(gz, e))?;
+        let size = input.metadata().map_err(|e| Error::io(gz, e))?.len();
+        let limit = size.saturating_mul(LIMIT_RATIO).max(MIN_LIMIT);
+        let created = std::fs::OpenOptions::new().write(true).create_new(true).open(&path);
+        let mut output = created.map_err(|e| unzip_error(gz, &path, &e))?;
+        let copy = Unzipped { path };
+        let mut stream = MultiGzDecoder::new(input).take(limit.saturating_add(1));
+        let written = std::io::copy(&mut stream, &mut output).map_err(|e| unzip_error(gz, &copy.path, &e))?;
+        output.flush().map_err(|e| unzip_error(gz, &copy.path, &e))?;
+        if written > limit {
+            return Err(Error::artifact(
+                gz,
+                0,
+                format!(
+                    "unzips to more than {limit} bytes ({LIMIT_RATIO}× the file); unzip it yourself (`gunzip -k`) and pass \
+                     the .sqlite"
+                ),
+            ));
+        }
+        Ok(copy)
+    }
+
+    /// The unzipped copy.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Unzipped {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Unzipping failed: a stream cut short or corrupt, or the temporary directory full.
+fn unzip_error(gz: &Path, copy: &Path, error: &std::io::Error) -> Error {
+    let reason = match error.kind() {
+        std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
+            format!("the gzip stream is cut short or corrupt ({error})")
+        }
+        _ => format!("could not unzip it to {} ({error})", copy.display()),
+    };
+    Error::artifact(gz, 0, reason)
+}
+
+/// `read` of the unzipped copy of `gz`, its errors naming `gz` (and the copy they came from).
+pub(crate) fn read_unzipped<T>(gz: &Path, read: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+    let copy = Unzipped::of(gz)?;
+    if !super::is_nsys_export(copy.path()) {
+        return Err(Error::artifact(gz, 0, "a gzipped SQLite database, but not an nsys export (no nsys tables)"));
+    }
+    read(copy.path()).map_err(|error| {
+        let shown = error.to_string().replace(&copy.path().display().to_string(), "the unzipped copy");
+        Error::artifact(gz, 0, shown)
+    })
+}
