@@ -75,6 +75,24 @@ fn an_export_without_gpu_work_says_how_to_move_the_window() {
     assert!(err.contains("the window was 10 s from 0 s after the command started") && err.contains("--skip"), "{err}");
 }
 
+/// The capture left an artifact too small to hold a record (an empty export here; on the H100
+/// the CUPTI tracer's 49-byte header: the command ended 22 s in, before a 24 s skip): the error
+/// says how long the command ran against where the window was.
+#[test]
+fn an_empty_capture_of_a_command_that_ended_before_the_window_says_so() {
+    let scratch: PathBuf = support::scratch_dir("nsys-before-window");
+    let export = scratch.join("empty.sqlite");
+    std::fs::write(&export, b"").unwrap();
+    let out = scratch.join("out");
+    let args =
+        ["breakdown", "--tool", "nsys", "--warmup", "0", "--skip", "30s", "--out", out.to_str().unwrap(), "--", "true"];
+    let o = support::prof_with_fakes("nvidia", &[("FAKE_NSYS_EXPORT", export.to_str().unwrap())], &args);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("is empty (0 bytes)"), "{err}");
+    assert!(err.contains("before the window opened (30 s in)") && err.contains("smaller --skip"), "{err}");
+}
+
 #[test]
 fn a_failed_capture_still_shuts_its_session_down() {
     let (o, calls) = breakdown("fail", &["false"]);

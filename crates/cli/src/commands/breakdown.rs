@@ -72,6 +72,26 @@ pub struct BreakdownArgs {
     command: Vec<OsString>,
 }
 
+/// Why a time-windowed capture can come out empty, from how long the command ran: the H100 run
+/// of 2026-12-05, `--skip 24s` on a decode client that ended 22 s in under the CUPTI tracer (it
+/// had needed 30 s under nsys), left a trace header and no record.
+fn window_hint(request: &CaptureRequest, ran: Duration) -> String {
+    let (skip, window) = (request.skip.as_secs_f64(), request.window.as_secs_f64());
+    if ran <= request.skip {
+        format!(
+            "the command ended {:.1} s after it started, before the window opened ({skip:.0} s in): rerun with a \
+             smaller --skip, or --skip auto",
+            ran.as_secs_f64()
+        )
+    } else {
+        format!(
+            "the command ran {:.1} s; the window was {window:.0} s from {skip:.0} s in: if its GPU work came before or \
+             after it, move the window (--skip, --window) or open it at an event (--capture-range)",
+            ran.as_secs_f64()
+        )
+    }
+}
+
 /// `--skip`: a time, or `auto`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
@@ -243,11 +263,16 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     );
     // The steps echo the workload's output unless --json; a spinner would garble it.
     let capturing = progress::spinner(format!("capturing with {}", tool.name()), args.json);
+    let started = std::time::Instant::now();
     let captured = run_capture(&plan).map_err(|error| {
         let explained = tool.explain_failure(&args.out);
+        let empty = matches!(error, prof_core::Error::ArtifactInvalid { .. });
         let mut failure = Failure::from(error);
         if let Some(explained) = explained {
             failure.message = format!("{}\n{explained}", failure.message);
+        }
+        if empty && request.range == CaptureRange::Time {
+            failure.message = format!("{}\n{}", failure.message, window_hint(&request, started.elapsed()));
         }
         failure
     })?;
