@@ -76,7 +76,7 @@ fn an_export_without_gpu_work_says_how_to_move_the_window() {
 }
 
 /// The capture left an artifact too small to hold a record (an empty export here; on the H100
-/// the CUPTI tracer's 49-byte header: the command ended 22 s in, before a 24 s skip): the error
+/// the CUPTI tracer's 49-byte header, the client's GPU work all outside its window): the error
 /// says how long the command ran against where the window was.
 #[test]
 fn an_empty_capture_of_a_command_that_ended_before_the_window_says_so() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Device batch (fifteenth session): the decode client under the CUPTI tracer with a window past
-# its end (24 s: the command ends ~22 s in; prof must say so) and inside its steady calls (12 s).
+# its GPU work (24 s and 12 s after CUDA's start: the generate calls come later; prof must say
+# so). Run 11 of the fifteenth session then used --skip auto, which captured the calls.
 # Carry [".carry"] as decode_gap_check.sh says: OUT=$OUT bash scripts/device/decode_window_cupti.sh
 set -u
 root=$PWD; prof=$root/target/release/prof; client=$root/scripts/device/profile_clients.py

@@ -72,9 +72,9 @@ pub struct BreakdownArgs {
     command: Vec<OsString>,
 }
 
-/// Why a time-windowed capture can come out empty, from how long the command ran: the H100 run
-/// of 2026-12-05, `--skip 24s` on a decode client that ended 22 s in under the CUPTI tracer (it
-/// had needed 30 s under nsys), left a trace header and no record.
+/// Why a time-windowed capture can come out empty, from how long the command ran: on the H100
+/// (2026-12-05), `--skip 24s` and `12s` on a decode client whose `generate` calls all came after
+/// the window (CUPTI's skip counts from CUDA's start) left a trace header and no record.
 fn window_hint(request: &CaptureRequest, ran: Duration) -> String {
     let (skip, window) = (request.skip.as_secs_f64(), request.window.as_secs_f64());
     if ran <= request.skip {
