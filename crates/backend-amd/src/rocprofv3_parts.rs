@@ -46,11 +46,7 @@ pub fn fold_kernel_file(path: &Path, agents: Option<&AgentMap>, corr_base: u64) 
     let parts = parts_for(size);
     if parts > 1 {
         let buffers = PartBuffers::default();
-        let fold = |part: Timeline| {
-            let totals = OpTotals::of_timeline(&part);
-            buffers.give_back(part.ops);
-            totals
-        };
+        let fold = |part: Timeline| buffers.fold(part);
         let join = |all: &mut OpTotals, part| all.absorb(part);
         let context = (agents, corr_base, &buffers);
         if let Some(totals) = in_parts_with(&csv, size, parts, context, fold, OpTotals::default(), join) {

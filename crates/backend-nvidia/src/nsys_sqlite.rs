@@ -78,7 +78,7 @@ pub struct ExportInfo {
 
 /// Loads the nsys SQLite export at `path` (or a gzip stream of one, [`gunzip`]).
 pub fn load(path: &Path) -> Result<Timeline> {
-    if gunzip::is_gzipped_export(path) {
+    if gunzip::is_gzipped_sqlite(path) {
         let mut timeline = gunzip::read_unzipped(path, load)?;
         timeline.source = path.display().to_string();
         return Ok(timeline);
@@ -97,7 +97,7 @@ pub fn load(path: &Path) -> Result<Timeline> {
 /// calls and NVTX ranges, often the larger half of an export, are asked inside SQLite for their
 /// time range alone, which the summary's span needs. For `prof analyze --summary-only`.
 pub fn summarize_device_ops(path: &Path, families: &Families) -> Result<KernelSummary> {
-    if gunzip::is_gzipped_export(path) {
+    if gunzip::is_gzipped_sqlite(path) {
         let mut summary = gunzip::read_unzipped(path, |copy| summarize_device_ops(copy, families))?;
         summary.source = path.display().to_string();
         return Ok(summary);

@@ -45,12 +45,6 @@ impl DeviceOp {
         self.dur.ns()
     }
 
-    /// Sets the duration, nanoseconds.
-    #[inline]
-    pub fn set_dur_ns(&mut self, dur_ns: u64) {
-        self.dur = Dur::new(dur_ns);
-    }
-
     /// End, nanoseconds on the source's clock.
     #[inline]
     pub fn end_ns(&self) -> u64 {
@@ -134,10 +128,5 @@ mod tests {
         let theirs: Vec<DeviceOp> =
             std::thread::spawn(move || (0..5_000u64).map(|k| op(5_000_000_000 + k)).collect()).join().unwrap();
         assert!(theirs.iter().enumerate().all(|(k, o)| o.dur_ns() == 5_000_000_000 + k as u64));
-        let mut set = op(1);
-        set.set_dur_ns(4_000_000_000);
-        assert_eq!((set.dur_ns(), set.end_ns()), (4_000_000_000, 4_000_001_000));
-        set.set_dur_ns(12);
-        assert_eq!(set.dur_ns(), 12);
     }
 }

@@ -6,6 +6,7 @@
 //! per worker thread is kept, and all are freed with the `PartBuffers` when the load is done.
 
 use crate::intern::NameId;
+use crate::op_totals::OpTotals;
 use crate::timeline::{DeviceOp, Timeline};
 use std::sync::Mutex;
 
@@ -50,8 +51,17 @@ impl PartBuffers {
         }
     }
 
+    /// The kernel-summary totals of `part` (a part folded and dropped, for `--summary-only`),
+    /// its op vector kept for a later part.
+    pub fn fold(&self, part: Timeline) -> OpTotals {
+        let totals = OpTotals::of_timeline(&part);
+        self.give_back(part.ops);
+        totals
+    }
+
     /// How many vectors are kept now.
-    pub fn kept(&self) -> usize {
+    #[cfg(test)]
+    fn kept(&self) -> usize {
         self.free.lock().map_or(0, |free| free.len())
     }
 }

@@ -129,12 +129,6 @@ impl HostSpan {
     pub fn dur_ns(&self) -> u64 {
         self.dur.ns()
     }
-
-    /// Sets the duration, nanoseconds.
-    #[inline]
-    pub fn set_dur_ns(&mut self, dur_ns: u64) {
-        self.dur = Dur::new(dur_ns);
-    }
 }
 
 impl std::fmt::Debug for HostSpan {

@@ -4,13 +4,12 @@
 //! whatever happens; errors name the `.gz` file.
 
 use super::{CUDA_TABLES, METADATA_TABLES, SQLITE_MAGIC};
+use crate::cupti_trace::GZIP_MAGIC;
 use flate2::read::MultiGzDecoder;
 use prof_core::{Error, Result};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// The first two bytes of a gzip stream.
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// Unzipped bytes looked at to recognise an export: its schema (the `CREATE TABLE` texts in
 /// the first pages) names the nsys tables.
 const HEAD_BYTES: u64 = 4 << 20;
@@ -21,24 +20,33 @@ const LIMIT_RATIO: u64 = 100;
 /// See [`LIMIT_RATIO`].
 const MIN_LIMIT: u64 = 1 << 30;
 
-/// True when `path` is a gzip stream of an nsys SQLite export.
+/// True when `path` is a gzip stream of an nsys SQLite export: [`gzipped_sqlite`], and an nsys
+/// table named in the first [`HEAD_BYTES`] unzipped (for choosing a loader).
 pub(crate) fn is_gzipped_export(path: &Path) -> bool {
-    let mut magic = [0u8; 2];
-    let gzip = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok_and(|()| magic == GZIP_MAGIC);
-    if !gzip {
-        return false;
-    }
-    let Ok(file) = std::fs::File::open(path) else { return false };
-    let mut stream = MultiGzDecoder::new(file);
-    // The SQLite magic first: a gzipped trace of another kind (a torch `.json.gz`) is left
-    // after 16 bytes, not unzipped further.
-    let mut head = vec![0u8; SQLITE_MAGIC.len()];
-    if stream.read_exact(&mut head).is_err() || head != SQLITE_MAGIC {
-        return false;
-    }
+    let Some((stream, mut head)) = gzipped_sqlite(path) else { return false };
     // A stream cut short still gives its head; what it could not give is left out.
     let _ = stream.take(HEAD_BYTES).read_to_end(&mut head);
     METADATA_TABLES.iter().chain(&CUDA_TABLES).any(|table| contains(&head, table.as_bytes()))
+}
+
+/// True when `path` is a gzip stream of an SQLite file: what a loader asks before reading the
+/// unzipped copy (which [`read_unzipped`] checks to be an export), without the recognition's
+/// unzipping of the schema again.
+pub(crate) fn is_gzipped_sqlite(path: &Path) -> bool {
+    gzipped_sqlite(path).is_some()
+}
+
+/// The unzipping stream of `path` and its first bytes, when it is a gzip stream that starts
+/// with the SQLite magic: a gzipped trace of another kind (a torch `.json.gz`) is left after 16
+/// unzipped bytes.
+fn gzipped_sqlite(path: &Path) -> Option<(MultiGzDecoder<std::fs::File>, Vec<u8>)> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut magic = [0u8; 2];
+    file.read_exact(&mut magic).ok().filter(|()| magic == GZIP_MAGIC)?;
+    let mut stream = MultiGzDecoder::new(std::fs::File::open(path).ok()?);
+    let mut head = vec![0u8; SQLITE_MAGIC.len()];
+    stream.read_exact(&mut head).ok().filter(|()| head == SQLITE_MAGIC)?;
+    Some((stream, head))
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {

@@ -75,11 +75,7 @@ fn by_pages(export: &Export, table: &'static str, pages: &TablePages) -> Option<
 pub(super) fn fold_table(export: &Export, table: &'static str) -> Result<OpTotals> {
     let pages = columns(table).and_then(|names| TablePages::open(&export.path, &export.conn, table, &names));
     let buffers = PartBuffers::default();
-    let fold = |part: Timeline| {
-        let totals = OpTotals::of_timeline(&part);
-        buffers.give_back(part.ops);
-        totals
-    };
+    let fold = |part: Timeline| buffers.fold(part);
     let folded = pages
         .and_then(|pages| page_parts((export, &buffers), table, &pages, fold, OpTotals::default(), OpTotals::absorb));
     if let Some(totals) = folded {

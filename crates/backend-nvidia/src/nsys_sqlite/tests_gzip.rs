@@ -12,6 +12,11 @@ fn gzipped(bytes: &[u8]) -> Vec<u8> {
     encoder.finish().unwrap()
 }
 
+/// `tests/fixtures/nvidia/nsys/sqlite/<name>`.
+fn export_fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/nvidia/nsys/sqlite").join(name)
+}
+
 /// Every op as text, in order.
 fn ops_text(t: &Timeline) -> Vec<String> {
     t.ops
@@ -32,21 +37,18 @@ fn copies_left(stem: &str) -> usize {
 #[test]
 fn a_gzipped_export_loads_as_the_export_does_and_leaves_no_copy() {
     let scratch = Scratch::new("gzip");
-    let plain = format!(
-        "{}/../../tests/fixtures/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let plain = export_fixture("learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite");
     let gz = scratch.file("report1.sqlite.gz", &gzipped(&std::fs::read(&plain).unwrap()));
     assert!(is_gzipped_nsys_export(&gz) && !is_nsys_export(&gz));
-    let (whole, unzipped) = (load(Path::new(&plain)).unwrap(), load(&gz).unwrap());
+    let (whole, unzipped) = (load(&plain).unwrap(), load(&gz).unwrap());
     assert_eq!(ops_text(&unzipped), ops_text(&whole));
     assert_eq!(unzipped.host.len(), whole.host.len());
     assert_eq!(unzipped.source, gz.display().to_string());
     let families = Families::builtin();
     let mut folded = summarize_device_ops(&gz, &families).unwrap();
     assert_eq!(folded.source, gz.display().to_string());
-    folded.source = plain.clone();
-    assert_eq!(folded, summarize_device_ops(Path::new(&plain), &families).unwrap());
+    folded.source = plain.display().to_string();
+    assert_eq!(folded, summarize_device_ops(&plain, &families).unwrap());
     assert_eq!(copies_left("report1.sqlite"), 0, "the unzipped copies are removed");
 }
 
@@ -54,10 +56,7 @@ fn a_gzipped_export_loads_as_the_export_does_and_leaves_no_copy() {
 /// 27,829 kernels, 793 copies and 10 sets, 60,967,671 ns in all (tests/fixtures/nvidia/SOURCES.md).
 #[test]
 fn the_stored_h100_window_reads_gzipped() {
-    let gz = std::path::PathBuf::from(format!(
-        "{}/../../tests/fixtures/nvidia/nsys/sqlite/h100-decode-window_nsys2025.3.2_schema3.20.3.sqlite.gz",
-        env!("CARGO_MANIFEST_DIR")
-    ));
+    let gz = export_fixture("h100-decode-window_nsys2025.3.2_schema3.20.3.sqlite.gz");
     let t = load(&gz).unwrap();
     let count = |kind: OpKind| t.ops.iter().filter(|o| o.kind() == kind).count();
     assert_eq!((count(OpKind::Kernel), count(OpKind::Memcpy), count(OpKind::Memset)), (27_829, 793, 10));
@@ -67,10 +66,7 @@ fn the_stored_h100_window_reads_gzipped() {
 #[test]
 fn a_cut_or_foreign_gzip_is_an_error_naming_it() {
     let scratch = Scratch::new("gzip-bad");
-    let plain = format!(
-        "{}/../../tests/fixtures/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let plain = export_fixture("learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite");
     let whole = gzipped(&std::fs::read(&plain).unwrap());
     // Cut short: still recognised by its head, and the error says what happened to it.
     let cut = scratch.file("cut.sqlite.gz", &whole[..whole.len() / 2]);

@@ -72,9 +72,11 @@ pub struct BreakdownArgs {
     command: Vec<OsString>,
 }
 
-/// Why a time-windowed capture can come out empty, from how long the command ran: on the H100
-/// (2026-12-05), `--skip 24s` and `12s` on a decode client whose `generate` calls all came after
-/// the window (CUPTI's skip counts from CUDA's start) left a trace header and no record.
+/// Why a time-windowed capture can come out empty (no artifact worth the name, or one without
+/// GPU work), from how long the command ran. On the H100 (2026-12-05): an HF decode client's
+/// first CUDA call came ~20 s in (imports, the model built on the CPU), after a 10 s window from
+/// its start; and `--skip 24s` and `12s` on one whose `generate` calls all came after the
+/// window (CUPTI's skip counts from CUDA's start) left a trace header and no record.
 fn window_hint(request: &CaptureRequest, ran: Duration) -> String {
     let (skip, window) = (request.skip.as_secs_f64(), request.window.as_secs_f64());
     if ran <= request.skip {
@@ -85,8 +87,9 @@ fn window_hint(request: &CaptureRequest, ran: Duration) -> String {
         )
     } else {
         format!(
-            "the command ran {:.1} s; the window was {window:.0} s from {skip:.0} s in: if its GPU work came before or \
-             after it, move the window (--skip, --window) or open it at an event (--capture-range)",
+            "the command ran {:.1} s; the window was {window:.0} s from {skip:.0} s after the command started: if its \
+             GPU work starts later (imports, a model load), rerun with a larger --skip or --window, if earlier with a \
+             smaller --skip, or open the window at an event (--capture-range)",
             ran.as_secs_f64()
         )
     }
@@ -276,6 +279,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         }
         failure
     })?;
+    let ran = started.elapsed();
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
     capturing.finish();
     let vendor = sections::VendorPrefetch::start(paths.first().map(PathBuf::as_path));
@@ -283,17 +287,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     let timeline = tool.load(&paths).map_err(|e| {
         let mut failure = Failure::from(e).or_kind(Kind::BadInput);
         if request.range == CaptureRange::Time {
-            // The H100 run of 2026-12-05: an HF decode client's first CUDA call came ~20 s in
-            // (imports, the model built on the CPU), after a 10 s window from its start.
-            failure.message = format!(
-                "{}
-the window was {:.0} s from {:.0} s after the command started: if its GPU work starts later \
-                 (imports, a model load), rerun with a larger --skip or --window, or open the window at an event \
-                 (--capture-range)",
-                failure.message,
-                request.window.as_secs_f64(),
-                request.skip.as_secs_f64()
-            );
+            failure.message = format!("{}\n{}", failure.message, window_hint(&request, ran));
         }
         failure
     })?;

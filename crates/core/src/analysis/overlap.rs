@@ -136,18 +136,17 @@ pub fn overlaps(timeline: &Timeline, families: &Families) -> Vec<DeviceOverlap> 
     // Core types come with an op's details: a timeline whose details name none (every
     // non-Ascend source) has no cube, vector or mix op to walk its ops for.
     let cores = timeline.details.any(|d| d.core_type.is_some());
-    let cube = match cores {
-        true => pair_overlap(
+    let is_mix = |op: &&DeviceOp| core_type(timeline, op) == Some(CoreType::Mix);
+    let (mut cube, mut mix) = (Vec::new(), crate::run_map::RunMap::<u32, SortedUnion>::new());
+    if cores {
+        cube = pair_overlap(
             timeline,
             |_, op| core_type(timeline, op) == Some(CoreType::Vector),
             |_, op| core_type(timeline, op) == Some(CoreType::Cube),
-        ),
-        false => Vec::new(),
-    };
-    let is_mix = |op: &&DeviceOp| core_type(timeline, op) == Some(CoreType::Mix);
-    let mut mix: crate::run_map::RunMap<u32, SortedUnion> = crate::run_map::RunMap::new();
-    for op in timeline.ops.iter().filter(|_| cores).filter(is_mix) {
-        mix.get(op.device()).add(op.start_ns, op.end_ns());
+        );
+        for op in timeline.ops.iter().filter(is_mix) {
+            mix.get(op.device()).add(op.start_ns, op.end_ns());
+        }
     }
     let mix = mix.into_map();
     // A device's mix time, from all its mix ops' intervals when they came out of order.

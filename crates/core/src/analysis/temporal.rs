@@ -33,13 +33,11 @@ pub enum Activity {
 pub fn activity_of<'a>(timeline: &'a Timeline, families: &'a Families) -> impl Fn(usize) -> Activity + 'a {
     let activities = Activities { timeline, families, kernels: vec![Cell::new(None); timeline.names.len()] };
     // Without op types a kernel's name alone decides, so a name is classified when it is first
-    // asked about; with them, the first op of each name is found in order here.
+    // asked about; with them, by the first op of each name in order, asked about here.
     if timeline.details.any(|d| d.op_type.is_some()) {
-        for op in timeline.ops.iter().filter(|op| op.kind() == OpKind::Kernel) {
-            if let Some(slot) = activities.kernels.get(op.name.0 as usize).filter(|slot| slot.get().is_none()) {
-                slot.set(Some(activities.classify(op)));
-            }
-        }
+        (0..timeline.ops.len()).for_each(|index| {
+            activities.of(index);
+        });
     }
     move |index| activities.of(index)
 }
