@@ -65,6 +65,68 @@ const COPY_KINDS: [&str; 14] = [
 /// nsys packs a thread's ids into `globalTid`: the tid in the low 24 bits, the pid in the next 24.
 const ID_MASK: i64 = 0xFF_FFFF;
 
+/// The cells of one row of [`KERNEL_SQL`], checked and typed.
+struct KernelCells {
+    start: u64,
+    dur: u64,
+    /// `demangledName` and `shortName`.
+    ids: [Option<i64>; 2],
+    device: u32,
+    stream: u64,
+    correlation: Option<u64>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    registers: u32,
+    /// Static and dynamic shared memory.
+    shared: u64,
+}
+
+impl KernelCells {
+    /// The row read cell by cell: an error names the first cell that is not what its column
+    /// holds.
+    fn read<C: Cells>(row: &C, at: &At) -> Result<Self> {
+        let (start, dur) = at.times(row)?;
+        let ids: [Option<i64>; 2] = [at.opt(row, 5, "demangledName")?, at.opt(row, 6, "shortName")?];
+        let (device, stream) = (at.req(row, 2, "deviceId")?, at.req(row, 3, "streamId")?);
+        let correlation = at.opt(row, 4, "correlationId")?;
+        let dims = |first: usize, names: [&str; 3]| -> Result<[u32; 3]> {
+            Ok([at.req(row, first, names[0])?, at.req(row, first + 1, names[1])?, at.req(row, first + 2, names[2])?])
+        };
+        let grid = dims(7, ["gridX", "gridY", "gridZ"])?;
+        let block = dims(10, ["blockX", "blockY", "blockZ"])?;
+        let registers = at.req(row, 13, "registersPerThread")?;
+        let shared =
+            at.req::<u64>(row, 14, "staticSharedMemory")?.saturating_add(at.req(row, 15, "dynamicSharedMemory")?);
+        Ok(Self { start, dur, ids, device, stream, correlation, grid, block, registers, shared })
+    }
+
+    /// The row from its 16 integer cells, as [`KernelCells::read`] gives it; `None` when a
+    /// cell is out of its column's range (that reading then names it).
+    #[inline]
+    fn of_ints(cells: [i64; 16]) -> Option<Self> {
+        let [start, end, device, stream, correlation, demangled, short, gx, gy, gz, bx, by, bz, registers, fixed, dynamic] =
+            cells;
+        // Every cell but the name ids is a u64; these are also u32s.
+        let unsigned = [start, end, device, stream, correlation, gx, gy, gz, bx, by, bz, registers, fixed, dynamic];
+        let narrow = [device, gx, gy, gz, bx, by, bz, registers];
+        let fits = unsigned.iter().fold(0, |all, &cell| all | cell) >= 0
+            && narrow.iter().fold(0, |all, &cell| all | cell) <= i64::from(u32::MAX)
+            && end >= start;
+        fits.then(|| Self {
+            start: start as u64,
+            dur: (end - start) as u64,
+            ids: [Some(demangled), Some(short)],
+            device: device as u32,
+            stream: stream as u64,
+            correlation: Some(correlation as u64),
+            grid: [gx as u32, gy as u32, gz as u32],
+            block: [bx as u32, by as u32, bz as u32],
+            registers: registers as u32,
+            shared: (fixed as u64).saturating_add(dynamic as u64),
+        })
+    }
+}
+
 /// Reads the tables of one export.
 pub(super) struct Reader<'e> {
     export: &'e Export,
@@ -209,33 +271,27 @@ impl<'e> Reader<'e> {
     }
 
     fn kernel<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails)> {
-        let (start, dur) = at.times(row)?;
-        let ids: [Option<i64>; 2] = [at.opt(row, 5, "demangledName")?, at.opt(row, 6, "shortName")?];
+        let cells = match row.ints::<16>().and_then(KernelCells::of_ints) {
+            Some(cells) => cells,
+            None => KernelCells::read(row, at)?,
+        };
         // Kernels come in runs of one name: the last one's name and kind, without a look-up.
         let (name, kind) = match self.last_kernel {
-            Some((last, name, kind)) if last == ids => (name, kind),
+            Some((last, name, kind)) if last == cells.ids => (name, kind),
             _ => {
-                let name = self.kernel_name(ids, at, timeline)?;
+                let name = self.kernel_name(cells.ids, at, timeline)?;
                 let kind = if self.is_nccl(name, timeline) { OpKind::Communication } else { OpKind::Kernel };
-                self.last_kernel = Some((ids, name, kind));
+                self.last_kernel = Some((cells.ids, name, kind));
                 (name, kind)
             }
         };
-        let mut op = DeviceOp::new(kind, name, at.req(row, 2, "deviceId")?, at.req(row, 3, "streamId")?, start, dur);
-        op.correlation = at.opt(row, 4, "correlationId")?.into();
-        let dims = |first: usize, names: [&str; 3]| -> Result<[u32; 3]> {
-            Ok([at.req(row, first, names[0])?, at.req(row, first + 1, names[1])?, at.req(row, first + 2, names[2])?])
-        };
-        let grid = dims(7, ["gridX", "gridY", "gridZ"])?;
-        let block = dims(10, ["blockX", "blockY", "blockZ"])?;
-        let registers = at.req(row, 13, "registersPerThread")?;
-        let shared =
-            at.req::<u64>(row, 14, "staticSharedMemory")?.saturating_add(at.req(row, 15, "dynamicSharedMemory")?);
+        let mut op = DeviceOp::new(kind, name, cells.device, cells.stream, cells.start, cells.dur);
+        op.correlation = cells.correlation.into();
         let details = OpDetails {
-            grid: Some(grid),
-            block: Some(block),
-            registers_per_thread: Some(registers),
-            shared_memory_bytes: Some(shared),
+            grid: Some(cells.grid),
+            block: Some(cells.block),
+            registers_per_thread: Some(cells.registers),
+            shared_memory_bytes: Some(cells.shared),
             ..OpDetails::default()
         };
         Ok((op, details))
@@ -280,14 +336,27 @@ impl<'e> Reader<'e> {
     }
 
     fn api_call<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<HostSpan> {
-        let (start, dur) = at.times(row)?;
-        let category = match at.req::<i64>(row, 2, "eventClass")? {
+        // A row of integers in one call (the hot loop of a run's launches), else cell by cell.
+        let (start, dur, class, global_tid, correlation, name_id) = match row.ints::<6>() {
+            Some([start, end, class, global_tid, correlation, name_id])
+                if start >= 0 && end >= start && correlation >= 0 =>
+            {
+                (start as u64, (end - start) as u64, class, Some(global_tid), Some(correlation as u64), name_id)
+            }
+            _ => {
+                let (start, dur) = at.times(row)?;
+                let class = at.req::<i64>(row, 2, "eventClass")?;
+                let global_tid = at.opt(row, 3, "globalTid")?;
+                let (correlation, name_id) = (at.opt(row, 4, "correlationId")?, at.req(row, 5, "nameId")?);
+                (start, dur, class, global_tid, correlation, name_id)
+            }
+        };
+        let category = match class {
             0 => HostCategory::Runtime,
             1 => HostCategory::Driver,
             _ => HostCategory::Other,
         };
-        let (pid, tid) = split_global_tid(at.opt(row, 3, "globalTid")?);
-        let name_id: i64 = at.req(row, 5, "nameId")?;
+        let (pid, tid) = split_global_tid(global_tid);
         let name = match self.api_names.get(&name_id) {
             Some(&name) => name,
             None => {
@@ -302,7 +371,6 @@ impl<'e> Reader<'e> {
                 name
             }
         };
-        let correlation = at.opt(row, 4, "correlationId")?;
         Ok(HostSpan::new(name, category, (pid, tid), start, dur, correlation.into()))
     }
 

@@ -48,6 +48,14 @@ pub(super) trait Cells {
     /// Cell `index` (named `column` in errors) as an integer, `None` for NULL; an error for
     /// anything else.
     fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>>;
+
+    /// The first `N` cells as integers when every one holds an integer, in one call (a
+    /// table's hot loop); `None` when one does not, or when the row cannot give them at once
+    /// (the cells are then read one by one).
+    #[inline]
+    fn ints<const N: usize>(&self) -> Option<[i64; N]> {
+        None
+    }
 }
 
 impl Cells for Row<'_> {
@@ -66,6 +74,11 @@ impl Cells for Record<'_> {
     #[inline]
     fn int(&self, at: &At, index: usize, column: &str) -> Result<Option<i64>> {
         int_of(self.cell(index), at, column)
+    }
+
+    #[inline]
+    fn ints<const N: usize>(&self) -> Option<[i64; N]> {
+        Record::ints(self)
     }
 }
 

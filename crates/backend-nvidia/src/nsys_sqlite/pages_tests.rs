@@ -116,6 +116,24 @@ fn every_serial_type_overflow_chain_and_tree_depth_reads_as_sqlite_reads_it() {
         let (sqlite, pages) = both(&path, "t", &["a", "b", "c", "id", "later", "note"]);
         assert_eq!(pages.as_ref(), Some(&sqlite), "page size {page_size}");
         assert!(sqlite.len() > 2000);
+        // A row's integers in one call: those SQLite gives when every cell is one, else none.
+        let conn = Connection::open(&path).unwrap();
+        let pages = TablePages::open(&path, &conn, "t", &["a", "b", "c", "id", "later"]).unwrap();
+        let (mut whole, mut rows) = (0, 0);
+        pages
+            .scan(0..pages.leaves(), |record| {
+                let cells: Vec<Cell> = (0..5).map(|i| record.cell(i)).collect();
+                let ints = |n: usize| -> Option<Vec<i64>> {
+                    cells[..n].iter().map(|c| if let Cell::Int(v) = c { Some(*v) } else { None }).collect()
+                };
+                assert_eq!(record.ints::<5>().map(Vec::from), ints(5), "{cells:?}");
+                assert_eq!(record.ints::<2>().map(Vec::from), ints(2), "{cells:?}");
+                whole += usize::from(ints(5).is_some());
+                rows += 1;
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        assert!(whole > 100 && whole < rows, "rows of integers and rows with a NULL or text: {whole} of {rows}");
         // A column added with a default other than NULL is read as stored, never guessed:
         // rows written before it say so.
         let (sqlite, pages) = both(&path, "t", &["fixed"]);
@@ -242,4 +260,44 @@ fn nvtx_ranges_from_the_pages_are_those_sqlite_selects() {
     let ranges = |t: &Timeline| t.host.iter().filter(|s| s.category == prof_core::HostCategory::Annotation).count();
     assert_eq!(ranges(&loaded), ranges(&sqlite));
     assert!(!loaded.host.iter().any(|s| loaded.name(s.name) == "real"));
+}
+
+/// Kernel and runtime rows whose cells are integers out of their columns' range (a grid past
+/// 2^32, a negative stream, an end before the start): the pages' one-call reading of a row
+/// leaves them to the cell-by-cell reading, which refuses each as SQLite's reading does,
+/// naming the row and column.
+#[test]
+fn cells_out_of_range_are_refused_as_sqlite_reads_them() {
+    let scratch = Scratch::new("nsys-pages-kernel-range");
+    let report = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite"
+    );
+    let (kernels, calls) = (super::super::KERNEL_TABLE, super::super::RUNTIME_TABLE);
+    let cases = [
+        (kernels, "gridX = 4294967296", "column gridX holds 4294967296, out of range"),
+        (kernels, "streamId = -1", "column streamId holds -1, out of range"),
+        (kernels, "\"end\" = start - 1", "before its start"),
+        (kernels, "correlationId = -5", "column correlationId holds -5, out of range"),
+        (kernels, "staticSharedMemory = -1", "column staticSharedMemory holds -1, out of range"),
+        (calls, "\"end\" = start - 1", "before its start"),
+        (calls, "correlationId = -5", "column correlationId holds -5, out of range"),
+        (calls, "start = -3", "column start holds -3, out of range"),
+    ];
+    for (k, (table, set, said)) in cases.into_iter().enumerate() {
+        let path = scratch.file(&format!("k{k}.sqlite"), &std::fs::read(report).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        let rowid: i64 = conn.query_row(&format!("SELECT max(rowid) FROM {table}"), [], |r| r.get(0)).unwrap();
+        conn.execute_batch(&format!("UPDATE {table} SET {set} WHERE rowid = {rowid}")).unwrap();
+        let export = Export::open(&path).unwrap();
+        let names = columns(table).unwrap();
+        let pages = TablePages::open(&path, &export.conn, table, &names).unwrap();
+        let mut direct = Timeline::new("t");
+        assert!(!Reader::new(&export).unwrap().read_pages(table, &pages, 0..pages.leaves(), &mut direct), "{set}");
+        let mut sqlite = Timeline::new("t");
+        let from_sqlite = Reader::new(&export).unwrap().read(table, &mut sqlite).unwrap_err().to_string();
+        let loaded = super::super::load(&path).unwrap_err().to_string();
+        assert!(from_sqlite.contains(said), "{set}: {from_sqlite}");
+        assert_eq!(loaded, from_sqlite, "{set}");
+    }
 }

@@ -89,6 +89,38 @@ impl<'p> Record<'p> {
 }
 
 impl Record<'_> {
+    /// The first `N` asked columns as integers when every one of them holds an integer (or is
+    /// the rowid), as [`Record::cell`] reads each: a table's hot loop takes a row in one call.
+    /// `None` for anything else (a NULL, a text, a short or damaged record): the caller reads
+    /// that row cell by cell, which names what is wrong.
+    #[inline]
+    pub(super) fn ints<const N: usize>(&self) -> Option<[i64; N]> {
+        let mut out = [0i64; N];
+        let places = self.places.get(..N)?;
+        for (slot, place) in out.iter_mut().zip(places) {
+            *slot = match *place {
+                Place::Rowid => self.rowid,
+                Place::Column { at, .. } => {
+                    let &(serial, offset) = self.cells.get(at)?;
+                    let len = match serial {
+                        1..=4 => serial as usize,
+                        5 => 6,
+                        6 => 8,
+                        8 => 0,
+                        9 => 1,
+                        _ => return None,
+                    };
+                    if serial >= 8 {
+                        len as i64
+                    } else {
+                        big_endian(self.payload.get(offset..offset + len)?)
+                    }
+                }
+            };
+        }
+        Some(out)
+    }
+
     /// The asked column `index`, as SQLite's `sqlite3_column_type` and `_int64` give it.
     #[inline]
     pub(super) fn cell(&self, index: usize) -> Cell {
@@ -101,15 +133,7 @@ impl Record<'_> {
             return if null_default { Cell::Null } else { Cell::Other("a default value") };
         };
         let bytes = |n: usize| self.payload.get(offset..offset + n);
-        let int = |n: usize| {
-            let b = bytes(n)?;
-            // Big-endian two's complement of n bytes, sign-extended.
-            let mut value = i64::from(b[0] as i8);
-            for &byte in &b[1..] {
-                value = (value << 8) | i64::from(byte);
-            }
-            Some(value)
-        };
+        let int = |n: usize| bytes(n).map(big_endian);
         let value = match serial {
             0 => return Cell::Null,
             1..=4 => int(serial as usize),
@@ -124,6 +148,16 @@ impl Record<'_> {
         };
         value.map_or(Cell::Other("a damaged record"), Cell::Int)
     }
+}
+
+/// The big-endian two's complement integer of `bytes` (1 to 8 of them), sign-extended.
+#[inline]
+fn big_endian(bytes: &[u8]) -> i64 {
+    let mut value = i64::from(bytes[0] as i8);
+    for &byte in &bytes[1..] {
+        value = (value << 8) | i64::from(byte);
+    }
+    value
 }
 
 /// Bytes of a value of each serial type below 12 (10 and 11 are reserved: [`RESERVED`]).
