@@ -30,6 +30,7 @@
 mod activity;
 mod cells;
 mod gunzip;
+mod kernel_cells;
 mod pages;
 mod parts;
 mod raw;
