@@ -15,14 +15,19 @@ const MAX_RUNS: usize = 64;
 /// Sorts `ops` by start, stably (ops that start together keep their order).
 pub(crate) fn sort_by_start(ops: &mut [DeviceOp]) {
     let mut runs = vec![0];
-    for i in 1..ops.len() {
-        if ops[i].start_ns < ops[i - 1].start_ns {
+    let mut many = false;
+    for (i, pair) in ops.windows(2).enumerate() {
+        if pair[1].start_ns < pair[0].start_ns {
             if runs.len() == MAX_RUNS {
-                ops.sort_by_key(|op| op.start_ns);
-                return;
+                many = true;
+                break;
             }
-            runs.push(i);
+            runs.push(i + 1);
         }
+    }
+    if many {
+        ops.sort_by_key(|op| op.start_ns);
+        return;
     }
     runs.push(ops.len());
     // Merge neighbouring runs pairwise until one is left.

@@ -309,9 +309,8 @@ impl Timeline {
     /// order, so the error names the right op.
     pub fn finish_loading(&mut self) -> Result<(), String> {
         self.check_loaded()?;
-        if !self.ops.is_sorted_by_key(|op| op.start_ns) {
-            crate::op_order::sort_by_start(&mut self.ops);
-        }
+        // One walk finds the ascending runs (one: already in order, nothing moves).
+        crate::op_order::sort_by_start(&mut self.ops);
         Ok(())
     }
 
