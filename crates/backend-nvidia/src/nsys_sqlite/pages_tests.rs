@@ -203,6 +203,15 @@ fn varints_read_as_the_format_writes_them() {
     assert_eq!(varint(&[]), None);
 }
 
+/// A copy, named `name` in `scratch`, of the real nsys 2024.6 export the tests below change.
+fn learncuda_copy(scratch: &Scratch, name: &str) -> std::path::PathBuf {
+    let report = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite"
+    );
+    scratch.file(name, &std::fs::read(report).unwrap())
+}
+
 /// NVTX ranges read from the pages: the query's condition (`eventType IN (59, 60) AND "end"
 /// IS NOT NULL AND start >= 0`) applied in Rust as SQLite applies it, the text or its
 /// `textId`; a value SQLite would compare otherwise (a REAL eventType) sends the table back
@@ -210,11 +219,7 @@ fn varints_read_as_the_format_writes_them() {
 #[test]
 fn nvtx_ranges_from_the_pages_are_those_sqlite_selects() {
     let scratch = Scratch::new("nsys-pages-nvtx");
-    let report = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite"
-    );
-    let path = scratch.file("nvtx.sqlite", &std::fs::read(report).unwrap());
+    let path = learncuda_copy(&scratch, "nvtx.sqlite");
     let conn = Connection::open(&path).unwrap();
     let mut sql = String::from("BEGIN;");
     for row in 0..4000i64 {
@@ -269,10 +274,6 @@ fn nvtx_ranges_from_the_pages_are_those_sqlite_selects() {
 #[test]
 fn cells_out_of_range_are_refused_as_sqlite_reads_them() {
     let scratch = Scratch::new("nsys-pages-kernel-range");
-    let report = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/nvidia/nsys/sqlite/learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite"
-    );
     let (kernels, calls) = (super::super::KERNEL_TABLE, super::super::RUNTIME_TABLE);
     let cases = [
         (kernels, "gridX = 4294967296", "column gridX holds 4294967296, out of range"),
@@ -285,7 +286,7 @@ fn cells_out_of_range_are_refused_as_sqlite_reads_them() {
         (calls, "start = -3", "column start holds -3, out of range"),
     ];
     for (k, (table, set, said)) in cases.into_iter().enumerate() {
-        let path = scratch.file(&format!("k{k}.sqlite"), &std::fs::read(report).unwrap());
+        let path = learncuda_copy(&scratch, &format!("k{k}.sqlite"));
         let conn = Connection::open(&path).unwrap();
         let rowid: i64 = conn.query_row(&format!("SELECT max(rowid) FROM {table}"), [], |r| r.get(0)).unwrap();
         conn.execute_batch(&format!("UPDATE {table} SET {set} WHERE rowid = {rowid}")).unwrap();

@@ -102,19 +102,7 @@ impl Record<'_> {
                 Place::Rowid => self.rowid,
                 Place::Column { at, .. } => {
                     let &(serial, offset) = self.cells.get(at)?;
-                    let len = match serial {
-                        1..=4 => serial as usize,
-                        5 => 6,
-                        6 => 8,
-                        8 => 0,
-                        9 => 1,
-                        _ => return None,
-                    };
-                    if serial >= 8 {
-                        len as i64
-                    } else {
-                        big_endian(self.payload.get(offset..offset + len)?)
-                    }
+                    self.integer(serial, offset)?
                 }
             };
         }
@@ -132,21 +120,29 @@ impl Record<'_> {
         let Some(&(serial, offset)) = self.cells.get(at) else {
             return if null_default { Cell::Null } else { Cell::Other("a default value") };
         };
-        let bytes = |n: usize| self.payload.get(offset..offset + n);
-        let int = |n: usize| bytes(n).map(big_endian);
-        let value = match serial {
-            0 => return Cell::Null,
-            1..=4 => int(serial as usize),
-            5 => int(6),
-            6 => int(8),
-            7 => return Cell::Other("a REAL"),
-            8 => Some(0),
-            9 => Some(1),
-            10 | 11 => None,
-            n if n % 2 == 0 => return Cell::Other("a BLOB"),
-            _ => return Cell::Other("TEXT"),
+        match serial {
+            0 => Cell::Null,
+            1..=6 | 8 | 9 => self.integer(serial, offset).map_or(Cell::Other("a damaged record"), Cell::Int),
+            7 => Cell::Other("a REAL"),
+            10 | 11 => Cell::Other("a damaged record"),
+            n if n % 2 == 0 => Cell::Other("a BLOB"),
+            _ => Cell::Other("TEXT"),
+        }
+    }
+
+    /// The integer of a cell of serial type `serial` at `offset` (types 1-6: big-endian bytes;
+    /// 8 and 9: the constants 0 and 1); `None` for any other type or bytes past the payload.
+    #[inline]
+    fn integer(&self, serial: u64, offset: usize) -> Option<i64> {
+        let len = match serial {
+            1..=4 => serial as usize,
+            5 => 6,
+            6 => 8,
+            8 => return Some(0),
+            9 => return Some(1),
+            _ => return None,
         };
-        value.map_or(Cell::Other("a damaged record"), Cell::Int)
+        self.payload.get(offset..offset + len).map(big_endian)
     }
 }
 
