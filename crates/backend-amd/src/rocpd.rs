@@ -181,7 +181,7 @@ mod tests {
         let t = load(&path).unwrap();
         assert_eq!(t.ops.iter().map(|o| o.dur_ns()).collect::<Vec<_>>(), [8292, 5528, 5488]);
         let first = &t.ops[0];
-        assert_eq!(t.name(first.name), "vecCopy(double*, double*, double*, int, int)");
+        assert_eq!(t.name(first.name()), "vecCopy(double*, double*, double*, int, int)");
         assert_eq!((first.device(), first.stream(), first.start_ns), (0, 0, 1_986_623_975_868_304));
         let details = t.details_of(first).unwrap();
         assert_eq!(

@@ -141,7 +141,7 @@ mod tests {
             assert!(is_results_csv(&path), "{workload}");
             let t = load(&path).unwrap();
             assert_eq!(t.ops.iter().map(|o| o.dur_ns()).collect::<Vec<_>>(), durations, "{workload}");
-            assert!(t.ops.iter().all(|o| o.device() == device && t.name(o.name).starts_with("vecCopy(double*")));
+            assert!(t.ops.iter().all(|o| o.device() == device && t.name(o.name()).starts_with("vecCopy(double*")));
         }
         let rounded = fixture_path("rocprof-compute/vcopy_MI300A_A1/timestamps.csv");
         let e = load(&rounded).unwrap_err().to_string();

@@ -21,7 +21,7 @@ fn json_dispatches_equal_the_csv_of_the_same_run() {
     let starts = |t: &Timeline| t.ops.iter().map(|o| o.start_ns).collect::<Vec<_>>();
     assert_eq!(starts(&t), starts(&csv));
     for op in &t.ops {
-        assert_eq!(t.name(op.name), "vecCopy(double*, double*, double*, int, int)");
+        assert_eq!(t.name(op.name()), "vecCopy(double*, double*, double*, int, int)");
         assert_eq!(
             (op.device(), op.stream(), op.kind()),
             (0, 0, OpKind::Kernel),

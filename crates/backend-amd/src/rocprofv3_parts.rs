@@ -134,7 +134,7 @@ mod tests {
             .iter()
             .map(|op| {
                 let d = t.details_of(op).map(|d| (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes));
-                let name = t.name(op.name);
+                let name = t.name(op.name());
                 format!(
                     "{:?} {name} {} {} {} {} {:?} {d:?}",
                     op.kind(),

@@ -272,7 +272,7 @@ pub fn load_kernel_trace<R: BufRead>(
         };
         let before = timeline.ops.len();
         timeline.push_op_with(op, details);
-        if let (Some(key), Some(id)) = (key, timeline.ops.get(before).and_then(|op| op.details)) {
+        if let (Some(key), Some(id)) = (key, timeline.ops.get(before).and_then(|op| op.details())) {
             seen.put(name_id, key, id);
         }
         added += 1;

@@ -37,7 +37,7 @@ fn sdk1_0_kernel_trace() {
     // Row 2 (divide_kernel): Correlation_Id 4, start 1550151853064037, end ...075237 (11,200 ns),
     // VGPR 12, LDS 0, workgroup 64x1x1, grid 1024x1024x1 work-items = 16x1024x1 workgroups.
     let divide = &t.ops[1];
-    assert_eq!(t.name(divide.name), "divide_kernel(float*, float const*, float const*, int, int)");
+    assert_eq!(t.name(divide.name()), "divide_kernel(float*, float const*, float const*, int, int)");
     assert_eq!((divide.correlation.get(), divide.start_ns, divide.dur_ns()), (Some(4), 1_550_151_853_064_037, 11_200));
     let d = t.details_of(divide).unwrap();
     assert_eq!((d.registers_per_thread, d.shared_memory_bytes), (Some(12), Some(0)));
@@ -84,8 +84,8 @@ fn copies_and_hip_calls() {
     // python: durations 77,040 + 75,361 + 75,440 + 101,321 = 329,162 ns; H2D Agent 0 -> Agent 4,
     // D2H Agent 4 -> Agent 0, so every copy is on device 4; no byte count in the file.
     assert_eq!(t.ops.iter().map(|op| op.dur_ns()).sum::<u64>(), 329_162);
-    assert!(t.ops.iter().all(|op| op.kind() == OpKind::Memcpy && op.device() == 4 && op.details.is_none()));
-    assert_eq!(t.name(t.ops[0].name), "MEMORY_COPY_HOST_TO_DEVICE");
+    assert!(t.ops.iter().all(|op| op.kind() == OpKind::Memcpy && op.device() == 4 && op.details().is_none()));
+    assert_eq!(t.name(t.ops[0].name()), "MEMORY_COPY_HOST_TO_DEVICE");
     assert_eq!({ t.ops[2].correlation }, Some(23));
     let hip = CsvReader::open(&fixture_path("rocprofv3/sdk1.0_hip_api_trace.csv")).unwrap();
     assert_eq!(load_hip_api(hip, 0, &mut t).unwrap(), 17);
@@ -206,7 +206,7 @@ fn detail_cells_equal_to_the_last_rows_of_a_kernel_are_not_parsed_again_but_read
     assert_eq!(read(0), first);
     assert_eq!(read(1), (Some([32, 1024, 1]), Some([64, 1, 1]), Some(8), Some(0)));
     assert_eq!((read(2), read(3)), (first, first));
-    assert_eq!({ t.ops[2].details }, { t.ops[0].details }, "the same cells share the details");
+    assert_eq!({ t.ops[2].details() }, { t.ops[0].details() }, "the same cells share the details");
     // A bad cell is never taken from the cache: its bytes differ from every row seen.
     let bad = kernel_error(&format!("{header}\n{row}\n{}\n", row.replace(",0,0,8,0,16,", ",0,0,x,0,16,")));
     assert!(bad.contains(":3") && bad.contains("`VGPR_Count` is `x`"), "{bad}");

@@ -231,7 +231,7 @@ fn read_rows(
             // The checks group by op type, else name: the ids the op has already.
             let key = match details.op_type {
                 Some(op_type) => Ok(op_type),
-                None => c.op_of(&row).map(|_| op.name),
+                None => c.op_of(&row).map(|_| op.name()),
             };
             if let Err(error) = key.and_then(|key| c.add(&row, op.dur_ns(), key)) {
                 checks = Some(Err(error));

@@ -29,7 +29,7 @@ fn kernel_details_ops_totals_and_core_types() {
     assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 396_807_040);
     let first = &t.ops[0];
     assert_eq!(
-        (t.name(first.name), first.start_ns, first.dur_ns(), first.stream()),
+        (t.name(first.name()), first.start_ns, first.dur_ns(), first.stream()),
         ("ZerosLike46", 1_699_529_622_790_614_800, 607_980, 16)
     );
     let details = t.details_of(first).unwrap();
@@ -75,7 +75,7 @@ fn cann8_op_summary_with_tab_padded_starts() {
     assert_eq!({ t.ops[0].start_ns }, 1_787_504_007_005_868_315);
     assert!(t.ops.iter().all(|o| o.device() == 0 && o.stream() == 46));
     assert_eq!(type_total(&t, "GroupedMatmul"), 26_661);
-    let grouped = t.ops.iter().find(|o| t.name(o.name).contains("GroupedMatmul")).unwrap();
+    let grouped = t.ops.iter().find(|o| t.name(o.name()).contains("GroupedMatmul")).unwrap();
     let details = t.details_of(grouped).unwrap();
     assert_eq!((details.core_type, details.block_dim), (Some(CoreType::Mix), Some(20)));
     assert_eq!(details.shapes.map(|s| t.name(s)), Some("512,16;8,2048,16;;;;;;8"));
@@ -162,9 +162,15 @@ fn ops_text(t: &Timeline) -> Vec<String> {
         .iter()
         .map(|op| {
             let d = t.details_of(op).map(|d| (d.block_dim, d.core_type, d.op_type.map(text), d.shapes.map(text)));
-            format!("{:?} {} {} {} {} {} {d:?}", op.kind(), text(op.name), op.device(), op.stream(), { op.start_ns }, {
-                op.dur_ns()
-            })
+            format!(
+                "{:?} {} {} {} {} {} {d:?}",
+                op.kind(),
+                text(op.name()),
+                op.device(),
+                op.stream(),
+                { op.start_ns },
+                { op.dur_ns() }
+            )
         })
         .collect()
 }
@@ -204,8 +210,8 @@ fn loading_in_parts_gives_the_timeline_and_checks_of_one_reader() {
             let at = format!("{} in {parts} parts", path.display());
             assert_eq!(ops_text(&joined), ops_text(&whole), "{at}");
             assert_eq!(
-                joined.ops.iter().map(|op| op.name).collect::<Vec<_>>(),
-                whole.ops.iter().map(|op| op.name).collect::<Vec<_>>(),
+                joined.ops.iter().map(|op| op.name()).collect::<Vec<_>>(),
+                whole.ops.iter().map(|op| op.name()).collect::<Vec<_>>(),
                 "{at}"
             );
             assert_eq!(joined.sections.len(), 1, "{at}");

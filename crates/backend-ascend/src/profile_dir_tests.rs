@@ -81,10 +81,10 @@ fn task_time_is_the_op_table_when_there_is_no_op_summary() {
     let t = files.load().unwrap();
     assert_eq!(t.ops.len(), 7);
     assert_eq!(t.ops.iter().map(|o| o.dur_ns()).sum::<u64>(), 249_692_680);
-    let main: Vec<_> = t.ops.iter().filter(|o| t.name(o.name) == "main_kernel").collect();
+    let main: Vec<_> = t.ops.iter().filter(|o| t.name(o.name()) == "main_kernel").collect();
     assert_eq!((main.len(), main.iter().map(|o| o.dur_ns()).sum::<u64>()), (3, 249_611_260));
     assert!(main.iter().all(|o| o.kind() == prof_core::OpKind::Kernel));
-    let timeout: Vec<_> = t.ops.iter().filter(|o| t.name(o.name) == "TASK_TIMEOUT_SET").collect();
+    let timeout: Vec<_> = t.ops.iter().filter(|o| t.name(o.name()) == "TASK_TIMEOUT_SET").collect();
     assert_eq!((timeout.len(), timeout[0].dur_ns(), timeout[0].kind()), (1, 81_400, prof_core::OpKind::Other));
     assert!(t.partial.as_deref().unwrap().contains("ops come from task_time"), "{:?}", t.partial);
 }

@@ -104,7 +104,7 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
 
     let k = &t.ops[0];
     assert_eq!(k.kind(), OpKind::Kernel);
-    assert_eq!(t.name(k.name), "void gemv<128>(float const*, float*)");
+    assert_eq!(t.name(k.name()), "void gemv<128>(float const*, float*)");
     assert_eq!((k.device(), k.stream(), k.start_ns, k.dur_ns(), k.correlation.get()), (0, 7, 2_000, 3_500, Some(7)));
     let d = t.details_of(k).unwrap();
     assert_eq!(d.grid, Some([4096, 1, 1]));
@@ -113,11 +113,11 @@ fn every_record_kind_lands_in_the_timeline_with_its_fields() {
     assert_eq!(d.shared_memory_bytes, Some(1024 + 32_768));
 
     let copy = &t.ops[1];
-    assert_eq!((copy.kind(), t.name(copy.name)), (OpKind::Memcpy, "CUDA memcpy HtoD"));
+    assert_eq!((copy.kind(), t.name(copy.name())), (OpKind::Memcpy, "CUDA memcpy HtoD"));
     assert_eq!((copy.stream(), copy.dur_ns(), copy.correlation.get()), (14, 2_000, Some(8)));
     assert_eq!(t.details_of(copy).unwrap().bytes, Some(1 << 20));
     let set = &t.ops[2];
-    assert_eq!((set.kind(), t.name(set.name), set.correlation.get()), (OpKind::Memset, "CUDA memset", None));
+    assert_eq!((set.kind(), t.name(set.name()), set.correlation.get()), (OpKind::Memset, "CUDA memset", None));
     assert_eq!(t.details_of(set).unwrap().bytes, Some(4096));
 
     let launch = &t.host[0];
@@ -256,11 +256,11 @@ fn real_h200_trace_loads_with_the_numbers_an_independent_walker_found() {
     let sets: Vec<_> = t.ops.iter().filter(|op| op.kind() == OpKind::Memset).collect();
     assert_eq!((kernels.len(), sets.len(), t.ops.len(), t.host.len()), (88, 4, 92, 1389));
     assert_eq!(kernels.iter().map(|k| k.dur_ns()).sum::<u64>(), 1_170_722);
-    let distinct: std::collections::HashSet<_> = kernels.iter().map(|k| k.name).collect();
+    let distinct: std::collections::HashSet<_> = kernels.iter().map(|k| k.name()).collect();
     assert_eq!(distinct.len(), 10);
 
     let first = kernels[0];
-    assert!(t.name(first.name).starts_with(
+    assert!(t.name(first.name()).starts_with(
         "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, true>(int, float,"
     ));
     assert_eq!((first.start_ns, first.dur_ns()), (1_796_228_603_341_404_786, 4_929));

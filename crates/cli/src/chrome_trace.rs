@@ -47,7 +47,7 @@ pub fn write(timeline: &Timeline, out: &mut impl Write) -> io::Result<u64> {
     w.out.write_all(b"},\"traceEvents\":[")?;
     metadata(timeline, &mut w)?;
     for op in &timeline.ops {
-        device_op(op, timeline.details_of(op), name(op.name), &names, &mut w)?;
+        device_op(op, timeline.details_of(op), name(op.name()), &names, &mut w)?;
     }
     for span in &timeline.host {
         host_span(span, name(span.name), &mut w)?;

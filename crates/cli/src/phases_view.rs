@@ -117,7 +117,7 @@ fn cut(timeline: Timeline, choice: PhaseChoice, phases: Phases) -> Result<(Timel
     let mut launches_before = prof_core::intern::FxHashMap::default();
     if let Some((start, _)) = window {
         for op in timeline.ops.iter().filter(|op| op.kind() == prof_core::OpKind::Kernel && op.start_ns < start) {
-            *launches_before.entry(op.name).or_insert(0) += 1;
+            *launches_before.entry(op.name()).or_insert(0) += 1;
         }
     }
     let cut = match window {

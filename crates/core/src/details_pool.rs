@@ -1,9 +1,9 @@
 //! Shared op details: most ops of a trace repeat the details of others (every launch of a
 //! kernel has the same grid, block, registers and shared memory; every Ascend op of a type
 //! the same shapes and core type), so a timeline keeps each distinct [`OpDetails`] once and
-//! its ops hold a 4-byte [`DetailsId`] of it. A kernel trace's op then costs its 32 bytes and
-//! a share of a few hundred details, where a box per op cost ~130 more (10 M rocprofv3
-//! kernels: 2.1 GB) and a shared pointer 8.
+//! its ops hold a [`DetailsId`] of it (15 bits of a word shared with the name: `op_label.rs`).
+//! A kernel trace's op then costs its 24 bytes and a share of a few hundred details, where a box
+//! per op cost ~130 more (10 M rocprofv3 kernels: 2.1 GB) and a shared pointer 8.
 //!
 //! Readers ask the timeline ([`crate::Timeline::details_of`]); a loader hands an op its
 //! details as it pushes it ([`crate::Timeline::push_op_with`]).
@@ -25,6 +25,18 @@ impl DetailsId {
     /// Its place in its pool.
     pub(crate) fn index(self) -> usize {
         self.0.get() as usize - 1
+    }
+
+    /// Its number (never 0), for a packed word.
+    #[inline]
+    pub(crate) fn raw(self) -> u32 {
+        self.0.get()
+    }
+
+    /// The id of number `raw`; `None` for 0.
+    #[inline]
+    pub(crate) fn from_raw(raw: u32) -> Option<Self> {
+        NonZeroU32::new(raw).map(DetailsId)
     }
 }
 

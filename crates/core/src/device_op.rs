@@ -4,17 +4,17 @@ use crate::correlation::Correlation;
 use crate::details_pool::DetailsId;
 use crate::dur_word::Dur;
 use crate::intern::NameId;
+use crate::op_label::Label;
 use crate::op_place::Place;
 use crate::timeline::OpKind;
 use serde::Serialize;
 
-/// One operation that ran on a device: 28 bytes (its duration in a 4-byte word, above; its
+/// One operation that ran on a device: 24 bytes (its duration in a 4-byte word, above; its
 /// kind, device and stream packed in another: `op_place.rs`; its correlation id in a third:
-/// `correlation.rs`), so 10 M ops are 280 MB. Packed to 4-byte alignment (the 8-byte start
-/// first, then the four-byte words). Read its fields by value (`op.start_ns`); a reference to
-/// one (`&op.start_ns`) does not compile.
+/// `correlation.rs`; its name and details id in a fourth: `op_label.rs`), so 10 M ops are
+/// 240 MB. The 8-byte start first, then the four-byte words: no padding.
 #[derive(Clone, Copy, PartialEq)]
-#[repr(C, packed(4))]
+#[repr(C)]
 pub struct DeviceOp {
     /// Start, nanoseconds on the source's clock.
     pub start_ns: u64,
@@ -22,11 +22,8 @@ pub struct DeviceOp {
     dur: Dur,
     /// Correlation id linking the op to the host span that launched it (`.get()` for the id).
     pub correlation: Correlation,
-    /// Kernel or op name.
-    pub name: NameId,
-    /// Everything else the source has: an id in the timeline's pool, shared with the ops
-    /// whose details are equal ([`Timeline::details_of`](crate::Timeline::details_of) reads them).
-    pub details: Option<DetailsId>,
+    /// Name and details ([`DeviceOp::name`], [`DeviceOp::details`]).
+    label: Label,
     /// Kind, device and stream ([`DeviceOp::kind`], [`DeviceOp::device`], [`DeviceOp::stream`]).
     place: Place,
 }
@@ -36,7 +33,32 @@ impl DeviceOp {
     #[inline]
     pub fn new(kind: OpKind, name: NameId, device: u32, stream: u64, start_ns: u64, dur_ns: u64) -> Self {
         let place = Place::new(kind, device, stream);
-        Self { start_ns, dur: Dur::new(dur_ns), correlation: Correlation::NONE, name, details: None, place }
+        Self { start_ns, dur: Dur::new(dur_ns), correlation: Correlation::NONE, label: Label::new(name, None), place }
+    }
+
+    /// Kernel or op name.
+    #[inline]
+    pub fn name(&self) -> NameId {
+        self.label.name()
+    }
+
+    /// Everything else the source has: an id in the timeline's pool, shared with the ops
+    /// whose details are equal ([`Timeline::details_of`](crate::Timeline::details_of) reads them).
+    #[inline]
+    pub fn details(&self) -> Option<DetailsId> {
+        self.label.details()
+    }
+
+    /// Gives it the name `name` and the details `details` (ids of its timeline).
+    #[inline]
+    pub fn relabel(&mut self, name: NameId, details: Option<DetailsId>) {
+        self.label = Label::new(name, details);
+    }
+
+    /// Gives it the details `details` (an id of its timeline's pool), keeping its name.
+    #[inline]
+    pub fn set_details(&mut self, details: Option<DetailsId>) {
+        self.label = Label::new(self.name(), details);
     }
 
     /// Duration, nanoseconds.
@@ -81,13 +103,13 @@ impl std::fmt::Debug for DeviceOp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DeviceOp")
             .field("kind", &self.kind())
-            .field("name", &{ self.name })
+            .field("name", &self.name())
             .field("device", &self.device())
             .field("stream", &self.stream())
             .field("start_ns", &{ self.start_ns })
             .field("dur_ns", &self.dur_ns())
             .field("correlation", &{ self.correlation })
-            .field("details", &{ self.details })
+            .field("details", &self.details())
             .finish()
     }
 }
@@ -98,13 +120,13 @@ impl Serialize for DeviceOp {
         use serde::ser::SerializeStruct;
         let mut op = serializer.serialize_struct("DeviceOp", 8)?;
         op.serialize_field("kind", &self.kind())?;
-        op.serialize_field("name", &{ self.name })?;
+        op.serialize_field("name", &self.name())?;
         op.serialize_field("device", &self.device())?;
         op.serialize_field("stream", &self.stream())?;
         op.serialize_field("start_ns", &{ self.start_ns })?;
         op.serialize_field("dur_ns", &self.dur_ns())?;
         op.serialize_field("correlation", &{ self.correlation })?;
-        op.serialize_field("details", &{ self.details })?;
+        op.serialize_field("details", &self.details())?;
         op.end()
     }
 }

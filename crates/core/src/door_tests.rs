@@ -68,7 +68,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn kernel_of(loaded: Loaded) -> String {
     match loaded {
-        Loaded::Timeline(t) => t.name(t.ops[0].name).to_owned(),
+        Loaded::Timeline(t) => t.name(t.ops[0].name()).to_owned(),
         _ => panic!("a timeline"),
     }
 }

@@ -279,7 +279,7 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
     let mut device_ns = 0u64;
     for op in &timeline.ops {
         by_name
-            .entry(op.name)
+            .entry(op.name())
             .or_insert_with(|| KernelAcc::new(op.kind(), timeline.details_of(op).and_then(|d| d.op_type)))
             .add(op.dur_ns());
         device_ns = device_ns.saturating_add(op.dur_ns());

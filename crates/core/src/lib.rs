@@ -37,6 +37,7 @@ pub mod intern;
 pub mod kernel_summary;
 pub mod launch_index;
 pub mod load_budget;
+mod op_label;
 mod op_order;
 mod op_place;
 pub mod op_totals;

@@ -137,7 +137,7 @@ mod tests {
         let mut got = ops;
         sort_by_start(&mut got);
         // The tags (source positions) say whether ties kept their order.
-        let tags = |v: &[DeviceOp]| v.iter().map(|op| (op.start_ns, op.name.0)).collect::<Vec<_>>();
+        let tags = |v: &[DeviceOp]| v.iter().map(|op| (op.start_ns, op.name().0)).collect::<Vec<_>>();
         assert_eq!(tags(&got), tags(&want), "{starts:?}");
     }
 

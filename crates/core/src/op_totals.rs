@@ -60,11 +60,11 @@ impl OpTotals {
         let mut ids: Vec<Option<NameId>> = vec![None; part.names.len()];
         let mut spans: Vec<(u32, Vec<(u64, u64)>)> = Vec::new();
         for op in &part.ops {
-            let slot = op.name.0 as usize;
+            let slot = op.name().0 as usize;
             let id = match ids.get(slot).copied().flatten() {
                 Some(id) => id,
                 None => {
-                    let id = totals.names.intern(part.name(op.name));
+                    let id = totals.names.intern(part.name(op.name()));
                     let op_type =
                         part.details_of(op).and_then(|d| d.op_type).map(|t| totals.names.intern(part.name(t)));
                     totals.set_first(id, KernelAcc::new(op.kind(), op_type));

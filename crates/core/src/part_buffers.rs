@@ -107,7 +107,7 @@ mod tests {
         let text = |t: &Timeline| {
             t.ops
                 .iter()
-                .map(|op| format!("{} {} {}", t.name(op.name), { op.start_ns }, op.dur_ns()))
+                .map(|op| format!("{} {} {}", t.name(op.name()), { op.start_ns }, op.dur_ns()))
                 .collect::<Vec<_>>()
         };
         assert_eq!(text(&whole), text(&plain));

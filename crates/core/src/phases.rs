@@ -243,8 +243,10 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     // Before the steady state: load up to the last host-to-device copy, then warm-up.
     if steady_start > run_start {
         let pre = &order[..count_in(run_start, steady_start)];
-        let htod: Vec<&DeviceOp> =
-            pre.iter().filter(|op| op.kind() == OpKind::Memcpy && is_host_to_device(timeline.name(op.name))).collect();
+        let htod: Vec<&DeviceOp> = pre
+            .iter()
+            .filter(|op| op.kind() == OpKind::Memcpy && is_host_to_device(timeline.name(op.name())))
+            .collect();
         // The load ends with the leading burst of copies: a slow first call before the steady
         // state copies its own small inputs, which are not the load.
         let load_end = leading_burst_end(timeline, pre);
@@ -286,7 +288,7 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     let after = &order[after_from..];
     let steady_names = NameSet::of(timeline, &order[steady_from..after_from]);
     let copies = after.iter().filter(|op| op.kind() == OpKind::Memcpy).count();
-    let new_kernels = after.iter().filter(|op| op.kind() == OpKind::Kernel && !steady_names.has(op.name)).count();
+    let new_kernels = after.iter().filter(|op| op.kind() == OpKind::Kernel && !steady_names.has(op.name())).count();
     let mut tail = None;
     if copies + new_kernels > 0 {
         let marks = format!(

@@ -254,15 +254,15 @@ impl Timeline {
     /// The details of `op`, one of this timeline's ops.
     #[inline]
     pub fn details_of(&self, op: &DeviceOp) -> Option<&OpDetails> {
-        self.details.get(op.details?)
+        self.details.get(op.details()?)
     }
 
     /// Gives the op at `index` these `details` (shared with equal ones); false when there is
     /// no op there.
     pub fn set_details(&mut self, index: usize, details: OpDetails) -> bool {
-        let Some(name) = self.ops.get(index).map(|op| op.name) else { return false };
+        let Some(name) = self.ops.get(index).map(|op| op.name()) else { return false };
         let (id, _) = self.details.share_named(name, details);
-        self.ops[index].details = Some(id);
+        self.ops[index].set_details(Some(id));
         true
     }
 
@@ -274,7 +274,7 @@ impl Timeline {
         if self.details.get(details).is_none() {
             return false;
         }
-        op.details = Some(details);
+        op.set_details(Some(details));
         let before = self.ops.len();
         self.push_counted(op, OP_BYTES);
         self.ops.len() > before
@@ -297,8 +297,8 @@ impl Timeline {
     /// [`Timeline::push_op`] for an op whose details the reader built on the stack: equal
     /// details already held are shared without allocating (a loader's hot loop).
     pub fn push_op_with(&mut self, mut op: DeviceOp, details: OpDetails) {
-        let (shared, new) = self.details.share_named(op.name, details);
-        op.details = Some(shared);
+        let (shared, new) = self.details.share_named(op.name(), details);
+        op.set_details(Some(shared));
         self.push_counted(op, OP_BYTES + if new { DETAILS_BYTES } else { 0 });
     }
 
@@ -366,7 +366,7 @@ impl Timeline {
              the file's durations cannot be real",
             self.source,
             index + 1,
-            crate::error::quote(self.name(op.name)),
+            crate::error::quote(self.name(op.name())),
             { op.start_ns },
             { op.dur_ns() }
         ))

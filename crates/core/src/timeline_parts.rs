@@ -59,11 +59,10 @@ impl Timeline {
             if self.is_full() {
                 break;
             }
-            op.name = id(op.name);
             let mut bytes = OP_BYTES;
-            if let Some(details) = op.details {
+            let details = op.details().map(|details| {
                 let slot = details.index();
-                let copy = match shared.get(slot).copied().flatten() {
+                match shared.get(slot).copied().flatten() {
                     Some(copy) => copy,
                     None => {
                         let mut own = later.details.get(details).cloned().unwrap_or_default();
@@ -78,9 +77,9 @@ impl Timeline {
                         }
                         copy
                     }
-                };
-                op.details = Some(copy);
-            }
+                }
+            });
+            op.relabel(id(op.name()), details);
             self.push_counted(op, bytes);
         }
         let mut host = later.host;
@@ -153,7 +152,7 @@ mod tests {
             .iter()
             .map(|op| {
                 let details = timeline.details_of(op).map(|d| (d.op_type.map(text), d.block_dim));
-                format!("{} {} {} {details:?}", text(op.name), { op.start_ns }, { op.dur_ns() })
+                format!("{} {} {} {details:?}", text(op.name()), { op.start_ns }, { op.dur_ns() })
             })
             .collect()
     }
@@ -178,14 +177,14 @@ mod tests {
         // Same ids as one reader's, in the same order.
         assert_eq!(joined.names.iter().collect::<Vec<_>>(), whole.names.iter().collect::<Vec<_>>());
         assert_eq!(
-            joined.ops.iter().map(|op| op.name).collect::<Vec<_>>(),
-            whole.ops.iter().map(|op| op.name).collect::<Vec<_>>()
+            joined.ops.iter().map(|op| op.name()).collect::<Vec<_>>(),
+            whole.ops.iter().map(|op| op.name()).collect::<Vec<_>>()
         );
         // The details of equal ops are one shared copy across the parts.
         let matmuls: Vec<_> =
-            joined.ops.iter().filter(|op| joined.name(op.name) == "matmul" && op.details.is_some()).collect();
+            joined.ops.iter().filter(|op| joined.name(op.name()) == "matmul" && op.details().is_some()).collect();
         assert_eq!(matmuls.len(), 2);
-        assert_eq!(matmuls[0].details, matmuls[1].details);
+        assert_eq!(matmuls[0].details(), matmuls[1].details());
         assert_eq!(joined.details.len(), whole.details.len());
         assert_eq!(joined.name(joined.host[0].name), "gelu");
     }

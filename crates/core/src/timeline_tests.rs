@@ -48,7 +48,7 @@ fn ops_go_in_start_order_ties_in_source_order_unless_a_sum_overflowed() {
         t.push_op(DeviceOp::new(OpKind::Kernel, name, 0, 7, start, 5));
     }
     assert_eq!(t.finish_loading(), Ok(()));
-    let order: Vec<(&str, u64)> = t.ops.iter().map(|op| (t.name(op.name), op.start_ns)).collect();
+    let order: Vec<(&str, u64)> = t.ops.iter().map(|op| (t.name(op.name()), op.start_ns)).collect();
     assert_eq!(order, [("copy", 10), ("set", 20), ("kernel", 30), ("copy", 30), ("kernel", 50)]);
     let mut bad = Timeline::new("bad.csv");
     let (a, b) = (bad.intern("a"), bad.intern("b"));
@@ -56,7 +56,7 @@ fn ops_go_in_start_order_ties_in_source_order_unless_a_sum_overflowed() {
     bad.push_op(DeviceOp::new(OpKind::Kernel, b, 0, 7, 5, 20));
     let error = bad.finish_loading().unwrap_err();
     assert!(error.contains("device op 2 (`b`"), "{error}");
-    assert_eq!(bad.name(bad.ops[1].name), "b", "the op check_loaded names stays where it was");
+    assert_eq!(bad.name(bad.ops[1].name()), "b", "the op check_loaded names stays where it was");
 }
 
 #[test]
@@ -68,7 +68,7 @@ fn equal_details_are_shared_and_counted_once_against_the_budget() {
         t.push_op_with(op, OpDetails { grid: Some([4, 1, 1]), ..OpDetails::default() });
     }
     assert_eq!(t.ops.len(), 2, "the second op's details cost nothing more");
-    assert_eq!(t.ops[0].details, t.ops[1].details);
+    assert_eq!(t.ops[0].details(), t.ops[1].details());
     assert_eq!(t.details.len(), 1);
     // Changing one op's details after the load changes that op alone.
     assert!(t.set_details(1, OpDetails { grid: Some([8, 1, 1]), ..OpDetails::default() }));
@@ -95,12 +95,12 @@ fn durations_that_sum_past_64_bits_name_the_op() {
 
 #[test]
 #[cfg(target_pointer_width = "64")]
-fn a_device_op_is_28_bytes() {
-    // Start, duration, the packed correlation, name, a details id and the packed
-    // kind/device/stream, packed to 4-byte alignment: what 10 M ops cost (320 MB).
-    assert_eq!(std::mem::size_of::<DeviceOp>(), 28);
-    assert_eq!(std::mem::align_of::<DeviceOp>(), 4);
-    assert_eq!(OP_BYTES, 28);
+fn a_device_op_is_24_bytes() {
+    // Start, the duration word, the packed correlation, the packed name/details and the
+    // packed kind/device/stream, no padding: what 10 M ops cost (240 MB).
+    assert_eq!(std::mem::size_of::<DeviceOp>(), 24);
+    assert_eq!(std::mem::align_of::<DeviceOp>(), 8);
+    assert_eq!(OP_BYTES, 24);
 }
 
 #[test]
@@ -115,4 +115,33 @@ fn a_host_span_is_36_bytes() {
     // A span past 2^31 ns (a `generate` call, a long sync) reads back whole.
     let long = HostSpan::new(NameId(0), HostCategory::Runtime, (1, 2), 5, 9_000_000_000, None.into());
     assert_eq!((long.dur_ns(), { long.start_ns }, { long.tid }), (9_000_000_000, 5, 2));
+}
+
+#[test]
+fn ops_past_the_packed_name_and_details_read_back_and_summarise_exactly() {
+    // 70,000 names and 40,000 distinct details: the later ops' name and details ids are past
+    // the 16 and 15 bits of the packed word (`op_label.rs`) and are kept in its side table.
+    let mut t = Timeline::new("wide.json");
+    let names: Vec<NameId> = (0..70_000).map(|k| t.intern(&format!("kernel_{k}"))).collect();
+    for (k, &name) in names.iter().enumerate() {
+        let op = DeviceOp::new(OpKind::Kernel, name, 0, 7, k as u64 * 10, 5 + (k % 3) as u64);
+        if k < 40_000 {
+            t.push_op_with(op, OpDetails { grid: Some([k as u32, 1, 1]), ..OpDetails::default() });
+        } else {
+            t.push_op(op);
+        }
+    }
+    t.finish_loading().unwrap();
+    assert_eq!(t.details.len(), 40_000);
+    for (k, op) in t.ops.iter().enumerate() {
+        assert_eq!(t.name(op.name()), format!("kernel_{k}"));
+        assert_eq!(t.details_of(op).and_then(|d| d.grid), (k < 40_000).then_some([k as u32, 1, 1]), "op {k}");
+    }
+    // The summary keys rows by the name read back: one row per name, every duration counted.
+    let summary = crate::summarize_kernels(&t, &crate::Families::builtin());
+    assert_eq!(summary.kernels.len(), 70_000);
+    let want: u64 = (0..70_000u64).map(|k| 5 + k % 3).sum();
+    assert_eq!(summary.device_ns, want);
+    let last = summary.kernels.iter().find(|r| r.name == "kernel_69999").unwrap();
+    assert_eq!((last.calls, last.total_ns), (1, 5 + 69_999 % 3));
 }

@@ -21,7 +21,7 @@ fn records(name: &str) -> BTreeMap<Key, usize> {
         let d = t.details_of(op);
         let key = (
             format!("{:?}", op.kind()),
-            t.name(op.name).to_owned(),
+            t.name(op.name()).to_owned(),
             d.and_then(|d| d.grid),
             d.and_then(|d| d.block),
             d.and_then(|d| d.bytes),

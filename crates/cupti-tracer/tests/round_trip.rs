@@ -98,14 +98,14 @@ fn written_records_load_back_field_for_field() {
     assert_eq!((t.ops.len(), t.host.len()), (3, 2));
 
     let k = &t.ops[0];
-    assert_eq!((k.kind(), t.name(k.name)), (OpKind::Kernel, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"));
+    assert_eq!((k.kind(), t.name(k.name())), (OpKind::Kernel, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"));
     assert_eq!((k.device(), k.stream(), k.start_ns, k.dur_ns(), k.correlation.get()), (0, 7, 7_000, 12_000, Some(41)));
     let d = t.details_of(k).unwrap();
     assert_eq!((d.grid, d.block), (Some([132, 1, 1]), Some([384, 1, 1])));
     assert_eq!((d.registers_per_thread, d.shared_memory_bytes), (Some(168), Some(232_448)));
 
     let c = &t.ops[1];
-    assert_eq!((c.kind(), t.name(c.name), c.stream(), c.dur_ns()), (OpKind::Memcpy, "CUDA memcpy DtoH", 13, 2_000));
+    assert_eq!((c.kind(), t.name(c.name()), c.stream(), c.dur_ns()), (OpKind::Memcpy, "CUDA memcpy DtoH", 13, 2_000));
     assert_eq!((c.correlation.get(), t.details_of(c).unwrap().bytes), (Some(42), Some(8_388_608)));
     let s = &t.ops[2];
     assert_eq!((s.kind(), s.dur_ns(), s.correlation.get()), (OpKind::Memset, 500, Some(43)));
@@ -182,7 +182,7 @@ fn a_raw_cupti_kernel_record_survives_decode_record_write_and_load() {
 
     let t = load_paths(&[path]).unwrap();
     let k = &t.ops[0];
-    assert_eq!(t.name(k.name), "rms_norm_kernel");
+    assert_eq!(t.name(k.name()), "rms_norm_kernel");
     assert_eq!(
         (k.device(), k.stream(), k.start_ns, k.dur_ns(), k.correlation.get()),
         (1, 21, 2_000_000, 3_000, Some(777))
@@ -231,7 +231,7 @@ fn traces_of_every_api_mode_load_with_kernels_linked_to_their_launches() {
         let t = load_paths(std::slice::from_ref(&path)).unwrap();
         assert_eq!(t.partial, None, "{mode}");
         assert_eq!(t.ops.len(), 1, "{mode}");
-        assert_eq!((t.name(t.ops[0].name), t.ops[0].correlation.get()), ("gemv_kernel", Some(5)), "{mode}");
+        assert_eq!((t.name(t.ops[0].name()), t.ops[0].correlation.get()), ("gemv_kernel", Some(5)), "{mode}");
         let names: Vec<&str> = t.host.iter().map(|h| t.name(h.name)).collect();
         assert_eq!(names, expected, "{mode}");
         let linked = t.host_by_correlation().get(&5).copied();

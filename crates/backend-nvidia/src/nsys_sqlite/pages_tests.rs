@@ -14,7 +14,7 @@ use prof_core::Timeline;
 fn text(t: &Timeline) -> Vec<String> {
     let ops = t.ops.iter().map(|op| {
         let d = t.details_of(op);
-        let (name, corr) = (t.name(op.name), op.correlation);
+        let (name, corr) = (t.name(op.name()), op.correlation);
         format!("{:?} {name} {} {} {} {} {corr:?} {d:?}", op.kind(), op.device(), op.stream(), { op.start_ns }, {
             op.dur_ns()
         })

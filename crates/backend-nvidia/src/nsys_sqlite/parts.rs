@@ -186,7 +186,7 @@ mod tests {
             .iter()
             .map(|op| {
                 let d = t.details_of(op).map(|d| (d.grid, d.block, d.registers_per_thread, d.shared_memory_bytes));
-                let name = t.name(op.name);
+                let name = t.name(op.name());
                 let (device, stream, start, dur, corr) =
                     (op.device(), op.stream(), op.start_ns, op.dur_ns(), op.correlation);
                 format!("{:?} {name} {device} {stream} {start} {dur} {corr:?} {d:?}", op.kind())

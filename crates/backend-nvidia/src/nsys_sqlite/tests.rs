@@ -50,9 +50,9 @@ fn report1_kernels_copies_launches_and_ranges() {
     let copies: Vec<_> = t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).collect();
     assert_eq!(copies.len(), 3);
     assert_eq!(copies.iter().map(|c| t.details_of(c).unwrap().bytes.unwrap()).sum::<u64>(), 12_582_912);
-    let htod: Vec<_> = copies.iter().filter(|c| t.name(c.name) == "CUDA memcpy HtoD").collect();
+    let htod: Vec<_> = copies.iter().filter(|c| t.name(c.name()) == "CUDA memcpy HtoD").collect();
     assert_eq!(htod.len(), 2);
-    assert_eq!(copies.iter().filter(|c| t.name(c.name) == "CUDA memcpy DtoH").count(), 1);
+    assert_eq!(copies.iter().filter(|c| t.name(c.name()) == "CUDA memcpy DtoH").count(), 1);
     assert_eq!(t.ops.len(), 4, "no memset table in this export");
 
     let runtime = t.host.iter().filter(|s| s.category == HostCategory::Runtime).count();
@@ -116,7 +116,7 @@ fn memsets_and_nccl_kernels() {
     );
     let t = load(&path).unwrap();
     let set = t.ops.iter().find(|o| o.kind() == OpKind::Memset).unwrap();
-    assert_eq!((t.name(set.name), set.dur_ns(), set.stream()), ("CUDA memset", 1_500, 7));
+    assert_eq!((t.name(set.name()), set.dur_ns(), set.stream()), ("CUDA memset", 1_500, 7));
     assert_eq!(t.details_of(set).unwrap().bytes, Some(65_536));
     let comm = t.ops.iter().find(|o| o.kind() == OpKind::Communication).unwrap();
     assert_eq!((comm.stream(), comm.dur_ns()), (13, 2_523_567));
@@ -298,7 +298,7 @@ fn nsys_2026_export_reads_as_sqlite_counts_it() {
     let categories = |c: HostCategory| t.host.iter().filter(|s| s.category == c).count();
     assert_eq!((categories(HostCategory::Runtime), categories(HostCategory::Driver)), (43, 1));
     let kernel = t.ops.iter().find(|o| o.kind() == OpKind::Kernel).unwrap();
-    assert!(t.name(kernel.name).starts_with("add_parallel(const float *"), "{}", t.name(kernel.name));
+    assert!(t.name(kernel.name()).starts_with("add_parallel(const float *"), "{}", t.name(kernel.name()));
     let stats = prof_core::analysis::launch::launch_stats(&t).unwrap();
     assert_eq!(stats.kernels, 4, "every kernel linked to its launch");
 }

@@ -21,7 +21,7 @@ fn export_fixture(name: &str) -> std::path::PathBuf {
 fn ops_text(t: &Timeline) -> Vec<String> {
     t.ops
         .iter()
-        .map(|op| format!("{:?} {} {} {} {}", op.kind(), t.name(op.name), op.stream(), { op.start_ns }, op.dur_ns()))
+        .map(|op| format!("{:?} {} {} {} {}", op.kind(), t.name(op.name()), op.stream(), { op.start_ns }, op.dur_ns()))
         .collect()
 }
 

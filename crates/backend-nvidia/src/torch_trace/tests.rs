@@ -58,7 +58,7 @@ fn h200_trace_counts_times_and_details() {
     assert_eq!(host(&t, HostCategory::Annotation), 0);
     assert_eq!(kernel_ns(&t), 1_372_549);
     let first = &t.ops[0];
-    assert!(t.name(first.name).starts_with("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel"));
+    assert!(t.name(first.name()).starts_with("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel"));
     assert_eq!((first.start_ns, first.dur_ns(), first.device(), first.stream()), (5_359_103_342_279_386, 4_608, 0, 7));
     assert_eq!({ first.correlation }, Some(20));
     let details = t.details_of(first).expect("kernel details");
@@ -235,7 +235,7 @@ fn unsorted_events_escapes_nccl_and_array_format() {
     assert_eq!(t.ops.len(), 2);
     assert_eq!(t.ops[0].kind(), OpKind::Communication);
     assert_eq!((t.ops[0].start_ns, t.ops[0].correlation.get()), (20_500, Some(3)));
-    assert_eq!(t.name(t.ops[1].name), "a\"bé");
+    assert_eq!(t.name(t.ops[1].name()), "a\"bé");
     assert_eq!((t.ops[1].start_ns, t.ops[1].dur_ns()), (10_250, 15_000));
     assert_eq!(t.host.len(), 1);
     let summary = summarize_kernels(&t, &Families::builtin());

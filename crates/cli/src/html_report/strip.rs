@@ -58,7 +58,7 @@ pub fn timeline_strip(timeline: &Timeline, families: &FxHashMap<NameId, Family>)
     let mut by_stream: FxHashMap<(u32, u64), Vec<Span>> = FxHashMap::default();
     let mut drawn: Vec<Family> = Vec::new();
     for op in &timeline.ops {
-        let family = families.get(&op.name).copied().unwrap_or(Family::Other);
+        let family = families.get(&op.name()).copied().unwrap_or(Family::Other);
         if !drawn.contains(&family) {
             drawn.push(family);
         }

@@ -147,7 +147,7 @@ pub fn timeline_comm_samples(timeline: &Timeline, families: &Families) -> Vec<Co
         .map(|(_, op)| CommSample {
             // The collective the source names (torch's `Collective name`), else the op's name.
             op_type: {
-                let named = timeline.details_of(op).and_then(|d| d.op_type).unwrap_or(op.name);
+                let named = timeline.details_of(op).and_then(|d| d.op_type).unwrap_or(op.name());
                 type_of.entry(named).or_insert_with(|| collective_type(timeline.name(named))).clone()
             },
             bytes: timeline.details_of(op).and_then(|d| d.bytes),

@@ -156,7 +156,7 @@ fn one_sweep_gaps_equal_a_plain_interval_merge() {
             .map(|&(s, e)| {
                 let before = by_start.iter().find(|op| op.end_ns() == s).unwrap();
                 let after = by_start.iter().find(|op| op.start_ns >= e).unwrap();
-                (s, e - s, t.name(before.name), t.name(after.name))
+                (s, e - s, t.name(before.name()), t.name(after.name()))
             })
             .collect();
         assert_eq!(listed, reference, "round {round}");

@@ -74,7 +74,7 @@ impl<'a> MainStream<'a> {
         let in_order = stream.plain().all(|op| {
             let ok = (op.start_ns, op.end_ns()) >= last;
             last = (op.start_ns, op.end_ns());
-            names.push(op.name);
+            names.push(op.name());
             prefix.push(op.dur_ns());
             ok
         });
@@ -89,7 +89,7 @@ impl<'a> MainStream<'a> {
             stream.sorted = Some(sorted);
             (names, prefix) = (Vec::with_capacity(count), PrefixSums::with_capacity(count));
             for op in stream.ops() {
-                names.push(op.name);
+                names.push(op.name());
                 prefix.push(op.dur_ns());
             }
         }
@@ -235,7 +235,7 @@ mod tests {
             let mut gathered: Vec<&DeviceOp> = ops.iter().filter(|op| op.lane() == main.lane).collect();
             gathered.sort_by_key(|op| (op.start_ns, op.end_ns()));
             assert_eq!(main.len(), gathered.len());
-            assert_eq!(main.names, gathered.iter().map(|op| op.name).collect::<Vec<_>>());
+            assert_eq!(main.names, gathered.iter().map(|op| op.name()).collect::<Vec<_>>());
             assert_eq!(main.prefix, PrefixSums::of(gathered.iter().map(|op| op.dur_ns())));
             assert!(main.ops().eq(gathered.iter().copied()));
             let n = gathered.len();

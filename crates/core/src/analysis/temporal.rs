@@ -58,7 +58,7 @@ impl Activities<'_> {
             OpKind::Memcpy | OpKind::Memset => Activity::Memory,
             OpKind::Communication => Activity::Communication,
             OpKind::Other => Activity::Other,
-            OpKind::Kernel => match self.kernels.get(op.name.0 as usize).and_then(Cell::get) {
+            OpKind::Kernel => match self.kernels.get(op.name().0 as usize).and_then(Cell::get) {
                 Some(known) => known,
                 None => self.first(op),
             },
@@ -70,7 +70,7 @@ impl Activities<'_> {
     #[inline(never)]
     fn first(&self, op: &DeviceOp) -> Activity {
         let activity = self.classify(op);
-        if let Some(slot) = self.kernels.get(op.name.0 as usize) {
+        if let Some(slot) = self.kernels.get(op.name().0 as usize) {
             slot.set(Some(activity));
         }
         activity
@@ -80,7 +80,7 @@ impl Activities<'_> {
     fn classify(&self, op: &DeviceOp) -> Activity {
         let timeline = self.timeline;
         let op_type = timeline.details_of(op).and_then(|d| d.op_type).map(|t| timeline.name(t));
-        match self.families.classify_op(op.kind(), timeline.name(op.name), op_type) {
+        match self.families.classify_op(op.kind(), timeline.name(op.name()), op_type) {
             Family::Collective => Activity::Communication,
             Family::Memcpy | Family::Memset => Activity::Memory,
             _ => Activity::Compute,
@@ -234,7 +234,7 @@ mod tests {
         // The same ops out of start order take the gathering path, with the same numbers.
         let mut reversed = Timeline::new("test");
         for op in t.ops.iter().rev() {
-            let name = reversed.intern(t.name(op.name));
+            let name = reversed.intern(t.name(op.name()));
             reversed.push_op(DeviceOp::new(op.kind(), name, op.device(), op.stream(), op.start_ns, op.dur_ns()));
         }
         assert_eq!(temporal_breakdown(&reversed, &Families::builtin()), split);

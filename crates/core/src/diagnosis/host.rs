@@ -61,7 +61,7 @@ fn gaps(timeline: &Timeline, device: &DeviceTime) -> Option<Gaps> {
     let (start, end) = busy.gaps().max_by_key(|&(start, end)| (end - start, std::cmp::Reverse(start)))?;
     lengths.sort_unstable();
     let name =
-        |op: Option<&&DeviceOp>| op.map_or_else(String::new, |op| super::short(timeline.name(op.name)).to_owned());
+        |op: Option<&&DeviceOp>| op.map_or_else(String::new, |op| super::short(timeline.name(op.name())).to_owned());
     Some(Gaps {
         count: lengths.len(),
         median_ns: lengths[lengths.len() / 2],
@@ -132,7 +132,7 @@ pub(super) fn pageable_copies(timeline: &Timeline, summary: &KernelSummary) -> O
     let bytes: u64 = timeline
         .ops
         .iter()
-        .filter(|op| op.kind() == OpKind::Memcpy && ids.contains(&op.name))
+        .filter(|op| op.kind() == OpKind::Memcpy && ids.contains(&op.name()))
         .filter_map(|op| timeline.details_of(op).and_then(|d| d.bytes))
         .sum();
     let mut evidence = vec![format!(

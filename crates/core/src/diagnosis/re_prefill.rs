@@ -34,7 +34,7 @@ pub(super) fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary
     let mut large = vec![0u64; steps.count];
     let mut matmul = vec![0u64; steps.count];
     for (op, step) in timeline.ops.iter().zip(steps.step_of(timeline).iter()) {
-        let (Some(step), Some(family)) = (step, families.get(&op.name)) else { continue };
+        let (Some(step), Some(family)) = (step, families.get(&op.name())) else { continue };
         if let (Some(l), Some(m)) = (large.get_mut(step as usize), matmul.get_mut(step as usize)) {
             *l += if *family == Family::Gemm { op.dur_ns() } else { 0 };
             *m += if family.is_matmul() { op.dur_ns() } else { 0 };

@@ -124,7 +124,7 @@ fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
     let mut streams: RunMap<(u32, u64), Sandwich> = RunMap::new();
     let mut feed = |op: &crate::timeline::DeviceOp| {
         if op.kind() == OpKind::Kernel {
-            streams.get((op.device(), op.stream())).add(role_of(op.name));
+            streams.get((op.device(), op.stream())).add(role_of(op.name()));
         }
     };
     let ops = &timeline.ops;
@@ -204,7 +204,7 @@ mod tests {
             let summary = summarize_kernels(&t, &Families::builtin());
             let mut streams: FxHashMap<(u32, u64), Vec<(u64, usize)>> = FxHashMap::default();
             for op in t.ops.iter().filter(|op| op.kind() == OpKind::Kernel) {
-                let role = names.iter().position(|n| *n == t.name(op.name)).unwrap_or(2);
+                let role = names.iter().position(|n| *n == t.name(op.name())).unwrap_or(2);
                 streams.entry((op.device(), op.stream())).or_default().push((op.start_ns, role));
             }
             let mut expected = 0;

@@ -250,7 +250,7 @@ fn repeating_kernel(timeline: &Timeline) -> Option<Steps> {
         .ops
         .iter()
         .filter(|op| op.device() == device && op.kind() == OpKind::Kernel)
-        .map(|op| (op.start_ns, op.name))
+        .map(|op| (op.start_ns, op.name()))
         .collect();
     kernels.sort_unstable();
     let mut counts: FxHashMap<NameId, (u64, usize)> = FxHashMap::default();

@@ -15,7 +15,7 @@ pub const BURST_END_KERNELS: usize = 50;
 pub(super) fn leading_burst_end(timeline: &Timeline, order: &[DeviceOp]) -> Option<u64> {
     let (mut last_copy_end, mut kernels_since) = (None, 0usize);
     for op in order {
-        if op.kind() == OpKind::Memcpy && is_host_to_device(timeline.name(op.name)) {
+        if op.kind() == OpKind::Memcpy && is_host_to_device(timeline.name(op.name())) {
             last_copy_end = Some(last_copy_end.unwrap_or(0).max(op.end_ns()));
             kernels_since = 0;
         } else if op.kind() == OpKind::Kernel {
@@ -41,11 +41,11 @@ pub(super) fn warmup_marks(
     let mut ops = 0usize;
     for op in order {
         if (to..steady_end).contains(&{ op.start_ns }) {
-            steady.insert(op.name);
+            steady.insert(op.name());
         } else if (from..to).contains(&{ op.start_ns }) {
             ops += 1;
             if op.kind() == OpKind::Kernel {
-                warm.push((op.name, op.dur_ns()));
+                warm.push((op.name(), op.dur_ns()));
             }
         }
     }
@@ -67,7 +67,7 @@ impl NameSet {
     /// The names of `ops`, in a set sized for every name of `timeline`.
     pub(super) fn of(timeline: &Timeline, ops: &[DeviceOp]) -> Self {
         let mut set = NameSet(vec![false; timeline.names.len()]);
-        ops.iter().for_each(|op| set.insert(op.name));
+        ops.iter().for_each(|op| set.insert(op.name()));
         set
     }
 

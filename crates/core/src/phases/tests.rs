@@ -75,7 +75,7 @@ fn choices_pick_windows_and_refuse_missing_phases() {
     assert!(PhaseChoice::parse("9s..").unwrap().window(&phases).unwrap_err().contains("after the run ends"));
     let sliced = t.clone().window(steady.start_ns, steady.end_ns);
     assert_eq!(sliced.ops.len(), 40);
-    assert!(sliced.ops.iter().all(|op| op.kind() == OpKind::Kernel && t.name(op.name) != "autotune_candidate"));
+    assert!(sliced.ops.iter().all(|op| op.kind() == OpKind::Kernel && t.name(op.name()) != "autotune_candidate"));
     // A run with no load phase refuses --phase load, naming what it has.
     let mut plain = Timeline::new("plain");
     for step in 0..5u64 {
