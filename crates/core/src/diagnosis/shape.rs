@@ -101,6 +101,15 @@ fn autograd_spans(timeline: &Timeline) -> bool {
 /// Softmax kernels with a matmul at most [`SANDWICH_BEFORE`] kernels before and
 /// [`SANDWICH_AFTER`] after them on their stream.
 fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
+    // No softmax or no matmul among the names (a run with fused attention): nothing to count,
+    // as the summary of this very timeline (it counts every op) says without a walk.
+    let rows = |test: &dyn Fn(&crate::kernel_summary::KernelRow) -> bool| summary.kernels.iter().any(test);
+    if summary.ops == timeline.ops.len() as u64
+        && (!rows(&|k| k.family.is_matmul())
+            || !rows(&|k| !k.family.is_matmul() && k.name.to_ascii_lowercase().contains("softmax")))
+    {
+        return 0;
+    }
     let families = summary.family_map();
     // Each kernel name's role, decided once (name ids are dense).
     let mut roles: Vec<Option<Role>> = Vec::new();
@@ -223,5 +232,29 @@ mod tests {
             seen += expected;
         }
         assert!(seen > 0, "no round had a sandwiched softmax");
+    }
+
+    /// Without a softmax (or a matmul) in the summary of the timeline nothing is walked; a
+    /// summary of other ops (not this timeline's) does not stop the walk.
+    #[test]
+    fn a_summary_without_softmax_skips_the_walk_only_when_it_is_this_timelines() {
+        let mut t = Timeline::new("sandwich");
+        let names = ["ampere_sgemm_128x64_tn", "softmax_warp_forward", "ampere_sgemm_128x64_tn"];
+        for (k, name) in names.iter().enumerate() {
+            let id = t.intern(name);
+            t.push_op(DeviceOp::new(OpKind::Kernel, id, 0, 7, k as u64 * 10, 5));
+        }
+        let own = summarize_kernels(&t, &Families::builtin());
+        assert_eq!(sandwiched_softmax(&t, &own), 1);
+        // The matmuls alone: a summary of another timeline, whose op count differs.
+        let mut matmuls = t.clone();
+        matmuls.ops.retain(|op| t.name(op.name()) != "softmax_warp_forward");
+        let other = summarize_kernels(&matmuls, &Families::builtin());
+        assert_eq!(sandwiched_softmax(&t, &other), 1);
+        assert_eq!(sandwiched_softmax(&matmuls, &other), 0);
+        // Softmaxes without a matmul.
+        let mut softmaxes = t.clone();
+        softmaxes.ops.retain(|op| t.name(op.name()) == "softmax_warp_forward");
+        assert_eq!(sandwiched_softmax(&softmaxes, &summarize_kernels(&softmaxes, &Families::builtin())), 0);
     }
 }
