@@ -43,6 +43,10 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     let report = match context.path.and_then(|path| vendor_report(context.registry, path)) {
         Some(Ok(report)) => report,
         Some(Err(error)) => return Some(error_section(error)),
+        // The stream roles count the communication ops: with none, no walk for them.
+        None if context.stream_roles(timeline).iter().flat_map(|d| &d.streams).all(|s| s.communication_ops == 0) => {
+            return None
+        }
         None => CommReport {
             source: "timeline".to_owned(),
             collectives: summarize_collectives(timeline_comm_samples(timeline, context.families)),

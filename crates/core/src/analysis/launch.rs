@@ -108,6 +108,10 @@ pub fn launch_stats(timeline: &Timeline) -> Option<LaunchStats> {
 /// [`launch_stats`] with the timeline's [`Timeline::launch_index`] given (the idle gaps read
 /// it too).
 pub fn launch_stats_of(timeline: &Timeline, launches: &crate::launch_index::LaunchIndex) -> Option<LaunchStats> {
+    if launches.is_empty() {
+        // No launch call for any op to link to (a trace of device ops alone).
+        return None;
+    }
     let (mut delays, mut durations) = (Vec::new(), Vec::new());
     let (mut broken_links, mut kernel_total_ns, mut shorter, mut short, mut short_ns) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for op in timeline.ops.iter().filter(|op| matches!(op.kind(), OpKind::Kernel | OpKind::Communication)) {

@@ -130,9 +130,19 @@ fn core_type(timeline: &Timeline, op: &DeviceOp) -> Option<CoreType> {
 
 /// Compute–communication and cube–vector overlap of every device that has either.
 pub fn overlaps(timeline: &Timeline, families: &Families) -> Vec<DeviceOverlap> {
+    overlaps_of(timeline, families, true)
+}
+
+/// [`overlaps`], told whether any op of `timeline` spends time communicating (its stream
+/// roles say: [`crate::analysis::streams::DeviceStreams`]): without communication time no
+/// device has a compute–communication overlap to report, and the ops are not walked for one.
+pub fn overlaps_of(timeline: &Timeline, families: &Families, communication: bool) -> Vec<DeviceOverlap> {
     let activity = activity_of(timeline, families);
-    let comm =
-        pair_overlap(timeline, |i, _| activity(i) == Activity::Compute, |i, _| activity(i) == Activity::Communication);
+    let comm = if communication {
+        pair_overlap(timeline, |i, _| activity(i) == Activity::Compute, |i, _| activity(i) == Activity::Communication)
+    } else {
+        Vec::new()
+    };
     // Core types come with an op's details: a timeline whose details name none (every
     // non-Ascend source) has no cube, vector or mix op to walk its ops for.
     let cores = timeline.details.any(|d| d.core_type.is_some());
@@ -216,7 +226,9 @@ mod tests {
             let mut shuffled = Timeline::new("random");
             for _ in 0..(5 + next(80)) {
                 let core = cores[next(4) as usize];
-                let name = shuffled.intern(if next(4) == 0 { "hcom_allReduce_" } else { "MatMul" });
+                // A third of the rounds without communication.
+                let comm = round % 3 != 0 && next(4) == 0;
+                let name = shuffled.intern(if comm { "hcom_allReduce_" } else { "MatMul" });
                 let op = DeviceOp::new(OpKind::Kernel, name, next(2) as u32, next(4), next(60) * 10, next(15) * 10);
                 shuffled.push_op_with(op, OpDetails { core_type: core, ..OpDetails::default() });
             }
@@ -225,6 +237,15 @@ mod tests {
             let families = Families::builtin();
             let found = overlaps(&ordered, &families);
             assert_eq!(found, overlaps(&shuffled, &families), "round {round}");
+            // Told by the stream roles whether there is communication time: the same answer,
+            // and the roles count the communication ops.
+            let roles = crate::analysis::streams::stream_roles(&ordered, &families);
+            let streams = || roles.iter().flat_map(|d| &d.streams);
+            let communication = streams().any(|s| s.communication_ns > 0);
+            assert_eq!(overlaps_of(&ordered, &families, communication), found, "round {round}");
+            let comm_ops = ordered.ops.iter().filter(|op| ordered.name(op.name()).starts_with("hcom")).count();
+            assert_eq!(streams().map(|s| s.communication_ops).sum::<u64>(), comm_ops as u64, "round {round}");
+            assert_eq!(communication, comm_ops > 0 && streams().map(|s| s.communication_ns).sum::<u64>() > 0);
             for device in &found {
                 let spans = |core: CoreType| {
                     let ops = ordered

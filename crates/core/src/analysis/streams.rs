@@ -63,6 +63,11 @@ pub struct StreamStats {
     pub memory_ns: u64,
     /// Summed durations of its other ops, ns.
     pub other_ns: u64,
+    /// Its communication ops (the sections that read only those skip a walk when no stream
+    /// has one).
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub communication_ops: u64,
 }
 
 impl StreamStats {
@@ -97,6 +102,7 @@ struct Gather {
     ops: u64,
     busy: SortedUnion,
     time: [u64; 4],
+    communication_ops: u64,
 }
 
 /// The stream roles of every device of `timeline`, by device index.
@@ -120,7 +126,9 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
         }
         gather.ops += 1;
         gather.busy.add(op.start_ns, op.end_ns());
-        gather.time[slot_of(index)] += op.dur_ns();
+        let slot = slot_of(index);
+        gather.time[slot] += op.dur_ns();
+        gather.communication_ops += u64::from(slot == 1);
         device_union.get(gather.pair.0).add(op.start_ns, op.end_ns());
     }
     let by_stream: FxHashMap<(u32, u64), Gather> = by_stream.into_map().into_values().map(|g| (g.pair, g)).collect();
@@ -140,6 +148,7 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
             communication_ns,
             memory_ns,
             other_ns,
+            communication_ops: gather.communication_ops,
         });
     }
     let mut devices: Vec<DeviceStreams> = by_device
