@@ -29,6 +29,7 @@
 //! A phase's **busy share** is the union of device op intervals inside it over its length.
 //! [`PhaseChoice`] picks the window an answer is taken on; [`Timeline::window`] cuts it.
 
+mod busy;
 mod marks;
 pub mod slice;
 pub mod util;
@@ -36,7 +37,6 @@ pub mod util;
 pub use marks::BURST_END_KERNELS;
 use marks::{leading_burst_end, warmup_marks, NameSet};
 
-use crate::analysis::intervals::SortedUnion;
 use crate::diagnosis::step_source;
 use crate::diagnosis::steps::{sequence_steps, sequence_steps_in, StepSpans};
 use crate::timeline::{DeviceOp, OpKind, Timeline};
@@ -306,24 +306,8 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
     };
     phases.push(phase(PhaseKind::Steady, steady_start, steady_end, steady_marks));
     phases.extend(tail);
-    busy_shares(order, &mut phases);
+    busy::busy_shares(order, &mut phases);
     Phases { run_ns: (run_start, run_end), phases, steady_steps: steps.map(|(count, _, _)| count), note, sequence }
-}
-
-/// Each phase's busy share: the union of the ops' intervals clipped to the phase, over its
-/// length, in one pass over the ops in start order (a clipped start never goes back, so each
-/// union merges as the ops come).
-fn busy_shares(order: &[DeviceOp], phases: &mut [Phase]) {
-    let mut unions = vec![SortedUnion::default(); phases.len()];
-    let last_end = phases.iter().map(|p| p.end_ns).max().unwrap_or(0);
-    for op in order.iter().take_while(|op| op.start_ns < last_end) {
-        for (phase, union) in phases.iter().zip(&mut unions) {
-            union.add(op.start_ns.max(phase.start_ns), op.end_ns().min(phase.end_ns));
-        }
-    }
-    for (phase, union) in phases.iter_mut().zip(&unions) {
-        phase.busy_pct = pct(union.total_ns().unwrap_or(0), phase.end_ns.saturating_sub(phase.start_ns));
-    }
 }
 
 fn pct(part: u64, whole: u64) -> f64 {

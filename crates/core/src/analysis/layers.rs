@@ -143,6 +143,24 @@ pub fn find_layers_of_roles(timeline: &Timeline, roles: &[DeviceStreams]) -> Opt
     Some(found.finish(timeline, (device, stream), spans))
 }
 
+/// The layers' times (first op start to last op end), summed as they come.
+#[derive(Default)]
+struct SpanStats {
+    count: u64,
+    sum: u64,
+    min: Option<u64>,
+    max: u64,
+}
+
+impl SpanStats {
+    fn add(&mut self, ns: u64) {
+        self.count += 1;
+        self.sum = self.sum.saturating_add(ns);
+        self.min = Some(self.min.map_or(ns, |m| m.min(ns)));
+        self.max = self.max.max(ns);
+    }
+}
+
 /// What [`layers_of`] found before the names are looked up.
 struct Found {
     region: Region,
@@ -159,7 +177,7 @@ fn layers_of<'t, I: Iterator<Item = &'t DeviceOp>>(
     names: Vec<NameId>,
     prefix: PrefixSums,
     ops: impl Fn() -> I,
-) -> Option<(Found, Vec<u64>)> {
+) -> Option<(Found, SpanStats)> {
     let region = best_region(&names, &prefix)?;
     let (start, period) = (region.start, region.period);
     let end = start + region.repeats * period;
@@ -171,7 +189,8 @@ fn layers_of<'t, I: Iterator<Item = &'t DeviceOp>>(
     // each layer's span is its first op's start to its ops' last end.
     let mut means = vec![0.0f64; period];
     let (mut first_start, mut offset_ns) = (None, 0);
-    let (mut spans, mut layer) = (Vec::with_capacity(region.repeats), (0u64, 0u64));
+    // The layers' times as they come: count, sum, shortest, longest (no list of millions).
+    let (mut spans, mut layer) = (SpanStats::default(), (0u64, 0u64));
     // The position in the layer of the next op from `start` on (counted, not divided for).
     let mut position = 0;
     for (at, op) in ops().enumerate().take(end) {
@@ -189,7 +208,7 @@ fn layers_of<'t, I: Iterator<Item = &'t DeviceOp>>(
         means[position] += op.dur_ns() as f64;
         position += 1;
         if position == period {
-            spans.push(layer.1.saturating_sub(layer.0));
+            spans.add(layer.1.saturating_sub(layer.0));
             position = 0;
         }
     }
@@ -200,7 +219,7 @@ fn layers_of<'t, I: Iterator<Item = &'t DeviceOp>>(
 
 impl Found {
     /// The layers of `stream` on `device`, named.
-    fn finish(self, timeline: &Timeline, (device, stream): (u32, u64), spans: Vec<u64>) -> Layers {
+    fn finish(self, timeline: &Timeline, (device, stream): (u32, u64), spans: SpanStats) -> Layers {
         let Found { region, stream_ops, offset_ns, stream_total, first, means } = self;
         let layer_total: f64 = means.iter().sum();
         let mean_durations: Vec<u64> = means.iter().map(|&m| m.round() as u64).collect();
@@ -229,9 +248,9 @@ impl Found {
             first_op_index: region.start,
             offset_ns,
             covered_pct: pct(region.covered_ns as f64, stream_total as f64),
-            layer_mean_ns: spans.iter().sum::<u64>() as f64 / spans.len() as f64,
-            layer_min_ns: spans.iter().copied().min().unwrap_or(0),
-            layer_max_ns: spans.iter().copied().max().unwrap_or(0),
+            layer_mean_ns: spans.sum as f64 / spans.count as f64,
+            layer_min_ns: spans.min.unwrap_or(0),
+            layer_max_ns: spans.max,
             profiler_steps: profiler_step_count(timeline),
             inner,
             ops: first

@@ -111,6 +111,21 @@ impl<'a> MainStream<'a> {
         }
     }
 
+    /// Its ops in (start, end) order in two halves, the first half's ops all before the
+    /// second's (for a walk split over two threads).
+    pub(crate) fn halves(&self) -> [Ops<'a, '_>; 2] {
+        match &self.sorted {
+            Some(sorted) => {
+                let (first, second) = sorted.split_at(sorted.len() / 2);
+                [first, second].map(|part| Ops::Sorted { all: self.all, positions: part.iter() })
+            }
+            None => {
+                let (first, second) = self.all.split_at(self.all.len() / 2);
+                [first, second].map(|part| Ops::Plain { ops: part.iter(), lane: self.lane })
+            }
+        }
+    }
+
     /// Its ops in the order `all` lists them.
     fn plain(&self) -> impl Iterator<Item = &'a DeviceOp> + 'a {
         let lane = self.lane;

@@ -1,6 +1,7 @@
 //! The steps of the regions where an op sequence repeats, as time spans, read in one walk of
 //! the main stream (a run of millions of steps holds no list of their positions).
 
+use crate::analysis::main_stream::{MainStream, Ops};
 use crate::timeline::DeviceOp;
 
 /// The `[start, end)` of every step of `regions` (first op index, repeats) of period `p`,
@@ -36,9 +37,76 @@ pub(crate) fn region_step_spans<'a>(
     spans
 }
 
+/// How many ops of `main` start at or after the first step's start, and how many start inside
+/// a step (`spans` in start order, not overlapping): in one walk, on two threads for a long
+/// stream. The ops are in start order: the step that may hold each is found by moving a
+/// cursor, from a binary search at the first op of each half.
+pub(crate) fn step_coverage(main: &MainStream, spans: &[(u64, u64)]) -> (usize, usize) {
+    step_coverage_split(main, spans, TWO_THREADS_OPS)
+}
+
+/// [`step_coverage`], on two threads from `two_threads_ops` stream ops (for the tests).
+fn step_coverage_split(main: &MainStream, spans: &[(u64, u64)], two_threads_ops: usize) -> (usize, usize) {
+    let first = spans.first().map_or(u64::MAX, |&(start, _)| start);
+    let count = |ops: Ops| {
+        let (mut after, mut inside, mut cursor) = (0usize, 0usize, None);
+        for op in ops {
+            after += usize::from(op.start_ns >= first);
+            let at = cursor.get_or_insert_with(|| spans.partition_point(|&(s, _)| s <= op.start_ns));
+            while spans.get(*at).is_some_and(|&(s, _)| s <= op.start_ns) {
+                *at += 1;
+            }
+            inside += usize::from(*at > 0 && op.start_ns < spans[*at - 1].1);
+        }
+        (after, inside)
+    };
+    if main.len() < two_threads_ops {
+        return count(main.ops());
+    }
+    let [first_half, second_half] = main.halves();
+    let ((after, inside), (more_after, more_inside)) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| count(second_half));
+        (count(first_half), second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    (after + more_after, inside + more_inside)
+}
+
+/// Stream ops from which [`step_coverage`] walks on two threads.
+const TWO_THREADS_OPS: usize = 1 << 20;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// On random streams among other streams' ops, in order or not, and random steps: the
+    /// counts of one walk, of two halves, and of each op looked up on its own agree.
+    #[test]
+    fn coverage_in_two_halves_is_the_coverage_of_each_op() {
+        let mut rng = XorShift::new(0x5eed_0000_0000_0c0f);
+        for round in 0..200 {
+            let mut ops: Vec<DeviceOp> = (0..2 + rng.below(80))
+                .map(|_| DeviceOp::new(OpKind::Kernel, NameId(0), 0, 7 + rng.below(2), rng.below(500), rng.below(30)))
+                .collect();
+            if round % 2 == 0 {
+                ops.sort_by_key(|op| op.start_ns);
+            }
+            let mut spans = Vec::new();
+            let mut at = rng.below(100);
+            for _ in 0..rng.below(6) {
+                let len = 1 + rng.below(60);
+                spans.push((at, at + len));
+                at += len + rng.below(40);
+            }
+            let main = MainStream::on(&ops, 0, 7, ops.len());
+            let stream: Vec<&DeviceOp> = main.ops().collect();
+            let first = spans.first().map_or(u64::MAX, |&(s, _)| s);
+            let after = stream.iter().filter(|op| op.start_ns >= first).count();
+            let inside =
+                stream.iter().filter(|op| spans.iter().any(|&(s, e)| s <= op.start_ns && op.start_ns < e)).count();
+            assert_eq!(step_coverage_split(&main, &spans, usize::MAX), (after, inside), "round {round}");
+            assert_eq!(step_coverage_split(&main, &spans, 2), (after, inside), "round {round} (two threads)");
+        }
+    }
     use crate::intern::NameId;
     use crate::test_random::XorShift;
     use crate::timeline::OpKind;

@@ -194,17 +194,7 @@ pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
     }
     // Steps that leave most of the run after them outside (an expert loop that changes from
     // token to token breaks the sequence) do not describe the run.
-    let first = spans[0].0;
-    // In one walk: the ops from the first step on, and those inside a step. The ops are in
-    // start order: the step that may hold each is found by moving a cursor.
-    let (mut after, mut inside, mut cursor) = (0usize, 0usize, 0);
-    for op in main.ops() {
-        after += usize::from(op.start_ns >= first);
-        while spans.get(cursor).is_some_and(|&(s, _)| s <= op.start_ns) {
-            cursor += 1;
-        }
-        inside += usize::from(cursor > 0 && op.start_ns < spans[cursor - 1].1);
-    }
+    let (after, inside) = super::region_steps::step_coverage(&main, &spans);
     if (inside as f64) * 100.0 < MIN_STEP_COVERAGE_PCT * after as f64 {
         return None;
     }
