@@ -239,6 +239,7 @@ pub fn idle_gaps_of_roles(
             Some(DeviceSweeps {
                 device: streams.device,
                 main_stream: streams.main_stream()?,
+                one_stream: streams.streams.len() == 1,
                 all: Sweep::new(TOP_GAPS),
                 main: Sweep::new(TOP_GAPS),
                 streams: RunMap::new(),
@@ -261,8 +262,12 @@ pub fn idle_gaps_of_roles(
         };
         let Some(at) = slot else { return };
         let device = &mut devices[at];
-        let stream = op.stream();
         device.all.add(&context, index, op);
+        if device.one_stream {
+            // Its main stream's gaps and that stream's are the device's (taken at the end).
+            return;
+        }
+        let stream = op.stream();
         if stream == device.main_stream {
             device.main.add(&context, index, op);
         }
@@ -287,28 +292,32 @@ pub fn idle_gaps_of_roles(
                 .filter(|c| c.total_ns > 0 && pct(c.total_ns, device_gaps.total_ns) >= REMEDY_MIN_IDLE_SHARE_PCT)
                 .filter_map(|c| Some(Remedy { cause: c.cause, advice: c.cause.remedy()? }))
                 .collect();
-            let mut streams: Vec<StreamGaps> = d
-                .streams
-                .into_map()
-                .into_iter()
-                .map(|(stream, sweep)| {
-                    let stats = sweep.finish(&context);
-                    StreamGaps {
-                        stream,
-                        wall_ns: stats.wall_ns,
-                        count: stats.count,
-                        total_ns: stats.total_ns,
-                        idle_pct: stats.idle_pct,
-                        causes: stats.causes,
-                    }
-                })
-                .collect();
-            streams.sort_by_key(|s| s.stream);
+            let of_stream = |stream: u64, stats: &GapStats| StreamGaps {
+                stream,
+                wall_ns: stats.wall_ns,
+                count: stats.count,
+                total_ns: stats.total_ns,
+                idle_pct: stats.idle_pct,
+                causes: stats.causes.clone(),
+            };
+            let (main_stream_gaps, streams) = if d.one_stream {
+                // One stream: its gaps, and the main stream's, are the device's.
+                (device_gaps.clone(), vec![of_stream(d.main_stream, &device_gaps)])
+            } else {
+                let mut streams: Vec<StreamGaps> = d
+                    .streams
+                    .into_map()
+                    .into_iter()
+                    .map(|(stream, sweep)| of_stream(stream, &sweep.finish(&context)))
+                    .collect();
+                streams.sort_by_key(|s| s.stream);
+                (d.main.finish(&context), streams)
+            };
             DeviceGaps {
                 device: d.device,
                 device_gaps,
                 main_stream: d.main_stream,
-                main_stream_gaps: d.main.finish(&context),
+                main_stream_gaps,
                 remedies,
                 streams,
             }
@@ -320,6 +329,8 @@ pub fn idle_gaps_of_roles(
 struct DeviceSweeps {
     device: u32,
     main_stream: u64,
+    /// The device has one stream (its main one): only the device's sweep is fed.
+    one_stream: bool,
     all: Sweep,
     main: Sweep,
     /// Each stream's sweep (its ops mostly come in runs: looked up once a run).

@@ -191,3 +191,40 @@ fn start_ordered_and_shuffled_timelines_give_the_same_gaps() {
         assert_eq!(found, idle_gaps(&shuffled, &families), "round {round}");
     }
 }
+
+/// A device of one stream takes only the device's sweep: its main stream's gaps and its one
+/// stream's are those, as the full sweeps (forced by roles that list a second stream) find.
+#[test]
+fn one_stream_gaps_equal_the_full_sweeps() {
+    let mut rng = crate::test_random::XorShift::new(0x6a95_0001);
+    let families = Families::builtin();
+    for round in 0..100 {
+        let mut t = Timeline::new("one stream");
+        let mut at = 0;
+        for k in 0..2 + rng.below(60) {
+            at += rng.below(200);
+            op(&mut t, if k % 3 == 0 { "gemm" } else { "norm" }, 7, at, rng.below(150), Some(k + 1));
+            if rng.below(4) == 0 {
+                host(
+                    &mut t,
+                    "cudaLaunchKernel",
+                    HostCategory::Runtime,
+                    at.saturating_sub(rng.below(300)),
+                    5,
+                    Some(k + 1),
+                );
+            }
+        }
+        host(&mut t, "aten::mm", HostCategory::Framework, rng.below(500), rng.below(900), None);
+        let roles = stream_roles(&t, &families);
+        assert_eq!(roles[0].streams.len(), 1);
+        let launches = t.launch_index();
+        let short = idle_gaps_of_roles(&t, &roles, &launches);
+        let mut two = roles.clone();
+        let mut side = two[0].streams[0].clone();
+        side.stream = 99;
+        side.role = crate::analysis::streams::StreamRole::Side;
+        two[0].streams.push(side);
+        assert_eq!(short, idle_gaps_of_roles(&t, &two, &launches), "round {round}");
+    }
+}
