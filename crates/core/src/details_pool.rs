@@ -97,6 +97,12 @@ impl DetailsPool {
         self.items.iter().any(|d| test(d))
     }
 
+    /// `f` of each details held, by id (at [`DetailsId`]'s place): a question about every op's
+    /// details answered once per distinct details, then looked up by id.
+    pub fn each<T>(&self, f: impl Fn(&OpDetails) -> T) -> Vec<T> {
+        self.items.iter().map(|d| f(d)).collect()
+    }
+
     /// How many details are held.
     pub fn len(&self) -> usize {
         self.items.len()

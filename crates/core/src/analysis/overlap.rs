@@ -124,8 +124,11 @@ fn gathered(
         .collect()
 }
 
-fn core_type(timeline: &Timeline, op: &DeviceOp) -> Option<CoreType> {
-    timeline.details_of(op).and_then(|d| d.core_type)
+/// The core type of each op of `timeline` (from its details), by its details id in a table made
+/// once from the few distinct details (not through each op's shared details).
+fn core_types(timeline: &Timeline) -> impl Fn(&DeviceOp) -> Option<CoreType> + '_ {
+    let by_id = timeline.details.each(|d| d.core_type);
+    move |op| op.details().and_then(|id| by_id.get(id.index()).copied().flatten())
 }
 
 /// Compute–communication and cube–vector overlap of every device that has either.
@@ -146,13 +149,14 @@ pub fn overlaps_of(timeline: &Timeline, families: &Families, communication: bool
     // Core types come with an op's details: a timeline whose details name none (every
     // non-Ascend source) has no cube, vector or mix op to walk its ops for.
     let cores = timeline.details.any(|d| d.core_type.is_some());
-    let is_mix = |op: &&DeviceOp| core_type(timeline, op) == Some(CoreType::Mix);
+    let core_type = core_types(timeline);
+    let is_mix = |op: &&DeviceOp| core_type(op) == Some(CoreType::Mix);
     let (mut cube, mut mix) = (Vec::new(), crate::run_map::RunMap::<u32, SortedUnion>::new());
     if cores {
         cube = pair_overlap(
             timeline,
-            |_, op| core_type(timeline, op) == Some(CoreType::Vector),
-            |_, op| core_type(timeline, op) == Some(CoreType::Cube),
+            |_, op| core_type(op) == Some(CoreType::Vector),
+            |_, op| core_type(op) == Some(CoreType::Cube),
         );
         for op in timeline.ops.iter().filter(is_mix) {
             mix.get(op.device()).add(op.start_ns, op.end_ns());
@@ -184,6 +188,11 @@ pub fn overlaps_of(timeline: &Timeline, families: &Families, communication: bool
 mod tests {
     use super::*;
     use crate::timeline::{OpDetails, OpKind};
+
+    /// An op's core type read through its details (the plain way, against the table's).
+    fn core_type(timeline: &Timeline, op: &DeviceOp) -> Option<CoreType> {
+        timeline.details_of(op).and_then(|d| d.core_type)
+    }
 
     fn op(t: &mut Timeline, name: &str, stream: u64, start: u64, dur: u64, core: Option<CoreType>) {
         let name = t.intern(name);
