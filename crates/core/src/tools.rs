@@ -128,6 +128,22 @@ impl ToolOutput {
     }
 }
 
+/// `command.spawn()`, tried again a few times (10 ms apart) while the executable is busy
+/// (`ETXTBSY`): a program written a moment ago is busy for as long as any process that forked
+/// meanwhile (another thread's child, before its exec) still holds the writer's descriptor.
+pub fn spawn(command: &mut Command) -> std::io::Result<std::process::Child> {
+    let mut tries = 0;
+    loop {
+        match command.spawn() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 20 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            spawned => return spawned,
+        }
+    }
+}
+
 /// Runs `program args…` to completion in its own process group, capturing its output;
 /// past `timeout` the whole group is killed and [`Error::TimedOut`] returned.
 /// For quick queries only (version, device list); captures go through the supervisor.
@@ -138,14 +154,9 @@ where
 {
     let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
     let display = program.display().to_string();
-    let mut child = Command::new(program)
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|source| Error::Spawn { program: display.clone(), source })?;
+    let mut command = Command::new(program);
+    command.args(&args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    let mut child = spawn(&mut command).map_err(|source| Error::Spawn { program: display.clone(), source })?;
     let pgid = child.id() as i32;
     let mut stdout = child.stdout.take().expect("stdout piped");
     let mut stderr = child.stderr.take().expect("stderr piped");
@@ -263,6 +274,27 @@ mod tests {
         let err = run_tool(Path::new("/bin/sleep"), ["30"], Duration::from_millis(200)).unwrap_err();
         assert!(matches!(err, Error::TimedOut { .. }), "{err}");
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    /// A program still open for writing (as it is in a child forked by another thread before
+    /// its exec) is busy: it starts once the writer lets go, not with `ETXTBSY`.
+    #[test]
+    fn a_program_busy_for_a_moment_starts_once_released() {
+        let (dir, _) = script_dir("busy");
+        let path = dir.join("busy");
+        let mut writer = std::fs::File::create(&path).unwrap();
+        std::io::Write::write_all(&mut writer, b"#!/bin/sh\necho started\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let busy = Command::new(&path).spawn().map(|mut child| child.wait()).unwrap_err();
+        assert_eq!(busy.raw_os_error(), Some(libc::ETXTBSY), "the program is busy while open for writing");
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(40));
+            drop(writer);
+        });
+        let out = run_tool(&path, [] as [&str; 0], Duration::from_secs(5)).unwrap();
+        assert_eq!(out.stdout, "started\n");
+        releaser.join().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A fresh directory with a helper that writes executable `#!/bin/sh` scripts into it.
