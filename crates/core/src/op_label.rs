@@ -101,5 +101,12 @@ mod tests {
             .iter()
             .enumerate()
             .all(|(k, l)| l.name() == NameId(70_000 + k as u32) && l.details() == details(k as u32)));
+        // Pairs met again and again keep their words.
+        let wide = |k: u32| (NameId(k % 7), details(40_000 + k % 3_000));
+        let words: Vec<Label> = (0..5_000u32).map(|k| Label::new(wide(k).0, wide(k).1)).collect();
+        for (k, word) in (0..5_000u32).zip(&words) {
+            assert_eq!((word.name(), word.details()), wide(k));
+            assert!(*word == Label::new(wide(k).0, wide(k).1));
+        }
     }
 }
