@@ -10,6 +10,7 @@
 use crate::render::human_ns;
 use prof_core::analysis::streams::{stream_roles, DeviceStreams};
 use prof_core::phases::{find_phases, PhaseChoice, Phases};
+use prof_core::two_threads::both;
 use prof_core::{summarize_kernels, Families, KernelSummary, Timeline};
 use serde::Serialize;
 use std::sync::OnceLock;
@@ -85,21 +86,15 @@ pub fn apply_summarized(timeline: Timeline, choice: PhaseChoice, families: &Fami
         let summary = summarize_kernels(&timeline, families);
         return Ok((timeline, view, summary, OnceLock::new()));
     }
-    let (phases, (whole, roles)) = std::thread::scope(|scope| {
-        let whole = scope.spawn(|| (summarize_kernels(&timeline, families), stream_roles(&timeline, families)));
-        let phases = find_phases(&timeline);
-        (phases, whole.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
+    let (phases, (whole, roles)) =
+        both(|| find_phases(&timeline), || (summarize_kernels(&timeline, families), stream_roles(&timeline, families)));
     let (timeline, view) = cut(timeline, choice, phases)?;
     Ok(match view.window_ns {
         None => (timeline, view, whole, OnceLock::from(roles)),
         Some(_) => {
             // The cut timeline's, again on two threads.
-            let (summary, roles) = std::thread::scope(|scope| {
-                let roles = scope.spawn(|| stream_roles(&timeline, families));
-                let summary = summarize_kernels(&timeline, families);
-                (summary, roles.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            });
+            let (summary, roles) =
+                both(|| summarize_kernels(&timeline, families), || stream_roles(&timeline, families));
             (timeline, view, summary, OnceLock::from(roles))
         }
     })

@@ -63,6 +63,7 @@ pub mod timeline;
 mod timeline_parts;
 pub mod tool_cache;
 pub mod tools;
+pub mod two_threads;
 pub mod units;
 pub mod util_csv;
 pub mod util_summary;

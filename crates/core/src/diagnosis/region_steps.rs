@@ -42,7 +42,7 @@ pub(crate) fn region_step_spans<'a>(
 /// stream. The ops are in start order: the step that may hold each is found by moving a
 /// cursor, from a binary search at the first op of each half.
 pub(crate) fn step_coverage(main: &MainStream, spans: &[(u64, u64)]) -> (usize, usize) {
-    step_coverage_split(main, spans, TWO_THREADS_OPS)
+    step_coverage_split(main, spans, crate::two_threads::SPLIT_OPS)
 }
 
 /// [`step_coverage`], on two threads from `two_threads_ops` stream ops (for the tests).
@@ -64,15 +64,10 @@ fn step_coverage_split(main: &MainStream, spans: &[(u64, u64)], two_threads_ops:
         return count(main.ops());
     }
     let [first_half, second_half] = main.halves();
-    let ((after, inside), (more_after, more_inside)) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| count(second_half));
-        (count(first_half), second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
+    let ((after, inside), (more_after, more_inside)) =
+        crate::two_threads::both(|| count(first_half), || count(second_half));
     (after + more_after, inside + more_inside)
 }
-
-/// Stream ops from which [`step_coverage`] walks on two threads.
-const TWO_THREADS_OPS: usize = 1 << 20;
 
 #[cfg(test)]
 mod tests {

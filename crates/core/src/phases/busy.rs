@@ -6,12 +6,9 @@ use super::Phase;
 use crate::analysis::intervals::SortedUnion;
 use crate::timeline::DeviceOp;
 
-/// Ops from which the busy shares are summed on two threads.
-pub(super) const TWO_THREADS_OPS: usize = 1 << 20;
-
 /// Fills each phase's `busy_pct` from the start-ordered `order`.
 pub(super) fn busy_shares(order: &[DeviceOp], phases: &mut [Phase]) {
-    busy_shares_split(order, phases, TWO_THREADS_OPS);
+    busy_shares_split(order, phases, crate::two_threads::SPLIT_OPS);
 }
 
 /// [`busy_shares`], on two threads from `two_threads_ops` ops (a parameter for the tests).
@@ -24,11 +21,7 @@ pub(super) fn busy_shares_split(order: &[DeviceOp], phases: &mut [Phase], two_th
         unions(ops, &bounds).iter().map(|u| u.total_ns().unwrap_or(0)).collect()
     } else {
         let (first, second) = ops.split_at(ops.len() / 2);
-        let (before, after) = std::thread::scope(|scope| {
-            let after = scope.spawn(|| unions(second, &bounds));
-            let before = unions(first, &bounds);
-            (before, after.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-        });
+        let (before, after) = crate::two_threads::both(|| unions(first, &bounds), || unions(second, &bounds));
         bounds
             .iter()
             .zip(before.iter().zip(&after))

@@ -72,14 +72,11 @@ impl NameSet {
             ops.iter().for_each(|op| set.insert(op.name()));
             set
         };
-        if ops.len() < super::busy::TWO_THREADS_OPS {
+        if ops.len() < crate::two_threads::SPLIT_OPS {
             return one(ops);
         }
         let (first, second) = ops.split_at(ops.len() / 2);
-        let (mut set, other) = std::thread::scope(|scope| {
-            let other = scope.spawn(|| one(second));
-            (one(first), other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-        });
+        let (mut set, other) = crate::two_threads::both(|| one(first), || one(second));
         for name in other.0.iter().enumerate().filter(|(_, &has)| has).map(|(at, _)| at) {
             set.insert(NameId(name as u32));
         }
