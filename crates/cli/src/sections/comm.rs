@@ -7,6 +7,7 @@
 use super::{Section, SectionContext};
 use crate::render::{human_ns, table};
 use prof_core::analysis::comm::{gbps, summarize_collectives, timeline_comm_samples, CollectiveStats};
+use prof_core::analysis::streams::communication_ops;
 use prof_core::vendor_tables::{CommTable, TransportTotal};
 use prof_core::{Registry, Timeline};
 use serde::Serialize;
@@ -44,9 +45,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
         Some(Ok(report)) => report,
         Some(Err(error)) => return Some(error_section(error)),
         // The stream roles count the communication ops: with none, no walk for them.
-        None if context.stream_roles(timeline).iter().flat_map(|d| &d.streams).all(|s| s.communication_ops == 0) => {
-            return None
-        }
+        None if communication_ops(context.stream_roles(timeline)) == 0 => return None,
         None => CommReport {
             source: "timeline".to_owned(),
             collectives: summarize_collectives(timeline_comm_samples(timeline, context.families)),

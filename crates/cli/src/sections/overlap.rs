@@ -4,12 +4,12 @@
 use super::{Section, SectionContext};
 use crate::render::{human_ns, table};
 use prof_core::analysis::overlap::{overlaps_of, PairOverlap};
+use prof_core::analysis::streams::communication_ops;
 use prof_core::Timeline;
 
 /// The overlaps, when some device ran both compute and communication, or cube and vector ops.
 pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
-    let roles = context.stream_roles(timeline);
-    let communication = roles.iter().flat_map(|d| &d.streams).any(|s| s.communication_ns > 0);
+    let communication = communication_ops(context.stream_roles(timeline)) > 0;
     let devices = overlaps_of(timeline, context.families, communication);
     if devices.is_empty() {
         return None;

@@ -88,6 +88,12 @@ pub struct DeviceStreams {
     pub streams: Vec<StreamStats>,
 }
 
+/// The communication ops on every stream of `devices`: an analysis that reads only those need
+/// not walk the ops when there are none.
+pub fn communication_ops(devices: &[DeviceStreams]) -> u64 {
+    devices.iter().flat_map(|d| &d.streams).map(|s| s.communication_ops).sum()
+}
+
 impl DeviceStreams {
     /// The main stream's id.
     pub fn main_stream(&self) -> Option<u64> {
