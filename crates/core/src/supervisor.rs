@@ -152,17 +152,8 @@ impl Supervised {
         command.env(crate::guard::TOKEN_VAR, &token);
         // Listen before the child exists, so no signal can slip past unforwarded.
         let interrupt = StopSignals::listen()?;
-        // Tried again while the executable is busy, as `tools::spawn` does.
-        let mut tries = 0;
-        let mut child = loop {
-            match command.spawn() {
-                Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 20 => {
-                    tries += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                }
-                spawned => break spawned.map_err(|source| Error::Spawn { program: program.clone(), source })?,
-            }
-        };
+        let mut child = crate::tools::spawn_when_free(|| command.spawn())
+            .map_err(|source| Error::Spawn { program: program.clone(), source })?;
         let pgid = child.id().map(|id| id as i32).unwrap_or(0);
         crate::guard::register(&token, pgid);
         let log = std::sync::Arc::new(std::sync::Mutex::new(log));

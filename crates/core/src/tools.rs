@@ -128,13 +128,14 @@ impl ToolOutput {
     }
 }
 
-/// `command.spawn()`, tried again a few times (10 ms apart) while the executable is busy
-/// (`ETXTBSY`): a program written a moment ago is busy for as long as any process that forked
-/// meanwhile (another thread's child, before its exec) still holds the writer's descriptor.
-pub fn spawn(command: &mut Command) -> std::io::Result<std::process::Child> {
+/// `spawn()` (a process start), tried again a few times (10 ms apart) while the executable is
+/// busy (`ETXTBSY`): a program written a moment ago is busy for as long as any process that
+/// forked meanwhile (another thread's child, before its exec) still holds the writer's
+/// descriptor. For `std` and `tokio` commands alike.
+pub fn spawn_when_free<T>(mut spawn: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
     let mut tries = 0;
     loop {
-        match command.spawn() {
+        match spawn() {
             Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 20 => {
                 tries += 1;
                 std::thread::sleep(Duration::from_millis(10));
@@ -156,7 +157,8 @@ where
     let display = program.display().to_string();
     let mut command = Command::new(program);
     command.args(&args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-    let mut child = spawn(&mut command).map_err(|source| Error::Spawn { program: display.clone(), source })?;
+    let mut child =
+        spawn_when_free(|| command.spawn()).map_err(|source| Error::Spawn { program: display.clone(), source })?;
     let pgid = child.id() as i32;
     let mut stdout = child.stdout.take().expect("stdout piped");
     let mut stderr = child.stderr.take().expect("stderr piped");
