@@ -177,7 +177,7 @@ pub struct CsvReader {
     splitter: Splitter,
 }
 
-const BUFFER: usize = 4 << 20;
+const BUFFER: usize = 256 << 10;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl CsvReader {

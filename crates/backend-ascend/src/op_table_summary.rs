@@ -42,10 +42,18 @@ struct DeviceAcc {
     last_end: u64,
     /// The union of the op intervals (unknown once a start comes before the open span's).
     union: SortedUnion,
-    /// The merged intervals closed so far, kept by a later part of a file read in parts (the
-    /// part before it may still reach into them).
+    /// The first merged intervals closed, kept by a later part of a file read in parts (the
+    /// part before it may still reach into them), at most [`KEPT_SPANS`].
     closed: Option<Vec<(u64, u64)>>,
+    /// Past those: where the first merged interval not kept starts, and the time of all of
+    /// them (the part before reaches that far only when one of its ops outlasts thousands of
+    /// this part's: then the file is read by one thread).
+    rest: Option<(u64, u64)>,
 }
+
+/// Merged intervals a later part keeps for the part before it (1 MB a device): enough for any
+/// op of that part to end among them, where a part's ops are those of seconds to minutes.
+const KEPT_SPANS: usize = 1 << 16;
 
 impl DeviceAcc {
     fn new(keep_closed: bool) -> Self {
@@ -64,7 +72,12 @@ impl DeviceAcc {
 
     fn merge(&mut self, start: u64, end: u64) {
         if let (Some(span), Some(closed)) = (self.union.add_closing(start, end), &mut self.closed) {
-            closed.push(span);
+            if closed.len() < KEPT_SPANS {
+                closed.push(span);
+            } else {
+                let rest = self.rest.get_or_insert((span.0, 0));
+                rest.1 += span.1 - span.0;
+            }
         }
     }
 
@@ -73,14 +86,15 @@ impl DeviceAcc {
         self.union.total_ns().is_none()
     }
 
-    /// Adds the ops of the same device from the part of the file right after this one.
-    fn absorb(&mut self, later: DeviceAcc) {
+    /// Adds the ops of the same device from the part of the file right after this one; `None`
+    /// when an op of this part reaches past the intervals the later part kept.
+    fn absorb(&mut self, later: DeviceAcc) -> Option<()> {
         if later.ops == 0 {
-            return;
+            return Some(());
         }
         if self.ops == 0 {
             *self = later;
-            return;
+            return Some(());
         }
         self.ops += later.ops;
         self.op_ns = self.op_ns.saturating_add(later.op_ns);
@@ -88,10 +102,16 @@ impl DeviceAcc {
         if later.out_of_order() {
             self.union.mark_out_of_order();
         }
-        let open = later.union.open_span();
-        for (lo, hi) in later.closed.unwrap_or_default().into_iter().chain(open) {
+        for (lo, hi) in later.closed.unwrap_or_default() {
             self.merge(lo, hi);
         }
+        if let Some((from, ns)) = later.rest {
+            self.union.add_merged_from(from, ns).then_some(())?;
+        }
+        if let Some((lo, hi)) = later.union.open_span() {
+            self.merge(lo, hi);
+        }
+        Some(())
     }
 
     fn finish(self, device: u32) -> DeviceTime {
@@ -120,9 +140,10 @@ struct Partial {
 }
 
 impl Partial {
-    /// Adds the totals of the part of the file right after this one; `None` (and nothing
-    /// added) when the summed device time would pass 2^64 ns, so that the file is read again
-    /// by one thread and the error names the row.
+    /// Adds the totals of the part of the file right after this one; `None` when the summed
+    /// device time would pass 2^64 ns (so that the file is read again by one thread and the
+    /// error names the row) or a device's busy time cannot be joined (an op reaching past the
+    /// intervals the later part kept): the totals are then dropped and the file read again.
     fn absorb(&mut self, later: Partial) -> Option<()> {
         self.device_ns = self.device_ns.checked_add(later.device_ns)?;
         self.cut = later.cut;
@@ -143,7 +164,7 @@ impl Partial {
         }
         for (device, acc) in later.devices {
             match self.device_index.get(&device) {
-                Some(&at) => self.devices[at].1.absorb(acc),
+                Some(&at) => self.devices[at].1.absorb(acc)?,
                 None => {
                     self.device_index.insert(device, self.devices.len());
                     self.devices.push((device, acc));
@@ -314,61 +335,5 @@ fn kernel_rows(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_fixtures::fixture_path;
-
-    #[test]
-    fn streaming_summary_equals_the_timeline_summary() {
-        // The reference is the summary of the fully loaded timeline (op_table::load +
-        // summarize_kernels), itself checked against python in the op_table and e2e tests.
-        let path = fixture_path("msprof-analyze_advisor_kernel_details/kernel_details.csv");
-        let families = Families::builtin();
-        let streamed = summarize(&path, &families).expect("fixture summarises");
-        let timeline = crate::op_table::load(&path).expect("fixture loads");
-        let mut loaded = prof_core::summarize_kernels(&timeline, &families);
-        let mut got = streamed.summary.clone();
-        for k in got.kernels.iter_mut().chain(loaded.kernels.iter_mut()) {
-            k.name_id = NameId(0);
-        }
-        assert_eq!(got, loaded);
-        // python3: csv.DictReader over the fixture, Counter of `Type` → 43 types, 591 rows.
-        assert_eq!(streamed.op_types.len(), 43);
-        assert_eq!(streamed.op_types.iter().map(|t| t.calls).sum::<u64>(), 591);
-        assert_eq!(streamed.op_types.iter().map(|t| t.total_ns).sum::<u64>(), streamed.summary.device_ns);
-    }
-
-    #[test]
-    fn reading_in_parts_gives_the_same_numbers() {
-        // A small first buffer, so that the fixture (128 kB) splits into parts like a large file.
-        let path = fixture_path("msprof-analyze_advisor_kernel_details/kernel_details.csv");
-        let families = Families::builtin();
-        let whole = summarize(&path, &families).expect("fixture summarises");
-        let size = std::fs::metadata(&path).expect("fixture exists").len();
-        for threads in [2, 3, 7] {
-            let first = CsvReader::open_with_buffer(&path, 4096).expect("fixture opens");
-            let layout = Layout::of(first.header()).expect("an op table");
-            let partial = in_parts(first, &layout, size, threads).expect("splits at line ends");
-            assert_eq!(finish(partial, &path, &families).expect("finishes"), whole, "{threads} parts");
-        }
-    }
-
-    #[test]
-    fn a_bad_value_in_a_column_it_does_not_read_fails_only_the_full_load() {
-        // The real fixture with the first row's `Stream ID` (16) made `16i`: the summary reads
-        // name, type, core, start and duration only, the full load also the stream.
-        let real = std::fs::read_to_string(fixture_path("msprof-analyze_advisor_kernel_details/kernel_details.csv"))
-            .expect("fixture reads");
-        let bad = real.replacen(",1259,16,ZerosLike46,", ",1259,16i,ZerosLike46,", 1);
-        assert_ne!(bad, real);
-        let dir = std::env::temp_dir().join(format!("prof-op-table-summary-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("kernel_details.csv");
-        std::fs::write(&path, bad).expect("writes");
-        let summary = summarize(&path, &Families::builtin()).expect("the summary does not read Stream ID");
-        assert_eq!(summary.summary.ops, 591);
-        let Err(err) = crate::op_table::load(&path) else { panic!("the load checks Stream ID") };
-        let err = err.to_string();
-        assert!(err.contains("kernel_details.csv:2") && err.contains("column Stream ID `16i`"), "{err}");
-    }
-}
+#[path = "op_table_summary_tests.rs"]
+mod tests;

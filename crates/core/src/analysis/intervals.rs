@@ -181,6 +181,21 @@ impl SortedUnion {
         closed
     }
 
+    /// Counts `ns` of merged spans that all start at or after `from` (spans merged elsewhere,
+    /// not kept), closing the open span first; false, and nothing changed, when the open span
+    /// ends past `from` (it may overlap them, so their cover is not simply added).
+    pub fn add_merged_from(&mut self, from: u64, ns: u64) -> bool {
+        if let Some((lo, hi)) = self.current {
+            if hi > from {
+                return false;
+            }
+            self.closed_ns += hi - lo;
+            self.current = None;
+        }
+        self.closed_ns += ns;
+        true
+    }
+
     /// The merged span still open (the latest), if any.
     pub fn open_span(&self) -> Option<(u64, u64)> {
         self.current
@@ -251,6 +266,17 @@ mod tests {
         assert_eq!(sorted.total_ns(), Some(55));
         sorted.add(1, 2);
         assert_eq!(sorted.total_ns(), None);
+        // Spans merged elsewhere, from 100 on: the open [60, 80) is closed and they are counted.
+        assert!(sorted.clone().add_merged_from(80, 7));
+        let mut counted = SortedUnion::default();
+        counted.add(60, 80);
+        assert!(counted.add_merged_from(100, 7));
+        assert_eq!((counted.total_ns(), counted.open_span()), (Some(27), None));
+        // The open span reaches past where they start: refused, nothing changed.
+        let mut reaching = SortedUnion::default();
+        reaching.add(60, 80);
+        assert!(!reaching.add_merged_from(79, 7));
+        assert_eq!((reaching.total_ns(), reaching.open_span()), (Some(20), Some((60, 80))));
         let mut marked = SortedUnion::default();
         marked.add(0, 5);
         marked.mark_out_of_order();
