@@ -177,7 +177,7 @@ pub struct CsvReader {
     splitter: Splitter,
 }
 
-const BUFFER: usize = 256 << 10;
+const BUFFER: usize = 1 << 20;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl CsvReader {
