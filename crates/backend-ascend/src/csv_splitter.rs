@@ -144,6 +144,8 @@ impl Splitter {
         // Once the fields up to `last` are split: the commas counted since.
         let mut tail_commas: Option<usize> = None;
         let mut non_ascii = 0u64;
+        // Read once, not per field (the pushes write through `self`).
+        let (skip, last) = (self.skip, self.last.unwrap_or(usize::MAX));
         let mut at = 0;
         while at < bytes.len() {
             #[cfg(target_arch = "x86_64")]
@@ -167,13 +169,19 @@ impl Splitter {
                     ends &= ends - 1;
                     let i = at + bit as usize;
                     let line_end = line_ends >> bit & 1 == 1;
-                    if self.skips(self.fields.len()) {
+                    let index = self.fields.len();
+                    if index < 64 && skip >> index & 1 == 1 {
                         // Not read: an empty field, whatever its quotes.
                         self.fields.push((i, i));
                     } else {
-                        let field_bits =
-                            csv_blocks::below(bit) & !csv_blocks::below(field_start.saturating_sub(at) as u32);
-                        let has_quote = field_quoted || block.quote & field_bits != 0;
+                        // A quote in the field: in the blocks before, or in this one from the
+                        // field's start (most blocks have none).
+                        let has_quote = field_quoted
+                            || (block.quote != 0
+                                && block.quote
+                                    & csv_blocks::below(bit)
+                                    & !csv_blocks::below(field_start.saturating_sub(at) as u32)
+                                    != 0);
                         let end = if line_end && i > field_start && bytes[i - 1] == b'\r' { i - 1 } else { i };
                         self.push_field(field_start, end, has_quote);
                     }
@@ -185,7 +193,7 @@ impl Splitter {
                         return Ok(start + i + 1);
                     }
                     field_start = i + 1;
-                    if self.last.is_some_and(|last| self.fields.len() > last) {
+                    if index >= last {
                         tail_commas = Some(0);
                         tail_from = bit + 1;
                         break;

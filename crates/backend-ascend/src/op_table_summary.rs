@@ -243,7 +243,7 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
         p.by_name[name_id.0 as usize].add(dur);
         // The rows of a name nearly always share one type: compare with the last one's before hashing.
         let cached = &mut row_types[name_id.0 as usize];
-        if p.types.resolve(*cached) != op_type {
+        if !p.types.is(*cached, op_type) {
             *cached = p.types.intern(op_type);
         }
         let type_id = cached.0 as usize;
