@@ -39,7 +39,12 @@ pub(crate) struct OpChecks {
     columns: CheckColumns,
     // Task types and states are few: interned, so a row allocates nothing.
     strings: Interner,
-    by_ids: FxHashMap<(NameId, NameId), Group>,
+    groups: Vec<((NameId, NameId), Group)>,
+    /// Where each (op, task type) group is in `groups`.
+    by_ids: FxHashMap<(NameId, NameId), usize>,
+    /// Per op id, the task type of its last row and that row's group (the rows of an op
+    /// mostly repeat the task type): found without a look-up.
+    last_of_op: Vec<Option<(NameId, usize)>>,
     by_state: FxHashMap<NameId, (u64, u64, FxHashMap<NameId, ()>)>,
     /// The ids of the last row's task type and state (rows mostly repeat them).
     guesses: [Option<NameId>; 2],
@@ -60,7 +65,9 @@ impl OpChecks {
         Ok(Self {
             columns,
             strings: Interner::new(),
+            groups: Vec::new(),
             by_ids: FxHashMap::default(),
+            last_of_op: Vec::new(),
             by_state: FxHashMap::default(),
             guesses: [None; 2],
         })
@@ -110,7 +117,7 @@ impl OpChecks {
             entry.1 += dur;
             entry.2.insert(op, ());
         }
-        let group = self.by_ids.entry((op, task)).or_default();
+        let group = self.group(op, task);
         group.calls += 1;
         group.total_ns += dur;
         group.means.add(&ratios, dur);
@@ -120,14 +127,35 @@ impl OpChecks {
         Ok(())
     }
 
+    /// The group of op `op` on task type `task`.
+    #[inline]
+    fn group(&mut self, op: NameId, task: NameId) -> &mut Group {
+        let slot = op.0 as usize;
+        if slot >= self.last_of_op.len() {
+            self.last_of_op.resize(slot + 1, None);
+        }
+        let at = match self.last_of_op[slot] {
+            Some((last_task, at)) if last_task == task => at,
+            _ => {
+                let at = *self.by_ids.entry((op, task)).or_insert_with(|| {
+                    self.groups.push(((op, task), Group::default()));
+                    self.groups.len() - 1
+                });
+                self.last_of_op[slot] = Some((task, at));
+                at
+            }
+        };
+        &mut self.groups[at].1
+    }
+
     /// Adds what `later` summed over a later part of the same table; `op_ids` maps the op
     /// ids it was given to the ones this was given.
     pub(crate) fn absorb(&mut self, later: OpChecks, op_ids: &[NameId]) {
         let text = |id: NameId| later.strings.resolve(id);
         let op_id = |id: NameId| op_ids.get(id.0 as usize).copied().unwrap_or(id);
-        for ((op, task), group) in &later.by_ids {
-            let key = (op_id(*op), self.strings.intern(text(*task)));
-            let mine = self.by_ids.entry(key).or_default();
+        for ((op, task), group) in &later.groups {
+            let task = self.strings.intern(text(*task));
+            let mine = self.group(op_id(*op), task);
             mine.calls += group.calls;
             mine.total_ns += group.total_ns;
             mine.means.absorb(&group.means);
@@ -148,7 +176,7 @@ impl OpChecks {
         let path = header.path();
         let text = |id: NameId| self.strings.resolve(id).to_owned();
         let groups: HashMap<(String, String), Group> = self
-            .by_ids
+            .groups
             .into_iter()
             .map(|((op, task), group)| ((ops.resolve(op).to_owned(), text(task)), group))
             .collect();
