@@ -18,6 +18,13 @@ impl<'a> Row<'a> {
         self.text.get(start..end)
     }
 
+    /// The raw bytes of field `col` (for a quick look before [`Row::get`]).
+    #[inline]
+    pub(crate) fn raw(&self, col: usize) -> Option<&'a [u8]> {
+        let &(start, end) = self.fields.get(col)?;
+        self.text.as_bytes().get(start..end)
+    }
+
     /// The cleaned value of column `col`: trimmed of spaces and tabs; `None` when the column
     /// is absent (`col` is `None`) or the value is empty or `N/A`.
     #[inline]

@@ -222,9 +222,11 @@ impl OpChecks {
 
 #[inline]
 fn number(row: &Row<'_>, col: Option<usize>) -> Result<Option<f64>, AscendError> {
+    // Most ratios of a row, seen before the text is cleaned.
+    if col.and_then(|c| row.raw(c)) == Some(b"0") {
+        return Ok(Some(0.0));
+    }
     match (col, row.get(col)) {
-        // Most ratios of a row.
-        (Some(_), Some("0")) => Ok(Some(0.0)),
         (Some(col), Some(text)) => plain_decimal(text)
             .or_else(|| text.parse::<f64>().ok())
             .filter(|v| v.is_finite())
