@@ -311,10 +311,8 @@ mod tests {
         // A step of 12 ops where `gemm` and `norm` come back with different ops after them:
         // the value that followed the last `gemm` is wrong half the time, the step's order
         // never is.
-        let step: Vec<String> = "embed norm gemm attn gemm norm gemm act gemm norm gemm head"
-            .split(' ')
-            .map(str::to_owned)
-            .collect();
+        let step: Vec<String> =
+            "embed norm gemm attn gemm norm gemm act gemm norm gemm head".split(' ').map(str::to_owned).collect();
         let steps: Vec<String> = step.iter().cycle().take(step.len() * 100).cloned().collect();
         // First sight of the 6 names, then the first step's repeats the successor table has
         // not seen yet; after that no row is looked up.
