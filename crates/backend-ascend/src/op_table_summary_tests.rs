@@ -108,3 +108,40 @@ fn an_op_outlasting_the_kept_spans_refuses_the_join() {
     assert!(second.rest.is_some());
     assert!(first.absorb(second).is_none());
 }
+
+#[test]
+fn a_file_whose_early_op_outlasts_a_later_parts_kept_intervals_is_read_by_one_thread() {
+    use std::fmt::Write as _;
+    let dir = std::env::temp_dir().join(format!("prof-op-table-kept-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let families = Families::builtin();
+    for long in [false, true] {
+        // 200,000 ops of 1 µs every 2 µs on one device (disjoint: the later half of the file
+        // holds ~100,000 merged intervals, more than a later part keeps); with `long`, op 10
+        // runs 1 s, past every later start.
+        let mut text = String::from("Name,Type,Accelerator Core,Start Time(us),Duration(us)\n");
+        let mut spans = Vec::new();
+        for i in 0..200_000u64 {
+            let dur = if long && i == 10 { 1_000_000 } else { 1 };
+            writeln!(text, "k{},T{},AI_CORE,{},{}", i % 7, i % 3, i * 2, dur).expect("writes");
+            spans.push((i * 2_000, i * 2_000 + dur * 1_000));
+        }
+        let path = dir.join(format!("kernel_details_{long}.csv"));
+        std::fs::write(&path, text).expect("writes");
+        let want = IntervalSet::from_unsorted(spans).total_ns();
+        let size = std::fs::metadata(&path).expect("written").len();
+        let first = CsvReader::open_with_buffer(&path, 4096).expect("opens");
+        let layout = Layout::of(first.header()).expect("an op table");
+        let parted = in_parts(first, &layout, size, 2);
+        // The join is refused exactly when the early op reaches past the kept intervals.
+        assert_eq!(parted.is_none(), long, "long {long}");
+        let whole = summarize(&path, &families).expect("summarises");
+        assert_eq!(whole.summary.devices.len(), 1);
+        assert_eq!(whole.summary.devices[0].busy_ns, want, "long {long}");
+        assert_eq!(whole.summary.ops, 200_000);
+        if let Some(parted) = parted {
+            assert_eq!(finish(parted, &path, &families).expect("finishes"), whole);
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
