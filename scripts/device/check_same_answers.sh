@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Device batch (issue #20, seventeenth session): real runs taken by the new build, then every
-# capture analysed by the new and the old build: the answers must be the same JSON (the
-# session changed how ops are held and walked, not what is answered). The captures are
+# Device batch (issue #20, seventeenth and eighteenth sessions): real runs taken by the new
+# build, then every capture analysed by the new and the old build: the answers must be the same
+# JSON (the sessions changed how ops are held, walked and interned, not what is answered). The captures are
 # zoo clients of each shape (MoE decode, eager decode with softmax, a training step, a graph
 # replayed decode) through `prof breakdown` (CUPTI), and the decode client through nsys.
 # Usage: OUT=$OUT scripts/device/check_same_answers.sh NEW_BIN_DIR OLD_PROF
