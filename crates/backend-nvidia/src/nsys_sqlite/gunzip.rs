@@ -65,7 +65,11 @@ impl Unzipped {
         static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let count = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = gz.file_stem().map_or_else(|| "export".into(), |s| s.to_string_lossy().into_owned());
-        let path = std::env::temp_dir().join(format!("prof-{}-{count}-{name}", std::process::id()));
+        let dir = std::env::temp_dir();
+        if count == 0 {
+            remove_orphans(&dir);
+        }
+        let path = dir.join(format!("{COPY_PREFIX}{}-{count}-{name}", std::process::id()));
         let input = std::fs::File::open(gz).map_err(|e| Error::io(gz, e))?;
         let size = input.metadata().map_err(|e| Error::io(gz, e))?.len();
         let limit = size.saturating_mul(LIMIT_RATIO).max(MIN_LIMIT);
@@ -97,6 +101,29 @@ impl Unzipped {
 impl Drop for Unzipped {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// How the unzipped copies' names begin (then the process id, a count and the export's name).
+pub(crate) const COPY_PREFIX: &str = "prof-unzipped-";
+
+/// Removes the unzipped copies in `dir` of processes that are gone: a copy is removed when it
+/// has been read, but not by a process killed while it read (Ctrl-C on a large export). Only
+/// where `/proc` tells which processes live; a copy of a live process (this one too) is kept.
+pub(crate) fn remove_orphans(dir: &Path) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name.to_str().and_then(|n| n.strip_prefix(COPY_PREFIX)).and_then(|rest| rest.split('-').next());
+        if let Some(pid) = pid.filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) {
+            if !proc.join(pid).exists() {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
     }
 }
 

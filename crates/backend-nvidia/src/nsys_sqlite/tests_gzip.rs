@@ -28,7 +28,7 @@ fn ops_text(t: &Timeline) -> Vec<String> {
 /// The copies of `<stem>.gz` this process unzipped still in the temporary directory (other
 /// tests unzip files of other names at the same time).
 fn copies_left(stem: &str) -> usize {
-    let prefix = format!("prof-{}-", std::process::id());
+    let prefix = format!("{}{}-", gunzip::COPY_PREFIX, std::process::id());
     let suffix = format!("-{stem}");
     let names = std::fs::read_dir(std::env::temp_dir()).unwrap().flatten().map(|e| e.file_name());
     names.filter(|n| n.to_string_lossy().starts_with(&prefix) && n.to_string_lossy().ends_with(&suffix)).count()
@@ -83,4 +83,32 @@ fn a_cut_or_foreign_gzip_is_an_error_naming_it() {
     let error = gunzip::read_unzipped(&other, load).unwrap_err().to_string();
     assert!(error.contains("other.sqlite.gz") && error.contains("not an nsys export"), "{error}");
     assert_eq!(copies_left("cut.sqlite") + copies_left("other.sqlite"), 0);
+}
+
+#[test]
+fn a_copy_left_by_a_killed_reader_is_removed_by_the_next_unzip() {
+    let scratch = Scratch::new("gzip-orphan");
+    let plain = export_fixture("learncuda_rtx4060-laptop_nsys2024.6.2_report1.sqlite");
+    let gz = scratch.file("orphan_case.sqlite.gz", &gzipped(&std::fs::read(&plain).unwrap()));
+    let dir = std::env::temp_dir();
+    // A process that has exited (its id is not reused within the test), and this one.
+    let mut child = std::process::Command::new("true").spawn().expect("`true` runs");
+    let gone = child.id();
+    child.wait().expect("exits");
+    let orphan = dir.join(format!("{}{gone}-0-orphan_case.sqlite", gunzip::COPY_PREFIX));
+    let mine = dir.join(format!("{}{}-999-orphan_case.sqlite", gunzip::COPY_PREFIX, std::process::id()));
+    let other = dir.join(format!("prof-{gone}-0-orphan_case.sqlite"));
+    for path in [&orphan, &mine, &other] {
+        std::fs::write(path, b"left behind").unwrap();
+    }
+    // What the first unzip of a process does (in this test process, another test may have
+    // made that one).
+    gunzip::remove_orphans(&dir);
+    assert!(!orphan.exists(), "the copy of a process that is gone is removed");
+    assert!(mine.exists() && other.exists(), "a live process's copy and a file not named as a copy are kept");
+    // And an unzip still reads and removes its own copy.
+    assert_eq!(load(&gz).unwrap().ops.len(), load(&plain).unwrap().ops.len());
+    for path in [&mine, &other] {
+        std::fs::remove_file(path).unwrap();
+    }
 }
