@@ -42,6 +42,7 @@ mod tests;
 #[cfg(test)]
 mod versions_tests;
 
+use crate::cupti_trace::GZIP_MAGIC;
 use event::{parse_event, Importer};
 use prof_core::{Error, Result, Timeline};
 #[cfg(doc)]
@@ -59,9 +60,6 @@ const CHUNK: usize = 8 << 20;
 /// reader holds: beyond it the file is refused, so a small crafted `.json.gz` that inflates
 /// to one endless string cannot take gigabytes.
 const MAX_VALUE_BYTES: usize = 64 << 20;
-
-/// The first two bytes of a gzip stream.
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Loads the Kineto trace at `path` (gzip is recognised by its magic bytes).
 pub fn load_torch_trace(path: &Path) -> Result<Timeline> {

@@ -1,7 +1,8 @@
 //! Recognising a Kineto trace by its head (and a plain file's tail), and reading the rank its
 //! `distributedInfo` names, without parsing the file.
 
-use super::{event, read_full, GZIP_MAGIC};
+use super::{event, read_full};
+use crate::cupti_trace::GZIP_MAGIC;
 use std::fs::File;
 use std::io::{Read, Seek};
 use std::path::Path;
