@@ -56,6 +56,9 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 /// A copy of a gzipped export unzipped into the temporary directory, removed when dropped.
 pub(crate) struct Unzipped {
     path: PathBuf,
+    /// The copy, open and share-locked while it exists: [`remove_orphans`] of another process
+    /// (one whose `/proc` does not show this one) leaves it alone.
+    file: std::fs::File,
 }
 
 impl Unzipped {
@@ -74,9 +77,11 @@ impl Unzipped {
         let size = input.metadata().map_err(|e| Error::io(gz, e))?.len();
         let limit = size.saturating_mul(LIMIT_RATIO).max(MIN_LIMIT);
         let created = std::fs::OpenOptions::new().write(true).create_new(true).open(&path);
-        let mut output = created.map_err(|e| unzip_error(gz, &path, &e))?;
-        let copy = Unzipped { path };
+        let file = created.map_err(|e| unzip_error(gz, &path, &e))?;
+        lock(&file, libc::LOCK_SH);
+        let copy = Unzipped { path, file };
         let mut stream = MultiGzDecoder::new(input).take(limit.saturating_add(1));
+        let mut output = &copy.file;
         let written = std::io::copy(&mut stream, &mut output).map_err(|e| unzip_error(gz, &copy.path, &e))?;
         output.flush().map_err(|e| unzip_error(gz, &copy.path, &e))?;
         if written > limit {
@@ -107,9 +112,18 @@ impl Drop for Unzipped {
 /// How the unzipped copies' names begin (then the process id, a count and the export's name).
 pub(crate) const COPY_PREFIX: &str = "prof-unzipped-";
 
+/// `flock(2)` of `file` (`how`: `LOCK_SH`, or `LOCK_EX | LOCK_NB`); whether it was taken.
+fn lock(file: &std::fs::File, how: libc::c_int) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor this `File` owns and keeps open for the call.
+    unsafe { libc::flock(file.as_raw_fd(), how) == 0 }
+}
+
 /// Removes the unzipped copies in `dir` of processes that are gone: a copy is removed when it
 /// has been read, but not by a process killed while it read (Ctrl-C on a large export). Only
-/// where `/proc` tells which processes live; a copy of a live process (this one too) is kept.
+/// where `/proc` tells which processes live; a copy of a live process (this one too) is kept,
+/// and so is one a process holds locked (a live reader whose id this `/proc` does not show:
+/// another container sharing the temporary directory).
 pub(crate) fn remove_orphans(dir: &Path) {
     let proc = Path::new("/proc");
     if !proc.join("self").exists() {
@@ -120,7 +134,8 @@ pub(crate) fn remove_orphans(dir: &Path) {
         let name = entry.file_name();
         let pid = name.to_str().and_then(|n| n.strip_prefix(COPY_PREFIX)).and_then(|rest| rest.split('-').next());
         if let Some(pid) = pid.filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) {
-            if !proc.join(pid).exists() {
+            let unheld = || std::fs::File::open(entry.path()).is_ok_and(|f| lock(&f, libc::LOCK_EX | libc::LOCK_NB));
+            if !proc.join(pid).exists() && unheld() {
                 let _ = std::fs::remove_file(entry.path());
             }
         }

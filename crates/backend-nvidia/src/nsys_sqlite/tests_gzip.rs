@@ -98,17 +98,25 @@ fn a_copy_left_by_a_killed_reader_is_removed_by_the_next_unzip() {
     let orphan = dir.join(format!("{}{gone}-0-orphan_case.sqlite", gunzip::COPY_PREFIX));
     let mine = dir.join(format!("{}{}-999-orphan_case.sqlite", gunzip::COPY_PREFIX, std::process::id()));
     let other = dir.join(format!("prof-{gone}-0-orphan_case.sqlite"));
-    for path in [&orphan, &mine, &other] {
+    // A copy of a process this /proc does not show but that holds it locked (a reader in
+    // another container sharing the temporary directory).
+    let held = dir.join(format!("{}{gone}-1-orphan_case.sqlite", gunzip::COPY_PREFIX));
+    for path in [&orphan, &mine, &other, &held] {
         std::fs::write(path, b"left behind").unwrap();
     }
+    let holder = std::fs::File::open(&held).unwrap();
+    // SAFETY: flock on a descriptor `holder` owns.
+    assert_eq!(unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&holder), libc::LOCK_SH) }, 0);
     // What the first unzip of a process does (in this test process, another test may have
     // made that one).
     gunzip::remove_orphans(&dir);
     assert!(!orphan.exists(), "the copy of a process that is gone is removed");
     assert!(mine.exists() && other.exists(), "a live process's copy and a file not named as a copy are kept");
-    // And an unzip still reads and removes its own copy.
+    assert!(held.exists(), "a copy held locked is kept");
+    // And an unzip still reads and removes its own copy (the held one stays held through it).
     assert_eq!(load(&gz).unwrap().ops.len(), load(&plain).unwrap().ops.len());
-    for path in [&mine, &other] {
+    drop(holder);
+    for path in [&mine, &other, &held] {
         std::fs::remove_file(path).unwrap();
     }
 }
