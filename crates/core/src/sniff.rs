@@ -22,7 +22,10 @@ pub fn describe(path: &Path) -> String {
         return "an empty file".to_owned();
     }
     if head.starts_with(&[0x1f, 0x8b]) {
-        return "a gzip stream".to_owned();
+        return match gzip_name(&head) {
+            Some(name) => format!("a gzip stream of a file named `{}`", shorten(&name, 100)),
+            None => "a gzip stream".to_owned(),
+        };
     }
     if head.starts_with(b"SQLite format 3\0") {
         return "a SQLite database".to_owned();
@@ -46,6 +49,27 @@ pub fn describe(path: &Path) -> String {
     } else {
         what
     }
+}
+
+/// The original file name a gzip header carries (RFC 1952: `FNAME`, after the optional extra
+/// field), when it has one within `head`.
+fn gzip_name(head: &[u8]) -> Option<String> {
+    const FEXTRA: u8 = 0x04;
+    const FNAME: u8 = 0x08;
+    let flags = *head.get(3)?;
+    if flags & FNAME == 0 {
+        return None;
+    }
+    let mut at = 10;
+    if flags & FEXTRA != 0 {
+        let extra = u16::from_le_bytes([*head.get(10)?, *head.get(11)?]);
+        at = 12 + usize::from(extra);
+    }
+    let rest = head.get(at..)?;
+    let end = rest.iter().position(|&b| b == 0)?;
+    // ISO 8859-1 by the RFC; shown as its bytes would read in UTF-8, else lossily.
+    let name = String::from_utf8_lossy(&rest[..end]).into_owned();
+    (!name.is_empty()).then_some(name)
 }
 
 fn describe_dir(path: &Path) -> String {
@@ -89,6 +113,19 @@ mod tests {
         };
         assert_eq!(describe(&write("e", b"")), "an empty file");
         assert_eq!(describe(&write("g", &[0x1f, 0x8b, 8, 0])), "a gzip stream");
+        // `gzip` keeps the original name (FNAME), also after an extra field (FEXTRA).
+        let mut named = vec![0x1f, 0x8b, 8, 0x08, 0, 0, 0, 0, 0, 3];
+        named.extend(b"rocpd-run.db\0\x01\x02");
+        assert_eq!(describe(&write("n", &named)), "a gzip stream of a file named `rocpd-run.db`");
+        let mut extra = vec![0x1f, 0x8b, 8, 0x0c, 0, 0, 0, 0, 0, 3, 2, 0, 0xaa, 0xbb];
+        extra.extend(b"report.sqlite\0");
+        assert_eq!(describe(&write("x", &extra)), "a gzip stream of a file named `report.sqlite`");
+        // A name cut by the head, or an extra field running past it: no name.
+        assert_eq!(describe(&write("t", &[0x1f, 0x8b, 8, 0x08, 0, 0, 0, 0, 0, 3, b'a'])), "a gzip stream");
+        assert_eq!(
+            describe(&write("u", &[0x1f, 0x8b, 8, 0x0c, 0, 0, 0, 0, 0, 3, 0xff, 0xff, b'a', 0])),
+            "a gzip stream"
+        );
         assert_eq!(describe(&write("s", b"SQLite format 3\0rest")), "a SQLite database");
         assert_eq!(describe(&write("j", b"\n{\"a\": 1}\n")), "JSON starting `{\"a\": 1}`");
         assert_eq!(describe(&write("c", b"Name,Calls\n1,2\n")), "a CSV-like text whose first line is `Name,Calls`");
@@ -98,7 +135,7 @@ mod tests {
             "a CSV-like text whose first line is `ID,Name` (after a UTF-8 byte-order mark)"
         );
         assert!(
-            describe(&dir).starts_with("a directory holding b, c, e, g, j, m, … (7 entries)"),
+            describe(&dir).starts_with("a directory holding b, c, e, g, j, m, … (11 entries)"),
             "{}",
             describe(&dir)
         );
