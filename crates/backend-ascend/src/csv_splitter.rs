@@ -170,7 +170,7 @@ impl Splitter {
                     let i = at + bit as usize;
                     let line_end = line_ends >> bit & 1 == 1;
                     let index = self.fields.len();
-                    if index < 64 && skip >> index & 1 == 1 {
+                    if skipped(skip, index) {
                         // Not read: an empty field, whatever its quotes.
                         self.fields.push((i, i));
                     } else {
@@ -227,19 +227,13 @@ impl Splitter {
         }
         match tail_commas {
             Some(commas) => self.tail_fields = commas + 1,
-            None if self.skips(self.fields.len()) => self.fields.push((bytes.len(), bytes.len())),
+            None if skipped(self.skip, self.fields.len()) => self.fields.push((bytes.len(), bytes.len())),
             None => self.push_field(field_start, bytes.len(), field_quoted),
         }
         self.lines += 1;
         self.end = input.len();
         self.ascii = non_ascii == 0;
         Ok(input.len())
-    }
-
-    /// Whether field `index` is left unread.
-    #[inline(always)]
-    fn skips(&self, index: usize) -> bool {
-        index < 64 && self.skip >> index & 1 == 1
     }
 
     fn push_field(&mut self, start: usize, end: usize, has_quote: bool) {
@@ -305,4 +299,11 @@ impl Splitter {
             format!("{fields} fields where the header has {columns} (truncated or malformed row)"),
         ))
     }
+}
+
+/// Whether field `index` is left unread by a splitter whose skip mask is `skip` (fields from
+/// 64 on are always read).
+#[inline(always)]
+fn skipped(skip: u64, index: usize) -> bool {
+    index < 64 && skip >> index & 1 == 1
 }

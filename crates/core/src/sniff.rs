@@ -5,6 +5,9 @@
 use std::io::Read;
 use std::path::Path;
 
+/// The first two bytes of a gzip stream (RFC 1952).
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
 /// Bytes of a file's head looked at.
 const HEAD: u64 = 4096;
 
@@ -21,7 +24,7 @@ pub fn describe(path: &Path) -> String {
     if head.is_empty() {
         return "an empty file".to_owned();
     }
-    if head.starts_with(&[0x1f, 0x8b]) {
+    if head.starts_with(&GZIP_MAGIC) {
         return match gzip_name(&head) {
             Some(name) => format!("a gzip stream of a file named `{}`", shorten(&name, 100)),
             None => "a gzip stream".to_owned(),

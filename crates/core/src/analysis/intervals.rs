@@ -212,11 +212,6 @@ impl SortedUnion {
     pub fn total_ns(&self) -> Option<u64> {
         (!self.out_of_order).then(|| self.closed_ns + self.current.map_or(0, |(lo, hi)| hi - lo))
     }
-
-    /// The last merged span, still open to the spans that follow, if any.
-    pub fn open(&self) -> Option<(u64, u64)> {
-        self.current
-    }
 }
 
 /// The union of sorted, merged span lists, merged in one pass.

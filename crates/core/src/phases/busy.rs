@@ -30,7 +30,7 @@ pub(super) fn busy_shares_split(order: &[DeviceOp], phases: &mut [Phase], two_th
                 // Only the first half's last merged span can reach into the second half's
                 // (every earlier one ended before it began, and the second half's ops start
                 // after the first half's): what the second half covers of it counted twice.
-                both.saturating_sub(before.open().map_or(0, |open| covered(second, bound, open)))
+                both.saturating_sub(before.open_span().map_or(0, |open| covered(second, bound, open)))
             })
             .collect()
     };
