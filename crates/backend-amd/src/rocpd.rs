@@ -12,10 +12,14 @@
 //! fewer rows than `rocpd_kernel_dispatch` holds is read as far as the view goes and marked
 //! partial, never silently short.
 //!
+//! A database attached gzipped (`results.db.gz`) is read from a copy unzipped into the
+//! temporary directory ([`prof_core::gz_copy`]), its errors naming the `.gz` file.
+//!
 //! No public rocprofv3 database was found; the test database was built by running the schema's
 //! own SQL files (rocm-systems @ 1b1610fc) and inserting the dispatches of a real MI300A run
 //! (tests/fixtures/amd/SOURCES.md).
 
+use prof_core::gz_copy::{gzipped_with_magic, head_names_any, GzCopy};
 use prof_core::{DeviceOp, Error, OpDetails, OpKind, Result, Timeline};
 use rusqlite::{Connection, OpenFlags, Row};
 use std::path::Path;
@@ -29,8 +33,25 @@ const KERNELS: &str = "SELECT name, agent_type_index, stream_id, queue_id, start
 const COPIES: &str = "SELECT name, start, \"end\", size, src_agent_type, src_agent_type_index, dst_agent_type, \
      dst_agent_type_index, stream_id, corr_id FROM memory_copies ORDER BY start";
 
-/// True when `path` is an SQLite database with rocpd's metadata table and `kernels` view.
+/// Unzipped bytes of a gzipped database looked at to recognise it: its schema (the `CREATE`
+/// texts in the first pages) names rocpd's metadata table.
+const HEAD_BYTES: u64 = 4 << 20;
+
+/// True when `path` is an SQLite database with rocpd's metadata table and `kernels` view, or
+/// a gzip stream of an SQLite database whose schema names rocpd's metadata table (the unzipped
+/// copy is checked in full when it is loaded).
 pub fn is_rocpd(path: &Path) -> bool {
+    is_plain_rocpd(path) || is_gzipped_rocpd(path)
+}
+
+/// True when `path` is a gzip stream of an SQLite database whose schema names rocpd's
+/// metadata table.
+pub fn is_gzipped_rocpd(path: &Path) -> bool {
+    gzipped_with_magic(path, SQLITE_MAGIC)
+        .is_some_and(|(stream, head)| head_names_any(stream, head, HEAD_BYTES, &["rocpd_metadata"]))
+}
+
+fn is_plain_rocpd(path: &Path) -> bool {
     let mut magic = [0u8; 16];
     let sqlite = std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).is_ok();
     sqlite && &magic == SQLITE_MAGIC && open(path).is_ok_and(|c| has(&c, "rocpd_metadata") && has(&c, "kernels"))
@@ -45,8 +66,22 @@ fn has(conn: &Connection, name: &str) -> bool {
         .is_ok_and(|n| n > 0)
 }
 
-/// Loads the rocpd database at `path`.
+/// Loads the rocpd database at `path` (or a gzip stream of one).
 pub fn load(path: &Path) -> Result<Timeline> {
+    if gzipped_with_magic(path, SQLITE_MAGIC).is_none() {
+        return load_plain(path);
+    }
+    let copy = GzCopy::of(path, "the .db")?;
+    if !is_plain_rocpd(copy.path()) {
+        let why = "a gzipped SQLite database, but not a rocpd database (no rocpd_metadata table and kernels view)";
+        return Err(Error::artifact(path, 0, why));
+    }
+    let mut timeline = copy.read(path, load_plain)?;
+    timeline.source = path.display().to_string();
+    Ok(timeline)
+}
+
+fn load_plain(path: &Path) -> Result<Timeline> {
     let sql = |what: &str, e: rusqlite::Error| Error::artifact(path, 0, format!("{what}: {e}"));
     let conn = open(path).map_err(|e| sql("opening the database", e))?;
     let version: String = conn
@@ -231,6 +266,54 @@ mod tests {
         let newer = altered("v4.db", &format!("UPDATE {metadata} SET value = '4' WHERE tag = 'schema_version';"));
         let e = load(&newer).unwrap_err().to_string();
         assert!(e.contains("rocpd schema version 4 is not supported"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `bytes` gzipped.
+    fn gzipped(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    /// The unzipped copies of `<stem>` this process left in the temporary directory.
+    fn copies_left(stem: &str) -> usize {
+        let prefix = format!("{}{}-", prof_core::gz_copy::COPY_PREFIX, std::process::id());
+        let names = std::fs::read_dir(std::env::temp_dir()).unwrap().flatten().map(|e| e.file_name());
+        names.filter(|n| n.to_string_lossy().starts_with(&prefix) && n.to_string_lossy().ends_with(stem)).count()
+    }
+
+    #[test]
+    fn a_gzipped_database_reads_as_the_database_does() {
+        let dir = std::env::temp_dir().join(format!("prof-rocpd-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let plain = fixture_path(DB);
+        let whole = gzipped(&std::fs::read(&plain).unwrap());
+        let gz = dir.join("results.db.gz");
+        std::fs::write(&gz, &whole).unwrap();
+        assert!(is_rocpd(&gz) && is_gzipped_rocpd(&gz) && !is_gzipped_rocpd(&plain));
+        let (from_gz, from_db) = (load(&gz).unwrap(), load(&plain).unwrap());
+        let ops = |t: &Timeline| {
+            t.ops.iter().map(|o| (t.name(o.name()).to_owned(), o.start_ns, o.dur_ns(), o.device())).collect::<Vec<_>>()
+        };
+        assert_eq!(ops(&from_gz), ops(&from_db));
+        assert_eq!(from_gz.source, gz.display().to_string());
+        // Cut short: recognised by its schema, refused naming the .gz.
+        let cut = dir.join("cut.db.gz");
+        std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+        assert!(is_rocpd(&cut));
+        let e = load(&cut).unwrap_err().to_string();
+        assert!(e.contains("cut.db.gz") && e.contains("cut short or corrupt"), "{e}");
+        // Another SQLite database under gzip: not taken, and refused if read anyway.
+        let other = dir.join("other.db");
+        Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x INTEGER);").unwrap();
+        let other_gz = dir.join("other.db.gz");
+        std::fs::write(&other_gz, gzipped(&std::fs::read(&other).unwrap())).unwrap();
+        assert!(!is_rocpd(&other_gz));
+        let e = load(&other_gz).unwrap_err().to_string();
+        assert!(e.contains("other.db.gz") && e.contains("not a rocpd database"), "{e}");
+        assert_eq!(copies_left("-results.db") + copies_left("-cut.db") + copies_left("-other.db"), 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

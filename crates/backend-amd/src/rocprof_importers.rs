@@ -141,12 +141,16 @@ impl Importer for RocpdImporter {
     }
 
     fn recognize(&self, path: &Path) -> Option<prof_core::Recognition> {
-        self.recognizes(path).then(|| {
-            prof_core::Recognition::new(
-                prof_core::Certainty::Signature,
-                "SQLite with rocpd_metadata and the kernels view",
-            )
-        })
+        let why = if !path.is_file() {
+            return None;
+        } else if crate::rocpd::is_gzipped_rocpd(path) {
+            "a gzip stream of SQLite whose schema names rocpd_metadata"
+        } else if crate::rocpd::is_rocpd(path) {
+            "SQLite with rocpd_metadata and the kernels view"
+        } else {
+            return None;
+        };
+        Some(prof_core::Recognition::new(prof_core::Certainty::Signature, why))
     }
 
     fn load(&self, path: &Path) -> Result<Timeline> {

@@ -33,6 +33,7 @@ mod dur_word;
 pub mod error;
 pub mod families;
 pub mod guard;
+pub mod gz_copy;
 pub mod intern;
 pub mod kernel_summary;
 pub mod launch_index;
