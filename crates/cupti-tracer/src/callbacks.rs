@@ -25,8 +25,7 @@ use crate::error::TracerError;
 use crate::ffi::{Cupti, Subscriber};
 use crate::launch_calls;
 use crate::trigger::{Action, Event, StartOn, Trigger};
-use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -36,34 +35,6 @@ const DRIVER: u32 = 1;
 const RUNTIME: u32 = 2;
 const NVTX: u32 = 5;
 const API_ENTER: u32 = 0;
-
-/// `CUpti_nvtx_api_trace_cbid` values read here.
-mod nvtx {
-    pub const RANGE_START_A: u32 = 4;
-    pub const RANGE_START_EX: u32 = 6;
-    pub const RANGE_END: u32 = 7;
-    pub const PUSH_A: u32 = 8;
-    pub const PUSH_EX: u32 = 10;
-    pub const POP: u32 = 11;
-    pub const DOMAIN_RANGE_START_EX: u32 = 31;
-    pub const DOMAIN_RANGE_END: u32 = 32;
-    pub const DOMAIN_PUSH_EX: u32 = 33;
-    pub const DOMAIN_POP: u32 = 34;
-    pub const DOMAIN_REGISTER_STRING_A: u32 = 39;
-    pub const ALL: [u32; 11] = [
-        RANGE_START_A,
-        RANGE_START_EX,
-        RANGE_END,
-        PUSH_A,
-        PUSH_EX,
-        POP,
-        DOMAIN_RANGE_START_EX,
-        DOMAIN_RANGE_END,
-        DOMAIN_PUSH_EX,
-        DOMAIN_POP,
-        DOMAIN_REGISTER_STRING_A,
-    ];
-}
 
 /// `cudaProfilerStart_v4000` / `cudaProfilerStop_v4000` in `cupti_runtime_cbid.h`, used
 /// when CUPTI cannot name its ids.
@@ -97,8 +68,6 @@ type Switched = (Subscriber, Vec<(u32, u32)>);
 static SWITCHED: Mutex<Option<Switched>> = Mutex::new(None);
 
 thread_local! {
-    /// NVTX push depth per domain on this thread.
-    static DEPTHS: RefCell<Vec<(usize, u32)>> = const { RefCell::new(Vec::new()) };
     /// Runtime launch or copy calls this thread is inside: the driver call the runtime makes
     /// for them calls back too (seen on the H200, CUDA 13: each `cudaLaunchKernel` also
     /// reported a `cuLaunchKernel`), and must not count twice.
@@ -165,7 +134,7 @@ pub fn install(cupti: &Cupti, start_on: StartOn, apply: fn(Action, &Trigger)) ->
         ids.extend(table.iter().enumerate().filter(|(_, role)| wanted(**role)).map(|(cbid, _)| (domain, cbid as u32)));
     }
     if matches!(start_on, StartOn::Nvtx(_)) {
-        ids.extend(nvtx::ALL.iter().map(|&cbid| (NVTX, cbid)));
+        ids.extend(nvtx::cbid::ALL.iter().map(|&cbid| (NVTX, cbid)));
     }
     let watch = Watch { trigger: Trigger::new(start_on), runtime, driver, registered: Mutex::default(), apply };
     if WATCH.set(watch).is_err() {
@@ -305,105 +274,7 @@ impl Watch {
         };
         self.trigger.on(event)
     }
-
-    /// # Safety
-    /// `data` is a `CUpti_NvtxData` for NVTX callback `cbid`.
-    unsafe fn judge_nvtx(&self, cbid: u32, data: *const u8) -> Action {
-        // SAFETY: CUpti_NvtxData is three pointers.
-        let (params, returned) = unsafe { (word(data, 8) as *const u8, word(data, 16) as *const u8) };
-        if params.is_null() {
-            return Action::None;
-        }
-        // SAFETY (whole match): each parameter block is the one NVTX documents for `cbid`.
-        unsafe {
-            match cbid {
-                nvtx::PUSH_A => self.push(0, text(word(params, 0)).map(Cow::Borrowed)),
-                nvtx::PUSH_EX => self.push(0, self.message(word(params, 0))),
-                nvtx::DOMAIN_PUSH_EX => self.push(word(params, 0) as usize, self.message(word(params, 8))),
-                nvtx::POP => self.pop(0),
-                nvtx::DOMAIN_POP => self.pop(word(params, 0) as usize),
-                nvtx::RANGE_START_A | nvtx::RANGE_START_EX | nvtx::DOMAIN_RANGE_START_EX if !returned.is_null() => {
-                    let name = match cbid {
-                        nvtx::RANGE_START_A => text(word(params, 0)).map(Cow::Borrowed),
-                        nvtx::RANGE_START_EX => self.message(word(params, 0)),
-                        _ => self.message(word(params, 8)),
-                    };
-                    let Some(name) = name.as_deref().and_then(|n| std::str::from_utf8(n).ok()) else {
-                        return Action::None;
-                    };
-                    self.trigger.on(Event::RangeStart { name, id: word(returned, 0) })
-                }
-                nvtx::RANGE_END => self.trigger.on(Event::RangeEnd { id: word(params, 0) }),
-                nvtx::DOMAIN_RANGE_END => self.trigger.on(Event::RangeEnd { id: word(params, 8) }),
-                nvtx::DOMAIN_REGISTER_STRING_A if !returned.is_null() => {
-                    if let Some(name) = text(word(params, 8)) {
-                        let handle = word(returned, 0) as usize;
-                        let name = String::from_utf8_lossy(name).into_owned();
-                        self.registered.lock().unwrap_or_else(PoisonError::into_inner).insert(handle, name);
-                    }
-                    Action::None
-                }
-                _ => Action::None,
-            }
-        }
-    }
-
-    /// The message of an `nvtxEventAttributes_t` at `address`: ASCII, or a registered string.
-    ///
-    /// # Safety
-    /// `address` must be 0 or point to an `nvtxEventAttributes_t` whose `size` is right.
-    unsafe fn message(&self, address: u64) -> Option<Cow<'_, [u8]>> {
-        let attributes = address as *const u8;
-        // SAFETY: `size` (u16 at 2) says how much of the structure exists.
-        if attributes.is_null() || unsafe { attributes.add(2).cast::<u16>().read_unaligned() } < 48 {
-            return None;
-        }
-        // SAFETY: the structure is at least 48 bytes.
-        let (kind, value) = unsafe { (attributes.add(32).cast::<i32>().read_unaligned(), word(attributes, 40)) };
-        match kind {
-            // SAFETY: an ASCII message is a NUL-terminated string.
-            1 => unsafe { text(value) }.map(Cow::Borrowed),
-            3 => {
-                let registered = self.registered.lock().unwrap_or_else(PoisonError::into_inner);
-                Some(Cow::Owned(registered.get(&(value as usize))?.clone().into_bytes()))
-            }
-            _ => None,
-        }
-    }
-
-    fn push(&self, domain: usize, name: Option<Cow<'_, [u8]>>) -> Action {
-        let depth = DEPTHS.with(|depths| {
-            let mut depths = depths.borrow_mut();
-            match depths.iter_mut().find(|(d, _)| *d == domain) {
-                Some((_, depth)) => {
-                    *depth += 1;
-                    *depth - 1
-                }
-                None => {
-                    depths.push((domain, 1));
-                    0
-                }
-            }
-        });
-        let Some(name) = name.as_deref().and_then(|n| std::str::from_utf8(n).ok()) else { return Action::None };
-        self.trigger.on(Event::Push { name, stack: stack_key(domain), depth })
-    }
-
-    fn pop(&self, domain: usize) -> Action {
-        let depth = DEPTHS.with(|depths| {
-            let mut depths = depths.borrow_mut();
-            depths.iter_mut().find(|(d, _)| *d == domain).map_or(0, |(_, depth)| {
-                *depth = depth.saturating_sub(1);
-                *depth
-            })
-        });
-        self.trigger.on(Event::Pop { stack: stack_key(domain), depth })
-    }
 }
 
-/// One key per thread and NVTX domain.
-fn stack_key(domain: usize) -> u64 {
-    // SAFETY: gettid has no preconditions.
-    let thread = unsafe { libc::gettid() } as u64;
-    thread.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ domain as u64
-}
+#[path = "callbacks_nvtx.rs"]
+mod nvtx;

@@ -1,18 +1,17 @@
 //! The tracer inside the traced process: start-up from `InitializeInjection`, the CUPTI
-//! buffer callbacks, a control thread (periodic flush, window end, SIGUSR1) and the
-//! `atexit` flush.
+//! buffer callbacks (their draining into the file: `injection_drain.rs`), a control thread
+//! (periodic flush, window end, SIGUSR1) and the `atexit` flush.
 //!
 //! Nothing here may take the host down: every `extern "C"` entry catches panics, locks are
 //! held only while a buffer is drained, and any failure becomes one warning line on stderr.
 
-use crate::activity;
-use crate::buffers::{self, Completed, BUFFER_SIZE, STATS};
+use crate::buffers::{self, STATS};
 use crate::callbacks;
 use crate::config::{ApiMode, Config, LaunchRecords, SignalMode};
 use crate::demangle::Demangler;
 use crate::enable::{self, ApiCollection, Enabled};
 use crate::error::TracerError;
-use crate::ffi::{Cupti, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, CUPTI_SUCCESS};
+use crate::ffi::{Cupti, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED};
 use crate::format::Header;
 use crate::launch_calls;
 use crate::recorder::Recorder;
@@ -20,7 +19,7 @@ use crate::signals;
 use crate::trigger::{Action, StartOn, Trigger};
 use crate::window::{Toggle, Window};
 use crate::writer::TraceWriter;
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 use std::fs::File;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -298,87 +297,6 @@ impl Tracer {
             self.write_out(writer);
         }
     }
-
-    /// Drains the queued buffers into `writer`. They are taken from the queue only while the
-    /// writer is held, so the exit handler, which takes the writer, misses none.
-    fn drain_into(&self, writer: &mut TraceWriter<File>) {
-        for done in buffers::take_completed() {
-            // SAFETY: a buffer CUPTI completed with `valid` bytes, queued once.
-            unsafe { self.drain(writer, done) };
-        }
-        for api in launch_calls::take_all() {
-            // SAFETY: API records hold no name pointer.
-            unsafe { self.recorder.record(writer, activity::Activity::Api(api), |d, c| self.api_name(d, c)) };
-        }
-    }
-
-    /// The name CUPTI gives API function `cbid` of `domain`.
-    fn api_name(&self, domain: u8, cbid: u32) -> Option<String> {
-        self.cupti.callback_name(u32::from(domain), cbid)
-    }
-
-    fn write_out(&self, writer: &mut TraceWriter<File>) {
-        if let Err(error) = writer.flush() {
-            if !self.warned_io.swap(true, Ordering::SeqCst) {
-                warn(&format!("cannot write {}: {error}; tracing stopped", self.output.display()));
-            }
-        }
-    }
-
-    /// Reads every record of a completed buffer into the writer and gives the buffer back.
-    ///
-    /// # Safety
-    /// `done.buffer` must be a buffer CUPTI completed, with `done.valid` valid bytes, that
-    /// nothing else drains.
-    unsafe fn drain(&self, writer: &mut TraceWriter<File>, done: Completed) {
-        let started = Instant::now();
-        let buffer = done.buffer as *mut u8;
-        let valid = done.valid.min(BUFFER_SIZE);
-        // SAFETY: CUPTI filled `valid` bytes of this buffer and has handed it back to us.
-        let bytes = unsafe { std::slice::from_raw_parts(buffer, valid) };
-        let mut record: *mut c_void = std::ptr::null_mut();
-        loop {
-            // SAFETY: `buffer` is a completed activity buffer; `record` is null or the previous record.
-            let status = unsafe { self.cupti.next_record(buffer, valid, &mut record) };
-            if status != CUPTI_SUCCESS || record.is_null() {
-                break;
-            }
-            let offset = (record as usize).wrapping_sub(buffer as usize);
-            let Some(rest) = bytes.get(offset..) else { break };
-            if let Some(activity) = activity::decode(rest) {
-                // SAFETY: kernel name pointers come from CUPTI and live as long as the process.
-                unsafe { self.recorder.record(writer, activity, |d, c| self.api_name(d, c)) };
-            }
-        }
-        writer.dropped(done.dropped);
-        // SAFETY: drained; CUPTI no longer uses it.
-        unsafe { buffers::give_back(buffer) };
-        STATS.drained(started.elapsed());
-    }
-}
-
-/// CUPTI hands a filled buffer back: queued for the control thread, or drained here when
-/// no control thread is running.
-unsafe extern "C" fn buffer_completed(_: *mut c_void, stream_id: u32, buffer: *mut u8, _: usize, valid: usize) {
-    if buffer.is_null() {
-        return;
-    }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let Some(tracer) = TRACER.get() else {
-            // SAFETY: from `buffers::take`; CUPTI is done with it.
-            unsafe { buffers::give_back(buffer) };
-            return;
-        };
-        let done = Completed { buffer: buffer as usize, valid, dropped: tracer.cupti.dropped_records(stream_id) };
-        if let Some(done) = buffers::complete(done) {
-            match lock(&tracer.writer).as_mut() {
-                // SAFETY: CUPTI completed this buffer with `valid` bytes.
-                Some(writer) => unsafe { tracer.drain(writer, done) },
-                // SAFETY: as above; the trace is already finished.
-                None => unsafe { buffers::give_back(buffer) },
-            }
-        }
-    }));
 }
 
 extern "C" fn at_exit() {
@@ -413,3 +331,7 @@ extern "C" fn at_exit() {
         }
     });
 }
+
+#[path = "injection_drain.rs"]
+mod drain;
+use drain::buffer_completed;
