@@ -36,6 +36,7 @@ pub mod rocprof_csv;
 pub mod rocprof_importers;
 #[doc(hidden)]
 pub mod rocprof_legacy;
+mod rocprof_line;
 mod rocprof_row;
 #[doc(hidden)]
 pub mod rocprof_stats;

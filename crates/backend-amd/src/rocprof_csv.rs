@@ -260,6 +260,17 @@ impl<R: BufRead> CsvReader<R> {
 
     fn fields_into(&mut self, record: &mut Record) -> Result<Option<usize>> {
         let start = self.line + 1;
+        // A plain row whole in the buffer (nearly every one): found and split in one pass. The
+        // first line (the header, with any byte order mark) takes the line-by-line path.
+        if start > 1 {
+            if let Ok(buffered) = self.reader.fill_buf() {
+                if let Some(taken) = record.take_plain(buffered) {
+                    self.reader.consume(taken);
+                    self.line = start;
+                    return Ok(Some(start));
+                }
+            }
+        }
         record.clear();
         let mut scan: Option<RowScan> = None;
         loop {

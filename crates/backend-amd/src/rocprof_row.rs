@@ -82,6 +82,18 @@ impl Record {
         self.ranges.clear();
     }
 
+    /// Takes the plain row at the start of `buffered` (a reader's buffered bytes), split in one
+    /// pass ([`crate::rocprof_line`]): the bytes it took, with the line feed; `None`, the row
+    /// unchanged, when the row there is not plain.
+    #[inline]
+    pub(crate) fn take_plain(&mut self, buffered: &[u8]) -> Option<usize> {
+        self.clear();
+        let len = crate::rocprof_line::plain_row(buffered, &mut self.ranges)?;
+        // SAFETY: `plain_row` found every byte of the row ASCII, hence UTF-8.
+        self.text.push_str(unsafe { std::str::from_utf8_unchecked(&buffered[..len]) });
+        Some(len)
+    }
+
     /// The row's text, for the reader to append the next line to.
     pub(crate) fn text_mut(&mut self) -> &mut String {
         &mut self.text

@@ -45,7 +45,7 @@ pub mod common_info;
 pub mod communication;
 #[doc(hidden)]
 pub mod communication_matrix;
-mod csv_blocks;
+use prof_core::csv_blocks;
 mod csv_parts;
 #[doc(hidden)]
 pub mod csv_table;

@@ -23,6 +23,7 @@ pub mod bit_masks;
 pub mod breakdown;
 pub mod capture;
 pub mod correlation;
+pub mod csv_blocks;
 pub mod deepdive;
 pub mod details_pool;
 mod device_op;

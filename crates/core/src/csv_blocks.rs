@@ -1,12 +1,13 @@
-//! The bytes that matter to the CSV splitter (`,`, `"`, line feed, non-ASCII), 64 at a time, as one bit
+//! The bytes that matter to a CSV splitter (`,`, `"`, line feed, non-ASCII), 64 at a time, as one bit
 //! per byte: the splitter then finds field and record ends with bit operations instead of a
 //! branch per byte, which is most of the time a wide table costs. SSE2 (every x86-64 CPU)
-//! where there is one, eight-byte words elsewhere; both give the same bits.
+//! where there is one, AVX2 where the caller is compiled with it, eight-byte words elsewhere;
+//! all give the same bits. Used by the Ascend tables' splitter and rocprof rows.
 
 /// The instructions the CSV splitter uses beyond x86-64's baseline (SSE2): the most this CPU
 /// has, found once a splitter (tests pin the others, to check all give the same records).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Instructions {
+pub enum Instructions {
     /// Bytes classified 32 at a compare, bits counted by the popcnt instruction.
     Avx2,
     /// SSE2 (16 bytes a compare) and popcnt.
@@ -16,7 +17,7 @@ pub(crate) enum Instructions {
 }
 
 impl Instructions {
-    pub(crate) fn of_cpu() -> Self {
+    pub fn of_cpu() -> Self {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("popcnt") {
             return if std::is_x86_feature_detected!("avx2") { Self::Avx2 } else { Self::Popcnt };
@@ -33,7 +34,7 @@ impl Default for Instructions {
 
 /// One bit per byte of a 64-byte block, bit `i` for byte `i`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct BlockBits {
+pub struct BlockBits {
     /// Commas.
     pub comma: u64,
     /// Double quotes.
@@ -46,7 +47,7 @@ pub(crate) struct BlockBits {
 
 /// The bits of the 64 bytes of `bytes` from `at`; bytes past the end are none of them.
 #[inline(always)]
-pub(crate) fn classify(bytes: &[u8], at: usize) -> BlockBits {
+pub fn classify(bytes: &[u8], at: usize) -> BlockBits {
     match bytes.get(at..at + 64) {
         Some(block) => classify_block(block.try_into().expect("a 64-byte slice")),
         None => {
@@ -58,12 +59,12 @@ pub(crate) fn classify(bytes: &[u8], at: usize) -> BlockBits {
     }
 }
 
-pub(crate) use prof_core::bit_masks::{below, prefix_xor};
+pub use crate::bit_masks::{below, prefix_xor};
 
 /// How many bits of `bits` are set, without the work when none is (x86-64's baseline has no
 /// popcount instruction, and most masks asked about are empty).
 #[inline(always)]
-pub(crate) fn ones(bits: u64) -> usize {
+pub fn ones(bits: u64) -> usize {
     if bits == 0 {
         0
     } else {
@@ -78,7 +79,7 @@ pub(crate) fn ones(bits: u64) -> usize {
 /// = "avx2")]`), so that the intrinsics are inlined.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) unsafe fn classify_avx2(bytes: &[u8], at: usize) -> BlockBits {
+pub unsafe fn classify_avx2(bytes: &[u8], at: usize) -> BlockBits {
     // The padding is written out as in `classify`, not shared through a closure: a closure
     // here is not inlined with AVX2, and the intrinsics then become calls (3.5x the CPU,
     // measured on the 10 M-row file).
