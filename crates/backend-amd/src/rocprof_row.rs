@@ -100,10 +100,9 @@ impl Record {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-use crate::rocprof_bytes::block_marks_avx2;
-use crate::rocprof_bytes::{block_marks, find_either, marks_with};
+use crate::rocprof_bytes::find_either;
 use prof_core::bit_masks::{below, prefix_xor};
+use prof_core::csv_blocks;
 
 /// Splits a row line by line as the reader appends them to the [`Record`]'s text.
 #[derive(Default)]
@@ -152,7 +151,7 @@ impl RowScan {
             // SAFETY: the CPU has AVX2.
             return unsafe { self.plain_line_avx2(record, from, to) };
         }
-        self.plain_line_body(record, from, to, block_marks)
+        self.plain_line_body::<false>(record, from, to)
     }
 
     /// [`RowScan::plain_line`] with the bytes classified by AVX2, 32 a compare.
@@ -162,18 +161,13 @@ impl RowScan {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn plain_line_avx2(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
-        // SAFETY (the caller's): the CPU has AVX2, and this function is compiled with it.
-        self.plain_line_body(record, from, to, |block| unsafe { block_marks_avx2(block) })
+        self.plain_line_body::<true>(record, from, to)
     }
 
+    /// The body of [`RowScan::plain_line`]; `AVX2` classifies with AVX2 (only inside
+    /// [`RowScan::plain_line_avx2`]).
     #[inline(always)]
-    fn plain_line_body(
-        &mut self,
-        record: &mut Record,
-        from: usize,
-        to: usize,
-        block_marks: impl Fn(&[u8; 64]) -> (u64, u64),
-    ) -> bool {
+    fn plain_line_body<const AVX2: bool>(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
         let (bytes, ranges) = (record.text.as_bytes(), &mut record.ranges);
         let to = to.min(bytes.len());
         let before = ranges.len();
@@ -185,7 +179,17 @@ impl RowScan {
         let first = from & !63;
         let mut block = first;
         while block < to {
-            let (quotes, commas) = marks_with(bytes, block, &block_marks);
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `AVX2` is true only inside `plain_line_avx2`, compiled with AVX2 for a
+            // CPU that has it.
+            let marks = if AVX2 {
+                unsafe { csv_blocks::classify_avx2(bytes, block) }
+            } else {
+                csv_blocks::classify(bytes, block)
+            };
+            #[cfg(not(target_arch = "x86_64"))]
+            let marks = csv_blocks::classify(bytes, block);
+            let (quotes, commas) = (marks.quote, marks.comma);
             // Only the line's own bytes.
             let offset = |at: usize| at.saturating_sub(block).min(64) as u32;
             let keep = below(offset(to)) & !below(offset(from));
