@@ -37,7 +37,9 @@ impl CsvReader<BufReader<File>> {
     /// Opens `path` and reads its header line.
     pub fn open(path: &Path) -> Result<Self> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        Self::from_reader(BufReader::new(file), path)
+        // 256 kB: a row crosses the buffer's end (and takes the line-by-line path) once in
+        // about 1,300 rather than 43 of 8 kB's, and a file is read in fewer calls.
+        Self::from_reader(BufReader::with_capacity(1 << 18, file), path)
     }
 }
 
