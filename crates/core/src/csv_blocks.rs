@@ -2,7 +2,7 @@
 //! per byte: the splitter then finds field and record ends with bit operations instead of a
 //! branch per byte, which is most of the time a wide table costs. SSE2 (every x86-64 CPU)
 //! where there is one, AVX2 where the caller is compiled with it, eight-byte words elsewhere;
-//! all give the same bits. Used by the Ascend tables' splitter and rocprof rows.
+//! all give the same bits. The backends' CSV readers split with them.
 
 /// The instructions the CSV splitter uses beyond x86-64's baseline (SSE2): the most this CPU
 /// has, found once a splitter (tests pin the others, to check all give the same records).

@@ -1,9 +1,9 @@
-//! A database attached gzipped (`report.sqlite.gz`, `results.db.gz`, as artifacts are attached
-//! to issues): SQLite reads a file, not a stream, so it is read from a copy unzipped into the
+//! A database attached gzipped (`*.sqlite.gz`, `*.db.gz`, as artifacts are attached to
+//! issues): SQLite reads a file, not a stream, so it is read from a copy unzipped into the
 //! temporary directory, removed once read whatever happens, share-locked while it exists (so
 //! that [`remove_orphans`] of another process leaves it alone), and bounded in size (a gzip
-//! bomb is refused). Errors name the `.gz` file. The loaders that read such copies (nsys
-//! exports, rocpd databases) recognise their own format in the unzipped head.
+//! bomb is refused). Errors name the `.gz` file. The loaders that read such copies recognise
+//! their own format in the unzipped head.
 
 use crate::sniff::GZIP_MAGIC;
 use crate::{Error, Result};
