@@ -56,6 +56,12 @@ impl GzCopy {
     /// Unzips `gz` into the temporary directory; `kind` names what it should hold, for the
     /// refusal of one past the size bound ("the .sqlite").
     pub fn of(gz: &Path, kind: &str) -> Result<Self> {
+        let size = std::fs::metadata(gz).map_err(|e| Error::io(gz, e))?.len();
+        Self::bounded(gz, kind, size.saturating_mul(LIMIT_RATIO).max(MIN_LIMIT))
+    }
+
+    /// [`GzCopy::of`], refusing a stream that unzips to more than `limit` bytes.
+    fn bounded(gz: &Path, kind: &str, limit: u64) -> Result<Self> {
         // Named by process and a count: ranks read at once may have files of one name.
         static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let count = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -66,8 +72,6 @@ impl GzCopy {
         }
         let path = dir.join(format!("{COPY_PREFIX}{}-{count}-{name}", std::process::id()));
         let input = std::fs::File::open(gz).map_err(|e| Error::io(gz, e))?;
-        let size = input.metadata().map_err(|e| Error::io(gz, e))?.len();
-        let limit = size.saturating_mul(LIMIT_RATIO).max(MIN_LIMIT);
         let created = std::fs::OpenOptions::new().write(true).create_new(true).open(&path);
         let file = created.map_err(|e| unzip_error(gz, &path, &e))?;
         lock(&file, libc::LOCK_SH);
@@ -148,4 +152,58 @@ fn unzip_error(gz: &Path, copy: &Path, error: &std::io::Error) -> Error {
         _ => format!("could not unzip it to {} ({error})", copy.display()),
     };
     Error::artifact(gz, 0, reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gzipped(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    /// This process's copies of `stem` left in the temporary directory.
+    fn copies_left(stem: &str) -> usize {
+        let prefix = format!("{COPY_PREFIX}{}-", std::process::id());
+        let names = std::fs::read_dir(std::env::temp_dir()).unwrap().flatten().map(|e| e.file_name());
+        names.filter(|n| n.to_string_lossy().starts_with(&prefix) && n.to_string_lossy().ends_with(stem)).count()
+    }
+
+    #[test]
+    fn a_copy_holds_the_stream_is_bounded_and_goes_when_dropped() {
+        let dir = std::env::temp_dir().join(format!("prof-gz-copy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = b"SQLite format 3\0 then the CREATE TABLE texts rocpd_metadata".repeat(50);
+        let gz = dir.join("gz_copy_case.db.gz");
+        std::fs::write(&gz, gzipped(&text)).unwrap();
+        // Recognised by its magic and a name in its head; not by another magic or name.
+        let (stream, head) = gzipped_with_magic(&gz, b"SQLite format 3\0").unwrap();
+        assert!(head_names_any(stream, head, 1 << 20, &["nothing", "rocpd_metadata"]));
+        let (stream, head) = gzipped_with_magic(&gz, b"SQLite format 3\0").unwrap();
+        assert!(!head_names_any(stream, head, 1 << 20, &["META_DATA_EXPORT"]));
+        assert!(gzipped_with_magic(&gz, b"{").is_none());
+        let copy = GzCopy::of(&gz, "the .db").unwrap();
+        assert_eq!(std::fs::read(copy.path()).unwrap(), text);
+        // Errors of a read of the copy name the .gz, not the copy.
+        let shown = copy.read(&gz, |p| Err::<(), _>(Error::artifact(p, 3, "bad"))).unwrap_err().to_string();
+        assert!(shown.contains("gz_copy_case.db.gz") && shown.contains("the unzipped copy"), "{shown}");
+        drop(copy);
+        // Past the bound: refused, naming the .gz and the bound; the copy removed.
+        let e = GzCopy::bounded(&gz, "the .db", 100).err().unwrap().to_string();
+        assert!(e.contains("gz_copy_case.db.gz") && e.contains("unzips to more than 100 bytes"), "{e}");
+        // Not gzip at all, or cut short: refused as corrupt.
+        let plain = dir.join("gz_copy_case_plain.db.gz");
+        std::fs::write(&plain, &text).unwrap();
+        let whole = gzipped(&text);
+        let cut = dir.join("gz_copy_case_cut.db.gz");
+        std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+        for bad in [&plain, &cut] {
+            let e = GzCopy::of(bad, "the .db").err().unwrap().to_string();
+            assert!(e.contains("cut short or corrupt"), "{e}");
+        }
+        assert_eq!(copies_left("gz_copy_case.db") + copies_left("_plain.db") + copies_left("_cut.db"), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
