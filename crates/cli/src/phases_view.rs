@@ -8,10 +8,10 @@
 //! "copied_bytes": n|null}]}`.
 
 use crate::render::human_ns;
-use prof_core::analysis::streams::{stream_roles, DeviceStreams};
-use prof_core::phases::{find_phases, PhaseChoice, Phases};
+use prof_core::analysis::streams::{stream_roles, stream_roles_of, DeviceStreams};
+use prof_core::phases::{find_phases, load_end_guess, PhaseChoice, Phases};
 use prof_core::two_threads::both;
-use prof_core::{summarize_kernels, Families, KernelSummary, Timeline};
+use prof_core::{summarize_kernels, summarize_kernels_of, Families, KernelSummary, Timeline};
 use serde::Serialize;
 use std::sync::OnceLock;
 
@@ -79,25 +79,72 @@ pub type Summarized = (Timeline, PhaseView, KernelSummary, OnceLock<Vec<DeviceSt
 /// summary and the stream roles of the whole run are worked out on a second thread while the
 /// phases are found (the phases mostly run on one core, and took twice the summary's time at
 /// 10 M ops): they are the answer when the window keeps the whole run, as it does for most
-/// runs; otherwise both are worked out again on the cut timeline, also side by side.
+/// runs. A run that starts with a burst of host-to-device copies (a model's load) is mostly
+/// cut just after it: that thread then also works out the summary and roles of the ops after
+/// the burst ([`AfterLoad`]), the answer when the window keeps exactly those. Otherwise both
+/// are worked out again on the cut timeline, also side by side.
 pub fn apply_summarized(timeline: Timeline, choice: PhaseChoice, families: &Families) -> Result<Summarized, String> {
     if timeline.ops.len() < SUMMARY_BESIDE_OPS {
         let (timeline, view) = apply(timeline, choice)?;
         let summary = summarize_kernels(&timeline, families);
         return Ok((timeline, view, summary, OnceLock::new()));
     }
-    let (phases, (whole, roles)) =
-        both(|| find_phases(&timeline), || (summarize_kernels(&timeline, families), stream_roles(&timeline, families)));
+    let (phases, (whole, roles, after_load)) = both(
+        || find_phases(&timeline),
+        || {
+            let (whole, roles) = (summarize_kernels(&timeline, families), stream_roles(&timeline, families));
+            let after_load = load_end_guess(&timeline).map(|at| AfterLoad::of(&timeline, at, families));
+            (whole, roles, after_load)
+        },
+    );
     let (timeline, view) = cut(timeline, choice, phases)?;
     Ok(match view.window_ns {
         None => (timeline, view, whole, OnceLock::from(roles)),
-        Some(_) => {
-            // The cut timeline's, again on two threads.
-            let (summary, roles) =
-                both(|| summarize_kernels(&timeline, families), || stream_roles(&timeline, families));
-            (timeline, view, summary, OnceLock::from(roles))
-        }
+        Some(window) => match after_load.filter(|after| after.is_cut_to(window)) {
+            Some(AfterLoad { mut summary, roles, .. }) => {
+                // Its span is the cut timeline's: its ops' and the host spans it kept.
+                summary.span_ns = timeline.span_ns().map_or(0, |(lo, hi)| hi - lo);
+                (timeline, view, summary, OnceLock::from(roles))
+            }
+            None => {
+                // The cut timeline's, again on two threads.
+                let (summary, roles) =
+                    both(|| summarize_kernels(&timeline, families), || stream_roles(&timeline, families));
+                (timeline, view, summary, OnceLock::from(roles))
+            }
+        },
     })
+}
+
+/// The summary and stream roles of the ops of a timeline in start order from position `at`
+/// on (those after its load, [`load_end_guess`]), and where they lie: a window `[s, e)` keeps
+/// exactly them when `s` falls after the start of the op before them and at or before their
+/// first one's, and `e` after their last one's start.
+struct AfterLoad {
+    before: u64,
+    first: u64,
+    last: u64,
+    /// Its span is left for the cut timeline's.
+    summary: KernelSummary,
+    roles: Vec<DeviceStreams>,
+}
+
+impl AfterLoad {
+    fn of(timeline: &Timeline, at: usize, families: &Families) -> Self {
+        let (ops, all) = (&timeline.ops[at..], &timeline.ops);
+        AfterLoad {
+            before: all[at - 1].start_ns,
+            first: all[at].start_ns,
+            last: all[all.len() - 1].start_ns,
+            summary: summarize_kernels_of(timeline, ops, None, families),
+            roles: stream_roles_of(timeline, ops, families),
+        }
+    }
+
+    /// Whether [`Timeline::window`] to `(start, end)` keeps exactly these ops.
+    fn is_cut_to(&self, (start, end): (u64, u64)) -> bool {
+        self.before < start && start <= self.first && self.last < end
+    }
 }
 
 /// `timeline` cut to `choice`'s window of its `phases`.
@@ -224,5 +271,52 @@ mod tests {
         let mut none = view(None, 0);
         none.phases.sequence = None;
         assert!(none.take_sequence().is_none());
+    }
+
+    /// A run of `steps` steps of four kernels after three uploads, with a copy back at the end
+    /// when `tail`.
+    fn loaded_run(steps: u64, tail: bool) -> Timeline {
+        use prof_core::{DeviceOp, OpDetails, OpKind};
+        let mut t = Timeline::new("loaded");
+        for i in 0..3 {
+            let id = t.intern("CUDA memcpy HtoD");
+            let op = DeviceOp::new(OpKind::Memcpy, id, 0, 7, i * 1_000_000, 500_000);
+            t.push_op_with(op, OpDetails { bytes: Some(10 << 20), ..OpDetails::default() });
+        }
+        let mut at = 10_000_000;
+        for _ in 0..steps {
+            for name in ["norm", "gemv", "attn", "gemv_out"] {
+                let id = t.intern(name);
+                t.push_op(DeviceOp::new(OpKind::Kernel, id, 0, 7, at, 1_000));
+                at += 2_500;
+            }
+        }
+        if tail {
+            let id = t.intern("CUDA memcpy DtoH");
+            t.push_op(DeviceOp::new(OpKind::Memcpy, id, 0, 7, at + 1_000_000, 10_000));
+        }
+        t
+    }
+
+    /// On a large run cut after its load, the summary and roles worked out beside the phases
+    /// for the ops after the load are taken (the window keeps exactly them) and equal those of
+    /// the cut timeline; with a copy back at the end the window keeps fewer, and they are
+    /// worked out again. Either way the answer is the plain one.
+    #[test]
+    fn the_summary_beside_the_phases_is_the_cut_timelines() {
+        let families = Families::builtin();
+        for tail in [false, true] {
+            let run = loaded_run((SUMMARY_BESIDE_OPS as u64) / 4 + 10, tail);
+            let at = load_end_guess(&run).expect("the uploads lead");
+            let after = AfterLoad::of(&run, at, &families);
+            let (plain, plain_view) = apply(run.clone(), PhaseChoice::Steady).unwrap();
+            let window = plain_view.window_ns.expect("the load is cut off");
+            assert_eq!(after.is_cut_to(window), !tail, "tail {tail}");
+            let (cut, view, summary, roles) = apply_summarized(run, PhaseChoice::Steady, &families).unwrap();
+            assert_eq!(view.window_ns, Some(window));
+            assert_eq!(cut.ops.len(), plain.ops.len());
+            assert_eq!(summary, summarize_kernels(&plain, &families), "tail {tail}");
+            assert_eq!(roles.get(), Some(&stream_roles(&plain, &families)), "tail {tail}");
+        }
     }
 }

@@ -271,6 +271,18 @@ pub fn family_rows(kernels: &[KernelRow], share: &dyn Fn(u64) -> f64) -> Vec<Fam
 
 /// Summarises `timeline` with `families`.
 pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSummary {
+    summarize_kernels_of(timeline, &timeline.ops, timeline.span_ns(), families)
+}
+
+/// [`summarize_kernels`] of `ops`, some of `timeline`'s ops in its order, whose timeline
+/// spans `span` (its ops' and host spans' first start and last end): the summary of a
+/// timeline cut to those ops.
+pub fn summarize_kernels_of(
+    timeline: &Timeline,
+    ops: &[DeviceOp],
+    span: Option<(u64, u64)>,
+    families: &Families,
+) -> KernelSummary {
     // Per name, in the order names first come: its totals. A name's place among them is read
     // from a table by name id (ids are dense), not hashed per op (9 ns an op at 10 M ops).
     let mut by_name: Vec<(NameId, KernelAcc)> = Vec::new();
@@ -280,7 +292,7 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
     // Ops of one device come in runs: the device is looked up when it changes.
     let mut on_the_fly: crate::run_map::RunMap<u32, DeviceAcc> = crate::run_map::RunMap::new();
     let mut device_ns = 0u64;
-    for op in &timeline.ops {
+    for op in ops {
         let slot = match slot_of.get(op.name().0 as usize) {
             Some(&slot) if slot != u32::MAX => slot as usize,
             _ => first_of_name(timeline, op, &mut by_name, &mut slot_of),
@@ -315,16 +327,16 @@ pub fn summarize_kernels(timeline: &Timeline, families: &Families) -> KernelSumm
             .collect()
     } else {
         let mut intervals: FxHashMap<u32, Vec<(u64, u64)>> = FxHashMap::default();
-        for op in &timeline.ops {
+        for op in ops {
             intervals.entry(op.device()).or_default().push((op.start_ns, op.end_ns()));
         }
         intervals.into_iter().map(|(device, spans)| device_time(device, spans)).collect()
     };
     devices.sort_by_key(|d| d.device);
-    let span_ns = timeline.span_ns().map_or(0, |(lo, hi)| hi - lo);
+    let span_ns = span.map_or(0, |(lo, hi)| hi - lo);
     KernelSummary {
         source: timeline.source.clone(),
-        ops: timeline.ops.len() as u64,
+        ops: ops.len() as u64,
         device_ns,
         span_ns,
         kernels,

@@ -84,7 +84,7 @@ pub use door::{Certainty, Format, Loaded, Recognition};
 pub use error::{Error, Result};
 pub use families::{Families, Family};
 pub use intern::{Interner, NameId};
-pub use kernel_summary::{summarize_kernels, DeviceTime, FamilyRow, KernelRow, KernelSummary};
+pub use kernel_summary::{summarize_kernels, summarize_kernels_of, DeviceTime, FamilyRow, KernelRow, KernelSummary};
 pub use probe::{DeviceSample, ProcessUse, UtilizationProbe};
 pub use recorder::{Recorder, RecorderHandle, Recording, SampleCost, SampleErrors, Tick};
 pub use registry::Registry;

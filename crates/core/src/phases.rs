@@ -151,6 +151,20 @@ pub fn is_host_to_device(name: &str) -> bool {
     ["htod", "h2d", "hosttodevice", "host_to_device", "host to device", "-> device"].iter().any(|p| lower.contains(p))
 }
 
+/// Where the load of `timeline` likely ends, before its phases are found: the position of its
+/// first op after the leading burst of host-to-device copies ([`marks`]), when its ops are in
+/// start order and some come before and after it. A guess (the steady window is often cut
+/// there), for work done beside [`find_phases`] that is checked against its window.
+pub fn load_end_guess(timeline: &Timeline) -> Option<usize> {
+    let ops = &timeline.ops;
+    if !ops.is_sorted_by_key(|op| op.start_ns) {
+        return None;
+    }
+    let end = marks::leading_burst_end(timeline, ops)?;
+    let at = ops.partition_point(|op| op.start_ns < end);
+    (at > 0 && at < ops.len()).then_some(at)
+}
+
 /// The phases of `timeline`'s device ops.
 pub fn find_phases(timeline: &Timeline) -> Phases {
     if timeline.ops.is_empty() {

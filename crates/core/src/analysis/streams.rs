@@ -14,11 +14,11 @@
 //!   **side stream**.
 
 use super::intervals::{IntervalSet, SortedUnion};
-use super::temporal::{activity_of, Activity};
+use super::temporal::{activity_of_ops, Activity};
 use crate::families::Families;
 use crate::intern::FxHashMap;
 use crate::run_map::RunMap;
-use crate::timeline::Timeline;
+use crate::timeline::{DeviceOp, Timeline};
 use serde::Serialize;
 
 /// Share of a stream's op time, percent, one activity must reach to name the stream's role.
@@ -113,7 +113,13 @@ struct Gather {
 
 /// The stream roles of every device of `timeline`, by device index.
 pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStreams> {
-    let activity = activity_of(timeline, families);
+    stream_roles_of(timeline, &timeline.ops, families)
+}
+
+/// [`stream_roles`] of `ops`, some of `timeline`'s ops in its order: the roles a timeline cut
+/// to those ops has.
+pub fn stream_roles_of(timeline: &Timeline, ops: &[DeviceOp], families: &Families) -> Vec<DeviceStreams> {
+    let activity = activity_of_ops(timeline, ops, families);
     let slot_of = |index: usize| match activity(index) {
         Activity::Compute => 0,
         Activity::Communication => 1,
@@ -125,7 +131,7 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
     // A stream is keyed by its packed device and id (`DeviceOp::lane`), read out once.
     let mut by_stream: RunMap<u64, Gather> = RunMap::new();
     let mut device_union: RunMap<u32, SortedUnion> = RunMap::new();
-    for (index, op) in timeline.ops.iter().enumerate() {
+    for (index, op) in ops.iter().enumerate() {
         let gather = by_stream.get(op.lane());
         if gather.ops == 0 {
             gather.pair = (op.device(), op.stream());
@@ -139,7 +145,7 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
     }
     let by_stream: FxHashMap<(u32, u64), Gather> = by_stream.into_map().into_values().map(|g| (g.pair, g)).collect();
     let device_union = device_union.into_map();
-    let (stream_busy, device_busy) = busy_times(timeline, &by_stream, &device_union);
+    let (stream_busy, device_busy) = busy_times(ops, &by_stream, &device_union);
     let mut by_device: FxHashMap<u32, Vec<StreamStats>> = FxHashMap::default();
     for ((device, stream), gather) in by_stream {
         let [compute_ns, communication_ns, memory_ns, other_ns] = gather.time;
@@ -182,7 +188,7 @@ pub fn stream_roles(timeline: &Timeline, families: &Families) -> Vec<DeviceStrea
 /// Busy time per stream and per device, ns: from the on-the-fly unions when every op came in
 /// start order, else from each stream's gathered intervals.
 fn busy_times(
-    timeline: &Timeline,
+    ops: &[DeviceOp],
     by_stream: &FxHashMap<(u32, u64), Gather>,
     device_union: &FxHashMap<u32, SortedUnion>,
 ) -> (FxHashMap<(u32, u64), u64>, FxHashMap<u32, u64>) {
@@ -194,7 +200,7 @@ fn busy_times(
         return (streams, devices);
     }
     let mut spans: FxHashMap<(u32, u64), Vec<(u64, u64)>> = FxHashMap::default();
-    for op in &timeline.ops {
+    for op in ops {
         spans.entry((op.device(), op.stream())).or_default().push((op.start_ns, op.end_ns()));
     }
     let mut stream_busy = FxHashMap::default();

@@ -31,11 +31,21 @@ pub enum Activity {
 /// type, where the source gives one, can decide). Read as the ops are walked: no table of an
 /// activity per op is built (10 MB at 10 M ops, once for each of four analyses).
 pub fn activity_of<'a>(timeline: &'a Timeline, families: &'a Families) -> impl Fn(usize) -> Activity + 'a {
-    let activities = Activities { timeline, families, kernels: vec![Cell::new(None); timeline.names.len()] };
+    activity_of_ops(timeline, &timeline.ops, families)
+}
+
+/// [`activity_of`] of `ops`, some of `timeline`'s ops in its order (those a cut of it would
+/// keep): `index` counts in `ops`, and each name's activity is its first op's there.
+pub fn activity_of_ops<'a>(
+    timeline: &'a Timeline,
+    ops: &'a [DeviceOp],
+    families: &'a Families,
+) -> impl Fn(usize) -> Activity + 'a {
+    let activities = Activities { timeline, ops, families, kernels: vec![Cell::new(None); timeline.names.len()] };
     // Without op types a kernel's name alone decides, so a name is classified when it is first
     // asked about; with them, by the first op of each name in order, asked about here.
     if timeline.details.any(|d| d.op_type.is_some()) {
-        (0..timeline.ops.len()).for_each(|index| {
+        (0..ops.len()).for_each(|index| {
             activities.of(index);
         });
     }
@@ -45,6 +55,7 @@ pub fn activity_of<'a>(timeline: &'a Timeline, families: &'a Families) -> impl F
 /// [`activity_of`]'s state: each kernel name's activity once decided.
 struct Activities<'a> {
     timeline: &'a Timeline,
+    ops: &'a [DeviceOp],
     families: &'a Families,
     kernels: Vec<Cell<Option<Activity>>>,
 }
@@ -53,7 +64,7 @@ impl Activities<'_> {
     /// The activity of the op at `index`.
     #[inline(always)]
     fn of(&self, index: usize) -> Activity {
-        let op = &self.timeline.ops[index];
+        let op = &self.ops[index];
         match op.kind() {
             OpKind::Memcpy | OpKind::Memset => Activity::Memory,
             OpKind::Communication => Activity::Communication,

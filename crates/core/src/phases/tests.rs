@@ -137,3 +137,66 @@ fn busy_shares_are_the_clipped_union_of_the_ops() {
     ordered.ops.sort_by_key(|op| op.start_ns);
     assert_eq!(find_phases(&ordered), found);
 }
+
+/// The load's end is guessed at the first op after the leading uploads, on a timeline in
+/// start order only.
+#[test]
+fn the_load_end_is_guessed_after_the_leading_uploads() {
+    let t = run();
+    let at = load_end_guess(&t).expect("a leading burst");
+    assert_eq!(t.name(t.ops[at].name()), "autotune_candidate");
+    let mut shuffled = run();
+    shuffled.ops.swap(0, 5);
+    assert_eq!(load_end_guess(&shuffled), None);
+    let mut no_copies = Timeline::new("t");
+    push(&mut no_copies, OpKind::Kernel, "k", 0, 10, None);
+    push(&mut no_copies, OpKind::Kernel, "k", 20, 10, None);
+    assert_eq!(load_end_guess(&no_copies), None);
+}
+
+/// The summary and stream roles of a timeline's ops from a position on equal those of the
+/// timeline cut to them (span aside: the cut's host spans set it), on random timelines of
+/// two devices and three streams whose ops overlap, come out of order within a stream, and
+/// whose names' op types differ from op to op (the activity of a name is its first op's).
+#[test]
+fn the_ops_from_a_position_summarize_as_the_timeline_cut_to_them() {
+    use crate::analysis::streams::{stream_roles, stream_roles_of};
+    use crate::kernel_summary::{summarize_kernels, summarize_kernels_of};
+    use crate::timeline::OpDetails;
+    let families = crate::Families::builtin();
+    let mut random = crate::test_random::XorShift::new(0x0005_eed0_fa11);
+    for round in 0..60 {
+        let mut t = Timeline::new("random");
+        let names = ["gemm_kernel", "ncclDevKernel_AllReduce", "CUDA memcpy HtoD", "softmax", "custom_op"];
+        let types = [t.intern("MatMul"), t.intern("HcomAllReduce"), t.intern("Add")];
+        let mut start = 0;
+        for _ in 0..(50 + random.below(400)) {
+            start += 1 + random.below(5_000);
+            let name = names[random.below(names.len() as u64) as usize];
+            let kind = match name {
+                "CUDA memcpy HtoD" => OpKind::Memcpy,
+                "ncclDevKernel_AllReduce" => OpKind::Communication,
+                _ => OpKind::Kernel,
+            };
+            let id = t.intern(name);
+            let (device, stream) = (random.below(2) as u32, random.below(3));
+            let op = DeviceOp::new(kind, id, device, stream, start, 1 + random.below(20_000));
+            match random.below(3) {
+                0 => t.push_op(op),
+                k => {
+                    let op_type = Some(types[random.below(types.len() as u64) as usize]);
+                    t.push_op_with(op, OpDetails { op_type, block_dim: Some(k as u32), ..OpDetails::default() })
+                }
+            }
+        }
+        for _ in 0..4 {
+            let at = 1 + random.below(t.ops.len() as u64 - 1) as usize;
+            let cut = t.clone().window(t.ops[at].start_ns, u64::MAX);
+            assert_eq!(cut.ops.len(), t.ops.len() - at, "round {round}");
+            let mut summary = summarize_kernels_of(&t, &t.ops[at..], None, &families);
+            summary.span_ns = cut.span_ns().map_or(0, |(lo, hi)| hi - lo);
+            assert_eq!(summary, summarize_kernels(&cut, &families), "round {round}, from {at}");
+            assert_eq!(stream_roles_of(&t, &t.ops[at..], &families), stream_roles(&cut, &families), "round {round}");
+        }
+    }
+}
