@@ -38,21 +38,14 @@ fn plain_row_body<const AVX2: bool>(bytes: &[u8], ranges: &mut Vec<(usize, usize
         ranges.truncate(before);
         None
     };
-    // Where the field being read starts; inside quotes where the block starts; a field starts
-    // at the block's first byte (the one before ended with a comma); a closing quote was the
-    // last byte before the block.
-    let (mut start, mut open, mut carry_start, mut carry_after) = (0usize, false, 1u64, 0u64);
+    let mut split = PlainFields::new(0, 0);
     let mut at = 0;
     while at < bytes.len() {
-        #[cfg(target_arch = "x86_64")]
         // SAFETY: `AVX2` is true only inside `plain_row_avx2`, compiled with AVX2 for a CPU
         // that has it.
-        let block =
-            if AVX2 { unsafe { csv_blocks::classify_avx2(bytes, at) } } else { csv_blocks::classify(bytes, at) };
-        #[cfg(not(target_arch = "x86_64"))]
-        let block = csv_blocks::classify(bytes, at);
+        let block = unsafe { csv_blocks::classify_as::<AVX2>(bytes, at) };
         // Bits from an opening quote up to (not with) its closing one.
-        let inside = if block.quote == 0 { 0 } else { prefix_xor(block.quote) } ^ if open { !0 } else { 0 };
+        let inside = if block.quote == 0 { 0 } else { prefix_xor(block.quote) } ^ if split.open { !0 } else { 0 };
         let line_ends = block.newline & !inside;
         // The row's bytes in this block, its line feed left out.
         let end_bit = line_ends.trailing_zeros();
@@ -60,24 +53,9 @@ fn plain_row_body<const AVX2: bool>(bytes: &[u8], ranges: &mut Vec<(usize, usize
         if (block.non_ascii | (block.newline & inside)) & keep != 0 {
             return refuse(ranges);
         }
-        let quotes = block.quote & keep;
-        let mut separators = block.comma & keep & !inside;
-        let starts = (separators << 1) | carry_start;
-        let (opening, closing) = (quotes & inside, quotes & !inside);
-        let after_closing = (closing << 1) | carry_after;
-        // Every quote encloses a whole field: it opens one where a field starts, and what
-        // follows its closing one ends the field (a comma; the line feed, checked below).
-        if opening & !starts != 0 || after_closing & keep & !separators != 0 {
+        let Some(after_closing) = split.block(bytes, at, (block.quote, block.comma, inside), keep, ranges) else {
             return refuse(ranges);
-        }
-        (open, carry_start, carry_after) = (inside >> 63 == 1, separators >> 63, closing >> 63);
-        while separators != 0 {
-            let end = at + separators.trailing_zeros() as usize;
-            separators &= separators - 1;
-            let quoted = usize::from(bytes[start] == b'"');
-            ranges.push((start + quoted, end - quoted));
-            start = end + 1;
-        }
+        };
         if end_bit < 64 {
             let line_end = at + end_bit as usize;
             // A CRLF row is left to the line-by-line path (it drops the `\r`); a quoted last
@@ -85,7 +63,7 @@ fn plain_row_body<const AVX2: bool>(bytes: &[u8], ranges: &mut Vec<(usize, usize
             if bytes.get(line_end.wrapping_sub(1)) == Some(&b'\r') {
                 return refuse(ranges);
             }
-            let closed_last = after_closing >> end_bit & 1 == 1;
+            let (start, closed_last) = (split.start, after_closing >> end_bit & 1 == 1);
             let quoted = usize::from(start < line_end && bytes[start] == b'"');
             if quoted == 1 && !closed_last {
                 return refuse(ranges);
@@ -96,6 +74,60 @@ fn plain_row_body<const AVX2: bool>(bytes: &[u8], ranges: &mut Vec<(usize, usize
         at += 64;
     }
     refuse(ranges)
+}
+
+/// A row's fields split block by block when every quote encloses a whole field: by
+/// [`plain_row`], and by [`crate::rocprof_row::RowScan`] for a line of a row it holds.
+pub(crate) struct PlainFields {
+    /// Where the field being read starts.
+    pub(crate) start: usize,
+    /// Inside quotes where the next block starts.
+    pub(crate) open: bool,
+    /// A field starts at the next block's first byte (the one before ended with a comma).
+    carry_start: u64,
+    /// A closing quote was the last byte before the next block.
+    carry_after: u64,
+}
+
+impl PlainFields {
+    /// A split whose first field starts at `start`, bit `start_bit` of the first block.
+    pub(crate) fn new(start: usize, start_bit: u32) -> Self {
+        PlainFields { start, open: false, carry_start: 1 << start_bit, carry_after: 0 }
+    }
+
+    /// Splits the row's bytes `keep` of the block at byte `at`, of which `quote` and `comma`
+    /// are the quotes and commas and `inside` the bits inside quotes: pushes the fields its
+    /// commas end onto `ranges` (inside their quotes) and gives the bits just after a closing
+    /// quote; `None` when a quote does not enclose a whole field.
+    #[inline(always)]
+    pub(crate) fn block(
+        &mut self,
+        bytes: &[u8],
+        at: usize,
+        (quote, comma, inside): (u64, u64, u64),
+        keep: u64,
+        ranges: &mut Vec<(usize, usize)>,
+    ) -> Option<u64> {
+        let quotes = quote & keep;
+        let mut separators = comma & keep & !inside;
+        let starts = (separators << 1) | self.carry_start;
+        let (opening, closing) = (quotes & inside, quotes & !inside);
+        let after_closing = (closing << 1) | self.carry_after;
+        // Every quote encloses a whole field: it opens one where a field starts, and what
+        // follows its closing one ends the field (a comma; the row's end, the caller's).
+        if opening & !starts != 0 || after_closing & keep & !separators != 0 {
+            return None;
+        }
+        (self.open, self.carry_start, self.carry_after) = (inside >> 63 == 1, separators >> 63, closing >> 63);
+        while separators != 0 {
+            let end = at + separators.trailing_zeros() as usize;
+            separators &= separators - 1;
+            let quoted = usize::from(bytes[self.start] == b'"');
+            ranges.push((self.start + quoted, end - quoted));
+            self.start = end + 1;
+        }
+        Some(after_closing)
+    }
 }
 
 #[cfg(test)]

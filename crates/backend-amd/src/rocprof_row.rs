@@ -101,6 +101,7 @@ impl Record {
 }
 
 use crate::rocprof_bytes::find_either;
+use crate::rocprof_line::PlainFields;
 use prof_core::bit_masks::{below, prefix_xor};
 use prof_core::csv_blocks;
 
@@ -171,58 +172,31 @@ impl RowScan {
         let (bytes, ranges) = (record.text.as_bytes(), &mut record.ranges);
         let to = to.min(bytes.len());
         let before = ranges.len();
-        // Where the field being read starts.
-        let mut start = from;
-        // Inside quotes where the block starts; a field starts at its first byte (the last
-        // one before ended with a comma); text follows a closing quote at its first byte.
-        let (mut open, mut carry_start, mut carry_after) = (false, 0u64, 0u64);
         let first = from & !63;
+        let mut split = PlainFields::new(from, (from - first) as u32);
         let mut block = first;
         while block < to {
-            #[cfg(target_arch = "x86_64")]
             // SAFETY: `AVX2` is true only inside `plain_line_avx2`, compiled with AVX2 for a
             // CPU that has it.
-            let marks = if AVX2 {
-                unsafe { csv_blocks::classify_avx2(bytes, block) }
-            } else {
-                csv_blocks::classify(bytes, block)
-            };
-            #[cfg(not(target_arch = "x86_64"))]
-            let marks = csv_blocks::classify(bytes, block);
-            let (quotes, commas) = (marks.quote, marks.comma);
+            let marks = unsafe { csv_blocks::classify_as::<AVX2>(bytes, block) };
             // Only the line's own bytes.
             let offset = |at: usize| at.saturating_sub(block).min(64) as u32;
             let keep = below(offset(to)) & !below(offset(from));
-            let quotes = quotes & keep;
             // Bits from an opening quote up to (not with) its closing one.
-            let inside = prefix_xor(quotes) ^ if open { !0 } else { 0 };
-            let mut separators = commas & keep & !inside;
-            let starts = (separators << 1) | carry_start | if block == first { 1 << offset(from) } else { 0 };
-            let (opening, closing) = (quotes & inside, quotes & !inside);
-            let after_closing = (closing << 1) | carry_after;
-            // Every quote encloses a whole field: it opens one where a field starts, and what
-            // follows its closing one ends the field. Then a field is bare without quotes, or
-            // quoted from its first byte to its last; anything else is the general scan's.
-            if opening & !starts != 0 || after_closing & keep & !separators != 0 {
+            let inside = prefix_xor(marks.quote & keep) ^ if split.open { !0 } else { 0 };
+            if split.block(bytes, block, (marks.quote, marks.comma, inside), keep, ranges).is_none() {
                 ranges.truncate(before);
                 return false;
             }
-            (open, carry_start, carry_after) = (inside >> 63 == 1, separators >> 63, closing >> 63);
-            while separators != 0 {
-                let end = block + separators.trailing_zeros() as usize;
-                separators &= separators - 1;
-                let quoted = usize::from(bytes[start] == b'"');
-                ranges.push((start + quoted, end - quoted));
-                start = end + 1;
-            }
             block += 64;
         }
-        if open {
+        if split.open {
             // The line ends inside quotes: a field that goes on past it.
             ranges.truncate(before);
             return false;
         }
         // The last field: `finish` ends it as the general scan would.
+        let start = split.start;
         self.field_start = start;
         if start < to && bytes[start] == b'"' {
             (self.quoted, self.closed_at) = (true, Some(to - 1));

@@ -148,13 +148,9 @@ impl Splitter {
         let (skip, last) = (self.skip, self.last.unwrap_or(usize::MAX));
         let mut at = 0;
         while at < bytes.len() {
-            #[cfg(target_arch = "x86_64")]
             // SAFETY: `AVX2` is true only in `record_with_avx2`, compiled with AVX2 for a CPU
             // that has it.
-            let block =
-                if AVX2 { unsafe { csv_blocks::classify_avx2(bytes, at) } } else { csv_blocks::classify(bytes, at) };
-            #[cfg(not(target_arch = "x86_64"))]
-            let block = csv_blocks::classify(bytes, at);
+            let block = unsafe { csv_blocks::classify_as::<AVX2>(bytes, at) };
             let parity = if block.quote == 0 { 0 } else { csv_blocks::prefix_xor(block.quote) };
             let inside = if in_quotes { !parity } else { parity };
             let separators = block.comma & !inside;

@@ -94,6 +94,21 @@ pub unsafe fn classify_avx2(bytes: &[u8], at: usize) -> BlockBits {
     }
 }
 
+/// [`classify_avx2`] when `AVX2`, else [`classify`]: for a splitter compiled twice, once
+/// inside a function built with AVX2 (`AVX2` true) and once for any CPU.
+///
+/// # Safety
+/// With `AVX2` true, as [`classify_avx2`]: the CPU has AVX2 and the caller is compiled with it.
+#[inline(always)]
+pub unsafe fn classify_as<const AVX2: bool>(bytes: &[u8], at: usize) -> BlockBits {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: the caller's.
+        return unsafe { classify_avx2(bytes, at) };
+    }
+    classify(bytes, at)
+}
+
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn classify_block_avx2(block: &[u8; 64]) -> BlockBits {
