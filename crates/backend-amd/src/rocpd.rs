@@ -20,11 +20,11 @@
 //! (tests/fixtures/amd/SOURCES.md).
 
 use prof_core::gz_copy::{gzipped_with_magic, head_names_any, GzCopy};
+use prof_core::sniff::SQLITE_MAGIC;
 use prof_core::{DeviceOp, Error, OpDetails, OpKind, Result, Timeline};
 use rusqlite::{Connection, OpenFlags, Row};
 use std::path::Path;
 
-const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// The schema version this reader knows.
 const SCHEMA_MAJOR: &str = "3";
 

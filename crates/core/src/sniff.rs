@@ -8,6 +8,9 @@ use std::path::Path;
 /// The first two bytes of a gzip stream (RFC 1952).
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The first 16 bytes of an SQLite database file (its file format's header string).
+pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
 /// Bytes of a file's head looked at.
 const HEAD: u64 = 4096;
 
@@ -30,7 +33,7 @@ pub fn describe(path: &Path) -> String {
             None => "a gzip stream".to_owned(),
         };
     }
-    if head.starts_with(b"SQLite format 3\0") {
+    if head.starts_with(SQLITE_MAGIC) {
         return "a SQLite database".to_owned();
     }
     let bom = head.starts_with(b"\xef\xbb\xbf");

@@ -7,8 +7,7 @@ use prof_core::{Error, Result};
 use std::io::Read;
 use std::path::Path;
 
-/// The 16 bytes every SQLite 3 database starts with.
-pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+pub use prof_core::sniff::SQLITE_MAGIC;
 
 /// The length of the SQLite database header.
 const HEADER_LEN: usize = 100;
