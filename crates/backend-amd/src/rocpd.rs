@@ -51,7 +51,9 @@ pub fn is_gzipped_rocpd(path: &Path) -> bool {
         .is_some_and(|(stream, head)| head_names_any(stream, head, HEAD_BYTES, &["rocpd_metadata"]))
 }
 
-fn is_plain_rocpd(path: &Path) -> bool {
+/// True when `path` is an SQLite database (not gzipped) with rocpd's metadata table and
+/// `kernels` view.
+pub(crate) fn is_plain_rocpd(path: &Path) -> bool {
     let mut magic = [0u8; 16];
     let sqlite = std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).is_ok();
     sqlite && &magic == SQLITE_MAGIC && open(path).is_ok_and(|c| has(&c, "rocpd_metadata") && has(&c, "kernels"))

@@ -145,7 +145,7 @@ impl Importer for RocpdImporter {
             return None;
         } else if crate::rocpd::is_gzipped_rocpd(path) {
             "a gzip stream of SQLite whose schema names rocpd_metadata"
-        } else if crate::rocpd::is_rocpd(path) {
+        } else if crate::rocpd::is_plain_rocpd(path) {
             "SQLite with rocpd_metadata and the kernels view"
         } else {
             return None;
