@@ -6,7 +6,7 @@
 //! rocprofv3 writes); any other row is left to [`crate::rocprof_csv::CsvReader`]'s line-by-line
 //! path, whose rules give plain rows the same fields.
 
-use prof_core::csv_blocks::{self, below, prefix_xor};
+use prof_core::csv_blocks::{self, below};
 
 /// Splits the row at the start of `bytes` when it is plain (above): pushes its fields' ranges
 /// onto `ranges` (inside their quotes) and gives the length of the row with its line feed.
@@ -14,8 +14,8 @@ use prof_core::csv_blocks::{self, below, prefix_xor};
 #[inline]
 pub(crate) fn plain_row(bytes: &[u8], ranges: &mut Vec<(usize, usize)>) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2.
+    if csv_blocks::avx2() {
+        // SAFETY: the CPU has AVX2 and PCLMULQDQ.
         return unsafe { plain_row_avx2(bytes, ranges) };
     }
     plain_row_body::<false>(bytes, ranges)
@@ -24,9 +24,9 @@ pub(crate) fn plain_row(bytes: &[u8], ranges: &mut Vec<(usize, usize)>) -> Optio
 /// [`plain_row`] with the bytes classified by AVX2.
 ///
 /// # Safety
-/// The CPU must have AVX2.
+/// The CPU must have AVX2 and PCLMULQDQ.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,pclmulqdq")]
 unsafe fn plain_row_avx2(bytes: &[u8], ranges: &mut Vec<(usize, usize)>) -> Option<usize> {
     plain_row_body::<true>(bytes, ranges)
 }
@@ -41,11 +41,13 @@ fn plain_row_body<const AVX2: bool>(bytes: &[u8], ranges: &mut Vec<(usize, usize
     let mut split = PlainFields::new(0, 0);
     let mut at = 0;
     while at < bytes.len() {
-        // SAFETY: `AVX2` is true only inside `plain_row_avx2`, compiled with AVX2 for a CPU
-        // that has it.
+        // SAFETY: `AVX2` is true only inside `plain_row_avx2`, compiled with AVX2 and PCLMULQDQ
+        // for a CPU that has them.
         let block = unsafe { csv_blocks::classify_as::<AVX2>(bytes, at) };
         // Bits from an opening quote up to (not with) its closing one.
-        let inside = if block.quote == 0 { 0 } else { prefix_xor(block.quote) } ^ if split.open { !0 } else { 0 };
+        // SAFETY: as above (PCLMULQDQ is enabled with AVX2).
+        let parity = if block.quote == 0 { 0 } else { unsafe { csv_blocks::prefix_xor_as::<AVX2>(block.quote) } };
+        let inside = parity ^ if split.open { !0 } else { 0 };
         let line_ends = block.newline & !inside;
         // The row's bytes in this block, its line feed left out.
         let end_bit = line_ends.trailing_zeros();

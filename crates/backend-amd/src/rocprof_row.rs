@@ -102,7 +102,7 @@ impl Record {
 
 use crate::rocprof_bytes::find_either;
 use crate::rocprof_line::PlainFields;
-use prof_core::bit_masks::{below, prefix_xor};
+use prof_core::bit_masks::below;
 use prof_core::csv_blocks;
 
 /// Splits a row line by line as the reader appends them to the [`Record`]'s text.
@@ -148,8 +148,8 @@ impl RowScan {
     /// quoted field that goes on past the line.
     fn plain_line(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
+        if csv_blocks::avx2() {
+            // SAFETY: the CPU has AVX2 and PCLMULQDQ.
             return unsafe { self.plain_line_avx2(record, from, to) };
         }
         self.plain_line_body::<false>(record, from, to)
@@ -158,9 +158,9 @@ impl RowScan {
     /// [`RowScan::plain_line`] with the bytes classified by AVX2, 32 a compare.
     ///
     /// # Safety
-    /// The CPU must have AVX2.
+    /// The CPU must have AVX2 and PCLMULQDQ.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,pclmulqdq")]
     unsafe fn plain_line_avx2(&mut self, record: &mut Record, from: usize, to: usize) -> bool {
         self.plain_line_body::<true>(record, from, to)
     }
@@ -176,14 +176,16 @@ impl RowScan {
         let mut split = PlainFields::new(from, (from - first) as u32);
         let mut block = first;
         while block < to {
-            // SAFETY: `AVX2` is true only inside `plain_line_avx2`, compiled with AVX2 for a
+            // SAFETY: `AVX2` is true only inside `plain_line_avx2`, compiled with AVX2 and PCLMULQDQ for a
             // CPU that has it.
             let marks = unsafe { csv_blocks::classify_as::<AVX2>(bytes, block) };
             // Only the line's own bytes.
             let offset = |at: usize| at.saturating_sub(block).min(64) as u32;
             let keep = below(offset(to)) & !below(offset(from));
             // Bits from an opening quote up to (not with) its closing one.
-            let inside = prefix_xor(marks.quote & keep) ^ if split.open { !0 } else { 0 };
+            // SAFETY: as above (PCLMULQDQ is enabled with AVX2).
+            let inside =
+                unsafe { csv_blocks::prefix_xor_as::<AVX2>(marks.quote & keep) } ^ if split.open { !0 } else { 0 };
             if split.block(bytes, block, (marks.quote, marks.comma, inside), keep, ranges).is_none() {
                 ranges.truncate(before);
                 return false;

@@ -25,6 +25,18 @@ pub fn prefix_xor(mut bits: u64) -> u64 {
     bits
 }
 
+/// [`prefix_xor`] in one carry-less multiplication by all ones.
+///
+/// # Safety
+/// The CPU must have PCLMULQDQ; call it from a function compiled with it.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub unsafe fn prefix_xor_clmul(bits: u64) -> u64 {
+    use std::arch::x86_64::{_mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x};
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, bits as i64), _mm_set_epi64x(0, -1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
