@@ -5,7 +5,7 @@
 #[path = "support/mod.rs"]
 mod support;
 
-use support::{fixture_arg, fixtures, prof, prof_json, scratch_dir};
+use support::{fixture_arg, fixtures, prof, prof_json, scratch_dir, Scratch};
 
 #[test]
 fn embedded_default_is_the_h200_torch_trace() {
@@ -95,4 +95,44 @@ fn bad_input_names_the_file() {
     let doc = prof_json(&["analyze", "--phase", "all", "--json", "--families", families.to_str().unwrap()]);
     let rows = doc["summary"]["families"].as_array().unwrap();
     assert!(rows.iter().any(|f| f["family"] == "softmax_layer"), "{rows:?}");
+}
+
+/// A trace with host events and no device op (torch.profiler without its CUDA activity, or a
+/// run on the CPU) is not read as an idle device: the diagnosis says what the file holds. Built
+/// from the embedded H200 trace by dropping its device events (kernels, memsets, their flows),
+/// then also its CUDA API calls (a CPU-only profile); the expected counts are those of the
+/// derived file's events by category, counted here with serde_json.
+#[test]
+fn a_host_only_trace_says_no_device_activity() {
+    let source = fixtures().join("nvidia/h200-probe/torch-trace.json");
+    let mut trace: serde_json::Value = serde_json::from_slice(&std::fs::read(source).unwrap()).unwrap();
+    let dir = Scratch::new("host-only-trace");
+    for (variant, dropped) in [
+        ("device-off", &["kernel", "gpu_memset", "gpu_memcpy", "ac2g"][..]),
+        ("cpu-only", &["cuda_runtime", "cuda_driver"][..]),
+    ] {
+        let events = trace["traceEvents"].as_array_mut().unwrap();
+        events.retain(|e| !dropped.contains(&e["cat"].as_str().unwrap_or("")));
+        let count = |cat: &str| events.iter().filter(|e| e["ph"] == "X" && e["cat"] == cat).count();
+        let (framework, runtime, driver) = (count("cpu_op"), count("cuda_runtime"), count("cuda_driver"));
+        assert!(framework > 100, "{variant}: the trace's CPU ops");
+        let path = dir.path().join(format!("{variant}.json"));
+        std::fs::write(&path, serde_json::to_vec(&trace).unwrap()).unwrap();
+        let doc = prof_json(&["analyze", "--json", path.to_str().unwrap()]);
+        assert_eq!(doc["summary"]["ops"], 0, "{variant}");
+        let findings = doc["diagnosis"]["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 1, "{variant}: {findings:?}");
+        let found = &findings[0];
+        assert_eq!((found["kind"].as_str(), found["severity"].as_str()), (Some("no_device_activity"), Some("warning")));
+        let hosts = framework + runtime + driver;
+        let headline = found["headline"].as_str().unwrap();
+        assert!(headline.starts_with(&format!("no device activity recorded: {hosts} host events")), "{headline}");
+        let mut want = vec![format!("framework ops: {framework}")];
+        want.extend((runtime > 0).then(|| format!("runtime API calls: {runtime}")));
+        want.extend((driver > 0).then(|| format!("driver API calls: {driver}")));
+        assert_eq!(found["evidence"], serde_json::json!(want), "{variant}");
+        let text = String::from_utf8(prof(&["analyze", path.to_str().unwrap()]).stdout).unwrap();
+        assert!(text.contains("no device ops, so no kernel or family table") && text.contains(headline), "{text}");
+        assert!(!text.contains("utilization recording"), "{text}");
+    }
 }

@@ -10,7 +10,7 @@
 //! steady state unless `--phase` says otherwise; added in 0.3.0)}`.
 
 use crate::render::{human_ns, name_width, shorten_distinct, table};
-use prof_core::diagnosis::DiagnosisReport;
+use prof_core::diagnosis::{DiagnosisKind, DiagnosisReport};
 use prof_core::families::Family;
 use prof_core::kernel_summary::KernelSummary;
 use prof_core::supervisor::{shell_join, shell_quote};
@@ -233,7 +233,11 @@ pub fn render_text(summary: &KernelSummary, diagnosis: &DiagnosisReport, top: us
     }
     out.push('\n');
     if summary.kernels.is_empty() {
-        out.push_str("no device ops: a utilization recording (counters only), so no kernel or family table\n");
+        // The diagnosis says why, unless the source is a utilization recording (counters only).
+        out.push_str(match diagnosis.get(DiagnosisKind::NoDeviceActivity) {
+            Some(_) => "no device ops, so no kernel or family table (the diagnosis says what the source holds)\n",
+            None => "no device ops: a utilization recording (counters only), so no kernel or family table\n",
+        });
     } else {
         kernel_tables(summary, top, &mut out);
     }

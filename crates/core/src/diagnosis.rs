@@ -42,10 +42,13 @@
 //!   series' own span. Idle down-clocking before and after the work is outside that span and
 //!   not counted. The evidence gives the drops in the span, the time below nominal, the lowest
 //!   clock against nominal and the throttle reasons active meanwhile, where the data has them.
+//! - **no device activity** (warning; info for a window that leaves the ops out): no device op
+//!   to rank; see [`no_device`] (a utilization recording, counters alone, has its own verdict).
 
 mod growing;
 pub mod host;
 pub mod moe;
+mod no_device;
 mod re_prefill;
 mod region_steps;
 pub mod shape;
@@ -129,6 +132,9 @@ pub enum DiagnosisKind {
     HostSyncs,
     /// A device clock held below its nominal value while busy (power cap, thermal limit).
     Throttled,
+    /// No device op in the answer's window: what the source holds instead (host events only,
+    /// nothing, ops outside the window).
+    NoDeviceActivity,
 }
 
 /// One finding with its evidence.
@@ -233,7 +239,8 @@ pub fn diagnose_with_sequence(
     // Only the re-prefill rule reads the steps past their count, on a transformer's inference
     // run: otherwise their bounds (16 bytes a step) go now, not after every rule has run.
     let steps = steps.filter(|_| transformer && !shape.training);
-    let mut findings: Vec<Option<Diagnosis>> = vec![healthy_decode(&mix)];
+    let mut findings: Vec<Option<Diagnosis>> =
+        vec![no_device::no_device_activity(timeline, summary), healthy_decode(&mix)];
     findings.extend(moe::moe(&mix, &shape, step_count).into_iter().map(Some));
     findings.extend([
         quant_prep(&mix),
