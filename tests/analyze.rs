@@ -134,5 +134,10 @@ fn a_host_only_trace_says_no_device_activity() {
         let text = String::from_utf8(prof(&["analyze", path.to_str().unwrap()]).stdout).unwrap();
         assert!(text.contains("no device ops, so no kernel or family table") && text.contains(headline), "{text}");
         assert!(!text.contains("utilization recording"), "{text}");
+        let summary = String::from_utf8(prof(&["analyze", "--summary-only", path.to_str().unwrap()]).stdout).unwrap();
+        assert!(
+            summary.contains("no device ops, so no kernel or family table (`prof analyze` without --summary-only"),
+            "{summary}"
+        );
     }
 }

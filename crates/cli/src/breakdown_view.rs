@@ -217,6 +217,25 @@ fn regex_escape(text: &str) -> String {
 
 /// The human report.
 pub fn render_text(summary: &KernelSummary, diagnosis: &DiagnosisReport, top: usize) -> String {
+    // The diagnosis says why there are no ops, unless the source is a utilization recording.
+    let empty = match diagnosis.get(DiagnosisKind::NoDeviceActivity) {
+        Some(_) => "no device ops, so no kernel or family table (the diagnosis says what the source holds)",
+        None => "no device ops: a utilization recording (counters only), so no kernel or family table",
+    };
+    render_with(summary, diagnosis, top, empty)
+}
+
+/// The human report of `prof analyze --summary-only` (no diagnosis ran, so an empty table
+/// cannot say why).
+pub fn render_text_summary_only(summary: &KernelSummary, top: usize) -> String {
+    let diagnosis = DiagnosisReport { findings: Vec::new(), steps: None };
+    let empty =
+        "no device ops, so no kernel or family table (`prof analyze` without --summary-only says what the source \
+                 holds)";
+    render_with(summary, &diagnosis, top, empty)
+}
+
+fn render_with(summary: &KernelSummary, diagnosis: &DiagnosisReport, top: usize, empty: &str) -> String {
     let mut out = format!("source: {}\n", summary.source);
     if let Some(partial) = &summary.partial {
         out.push_str(&format!("PARTIAL: {partial}\n"));
@@ -233,11 +252,8 @@ pub fn render_text(summary: &KernelSummary, diagnosis: &DiagnosisReport, top: us
     }
     out.push('\n');
     if summary.kernels.is_empty() {
-        // The diagnosis says why, unless the source is a utilization recording (counters only).
-        out.push_str(match diagnosis.get(DiagnosisKind::NoDeviceActivity) {
-            Some(_) => "no device ops, so no kernel or family table (the diagnosis says what the source holds)\n",
-            None => "no device ops: a utilization recording (counters only), so no kernel or family table\n",
-        });
+        out.push_str(empty);
+        out.push('\n');
     } else {
         kernel_tables(summary, top, &mut out);
     }

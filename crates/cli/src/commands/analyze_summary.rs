@@ -5,7 +5,9 @@
 //! device ops only; other formats are loaded as usual and summarised, skipping the diagnosis
 //! and the analysis sections.
 
-use crate::breakdown_view::{deep_dive_available, deep_dive_suggestion, render_text, BreakdownReport, DeepDiveContext};
+use crate::breakdown_view::{
+    deep_dive_available, deep_dive_suggestion, render_text_summary_only, BreakdownReport, DeepDiveContext,
+};
 use crate::failure::{Failure, Kind};
 use crate::render::{human_ns, print_json, table};
 use prof_core::diagnosis::DiagnosisReport;
@@ -89,7 +91,7 @@ fn print(
         report.analyses = op_types.map(|types| serde_json::json!({ "op_types": types }));
         return print_json(&report);
     }
-    let text = render_text(summary, &diagnosis, top);
+    let text = render_text_summary_only(summary, top);
     // The diagnosis did not run: say so rather than "no rule fired".
     match text.split_once("\ndiagnosis:\n") {
         Some((tables, _)) => out!("{tables}\ndiagnosis: not run (--summary-only)\n"),
