@@ -25,7 +25,9 @@
 //! Decisions the built-in table makes:
 //! - memcpy, memset and communication ops are classified by their [`OpKind`] (after the
 //!   user's rules); runtime copy/fill kernels (`__amd_rocclr_copyBuffer`, Ascend `MemSet`)
-//!   by name.
+//!   by name; communication kernels also by name: NCCL/RCCL/HCCL collectives and the
+//!   expert-parallel all-to-all kernels of DeepEP and its derivatives (their `internode` /
+//!   `intranode` namespaces), whose layout kernel is MoE routing.
 //! - softmax and pooling are **reductions** (a row max and a row sum, a window max); top-k is
 //!   its own family (`topk`), since sampling and MoE routing both run it.
 //! - convolutions are **conv**, also when the kernel is an implicit GEMM (`fprop`, `dgrad`,

@@ -203,3 +203,34 @@ fn convolutions_topk_grouped_and_block_scaled_names() {
         assert_eq!(f.classify(OpKind::Kernel, name), family, "{name}");
     }
 }
+
+#[test]
+fn expert_parallel_all_to_all_is_communication() {
+    // The six DeepEP kernels of a real MoE training step on H800s (deepseek-ai/profile-data
+    // `train.json` @ 44960242, DeepSeek's build names its namespace `dpsk::ep`; 48.9 % of the
+    // step's device time went to them), then names as DeepEP and a derivative spell them.
+    let f = Families::builtin();
+    let cases = [
+        (
+            "void dpsk::ep::internode::combine<false, 8, __nv_bfloat16, 8, 2, 16, 24>(int4*, float*, bool const*)",
+            Family::Collective,
+        ),
+        ("void dpsk::ep::internode::dispatch<false, 8, true, 8>(int4*, float*, long*, float*)", Family::Collective),
+        ("void dpsk::ep::internode::notify_dispatch<false, 8>(int const*, long*, int, int const*)", Family::Collective),
+        ("void dpsk::ep::internode::cached_notify<false>(int, int, int, int, int*, int, int)", Family::Collective),
+        (
+            "void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int)",
+            Family::MoeRouting,
+        ),
+        ("void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*)", Family::Collective),
+        ("void deep_ep::internode_ll::combine<false, 7168>(void*, void*, int*, void const*)", Family::Collective),
+        ("void deep_ep::internode_ll::clean_low_latency_buffer<32>(int*, int, int*, int)", Family::Collective),
+        ("void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*)", Family::MoeRouting),
+        ("void nccl_ep::internode_ll::dispatch<true, false, 7168>(void const*, void*)", Family::Collective),
+        // Not communication: a tree or graph kernel that only mentions nodes.
+        ("void build_internal_nodes_kernel(int*, int)", Family::Other),
+    ];
+    for (name, family) in cases {
+        assert_eq!(f.classify(OpKind::Kernel, name), family, "{name}");
+    }
+}

@@ -19,6 +19,15 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Collective, "reduce_scatter"),
     (Family::Collective, "alltoall"),
     (Family::Collective, "all_to_all"),
+    // Expert-parallel all-to-all: MoE tokens dispatched to their experts' ranks and combined
+    // back over NVLink/RDMA by DeepEP's kernels, which its derivatives keep the namespaces of
+    // (`deep_ep::intranode::dispatch`, `…::internode::combine`, `…::internode_ll::dispatch`;
+    // DeepSeek's own build as `dpsk::ep::internode::…`, seen in deepseek-ai/profile-data's
+    // train.json). Its layout kernel only counts the tokens bound for each rank and expert.
+    (Family::MoeRouting, "dispatch_layout"),
+    (Family::Collective, "deep_ep"),
+    (Family::Collective, "::internode"),
+    (Family::Collective, "::intranode"),
     (Family::Memcpy, "memcpy"),
     (Family::Memcpy, "rocclr_copybuffer"),
     (Family::Memset, "memset"),
