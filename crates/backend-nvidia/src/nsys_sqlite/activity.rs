@@ -16,7 +16,7 @@ const KERNEL_SQL: &str = "SELECT start, \"end\", deviceId, streamId, correlation
      gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory \
      FROM CUPTI_ACTIVITY_KIND_KERNEL";
 const MEMCPY_SQL: &str =
-    "SELECT start, \"end\", deviceId, streamId, correlationId, bytes, copyKind FROM CUPTI_ACTIVITY_KIND_MEMCPY";
+    "SELECT start, \"end\", deviceId, streamId, correlationId, bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY";
 const MEMSET_SQL: &str =
     "SELECT start, \"end\", deviceId, streamId, correlationId, bytes FROM CUPTI_ACTIVITY_KIND_MEMSET";
 const RUNTIME_SQL: &str =
@@ -63,6 +63,28 @@ const COPY_KINDS: [&str; 14] = [
     "Unified DtoD",
 ];
 
+/// `srcKind` / `dstKind` labels, by `ENUM_CUDA_MEM_KIND` id (the same 0–7 from nsys 2021 to
+/// 2026.1, pageable first), as the CUPTI reader and torch.profiler spell them.
+const MEMORY_KINDS: [&str; 8] = ["Pageable", "Pinned", "Device", "Array", "Managed", "Device", "Managed", "Unknown"];
+/// The pageable id of [`MEMORY_KINDS`].
+const PAGEABLE: i64 = 0;
+
+/// The name of a copy: `CUDA memcpy HtoD`, and where it reads or writes pageable host memory,
+/// the memory kinds as torch.profiler and the CUPTI reader name them (`CUDA memcpy HtoD
+/// (Pageable -> Device)`), so the kernel table and the pageable-copies rule tell them apart.
+pub(super) fn copy_name(copy_kind: i64, src: i64, dst: i64) -> String {
+    let mut name = match usize::try_from(copy_kind).ok().and_then(|k| COPY_KINDS.get(k)) {
+        Some(label) => format!("CUDA memcpy {label}"),
+        None => format!("CUDA memcpy kind {copy_kind}"),
+    };
+    if src == PAGEABLE || dst == PAGEABLE {
+        let memory =
+            |kind: i64| usize::try_from(kind).ok().and_then(|k| MEMORY_KINDS.get(k)).copied().unwrap_or("Unknown");
+        name.push_str(&format!(" ({} -> {})", memory(src), memory(dst)));
+    }
+    name
+}
+
 /// nsys packs a thread's ids into `globalTid`: the tid in the low 24 bits, the pid in the next 24.
 const ID_MASK: i64 = 0xFF_FFFF;
 
@@ -72,7 +94,7 @@ pub(super) struct Reader<'e> {
     strings: Statement<'e>,
     names: FxHashMap<i64, NameId>,
     api_names: FxHashMap<i64, NameId>,
-    copy_names: FxHashMap<i64, NameId>,
+    copy_names: FxHashMap<(i64, i64, i64), NameId>,
     nccl: FxHashMap<NameId, bool>,
     /// The name ids, name and kind of the last kernel read.
     last_kernel: Option<([Option<i64>; 2], NameId, OpKind)>,
@@ -257,14 +279,9 @@ impl<'e> Reader<'e> {
     fn copy_or_set<C: Cells>(&mut self, row: &C, at: &At, timeline: &mut Timeline) -> Result<(DeviceOp, OpDetails)> {
         let (start, dur) = at.times(row)?;
         let (kind, name) = if at.table == MEMCPY_TABLE {
-            let copy_kind: i64 = at.req(row, 6, "copyKind")?;
-            let name = *self.copy_names.entry(copy_kind).or_insert_with(|| {
-                let label = usize::try_from(copy_kind).ok().and_then(|k| COPY_KINDS.get(k));
-                match label {
-                    Some(label) => timeline.intern(&format!("CUDA memcpy {label}")),
-                    None => timeline.intern(&format!("CUDA memcpy kind {copy_kind}")),
-                }
-            });
+            let key: (i64, i64, i64) =
+                (at.req(row, 6, "copyKind")?, at.req(row, 7, "srcKind")?, at.req(row, 8, "dstKind")?);
+            let name = *self.copy_names.entry(key).or_insert_with(|| timeline.intern(&copy_name(key.0, key.1, key.2)));
             (OpKind::Memcpy, name)
         } else {
             (OpKind::Memset, timeline.intern("CUDA memset"))

@@ -50,9 +50,11 @@ fn report1_kernels_copies_launches_and_ranges() {
     let copies: Vec<_> = t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).collect();
     assert_eq!(copies.len(), 3);
     assert_eq!(copies.iter().map(|c| t.details_of(c).unwrap().bytes.unwrap()).sum::<u64>(), 12_582_912);
-    let htod: Vec<_> = copies.iter().filter(|c| t.name(c.name()) == "CUDA memcpy HtoD").collect();
+    // sqlite3: SELECT copyKind, srcKind, dstKind, count(*) … GROUP BY 1, 2, 3 → 1|0|2|2, 2|2|0|1: from
+    // and to pageable host memory (ENUM_CUDA_MEM_KIND 0), named so.
+    let htod: Vec<_> = copies.iter().filter(|c| t.name(c.name()) == "CUDA memcpy HtoD (Pageable -> Device)").collect();
     assert_eq!(htod.len(), 2);
-    assert_eq!(copies.iter().filter(|c| t.name(c.name()) == "CUDA memcpy DtoH").count(), 1);
+    assert_eq!(copies.iter().filter(|c| t.name(c.name()) == "CUDA memcpy DtoH (Device -> Pageable)").count(), 1);
     assert_eq!(t.ops.len(), 4, "no memset table in this export");
 
     let runtime = t.host.iter().filter(|s| s.category == HostCategory::Runtime).count();
@@ -372,4 +374,22 @@ fn h100_training_export_equals_sqlite_and_its_folded_summary() {
         summary.kernels.iter_mut().for_each(|k| k.name_id = prof_core::NameId(0));
     }
     assert_eq!(folded, whole);
+}
+
+#[test]
+fn copies_name_pageable_memory_and_leave_pinned_plain() {
+    // parallel2 (nsys 2022.4.1): sqlite3 → copyKind|srcKind|dstKind|count 1|1|2|1, 2|2|1|2 (pinned).
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/nvidia/nsys/sqlite/parallel2_nsys2022.4.1_schema3.0.0_EXPORT_META_DATA_report3.sqlite"
+    );
+    let t = load(Path::new(path)).unwrap();
+    let mut names: Vec<&str> = t.ops.iter().filter(|o| o.kind() == OpKind::Memcpy).map(|c| t.name(c.name())).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["CUDA memcpy DtoH", "CUDA memcpy DtoH", "CUDA memcpy HtoD"]);
+    assert_eq!(super::activity::copy_name(1, 0, 2), "CUDA memcpy HtoD (Pageable -> Device)");
+    assert_eq!(super::activity::copy_name(2, 2, 0), "CUDA memcpy DtoH (Device -> Pageable)");
+    assert_eq!(super::activity::copy_name(10, 4, 0), "CUDA memcpy PtoP (Managed -> Pageable)");
+    assert_eq!(super::activity::copy_name(99, 0, 9), "CUDA memcpy kind 99 (Pageable -> Unknown)");
+    assert_eq!(super::activity::copy_name(8, 2, 2), "CUDA memcpy DtoD");
 }
