@@ -47,6 +47,23 @@ pub fn op_kind(task_type: &str, name: &str) -> OpKind {
     }
 }
 
+/// The op type in a task name, where the timeline JSON (which has no op type column;
+/// `kernel_details.csv` gives the same type in `Type`) spells it in the name: the last part of
+/// an aclnn name (`aclnnCast_CastAiCpu_Cast` → `Cast`, `aclnnMm_TransData_TransData` →
+/// `TransData`) or the middle of a format transform the graph inserted (`trans_TransData_9` →
+/// `TransData`, `trans_Cast_7` → `Cast`). `None` for any other name.
+pub fn op_type_in_name(name: &str) -> Option<&str> {
+    let plain = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_alphanumeric());
+    if let Some(rest) = name.strip_prefix("trans_") {
+        let (op_type, index) = rest.rsplit_once('_')?;
+        return (plain(op_type) && !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit())).then_some(op_type);
+    }
+    let rest = name.strip_prefix("aclnn")?;
+    let mut parts = rest.split('_');
+    let (first, last) = (parts.next()?, parts.next_back()?);
+    (plain(first) && plain(last) && parts.next().is_some()).then_some(last)
+}
+
 fn is_runtime_task(task_type: &str) -> bool {
     ["EVENT_", "PROFILING_", "TASK_TIMEOUT", "STREAM_", "MODEL_"].iter().any(|p| task_type.starts_with(p))
 }
@@ -54,6 +71,28 @@ fn is_runtime_task(task_type: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_the_op_type_in_a_task_name() {
+        // Names from the msprof-analyze advisor trace_view.json fixture and Ascend-mstt's.
+        assert_eq!(op_type_in_name("aclnnCast_CastAiCpu_Cast"), Some("Cast"));
+        assert_eq!(op_type_in_name("aclnnMm_TransData_TransData"), Some("TransData"));
+        assert_eq!(op_type_in_name("aclnnInplaceOne_OnesLikeAiCore_OnesLike"), Some("OnesLike"));
+        assert_eq!(op_type_in_name("aclnnMatmul_MatMulV3Common_MatMulV3"), Some("MatMulV3"));
+        assert_eq!(op_type_in_name("trans_TransData_9"), Some("TransData"));
+        assert_eq!(op_type_in_name("trans_Cast_34"), Some("Cast"));
+        for other in [
+            "aclnnCast",
+            "aclnnCast_Cast",
+            "Cast_CastAiCpu_Cast",
+            "aclnnAdd_AddAiCore_",
+            "aclnn_x_y",
+            "trans_Cast",
+            "trans_Cast_x",
+        ] {
+            assert_eq!(op_type_in_name(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn maps_the_recorded_task_types() {

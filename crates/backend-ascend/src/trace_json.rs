@@ -82,11 +82,11 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
                         let mut op = DeviceOp::new(task_type::op_kind(task, name), name_id, device, stream, start, dur);
                         op.correlation = correlation.into();
                         flows.slice(pid, tid, start, dur, Target::Op(timeline.ops.len()));
-                        match task_type::core_type(task) {
-                            Some(core) => {
-                                timeline.push_op_with(op, OpDetails { core_type: Some(core), ..OpDetails::default() })
-                            }
-                            None => timeline.push_op(op),
+                        let core_type = task_type::core_type(task);
+                        let op_type = task_type::op_type_in_name(name).map(|t| timeline.intern(t));
+                        match (core_type, op_type) {
+                            (None, None) => timeline.push_op(op),
+                            _ => timeline.push_op_with(op, OpDetails { core_type, op_type, ..OpDetails::default() }),
                         }
                     }
                     _ => {

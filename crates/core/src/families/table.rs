@@ -201,4 +201,9 @@ pub(super) const ASCEND_ELEMENTWISE: &[&str] = &[
     "Relu",
     "Sigmoid",
     "Tanh",
+    // Optimizer and backward pointwise ops (the msprof-analyze advisor trace's AdamW step).
+    "Addcmul",
+    "Addcdiv",
+    "Axpy",
+    "ReluGrad",
 ];
