@@ -260,6 +260,14 @@ fn cudnn_convolutions_and_the_small_kernels_around_them() {
         ("void at::native::(anonymous namespace)::fused_dropout_kernel_vec<float, float, unsigned int, 1, 4, bool>", Family::Elementwise),
         ("void at::native::(anonymous namespace)::CatArrayBatchedCopy_aligned16_contig<at::native::(anonymous namespace)::OpaqueType<4>>", Family::Elementwise),
         ("void cudnn::ops::scalePackedTensor_kernel<float, float>(long, float*, float)", Family::Elementwise),
+        // XLA fusions from the H200 JAX capture, cuDNN's attention backward from the zoo's training step.
+        ("loop_multiply_fusion", Family::Elementwise),
+        ("loop_multiply_fusion_1", Family::Elementwise),
+        ("input_concatenate_fusion", Family::Elementwise),
+        ("input_reduce_fusion", Family::Reduction),
+        ("gemm_fusion_dot_general_2", Family::Gemm),
+        ("void cudnn::fusion::compute_dot_do_o_specialized<true, 64>(void const*, void const*, float*)", Family::Attention),
+        ("void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*, unsigned int)", Family::Attention),
         // Still: cuDNN's batch norm is a norm, its layout transform elementwise.
         ("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 128, true, 1, true>", Family::Norm),
         ("void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true>", Family::Elementwise),

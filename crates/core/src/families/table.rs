@@ -42,6 +42,10 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Attention, "attention"),
     (Family::Attention, "attn"),
     (Family::Attention, "sdpa"),
+    // cuDNN's fused attention backward, around its main kernel: rowsum(dO · O) before, dQ cast
+    // to 16 bits after (the H200 zoo's training step, tests/fixtures/nvidia/h200-zoo/llm-train).
+    (Family::Attention, "compute_dot_do_o"),
+    (Family::Attention, "convert_dq_to"),
     (Family::MoeRouting, "moe_align"),
     (Family::MoeRouting, "router"),
     (Family::MoeRouting, "routing"),
@@ -159,6 +163,11 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Elementwise, "scalepackedtensor"),
     // torch.compile's pointwise fusions (`triton_poi_fused_add_mul_0`).
     (Family::Elementwise, "~triton_poi_"),
+    // XLA's loop fusions (`loop_multiply_fusion`) and input fusions other than reductions
+    // (`input_concatenate_fusion`; `input_reduce_fusion` is a reduction above), seen in the
+    // H200 JAX capture (tests/fixtures/nvidia/h200-phases/jax-loop).
+    (Family::Elementwise, "loop_*_fusion"),
+    (Family::Elementwise, "input_*_fusion"),
 ];
 
 /// Ascend op types (`Type` column) that are elementwise: matched as whole names.
