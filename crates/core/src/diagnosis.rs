@@ -241,7 +241,7 @@ pub fn diagnose_with_sequence(
     let steps = steps.filter(|_| transformer && !shape.training);
     let mut findings: Vec<Option<Diagnosis>> =
         vec![no_device::no_device_activity(timeline, summary), healthy_decode(&mix)];
-    findings.extend(moe::moe(&mix, &shape, step_count).into_iter().map(Some));
+    findings.extend(moe::moe(&mix, &shape, step_count, summary).into_iter().map(Some));
     findings.extend([
         quant_prep(&mix),
         attention,

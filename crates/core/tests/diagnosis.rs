@@ -57,6 +57,21 @@ fn moe_shape_flags_only_heavy_routing() {
 }
 
 #[test]
+fn moe_shape_names_the_expert_parallel_all_to_all_beside_it() {
+    // Per step: 100 ns of experts, 10 of top-k, 90 of DeepEP dispatch: 180 of 400 ns = 45.0 %.
+    let step =
+        [("grouped_gemm_kernel", 100), ("topk_softmax", 10), ("void deep_ep::intranode::dispatch<8>(int4*)", 90)];
+    let found = report(&run(&step, 2, 0, flat)).get(DiagnosisKind::MoeShape).cloned().expect("moe");
+    let last = found.evidence.last().unwrap();
+    assert!(
+        last.starts_with("communication beside the experts: collective 180 ns in 2 calls, 45.0 % of device time"),
+        "{last}"
+    );
+    let alone = report(&run(&step[..2], 2, 0, flat)).get(DiagnosisKind::MoeShape).cloned().expect("moe");
+    assert!(!alone.evidence.iter().any(|e| e.starts_with("communication")), "{:?}", alone.evidence);
+}
+
+#[test]
 fn quant_prep_flags_only_when_it_dwarfs_the_matmul() {
     let heavy = report(&run(&[("scaled_fp8_quant", 300), ("sm90_xmma_gemm_e4m3", 100)], 2, 0, flat));
     let found = heavy.get(DiagnosisKind::QuantPrep).expect("quant");

@@ -20,6 +20,7 @@ use super::shape::Shape;
 use super::{finding, pct, us, Diagnosis, DiagnosisKind, Mix, MOE_MIN_GROUPED_SHARE_PCT, MOE_ROUTING_RIVAL_RATIO};
 use crate::deepdive::Severity;
 use crate::families::Family;
+use crate::kernel_summary::KernelSummary;
 
 /// Top-k selections per attention kernel from which the top-k is per-layer routing.
 pub const TOPK_PER_ATTENTION: f64 = 0.5;
@@ -61,8 +62,22 @@ fn routing(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Option<String> {
     ))
 }
 
+/// The communication beside an MoE's experts, where any ran: in an expert-parallel run the
+/// tokens' all-to-all (DeepEP's dispatch and combine are collectives: see the family table),
+/// which can take as much device time as the experts.
+fn communication(summary: &KernelSummary) -> Option<String> {
+    let collective = summary.families.iter().find(|f| f.family == Family::Collective && f.total_ns > 0)?;
+    Some(format!(
+        "communication beside the experts: collective {} in {}, {:.1} % of device time (in an expert-parallel run, \
+         the tokens' dispatch to their experts' ranks and the combine back)",
+        us(collective.total_ns),
+        crate::units::count(collective.calls, "call"),
+        collective.share_pct
+    ))
+}
+
 /// The MoE findings: the shape, and the expert loop when the experts run one by one.
-pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Vec<Diagnosis> {
+pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>, summary: &KernelSummary) -> Vec<Diagnosis> {
     let grouped = mix.ns(Family::GroupedMatmul);
     let grouped_share = mix.share(grouped);
     let grouped_moe =
@@ -81,6 +96,7 @@ pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Vec<Diagnos
     if grouped_moe {
         let ratio = routing_ns as f64 / grouped as f64;
         evidence.push(format!("routing / grouped matmul = {ratio:.2} (flagged from {MOE_ROUTING_RIVAL_RATIO})"));
+        evidence.extend(communication(summary));
         let (severity, headline) = if ratio >= MOE_ROUTING_RIVAL_RATIO {
             (Severity::Warning, "MoE: routing and top-k rival the expert matmuls; fuse or batch the routing")
         } else {
@@ -91,6 +107,7 @@ pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Vec<Diagnos
     }
     let headline = "MoE shape: top-k routing in every layer, experts as dense GEMM/GEMV kernels (no grouped \
                     expert GEMM)";
+    evidence.extend(communication(summary));
     out.extend(finding(DiagnosisKind::MoeShape, Severity::Info, headline.to_owned(), evidence));
     let scatters_per_topk = shape.scatter_adds as f64 / shape.topk_ops.max(1) as f64;
     let matmuls_per_scatter = shape.matmul_calls as f64 / shape.scatter_adds.max(1) as f64;
