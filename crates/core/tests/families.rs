@@ -42,6 +42,13 @@ fn check(families: &Families, names: &[String], prefix: &str, family: Family) {
     assert_eq!(families.classify(OpKind::Kernel, name), family, "{name}");
 }
 
+/// Each kernel of `cases` (name, family) is classified so by `families`.
+fn assert_kernel_families(families: &Families, cases: &[(&str, Family)]) {
+    for &(name, family) in cases {
+        assert_eq!(families.classify(OpKind::Kernel, name), family, "{name}");
+    }
+}
+
 #[test]
 fn nsys_kernel_names_from_blackwell_and_a_custom_llm_runtime() {
     let f = Families::builtin();
@@ -141,9 +148,7 @@ fn names_the_design_lists_without_a_recorded_sample() {
         ("Cast", Family::Elementwise),
         ("TransData", Family::Elementwise),
     ];
-    for (name, family) in cases {
-        assert_eq!(f.classify(OpKind::Kernel, name), family, "{name}");
-    }
+    assert_kernel_families(&f, &cases);
     assert_eq!(f.classify(OpKind::Memcpy, "Memcpy HtoD (Pageable -> Device)"), Family::Memcpy);
     assert_eq!(f.classify(OpKind::Communication, "anything"), Family::Collective);
 }
@@ -202,9 +207,7 @@ fn convolutions_topk_grouped_and_block_scaled_names() {
         ("triton_tem_fused_mm_0", Family::Gemm),
         ("topkGatingSoftmax", Family::MoeRouting),
     ];
-    for (name, family) in cases {
-        assert_eq!(f.classify(OpKind::Kernel, name), family, "{name}");
-    }
+    assert_kernel_families(&f, &cases);
 }
 
 #[test]
@@ -233,9 +236,7 @@ fn expert_parallel_all_to_all_is_communication() {
         // Not communication: a tree or graph kernel that only mentions nodes.
         ("void build_internal_nodes_kernel(int*, int)", Family::Other),
     ];
-    for (name, family) in cases {
-        assert_eq!(f.classify(OpKind::Kernel, name), family, "{name}");
-    }
+    assert_kernel_families(&f, &cases);
 }
 
 #[test]
@@ -272,7 +273,5 @@ fn cudnn_convolutions_and_the_small_kernels_around_them() {
         ("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 128, true, 1, true>", Family::Norm),
         ("void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true>", Family::Elementwise),
     ];
-    for (name, family) in cases {
-        assert_eq!(f.classify(OpKind::Kernel, name), family, "{name}");
-    }
+    assert_kernel_families(&f, &cases);
 }
