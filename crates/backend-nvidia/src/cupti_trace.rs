@@ -15,6 +15,7 @@
 //! file and the record. When several files are loaded, correlation ids are made unique per
 //! file as `(file index << 32) | id`.
 
+use crate::copy_names::CopyEnums;
 use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpDetails, OpKind, Result, Timeline};
 use prof_cupti_format::{
     domain, is_trace_file, read_record, tag, Api, Header, Kernel, MemoryOp, Record, FILE_EXTENSION, FILE_PREFIX,
@@ -321,19 +322,12 @@ pub fn strip_runtime_version(name: &str) -> &str {
 /// host memory says so as torch.profiler does (`CUDA memcpy HtoD (Pageable -> Device)`), with
 /// the memory kinds of `CUpti_ActivityMemoryKind`.
 fn memcpy_name(copy_kind: u8, src_kind: u8, dst_kind: u8) -> String {
-    const KINDS: [&str; 11] =
-        ["Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"];
-    const MEMORY: [&str; 8] = ["Unknown", "Pageable", "Pinned", "Device", "Array", "Managed", "Device", "Managed"];
-    const PAGEABLE: u8 = 1;
-    let mut name = match KINDS.get(usize::from(copy_kind)) {
-        Some(kind) => format!("CUDA memcpy {kind}"),
-        None => format!("CUDA memcpy kind {copy_kind}"),
+    const CUPTI: CopyEnums = CopyEnums {
+        kinds: &["Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"],
+        memory: &["Unknown", "Pageable", "Pinned", "Device", "Array", "Managed", "Device", "Managed"],
+        pageable: 1,
     };
-    if src_kind == PAGEABLE || dst_kind == PAGEABLE {
-        let memory = |kind: u8| MEMORY.get(usize::from(kind)).copied().unwrap_or("Unknown");
-        name.push_str(&format!(" ({} -> {})", memory(src_kind), memory(dst_kind)));
-    }
-    name
+    CUPTI.name(copy_kind.into(), src_kind.into(), dst_kind.into())
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@
 // The public face is the vendor type, its tools and importers (and `error`, `tools`); the
 // other modules are public only for the fuzz targets, benches and tests (`#[doc(hidden)]`):
 // prof reaches them through `prof_core::Registry` and the traits.
+mod copy_names;
 pub mod cupti_tool;
 #[doc(hidden)]
 pub mod cupti_trace;

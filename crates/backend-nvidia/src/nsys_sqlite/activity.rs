@@ -7,6 +7,7 @@ use super::pages::TablePages;
 use super::raw::RawRows;
 use super::record::Record;
 use super::{sql_error, Export, KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, NVTX_TABLE, RUNTIME_TABLE};
+use crate::copy_names::CopyEnums;
 use crate::cupti_trace::strip_runtime_version;
 use prof_core::intern::FxHashMap;
 use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpDetails, OpKind, Result, Timeline};
@@ -44,45 +45,33 @@ pub(super) fn columns(table: &str) -> Option<Vec<&'static str>> {
     Some(list.split(", ").map(|column| column.trim_matches('"')).collect())
 }
 
-/// `copyKind` labels, by `ENUM_CUDA_MEMCPY_OPER` id (0–13 in nsys 2024.6), abbreviated as
-/// CUPTI and older `nsys stats` reports spell them (`[CUDA memcpy HtoD]`).
-const COPY_KINDS: [&str; 14] = [
-    "Unknown",
-    "HtoD",
-    "DtoH",
-    "HtoA",
-    "AtoH",
-    "AtoA",
-    "AtoD",
-    "DtoA",
-    "DtoD",
-    "HtoH",
-    "PtoP",
-    "Unified HtoD",
-    "Unified DtoH",
-    "Unified DtoD",
-];
+/// Copy kinds by `ENUM_CUDA_MEMCPY_OPER` id (0–13 in nsys 2024.6), abbreviated as CUPTI and
+/// older `nsys stats` reports spell them (`[CUDA memcpy HtoD]`); memory kinds by
+/// `ENUM_CUDA_MEM_KIND` id (the same 0–7 from nsys 2021 to 2026.1, pageable first).
+const COPY_ENUMS: CopyEnums = CopyEnums {
+    kinds: &[
+        "Unknown",
+        "HtoD",
+        "DtoH",
+        "HtoA",
+        "AtoH",
+        "AtoA",
+        "AtoD",
+        "DtoA",
+        "DtoD",
+        "HtoH",
+        "PtoP",
+        "Unified HtoD",
+        "Unified DtoH",
+        "Unified DtoD",
+    ],
+    memory: &["Pageable", "Pinned", "Device", "Array", "Managed", "Device", "Managed", "Unknown"],
+    pageable: 0,
+};
 
-/// `srcKind` / `dstKind` labels, by `ENUM_CUDA_MEM_KIND` id (the same 0–7 from nsys 2021 to
-/// 2026.1, pageable first), as the CUPTI reader and torch.profiler spell them.
-const MEMORY_KINDS: [&str; 8] = ["Pageable", "Pinned", "Device", "Array", "Managed", "Device", "Managed", "Unknown"];
-/// The pageable id of [`MEMORY_KINDS`].
-const PAGEABLE: i64 = 0;
-
-/// The name of a copy: `CUDA memcpy HtoD`, and where it reads or writes pageable host memory,
-/// the memory kinds as torch.profiler and the CUPTI reader name them (`CUDA memcpy HtoD
-/// (Pageable -> Device)`), so the kernel table and the pageable-copies rule tell them apart.
+/// The name of a copy ([`crate::copy_names`]) from its ids in the export.
 pub(super) fn copy_name(copy_kind: i64, src: i64, dst: i64) -> String {
-    let mut name = match usize::try_from(copy_kind).ok().and_then(|k| COPY_KINDS.get(k)) {
-        Some(label) => format!("CUDA memcpy {label}"),
-        None => format!("CUDA memcpy kind {copy_kind}"),
-    };
-    if src == PAGEABLE || dst == PAGEABLE {
-        let memory =
-            |kind: i64| usize::try_from(kind).ok().and_then(|k| MEMORY_KINDS.get(k)).copied().unwrap_or("Unknown");
-        name.push_str(&format!(" ({} -> {})", memory(src), memory(dst)));
-    }
-    name
+    COPY_ENUMS.name(copy_kind, src, dst)
 }
 
 /// nsys packs a thread's ids into `globalTid`: the tid in the low 24 bits, the pid in the next 24.
