@@ -217,25 +217,16 @@ fn regex_escape(text: &str) -> String {
 
 /// The human report.
 pub fn render_text(summary: &KernelSummary, diagnosis: &DiagnosisReport, top: usize) -> String {
-    // The diagnosis says why there are no ops, unless the source is a utilization recording.
-    let empty = match diagnosis.get(DiagnosisKind::NoDeviceActivity) {
-        Some(_) => "no device ops, so no kernel or family table (the diagnosis says what the source holds)",
-        None => "no device ops: a utilization recording (counters only), so no kernel or family table",
-    };
-    render_with(summary, diagnosis, top, empty)
+    render_with(summary, Some(diagnosis), top)
 }
 
-/// The human report of `prof analyze --summary-only` (no diagnosis ran, so an empty table
-/// cannot say why).
+/// The human report of `prof analyze --summary-only`: no diagnosis ran, so it says so, and an
+/// empty table cannot say why.
 pub fn render_text_summary_only(summary: &KernelSummary, top: usize) -> String {
-    let diagnosis = DiagnosisReport { findings: Vec::new(), steps: None };
-    let empty =
-        "no device ops, so no kernel or family table (`prof analyze` without --summary-only says what the source \
-                 holds)";
-    render_with(summary, &diagnosis, top, empty)
+    render_with(summary, None, top)
 }
 
-fn render_with(summary: &KernelSummary, diagnosis: &DiagnosisReport, top: usize, empty: &str) -> String {
+fn render_with(summary: &KernelSummary, diagnosis: Option<&DiagnosisReport>, top: usize) -> String {
     let mut out = format!("source: {}\n", summary.source);
     if let Some(partial) = &summary.partial {
         out.push_str(&format!("PARTIAL: {partial}\n"));
@@ -252,11 +243,22 @@ fn render_with(summary: &KernelSummary, diagnosis: &DiagnosisReport, top: usize,
     }
     out.push('\n');
     if summary.kernels.is_empty() {
-        out.push_str(empty);
-        out.push('\n');
+        // The diagnosis says why there are no ops, unless the source is a utilization recording.
+        out.push_str(match diagnosis.map(|d| d.get(DiagnosisKind::NoDeviceActivity).is_some()) {
+            Some(true) => "no device ops, so no kernel or family table (the diagnosis says what the source holds)\n",
+            Some(false) => "no device ops: a utilization recording (counters only), so no kernel or family table\n",
+            None => {
+                "no device ops, so no kernel or family table (`prof analyze` without --summary-only says what the \
+                 source holds)\n"
+            }
+        });
     } else {
         kernel_tables(summary, top, &mut out);
     }
+    let Some(diagnosis) = diagnosis else {
+        out.push_str("\ndiagnosis: not run (--summary-only)\n");
+        return out;
+    };
     out.push_str("\ndiagnosis:\n");
     if diagnosis.findings.is_empty() {
         out.push_str("  no rule fired\n");

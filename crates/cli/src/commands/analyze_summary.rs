@@ -91,12 +91,7 @@ fn print(
         report.analyses = op_types.map(|types| serde_json::json!({ "op_types": types }));
         return print_json(&report);
     }
-    let text = render_text_summary_only(summary, top);
-    // The diagnosis did not run: say so rather than "no rule fired".
-    match text.split_once("\ndiagnosis:\n") {
-        Some((tables, _)) => out!("{tables}\ndiagnosis: not run (--summary-only)\n"),
-        None => out!("{text}"),
-    }
+    out!("{}", render_text_summary_only(summary, top));
     if let Some(types) = op_types {
         outln!("\nop types ({}), longest total first:", types.len());
         let mut rows = vec![["op type", "calls", "total", "share"].map(String::from).to_vec()];
