@@ -223,6 +223,20 @@ fn bad_rows_name_the_table_row_and_column() {
         altered(&scratch, "renamed.sqlite", "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME COLUMN gridX TO gx;");
     let err = reason(load(&renamed));
     assert!(err.contains("reading CUPTI_ACTIVITY_KIND_KERNEL (export schema 3.16.1") && err.contains("gridX"), "{err}");
+
+    // The copies' memory kinds name them: a table without one is an error naming it, as is a
+    // kind that is not an integer.
+    let no_kind =
+        altered(&scratch, "no-kind.sqlite", "ALTER TABLE CUPTI_ACTIVITY_KIND_MEMCPY RENAME COLUMN srcKind TO source;");
+    let err = reason(load(&no_kind));
+    assert!(err.contains("reading CUPTI_ACTIVITY_KIND_MEMCPY") && err.contains("srcKind"), "{err}");
+    let text_kind = altered(
+        &scratch,
+        "text-kind.sqlite",
+        "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET dstKind = 'pageable' WHERE correlationId = 122;",
+    );
+    let err = reason(load(&text_kind));
+    assert!(err.contains("CUPTI_ACTIVITY_KIND_MEMCPY row 2") && err.contains("dstKind"), "{err}");
 }
 
 #[test]
