@@ -331,15 +331,18 @@ fn breakdown_html_is_self_contained_escaped_and_renders() {
     for heading in ["Kernel families", "Top 11 kernels", "Timeline per device stream", "Where each device"] {
         assert!(html.contains(heading), "{heading}");
     }
-    // The answer leads: the diagnosis (with its evidence) and the next command come first.
+    // The answer leads: its headline, evidence, next step and time account, then the diagnosis.
     let first_h2 = html.find("<h2>").unwrap();
-    assert!(html[first_h2..].starts_with("<h2>Diagnosis</h2>"), "{}", &html[first_h2..first_h2 + 40]);
+    assert!(html[first_h2..].starts_with("<h2>Answer</h2>"), "{}", &html[first_h2..first_h2 + 40]);
+    assert!(html.contains("<b>the device waits for the host to launch the next kernel: 70.2 %"), "headline");
+    assert!(html.contains("<tr><td>idle: waiting for launches</td><td>70.2 %</td>"), "time account");
+    let diagnosis = html.find("<h2>Diagnosis</h2>").expect("diagnosis");
     assert!(
-        html.contains("<b>host-bound: the device sits idle") && html.contains("<li>device 0: busy 1.38 ms"),
+        html[diagnosis..].contains("<b>host-bound: the device sits idle")
+            && html.contains("<li>device 0: busy 1.38 ms"),
         "finding and evidence"
     );
-    let next = html.find("<h2>Next step</h2>").expect("next step");
-    assert!(next < html.find("<h2>Top").unwrap() && html[next..].contains("prof deep-dive --kernel"));
+    assert!(diagnosis < html.find("<h2>Top").unwrap() && !html.contains("prof deep-dive --kernel"));
     // Every kernel of the table in the colour of its family, the same colour in the bars.
     assert!(html.contains("<table>") && html.contains("class=\"swatch\" style=\"background:#1f4e79\"></span>gemm"));
     // python3: the fixture's ops span 4.80 ms of device 0 stream 7 (first start to last end over
@@ -350,7 +353,7 @@ fn breakdown_html_is_self_contained_escaped_and_renders() {
 }
 
 #[test]
-fn every_vendors_page_leads_with_the_diagnosis_and_honours_top() {
+fn every_vendors_page_leads_with_the_answer_and_honours_top() {
     let dir = scratch_dir("outputs-vendor-html");
     // The kernel trace alone (its neighbour copy trace is from another run).
     let amd = dir.join("sdk1.0_kernel_trace.csv");
@@ -362,7 +365,8 @@ fn every_vendors_page_leads_with_the_diagnosis_and_honours_top() {
         assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         let html = std::fs::read_to_string(&page).unwrap();
         let first_h2 = html.find("<h2>").unwrap();
-        assert!(html[first_h2..].starts_with("<h2>Diagnosis</h2>"), "{name}");
+        assert!(html[first_h2..].starts_with("<h2>Answer</h2>"), "{name}");
+        assert!(html.contains("<h2>Diagnosis</h2>"), "{name}");
         assert_eq!(html.matches("<tr><td class=\"n\">").count(), 3, "{name}: --top 3 rows");
     }
 }

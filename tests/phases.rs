@@ -57,7 +57,8 @@ fn hf_decode_load_is_the_weight_upload_and_never_leads_the_answer() {
     assert_eq!(all["summary"]["kernels"][0]["name"], "CUDA memcpy HtoD (Pageable -> Device)");
     assert!(all["phases"]["window_ns"].is_null());
     let text = String::from_utf8(prof(&["analyze", &path]).stdout).unwrap();
-    assert!(text.starts_with("phases:\n  load"), "{text}");
+    assert!(text.starts_with("answer: "), "{text}");
+    assert!(text.contains("\n\nphases:\n  load"), "{text}");
     assert!(text.contains("answers below: the steady state"), "{text}");
 }
 

@@ -102,6 +102,7 @@ pub fn build(passes: &[&CounterDispatch]) -> Option<AmdKernelCounters> {
         });
     }
     let report = KernelReport {
+        limits: None,
         kernel: first.kernel.clone(),
         device: None,
         duration_ns: Some(duration_ns),

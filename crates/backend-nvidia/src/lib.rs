@@ -31,6 +31,7 @@ pub mod ncu_analysis;
 pub mod ncu_csv;
 #[doc(hidden)]
 pub mod ncu_failure;
+mod ncu_limits;
 #[doc(hidden)]
 pub mod ncu_pages;
 #[doc(hidden)]

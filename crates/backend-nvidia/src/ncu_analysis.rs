@@ -153,13 +153,20 @@ impl BlockLimits {
     }
 }
 
-/// One line saying what bounds the launch: memory-, compute- or latency-bound by ncu's 60 %
-/// line, then the occupancy limiter and the top stall where known. `None` when the report has
-/// no throughput at all.
-pub fn verdict(report: &KernelReport, dram_pct: Option<f64>) -> Option<String> {
+/// One line saying what bounds the launch: `lead` where the pipes and memory levels said it
+/// (see `ncu_limits`), else memory-, compute- or latency-bound by ncu's 60 % line; then the
+/// occupancy limiter, the top stall where known, and `tail` (the clock note). `None` when the
+/// report has no throughput at all.
+pub fn verdict(
+    report: &KernelReport,
+    dram_pct: Option<f64>,
+    lead: Option<String>,
+    tail: Option<String>,
+) -> Option<String> {
     let threshold = LATENCY_THRESHOLD_PCT;
     let dram = dram_pct.map(|d| format!(" (DRAM {d:.1} %)")).unwrap_or_default();
     let mut line = match (report.compute_throughput_pct, report.memory_throughput_pct) {
+        _ if lead.is_some() => lead.unwrap_or_default(),
         (Some(c), Some(m)) if m >= threshold && m >= c => {
             format!("memory-bound: memory at {m:.1} % of peak{dram}, compute at {c:.1} %")
         }
@@ -184,6 +191,7 @@ pub fn verdict(report: &KernelReport, dram_pct: Option<f64>) -> Option<String> {
     if let Some((reason, share)) = report.stalls.first() {
         line.push_str(&format!("; top stall: {} {share:.1} %", reason.replace('_', " ")));
     }
+    line.push_str(&tail.unwrap_or_default());
     Some(line)
 }
 

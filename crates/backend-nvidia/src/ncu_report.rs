@@ -130,8 +130,11 @@ pub fn build(details: Option<&DetailsLaunch>, raw: Option<&RawLaunch>) -> NcuKer
         roofline,
         findings: details.map(|d| findings(&d.rules)).unwrap_or_default(),
         verdict: None,
+        limits: raw.and_then(|r| crate::ncu_limits::limits(r, dram)),
     };
-    report.verdict = ncu_analysis::verdict(&report, dram);
+    let lead = report.limits.as_ref().and_then(crate::ncu_limits::lead);
+    let tail = report.limits.as_ref().and_then(crate::ncu_limits::clock_note);
+    report.verdict = ncu_analysis::verdict(&report, dram, lead, tail);
     NcuKernel { report, launch, dram_throughput_pct: dram, block_limits, roofline_note }
 }
 

@@ -18,10 +18,7 @@ use prof_core::OpKind;
 use serde::Serialize;
 use std::ffi::OsString;
 
-/// A kernel dominates (and is worth a slow deep dive) at this share of device time…
-pub const DOMINANT_SHARE_PCT: f64 = 40.0;
-/// …when it also takes at least this many times the second kernel's time.
-pub const DOMINANT_RATIO: f64 = 2.0;
+pub use prof_core::answer::{DOMINANT_RATIO, DOMINANT_SHARE_PCT};
 
 /// The `--json` document of a breakdown.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
@@ -59,6 +56,10 @@ pub struct BreakdownReport<'a> {
     /// when a directory was given that holds one artifact).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<&'a prof_core::Format>,
+    /// The answer: the headline with its evidence, remedy, next step and the time account
+    /// (added in 0.6.0; see `crate::answer_view`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<&'a crate::answer_view::AnswerView>,
 }
 
 impl<'a> BreakdownReport<'a> {
@@ -84,6 +85,7 @@ impl<'a> BreakdownReport<'a> {
             phases: None,
             util_verdict: None,
             format: None,
+            answer: None,
         }
     }
 }
@@ -139,31 +141,25 @@ impl DeepDiveTarget {
     }
 }
 
-/// The deep-dive command for the top kernel, only when it dominates (see [`dominant_kernel`]).
-pub fn deep_dive_suggestion(
+/// The kernel the answer sends to a deep dive ([`prof_core::answer::Next::DeepDive`]: one
+/// kernel dominates a busy device and nothing larger can be won back), when the vendor has a
+/// deep dive (a deep dive replays the kernel and is slow, so it follows only from that
+/// headline). The regex is the kernel's function name anchored (`^name$`, the name ncu
+/// matches by default), and the launch-skip passes its launches before the steady state and
+/// [`WARM_LAUNCHES`] more.
+pub fn dominant_kernel(
     summary: &KernelSummary,
-    command: &[OsString],
     context: &DeepDiveContext,
-) -> Option<String> {
-    dominant_kernel(summary, context).map(|target| target.command(command))
-}
-
-/// The top kernel, only when it dominates (a deep dive replays the kernel and is slow, so it
-/// is not offered for a flat profile) and the vendor has a deep dive. The regex is the
-/// kernel's function name anchored (`^name$`, the name ncu matches by default), and the
-/// launch-skip passes its launches before the steady state and [`WARM_LAUNCHES`] more.
-pub fn dominant_kernel(summary: &KernelSummary, context: &DeepDiveContext) -> Option<DeepDiveTarget> {
+    answer: &prof_core::answer::Answer,
+) -> Option<DeepDiveTarget> {
     if !context.available {
         return None;
     }
-    // Only compute kernels can be replayed by a kernel profiler: not copies, sets or collectives.
-    let mut compute = summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel && k.family != Family::Collective);
-    let top = compute.next()?;
-    let second = compute.next().map_or(0, |k| k.total_ns);
-    let dominant = top.share_pct >= DOMINANT_SHARE_PCT && top.total_ns as f64 >= DOMINANT_RATIO * second as f64;
-    if !dominant {
-        return None;
-    }
+    let (kernel, _) = answer.deep_dive()?;
+    let top = summary
+        .kernels
+        .iter()
+        .find(|k| k.kind == OpKind::Kernel && k.family != Family::Collective && k.name == kernel)?;
     let launch_skip =
         context.launches_before.and_then(|before| before.get(&top.name_id)).copied().unwrap_or(0) + WARM_LAUNCHES;
     Some(DeepDiveTarget {
@@ -261,7 +257,7 @@ fn render_with(summary: &KernelSummary, diagnosis: Option<&DiagnosisReport>, top
     };
     out.push_str("\ndiagnosis:\n");
     if diagnosis.findings.is_empty() {
-        out.push_str("  no rule fired\n");
+        out.push_str("  no pattern rule fired (the answer above weighs the time account)\n");
     }
     for finding in &diagnosis.findings {
         out.push_str(&format!("  - {}\n", finding.headline));

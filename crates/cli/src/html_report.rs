@@ -18,14 +18,14 @@ use prof_core::kernel_summary::KernelSummary;
 use prof_core::{Recording, Severity, Timeline};
 use std::path::Path;
 
-/// What the page leads with: the diagnosis, the next command, and how many kernels to show
-/// (`--top`).
+/// What the page leads with: the answer (headline, evidence, remedy, next step, time
+/// account), the diagnosis, and how many kernels to show (`--top`).
 #[derive(Debug, Clone, Copy)]
 pub struct Answer<'a> {
     /// The findings (absent for `--summary-only`).
     pub diagnosis: Option<&'a DiagnosisReport>,
-    /// The deep-dive command, when one kernel dominates.
-    pub next: Option<&'a str>,
+    /// The answer (absent for `--summary-only`).
+    pub answer: Option<&'a crate::answer_view::AnswerView>,
     /// Kernels in the table and the chart.
     pub top: usize,
 }
@@ -120,11 +120,10 @@ pub fn breakdown_page(
     if let Some(partial) = &summary.partial {
         body.push_str(&format!("<p class=\"note\">partial artifact: {}</p>\n", escape(partial)));
     }
-    block(&mut body, "Diagnosis", Some(diagnosis_html(answer.diagnosis)));
-    if let Some(next) = answer.next {
-        let text = format!("<p>One kernel dominates; see why with:</p>\n<p><code>{}</code></p>\n", escape(next));
-        block(&mut body, "Next step", Some(text));
+    if let Some(view) = answer.answer {
+        block(&mut body, "Answer", Some(answer_html(view)));
     }
+    block(&mut body, "Diagnosis", Some(diagnosis_html(answer.diagnosis)));
     block(
         &mut body,
         &format!("Top {} kernels", answer.top.min(summary.kernels.len())),
@@ -183,12 +182,40 @@ pub fn text_to_html(text: &str) -> String {
     out
 }
 
+/// The answer block: the headline, its evidence and remedy, the next step, the time account.
+fn answer_html(view: &crate::answer_view::AnswerView) -> String {
+    let a = &view.answer;
+    let mut out =
+        format!("<p><b>{}</b></p>\n<ul>\n<li>evidence: {}</li>\n", escape(&a.headline), escape(&a.evidence_line));
+    if let Some(remedy) = &a.remedy {
+        out.push_str(&format!("<li>remedy: {}</li>\n", escape(remedy)));
+    }
+    out.push_str(&format!("</ul>\n<p>next: <code>{}</code></p>\n", escape(&view.next_line)));
+    if let Some(account) = &a.account {
+        out.push_str(&format!(
+            "<table>\n<tr><th>device {} · {}</th><th>share of the window</th><th>time</th></tr>\n",
+            account.device,
+            human_ns(account.wall_ns as f64)
+        ));
+        for part in &account.parts {
+            out.push_str(&format!(
+                "<tr><td>{}</td><td>{:.1} %</td><td>{}</td></tr>\n",
+                escape(&crate::answer_view::part_label(part.part)),
+                part.pct,
+                human_ns(part.ns as f64)
+            ));
+        }
+        out.push_str("</table>\n");
+    }
+    out
+}
+
 fn diagnosis_html(diagnosis: Option<&DiagnosisReport>) -> String {
     let Some(diagnosis) = diagnosis else {
         return "<p class=\"note\">not run (--summary-only)</p>\n".to_owned();
     };
     if diagnosis.findings.is_empty() {
-        return "<p>No rule fired: no known problem shape in this kernel mix.</p>\n".to_owned();
+        return "<p>No pattern rule fired (the answer above weighs the time account).</p>\n".to_owned();
     }
     let mut out = String::new();
     for finding in &diagnosis.findings {

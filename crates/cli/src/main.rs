@@ -5,6 +5,7 @@
 
 #[macro_use]
 mod render;
+mod answer_view;
 mod breakdown_view;
 mod chrome_trace;
 mod commands;

@@ -67,6 +67,9 @@ pub struct Step {
     pub evidence: Vec<String>,
     /// Why a step did not run.
     pub skipped: Option<String>,
+    /// How a step failed, after the steps before it answered (`prof.error.v1`; added in 0.6.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<crate::failure::Failure>,
     /// Files it kept.
     pub artifacts: Vec<Artifact>,
     /// The command that runs this step alone.
@@ -88,6 +91,7 @@ impl Step {
             headline: headline.to_owned(),
             evidence,
             skipped: None,
+            failed: None,
             artifacts: Vec::new(),
             rerun,
             document: None,
@@ -181,7 +185,11 @@ pub fn plan_text(report: &ProfileReport, args: &ProfileArgs, deep_dive: Option<(
 /// The breakdown's headline (its most serious finding, else the top kernel) and evidence.
 pub fn breakdown_headline(measured: &breakdown::Measured) -> (String, Vec<String>) {
     let summary = &measured.summary;
-    let mut evidence = Vec::new();
+    let answer = &measured.answer.answer;
+    let mut evidence = vec![answer.evidence_line.clone()];
+    if let Some(account) = &answer.account {
+        evidence.push(crate::answer_view::account_line(account));
+    }
     for family in summary.families.iter().take(3) {
         evidence.push(format!("{} {:.1} % of device time", family.family.as_str(), family.share_pct));
     }
@@ -189,37 +197,34 @@ pub fn breakdown_headline(measured: &breakdown::Measured) -> (String, Vec<String
         let calls = prof_core::units::count(kernel.calls, "call");
         evidence.push(format!("{:.1} %  {} ({calls})", kernel.share_pct, display_name(&kernel.name)));
     }
-    let findings = &measured.diagnosis.findings;
-    let worst = findings.iter().rev().max_by_key(|f| f.severity as u8);
-    let headline = match worst {
-        Some(finding) => finding.headline.clone(),
-        None => match summary.kernels.first() {
-            Some(top) => format!("top kernel {} takes {:.1} % of device time", display_name(&top.name), top.share_pct),
-            None => "no device ops in the window".to_owned(),
-        },
-    };
-    evidence
-        .extend(findings.iter().filter(|f| worst.is_none_or(|w| w.headline != f.headline)).map(|f| f.headline.clone()));
-    (headline, evidence)
+    evidence.extend(
+        measured.diagnosis.findings.iter().filter(|f| f.headline != answer.headline).map(|f| f.headline.clone()),
+    );
+    (answer.headline.clone(), evidence)
 }
 
-/// Why the breakdown is the answer: no kernel dominates; what does.
+/// Why the breakdown is the answer: its headline does not lead to a deep dive (a deep dive
+/// follows only when one kernel dominates a busy device and nothing larger can be won back).
 pub fn no_dominant_kernel(measured: &breakdown::Measured) -> String {
-    let summary = &measured.summary;
-    let family = summary
-        .families
-        .first()
-        .map(|f| format!("; the largest family is {} at {:.1} %", f.family.as_str(), f.share_pct))
-        .unwrap_or_default();
-    match summary.kernels.first() {
-        Some(top) => format!(
-            "no kernel dominates (the top one, {}, is {:.1} % of device time: a deep dive needs ≥ {:.0} % and {}× the next){family}",
-            display_name(&top.name),
-            top.share_pct,
-            crate::breakdown_view::DOMINANT_SHARE_PCT,
-            crate::breakdown_view::DOMINANT_RATIO
-        ),
-        None => "the capture holds no device op".to_owned(),
+    let answer = &measured.answer.answer;
+    match answer.verdict {
+        prof_core::answer::Verdict::DominantKernel => {
+            "one kernel dominates, but this vendor has no single-kernel deep dive".to_owned()
+        }
+        prof_core::answer::Verdict::Healthy => {
+            let summary = &measured.summary;
+            match summary.kernels.first() {
+                Some(top) => format!(
+                    "no kernel dominates (the top one, {}, is {:.1} % of device time: a deep dive needs ≥ {:.0} % and {}× the next)",
+                    display_name(&top.name),
+                    top.share_pct,
+                    crate::breakdown_view::DOMINANT_SHARE_PCT,
+                    crate::breakdown_view::DOMINANT_RATIO
+                ),
+                None => "the capture holds no device op".to_owned(),
+            }
+        }
+        _ => format!("the breakdown answers it ({}); next: {}", answer.headline, measured.answer.next_line),
     }
 }
 
@@ -263,9 +268,12 @@ pub fn render_text(report: &ProfileReport) -> String {
     for (index, step) in report.steps.iter().enumerate() {
         let tool = step.tool.as_ref().map(|t| format!(" ({t})")).unwrap_or_default();
         out.push_str(&format!("\n{}. {}{tool}: ", index + 1, step.name));
-        match &step.skipped {
-            Some(why) => out.push_str(&format!("not run: {why}\n")),
-            None => out.push_str(&format!("{}\n", step.headline)),
+        match (&step.skipped, &step.failed) {
+            (Some(why), _) => out.push_str(&format!("not run: {why}\n")),
+            (None, Some(failure)) => {
+                out.push_str(&format!("failed (exit status {}): {}\n", failure.exit_code, failure.message))
+            }
+            (None, None) => out.push_str(&format!("{}\n", step.headline)),
         }
         for line in &step.evidence {
             out.push_str(&format!("   - {line}\n"));

@@ -55,6 +55,11 @@ pub struct SectionContext<'a> {
     /// (the launch and idle-gap sections, which run at once): see
     /// [`SectionContext::launch_index`].
     pub launches: std::sync::OnceLock<prof_core::launch_index::LaunchIndex>,
+    /// The timeline's idle gaps, worked out by the idle-gap section, read again by the answer.
+    pub gaps: std::sync::OnceLock<Vec<prof_core::analysis::gaps::DeviceGaps>>,
+    /// The timeline's launch statistics, worked out by the launch section, read again by the
+    /// answer.
+    pub launch: std::sync::OnceLock<Option<prof_core::analysis::launch::LaunchStats>>,
 }
 
 impl SectionContext<'_> {
@@ -66,6 +71,43 @@ impl SectionContext<'_> {
     /// [`Timeline::launch_index`] of `timeline` (the timeline the sections are built from), once.
     pub fn launch_index(&self, timeline: &Timeline) -> &prof_core::launch_index::LaunchIndex {
         self.launches.get_or_init(|| timeline.launch_index())
+    }
+
+    /// The idle gaps of `timeline` (the timeline the sections are built from), once.
+    pub fn idle_gaps(&self, timeline: &Timeline) -> &[prof_core::analysis::gaps::DeviceGaps] {
+        self.gaps.get_or_init(|| {
+            prof_core::analysis::gaps::idle_gaps_of_roles(
+                timeline,
+                self.stream_roles(timeline),
+                self.launch_index(timeline),
+            )
+        })
+    }
+
+    /// The launch statistics of `timeline` (the timeline the sections are built from), once.
+    pub fn launch_stats(&self, timeline: &Timeline) -> Option<&prof_core::analysis::launch::LaunchStats> {
+        self.launch
+            .get_or_init(|| prof_core::analysis::launch::launch_stats_of(timeline, self.launch_index(timeline)))
+            .as_ref()
+    }
+
+    /// The answer of the window, from what the sections worked out (call after [`all_beside`]).
+    pub fn answer(
+        &self,
+        timeline: Option<&Timeline>,
+        diagnosis: Option<&prof_core::diagnosis::DiagnosisReport>,
+    ) -> prof_core::answer::Answer {
+        let (gaps, launch) = match timeline {
+            Some(t) => (Some(self.idle_gaps(t)), self.launch_stats(t)),
+            None => (None, None),
+        };
+        prof_core::answer::answer(&prof_core::answer::Inputs {
+            timeline,
+            summary: self.summary,
+            diagnosis,
+            gaps,
+            launch,
+        })
     }
 }
 

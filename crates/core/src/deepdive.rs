@@ -128,4 +128,58 @@ pub struct KernelReport {
     pub findings: Vec<Finding>,
     /// One-line verdict.
     pub verdict: Option<String>,
+    /// The pipes and memory levels against their peaks and what bounds the launch, where the
+    /// tool records them (added in 0.6.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
+}
+
+/// What bounds a launch, read from its pipes and memory levels against their peaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// A compute pipe and a memory level both near their peaks: the kernel runs at the
+    /// hardware's limit; the lever is less work, not this kernel.
+    AtRoofline,
+    /// A compute pipe (tensor or FP) near its peak.
+    ComputeBound,
+    /// DRAM bandwidth near its peak.
+    DramBound,
+    /// L2 bandwidth near its peak.
+    L2Bound,
+    /// L1 / shared-memory bandwidth near its peak.
+    L1SharedBound,
+    /// Fewer blocks than SMs, under one wave: part of the device idles.
+    GridTooSmall,
+    /// Nothing near its peak: the warps wait (latency, dependencies, occupancy).
+    LatencyBound,
+    /// Between: no unit near its peak, some above the latency line.
+    Mixed,
+}
+
+/// A launch's pipes and memory levels against their peaks, percent, and its grid.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Limits {
+    /// Tensor-core pipe, percent of peak over the elapsed cycles.
+    pub tensor_pipe_pct: Option<f64>,
+    /// The busiest FP pipe (FMA, FP64), percent of peak over the elapsed cycles.
+    pub fp_pipe_pct: Option<f64>,
+    /// DRAM throughput, percent of peak.
+    pub dram_pct: Option<f64>,
+    /// L2 throughput, percent of peak.
+    pub l2_pct: Option<f64>,
+    /// L1 / shared-memory throughput, percent of peak.
+    pub l1_pct: Option<f64>,
+    /// Blocks in the grid.
+    pub grid_blocks: Option<f64>,
+    /// SMs (compute units) on the device.
+    pub sms: Option<f64>,
+    /// Waves of blocks per SM.
+    pub waves_per_sm: Option<f64>,
+    /// The SM clock during the replay as a share of its maximum, percent.
+    pub sm_clock_pct_of_max: Option<f64>,
+    /// What bounds the launch.
+    pub bound: Bound,
 }

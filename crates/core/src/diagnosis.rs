@@ -149,6 +149,18 @@ pub struct Diagnosis {
     pub headline: String,
     /// The numbers behind it, one fact a line.
     pub evidence: Vec<String>,
+    /// The device time (summed op durations, ns) the finding is about, where a rule can say:
+    /// what [`crate::answer`] weighs it by (added in 0.6.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_ns: Option<u64>,
+}
+
+impl Diagnosis {
+    /// This finding, about `ns` of device time.
+    pub(crate) fn about(mut self, ns: u64) -> Self {
+        self.device_ns = Some(ns);
+        self
+    }
 }
 
 /// The steps the per-step rules used.
@@ -256,7 +268,7 @@ pub fn diagnose_with_sequence(
 }
 
 fn finding(kind: DiagnosisKind, severity: Severity, headline: String, evidence: Vec<String>) -> Option<Diagnosis> {
-    Some(Diagnosis { kind, severity, headline, evidence })
+    Some(Diagnosis { kind, severity, headline, evidence, device_ns: None })
 }
 
 fn healthy_decode(mix: &Mix) -> Option<Diagnosis> {
@@ -291,7 +303,7 @@ fn quant_prep(mix: &Mix) -> Option<Diagnosis> {
     } else {
         (Severity::Info, "low-bit quantization: quantize kernels beside the matmuls, in proportion".to_owned())
     };
-    finding(DiagnosisKind::QuantPrep, severity, headline, evidence)
+    finding(DiagnosisKind::QuantPrep, severity, headline, evidence).map(|d| d.about(quant))
 }
 
 fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Option<Diagnosis> {
@@ -329,6 +341,7 @@ fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Option<D
          (SDPA / flash)"
             .to_owned();
     finding(DiagnosisKind::UnfusedAttention, Severity::Opportunity, headline, evidence)
+        .map(|d| d.about(shape.softmax_ns))
 }
 
 fn unfused_norm(mix: &Mix, shape: &Shape, steps: usize) -> Option<Diagnosis> {
@@ -351,7 +364,7 @@ fn unfused_norm(mix: &Mix, shape: &Shape, steps: usize) -> Option<Diagnosis> {
     let headline = "unfused norm/RoPE: normalisation runs as many small elementwise kernels; use fused \
                     RMSNorm/LayerNorm (and RoPE) kernels"
         .to_owned();
-    finding(DiagnosisKind::UnfusedNormRope, Severity::Opportunity, headline, evidence)
+    finding(DiagnosisKind::UnfusedNormRope, Severity::Opportunity, headline, evidence).map(|d| d.about(elementwise))
 }
 
 /// How a step source reads in evidence and phase lines.

@@ -19,6 +19,7 @@
 //! ```
 
 pub mod analysis;
+pub mod answer;
 pub mod bit_masks;
 pub mod breakdown;
 pub mod capture;
@@ -78,7 +79,7 @@ pub use breakdown::{
     BreakdownTool, CapturePlan, CaptureRange, CaptureRequest, ExpectedArtifact, Importer, OpTypeTotal, StreamedSummary,
     WindowControl,
 };
-pub use deepdive::{DeepDive, DeepDiveRequest, Finding, KernelReport, Occupancy, Roofline, Severity};
+pub use deepdive::{Bound, DeepDive, DeepDiveRequest, Finding, KernelReport, Limits, Occupancy, Roofline, Severity};
 pub use diagnosis::{diagnose, diagnose_with_sequence, Diagnosis, DiagnosisKind, DiagnosisReport};
 pub use door::{Certainty, Format, Loaded, Recognition};
 pub use error::{Error, Result};

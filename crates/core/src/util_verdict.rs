@@ -14,6 +14,11 @@
 //! - **clock-limited** (an extra [`UtilFinding`], alongside any of the above): a reason other
 //!   than [`IDLE_THROTTLE_REASON`] was active in at least [`CLOCK_LIMITED_BUSY_SHARE_PCT`] of a
 //!   device's busy samples.
+//! - **host-bound with tiny kernels** (the richest signal first): where the busiest device
+//!   reports `sm_activity_pct` (NVML GPM, Hopper and later) and its mean is below
+//!   [`HOST_BOUND_MEAN_UTIL_PCT`], the SMs did almost nothing whatever utilization says (39 %
+//!   "utilization" at 0 % SM activity: kernels were resident, and tiny): host-bound, said here
+//!   instead of sending the user to a breakdown.
 //! - Where `sm_activity_pct` is reported and its mean is below [`RESIDENT_NOT_ACTIVE_RATIO`] ×
 //!   the mean utilization of a device at least [`HOST_BOUND_MEAN_UTIL_PCT`] busy, the evidence
 //!   says that utilization only means a kernel was resident.
@@ -130,6 +135,24 @@ pub fn judge_run<S: AsRef<OsStr>>(summaries: &[DeviceSummary], command: &[S]) ->
     }
     if busy_share < HOST_BOUND_BUSY_SHARE_PCT {
         reasons.push(format!("busy in {} % of samples, below {} %", num(busy_share), num(HOST_BOUND_BUSY_SHARE_PCT)));
+    }
+    if let Some(sm) = lead.activity_mean(SM_ACTIVITY_METRIC).filter(|&sm| sm < HOST_BOUND_MEAN_UTIL_PCT) {
+        reasons.push(format!(
+            "SM activity ({SM_ACTIVITY_METRIC}) averaged {} %, below {} %, while utilization averaged {} %: kernels \
+             were resident but tiny, so the device mostly waits for launches",
+            num(sm),
+            num(HOST_BOUND_MEAN_UTIL_PCT),
+            num(mean)
+        ));
+    }
+    if let Some(sm) = lead.activity_mean(SM_ACTIVITY_METRIC).filter(|&sm| sm < HOST_BOUND_MEAN_UTIL_PCT) {
+        reasons.push(format!(
+            "SM activity ({SM_ACTIVITY_METRIC}) averaged {} %, below {} %, while utilization averaged {} %: kernels \
+             were resident but tiny, so the device mostly waits for launches",
+            num(sm),
+            num(HOST_BOUND_MEAN_UTIL_PCT),
+            num(mean)
+        ));
     }
     evidence.extend(resident_not_active(summaries));
     let (kind, headline, next_step) = if reasons.is_empty() {
@@ -287,4 +310,44 @@ fn clock_limited(summaries: &[DeviceSummary]) -> Option<UtilFinding> {
 fn num(value: f64) -> String {
     let rounded = format!("{value:.1}");
     rounded.strip_suffix(".0").map(str::to_owned).unwrap_or(rounded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util_summary::ActivityMean;
+
+    fn device(util: f64, sm_activity: Option<f64>) -> DeviceSummary {
+        DeviceSummary {
+            samples: 50,
+            duration_s: 5.0,
+            gpu_util_peak_pct: Some(util + 10.0),
+            gpu_util_mean_pct: Some(util),
+            busy_share_pct: Some(90.0),
+            busy_samples: 45,
+            activity: sm_activity
+                .map(|mean| ActivityMean { name: SM_ACTIVITY_METRIC.to_owned(), mean, samples: 50 })
+                .into_iter()
+                .collect(),
+            ..DeviceSummary::default()
+        }
+    }
+
+    /// 39 % utilization: busy by utilization alone; with SM activity at 0.4 % the SMs did
+    /// almost nothing: host-bound at the util step, no breakdown suggested.
+    #[test]
+    fn sm_activity_overrules_utilization() {
+        let busy = judge_run(&[device(39.0, None)], &["python3", "app.py"]);
+        assert_eq!(busy.kind, VerdictKind::Busy);
+        let tiny = judge_run(&[device(39.0, Some(0.4))], &["python3", "app.py"]);
+        assert_eq!(tiny.kind, VerdictKind::HostBound, "{}", tiny.headline);
+        assert_eq!(tiny.next_step, None);
+        assert!(
+            tiny.evidence.iter().any(|e| e.contains("SM activity (sm_activity_pct) averaged 0.4 %")),
+            "{:?}",
+            tiny.evidence
+        );
+        let active = judge_run(&[device(39.0, Some(35.0))], &["python3", "app.py"]);
+        assert_eq!(active.kind, VerdictKind::Busy);
+    }
 }

@@ -3,7 +3,8 @@
 //! that recognises the file loads it. With no PATH, the embedded default is analysed: a
 //! real PyTorch profiler trace recorded on an H200 (tests/fixtures/nvidia/h200-probe).
 
-use crate::breakdown_view::{deep_dive_available, deep_dive_suggestion, render_text, BreakdownReport, DeepDiveContext};
+use crate::answer_view::AnswerView;
+use crate::breakdown_view::{deep_dive_available, render_text, BreakdownReport, DeepDiveContext};
 use crate::deep_dive_view::{self, DeepDiveReport};
 use crate::failure::{Failure, Kind};
 use crate::outputs::{self, OutputArgs};
@@ -174,6 +175,8 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         registry,
         roles,
         launches: Default::default(),
+        gaps: Default::default(),
+        launch: Default::default(),
     };
     // The diagnosis and the sections read the same timeline and summary: on two cores at once.
     let (diagnosis, sections) = match (diagnosis, timeline.as_ref()) {
@@ -190,12 +193,16 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         available: deep_dive_available(registry, format.as_ref().map(|f| f.vendor), None),
         launches_before: phases.as_ref().map(|p| &p.launches_before),
     };
-    let next = deep_dive_suggestion(&summary, &[], &dive);
-    let answer = crate::html_report::Answer {
-        diagnosis: timeline.as_ref().map(|_| &diagnosis),
-        next: next.as_deref(),
-        top: args.top,
+    let origin = crate::answer_view::Origin { command: &[], path: args.path.as_deref().and_then(Path::to_str) };
+    let has_timeline = timeline.as_ref().map(|_| &diagnosis);
+    let found = match &util_verdict {
+        // A `prof util --csv` recording: its own verdict is the answer (it has no kernels).
+        Some(verdict) => prof_core::answer::of_utilization(verdict),
+        None => context.answer(timeline.as_ref(), has_timeline),
     };
+    let view = AnswerView::new(found, &summary, &dive, &origin);
+    let next = view.deep_dive_command(&[]);
+    let answer = crate::html_report::Answer { diagnosis: has_timeline, answer: Some(&view), top: args.top };
     // A `prof util --csv` recording is re-plotted as the utilization page `prof util --html` draws.
     let mut util_page = None;
     let breakdown_outputs = match (util_csv.zip(util_ticks), &args.outputs.html) {
@@ -217,8 +224,10 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         report.phases = phases.as_ref();
         report.util_verdict = util_verdict.as_ref();
         report.format = format.as_ref();
+        report.answer = Some(&view);
         print_json(&report)?;
     } else {
+        outln!("{}", view.render_text());
         if let Some(phases) = &phases {
             out!("{}", crate::phases_view::render_text(phases));
         }
@@ -230,9 +239,6 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         }
         out!("{}", render_text(&summary, &diagnosis, args.top));
         out!("{}", sections::render_text(&sections));
-        if let Some(next) = next {
-            outln!("\nnext: one kernel dominates; see why with: {next}");
-        }
     }
     for line in written {
         eprintln!("{line}");

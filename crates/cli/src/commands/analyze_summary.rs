@@ -6,7 +6,7 @@
 //! and the analysis sections.
 
 use crate::breakdown_view::{
-    deep_dive_available, deep_dive_suggestion, render_text_summary_only, BreakdownReport, DeepDiveContext,
+    deep_dive_available, dominant_kernel, render_text_summary_only, BreakdownReport, DeepDiveContext,
 };
 use crate::failure::{Failure, Kind};
 use crate::render::{human_ns, print_json, table};
@@ -57,7 +57,7 @@ pub fn run_timeline(
 /// The HTML report of the summary alone (no timeline plots, no analysis sections).
 fn write_html(html: Option<&Path>, summary: &KernelSummary, top: usize) -> Result<(), String> {
     if let Some(path) = html {
-        let answer = crate::html_report::Answer { diagnosis: None, next: None, top };
+        let answer = crate::html_report::Answer { diagnosis: None, answer: None, top };
         crate::html_report::write_breakdown(path, None, summary, &[], &answer)?;
         eprintln!("wrote {} (the summary tables only: --summary-only; open in a browser)", path.display());
     }
@@ -86,7 +86,10 @@ fn print(
     let diagnosis = DiagnosisReport { findings: Vec::new(), steps: None };
     if json {
         let dive = DeepDiveContext { available: deep_dive, launches_before: None };
-        let next = deep_dive_suggestion(summary, &[], &dive);
+        // The answer of a kernel table (no timeline: idle unexplained) decides the deep dive.
+        let inputs = prof_core::answer::Inputs { timeline: None, summary, diagnosis: None, gaps: None, launch: None };
+        let answer = prof_core::answer::answer(&inputs);
+        let next = dominant_kernel(summary, &dive, &answer).map(|t| t.command(&[]));
         let mut report = BreakdownReport::new(summary, &diagnosis, artifacts, None, next);
         report.analyses = op_types.map(|types| serde_json::json!({ "op_types": types }));
         return print_json(&report);

@@ -3,9 +3,8 @@
 //! warm up unprofiled, capture a small window under the supervisor, verify the artifact,
 //! then load it and report the ranked kernels, families and diagnosis (`prof.breakdown.v1`).
 
-use crate::breakdown_view::{
-    deep_dive_available, dominant_kernel, render_text, BreakdownReport, DeepDiveContext, DeepDiveTarget,
-};
+use crate::answer_view::AnswerView;
+use crate::breakdown_view::{deep_dive_available, render_text, BreakdownReport, DeepDiveContext, DeepDiveTarget};
 use crate::commands::analyze::families;
 use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
@@ -33,9 +32,16 @@ pub struct BreakdownArgs {
     warmup: u32,
     /// Skip this much of the profiled run before recording (in-process warm-up; cupti, nsys,
     /// rocprofv3, msprof), or `auto`: wait for the end of the load, when launches go on
-    /// without bulk host-to-device copies (cupti).
-    #[arg(long, default_value = "0s", value_parser = parse_skip)]
-    skip: Skip,
+    /// without bulk host-to-device copies (cupti). Default: `auto` where the tool has it
+    /// (cupti; a window that never opens is captured once more from the start, and prof says
+    /// so), else `0s`.
+    #[arg(long, value_parser = parse_skip)]
+    skip: Option<Skip>,
+    /// Where a time window opens when neither --skip nor --capture-range is given and the tool
+    /// has no `auto` (`prof profile` sets the start of the active phase its utilization run
+    /// found).
+    #[arg(skip)]
+    fallback_skip: Duration,
     /// Open the window at an event instead: `profiler` (the program's cudaProfilerStart, closed
     /// by its stop; cupti, nsys), `range:NAME` (the first NVTX range NAME, `NAME*` for a prefix,
     /// closed at its end; cupti, nsys), `kernel:TEXT[@N]` (the Nth launch of a kernel whose name
@@ -165,7 +171,8 @@ impl BreakdownArgs {
         Self {
             tool: settings.tool,
             warmup: 1,
-            skip: Skip::Time(Duration::ZERO),
+            skip: None,
+            fallback_skip: settings.fallback_skip,
             capture_range: None,
             window: settings.window,
             timeout: settings.timeout,
@@ -196,6 +203,8 @@ pub struct ForCommand {
     pub families: Option<PathBuf>,
     /// `--json` (the workload's output is then not echoed).
     pub json: bool,
+    /// Where a time window opens for a tool without `auto` (the active phase's start).
+    pub fallback_skip: Duration,
 }
 
 /// What one breakdown capture found, rendered both ways.
@@ -210,8 +219,10 @@ pub struct Measured {
     pub summary: prof_core::kernel_summary::KernelSummary,
     /// The findings.
     pub diagnosis: prof_core::DiagnosisReport,
-    /// The kernel worth a deep dive, when one dominates.
+    /// The kernel worth a deep dive, when the answer leads to one.
     pub target: Option<DeepDiveTarget>,
+    /// The answer of the capture.
+    pub answer: AnswerView,
     /// Artifact files and their sizes.
     pub artifacts: Vec<(PathBuf, u64)>,
     /// How to open them.
@@ -234,54 +245,89 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
 pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Vendor>) -> Result<Measured, Failure> {
     let families = families(args.families.as_deref())?;
     let tool = choose_tool(registry, args.tool.as_deref(), vendor)?;
-    let request = CaptureRequest {
+    let mut request = CaptureRequest {
         command: args.command.clone(),
         out_dir: args.out.clone(),
         warmup_runs: args.warmup,
         skip: match args.skip {
-            Skip::Time(skip) => skip,
-            Skip::Auto => Duration::ZERO,
+            Some(Skip::Time(skip)) => skip,
+            Some(Skip::Auto) | None => Duration::ZERO,
         },
         window: args.window,
         range: match (&args.capture_range, args.skip) {
             (Some(range), _) => range.clone(),
-            (None, Skip::Auto) => CaptureRange::Auto,
-            (None, Skip::Time(_)) => CaptureRange::Time,
+            (None, Some(Skip::Auto) | None) => CaptureRange::Auto,
+            (None, Some(Skip::Time(_))) => CaptureRange::Time,
         },
         timeout: args.timeout,
     };
-    let mut plan = tool.plan(&request).map_err(|e| Failure::from(e).or_kind(Kind::Usage))?;
-    for step in &mut plan.steps {
-        step.echo = !args.json;
+    // Neither --skip nor --capture-range: the window opens on the work where the tool can.
+    let defaulted = args.skip.is_none() && args.capture_range.is_none();
+    let mut plan = match tool.plan(&request) {
+        Err(prof_core::Error::Unsupported(_)) if defaulted => {
+            request.range = CaptureRange::Time;
+            request.skip = args.fallback_skip;
+            tool.plan(&request)
+        }
+        planned => planned,
     }
-    let opens = match &request.range {
-        CaptureRange::Time => String::new(),
-        range => format!(", opened at {}", range.describe()),
+    .map_err(|e| Failure::from(e).or_kind(Kind::Usage))?;
+    let mut started;
+    let mut attempt = 0;
+    let captured = loop {
+        attempt += 1;
+        for step in &mut plan.steps {
+            step.echo = !args.json;
+        }
+        let opens = match &request.range {
+            CaptureRange::Time if request.skip.is_zero() => String::new(),
+            CaptureRange::Time => format!(", opened {:.1} s after the start", request.skip.as_secs_f64()),
+            range => format!(", opened at {}", range.describe()),
+        };
+        eprintln!(
+            "prof breakdown with {} (window {:.0} s{opens}):\n{}",
+            tool.name(),
+            args.window.as_secs_f64(),
+            describe_plan(&plan)
+        );
+        // The steps echo the workload's output unless --json; a spinner would garble it.
+        let capturing = progress::spinner(format!("capturing with {}", tool.name()), args.json);
+        started = std::time::Instant::now();
+        match run_capture(&plan) {
+            Ok(captured) => {
+                capturing.finish();
+                break captured;
+            }
+            // The default window never opened at the end of the load: once more from the start.
+            Err(prof_core::Error::ArtifactInvalid { .. })
+                if defaulted && attempt == 1 && request.range == CaptureRange::Auto =>
+            {
+                capturing.finish();
+                eprintln!(
+                    "prof: the window never opened at {} (the run's launches and copies never settled); capturing \
+                     once more with the window from the start (--skip 0s)",
+                    CaptureRange::Auto.describe()
+                );
+                request.range = CaptureRange::Time;
+                request.skip = args.fallback_skip;
+                plan = tool.plan(&request).map_err(|e| Failure::from(e).or_kind(Kind::Usage))?;
+            }
+            Err(error) => {
+                let explained = tool.explain_failure(&args.out);
+                let empty = matches!(error, prof_core::Error::ArtifactInvalid { .. });
+                let mut failure = Failure::from(error);
+                if let Some(explained) = explained {
+                    failure.message = format!("{}\n{explained}", failure.message);
+                }
+                if empty && request.range == CaptureRange::Time {
+                    failure.message = format!("{}\n{}", failure.message, window_hint(&request, started.elapsed()));
+                }
+                return Err(failure);
+            }
+        }
     };
-    eprintln!(
-        "prof breakdown with {} (window {:.0} s{opens}):\n{}",
-        tool.name(),
-        args.window.as_secs_f64(),
-        describe_plan(&plan)
-    );
-    // The steps echo the workload's output unless --json; a spinner would garble it.
-    let capturing = progress::spinner(format!("capturing with {}", tool.name()), args.json);
-    let started = std::time::Instant::now();
-    let captured = run_capture(&plan).map_err(|error| {
-        let explained = tool.explain_failure(&args.out);
-        let empty = matches!(error, prof_core::Error::ArtifactInvalid { .. });
-        let mut failure = Failure::from(error);
-        if let Some(explained) = explained {
-            failure.message = format!("{}\n{explained}", failure.message);
-        }
-        if empty && request.range == CaptureRange::Time {
-            failure.message = format!("{}\n{}", failure.message, window_hint(&request, started.elapsed()));
-        }
-        failure
-    })?;
     let ran = started.elapsed();
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
-    capturing.finish();
     let vendor = sections::VendorPrefetch::start(paths.first().map(PathBuf::as_path));
     let loading = progress::spinner("loading the capture".to_owned(), true);
     let timeline = tool.load(&paths).map_err(|e| {
@@ -299,8 +345,6 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         available: deep_dive_available(registry, None, Some(tool.name())),
         launches_before: Some(&phases.launches_before),
     };
-    let target = dominant_kernel(&summary, &dive);
-    let deep_dive = target.as_ref().map(|t| t.command(&args.command));
     let context = SectionContext {
         families: &families,
         summary: &summary,
@@ -309,10 +353,16 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         registry,
         roles,
         launches: Default::default(),
+        gaps: Default::default(),
+        launch: Default::default(),
     };
     let sections = sections::all(&timeline, &context);
-    let answer = crate::html_report::Answer { diagnosis: Some(&diagnosis), next: deep_dive.as_deref(), top: args.top };
-    let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections, &answer)?;
+    let origin = crate::answer_view::Origin { command: &args.command, path: None };
+    let answer = AnswerView::new(context.answer(Some(&timeline), Some(&diagnosis)), &summary, &dive, &origin);
+    let target = answer.target.clone();
+    let deep_dive = answer.deep_dive_command(&args.command);
+    let page = crate::html_report::Answer { diagnosis: Some(&diagnosis), answer: Some(&answer), top: args.top };
+    let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections, &page)?;
     for line in written {
         eprintln!("{line}");
     }
@@ -320,17 +370,17 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, Some(&plan.how_to_open), deep_dive.clone());
     report.analyses = Some(sections::to_json(&sections));
     report.phases = Some(&phases);
+    report.answer = Some(&answer);
     let document = serde_json::to_value(&report).map_err(|e| format!("cannot encode JSON: {e}"))?;
-    let mut text = crate::phases_view::render_text(&phases);
+    let mut text = answer.render_text();
+    text.push('\n');
+    text.push_str(&crate::phases_view::render_text(&phases));
     text.push_str(&render_text(&summary, &diagnosis, args.top));
     text.push_str(&sections::render_text(&sections));
     for (path, size) in &captured.artifacts {
         text.push_str(&format!("\nartifact: {} ({size} bytes)\n", path.display()));
     }
     text.push_str(&format!("open: {}\n", plan.how_to_open));
-    if let Some(next) = &deep_dive {
-        text.push_str(&format!("next: one kernel dominates; see why with: {next}\n"));
-    }
     Ok(Measured {
         tool: tool.name().to_owned(),
         text,
@@ -338,6 +388,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         summary,
         diagnosis,
         target,
+        answer,
         artifacts: captured.artifacts.clone(),
         how_to_open: plan.how_to_open.clone(),
     })

@@ -128,12 +128,19 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         out: args.out.join("breakdown"),
         families: args.families.clone(),
         json: args.json,
+        // Where the utilization run found the work: the window opens there for a tool that
+        // cannot open it on the work itself.
+        fallback_skip: active_start(&measured),
     };
     let breakdown_args = breakdown::BreakdownArgs::for_command(args.command.clone(), settings);
-    let measured = breakdown::measure(registry, &breakdown_args, Some(vendor))?;
-    let (headline, evidence) = profile_view::breakdown_headline(&measured);
     let tool_flag = args.tool.as_ref().map(|t| format!("--tool {} ", shell_quote(t))).unwrap_or_default();
-    let mut step = Step::ran("breakdown", &headline, evidence, format!("prof breakdown {tool_flag}-- {cmd}"));
+    let rerun = format!("prof breakdown {tool_flag}-- {cmd}");
+    let measured = match breakdown::measure(registry, &breakdown_args, Some(vendor)) {
+        Ok(measured) => measured,
+        Err(failure) => return failed(args, report, "breakdown", rerun, failure),
+    };
+    let (headline, evidence) = profile_view::breakdown_headline(&measured);
+    let mut step = Step::ran("breakdown", &headline, evidence, rerun);
     step.tool = Some(measured.tool.clone());
     step.artifacts = profile_view::artifacts(&measured.artifacts, &measured.how_to_open);
     step.text = measured.text.clone();
@@ -186,7 +193,10 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         args.timeout,
         args.out.join("deep-dive"),
     );
-    let measured = deep_dive::measure(registry, &dive_args, deep_dive_tool.map(|(tool, _)| tool))?;
+    let measured = match deep_dive::measure(registry, &dive_args, deep_dive_tool.map(|(tool, _)| tool)) {
+        Ok(measured) => measured,
+        Err(failure) => return failed(args, report, "deep-dive", dive_command, failure),
+    };
     let (headline, evidence) = profile_view::deep_dive_headline(&measured, &target);
     let mut step = Step::ran("deep-dive", &headline, evidence, dive_command);
     step.tool = Some(measured.tool.clone());
@@ -196,6 +206,39 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
     report.steps.push(step);
     report.stop("deep-dive", &headline, &dominant);
     finish(args, &report)
+}
+
+/// The start of the active phase the utilization run found, from the command's start (zero
+/// when it found none).
+fn active_start(measured: &util::Measured) -> Duration {
+    let start = measured.phases.as_ref().and_then(|p| p.window_ns).map_or(0, |(start, _)| start);
+    Duration::from_nanos(start)
+}
+
+/// A step that failed after earlier steps answered: the report keeps their answers, records
+/// the failed step with its cause, and prof exits with the failure's status.
+fn failed(
+    args: &ProfileArgs,
+    mut report: ProfileReport,
+    name: &'static str,
+    rerun: String,
+    failure: Failure,
+) -> Result<ExitCode, Failure> {
+    if failure.kind == Kind::Interrupted {
+        return Err(failure);
+    }
+    let last = report.steps.last().map_or("", |s| s.name);
+    let answer = report.steps.last().map(|s| s.headline.clone()).unwrap_or_default();
+    let mut step = Step::ran(name, "failed", Vec::new(), rerun);
+    step.ran = false;
+    step.failed = Some(failure.clone());
+    report.steps.push(step);
+    let cause = failure.message.lines().next().unwrap_or("");
+    let why = format!("the {name} step failed ({cause}); the answers of the steps before it stand");
+    report.stop(last, &answer, &why);
+    eprintln!("prof profile: the {name} step failed: {}", failure.message);
+    finish(args, &report)?;
+    Ok(ExitCode::from(failure.exit_code))
 }
 
 /// Prints the report (and writes its page).

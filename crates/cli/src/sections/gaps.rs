@@ -4,7 +4,7 @@
 
 use super::{Section, SectionContext};
 use crate::render::{ellipsize, human_ns, table};
-use prof_core::analysis::gaps::{idle_gaps_of_roles, DeviceGaps, GapCause, GapStats};
+use prof_core::analysis::gaps::{DeviceGaps, GapCause, GapStats};
 use prof_core::Timeline;
 
 /// Widest op or host-span name printed.
@@ -16,7 +16,7 @@ const TEXT_STREAMS: usize = 6;
 
 /// The idle gaps, when some device has any.
 pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
-    let devices = idle_gaps_of_roles(timeline, context.stream_roles(timeline), context.launch_index(timeline));
+    let devices = context.idle_gaps(timeline);
     if !devices.iter().any(|d| d.device_gaps.count > 0) {
         return None;
     }
@@ -54,7 +54,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
             text.push_str(&format!("  {}: {}\n", cause(remedy.cause), remedy.advice));
         }
     }
-    let json = serde_json::to_value(&devices).ok()?;
+    let json = serde_json::to_value(devices).ok()?;
     Some(Section { key: "gaps", title: "idle gaps (bubbles) per device".to_owned(), text, json })
 }
 

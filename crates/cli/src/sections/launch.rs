@@ -3,12 +3,12 @@
 
 use super::{Section, SectionContext};
 use crate::render::{human_ns, table};
-use prof_core::analysis::launch::{launch_stats_of, Percentiles, SHORT_KERNEL_NS};
+use prof_core::analysis::launch::{Percentiles, SHORT_KERNEL_NS};
 use prof_core::Timeline;
 
 /// The launch statistics, when some kernel links to its launch call.
 pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
-    let stats = launch_stats_of(timeline, context.launch_index(timeline))?;
+    let stats = context.launch_stats(timeline)?;
     let cells = |p: &Percentiles| [p.p50_ns, p.p90_ns, p.p99_ns, p.max_ns].map(|ns| human_ns(ns as f64));
     let mut rows = vec![["", "p50", "p90", "p99", "max"].map(String::from).to_vec()];
     for (label, p) in [("launch delay", &stats.delay), ("launch call", &stats.launch_duration)] {
@@ -35,6 +35,6 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
         stats.short_kernel_time_pct
     ));
     text.push_str(&format!("verdict: {}\n", stats.verdict_line));
-    let json = serde_json::to_value(&stats).ok()?;
+    let json = serde_json::to_value(stats).ok()?;
     Some(Section { key: "launch", title: "kernel launches".to_owned(), text, json })
 }

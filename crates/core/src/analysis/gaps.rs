@@ -42,6 +42,9 @@ pub const TOP_GAPS: usize = 10;
 pub const HOST_SPANS_PER_GAP: usize = 5;
 /// Share of device-gap time, percent, from which a cause's remedy is given.
 pub const REMEDY_MIN_IDLE_SHARE_PCT: f64 = 25.0;
+/// A gap at least this long, ns, is a stall (the host stopped: input, a sync, I/O,
+/// compilation), not launch overhead between kernels: [`CauseTotal::long_count`].
+pub const STALL_MIN_NS: u64 = 1_000_000;
 /// Upper bounds, ns, of the gap-length buckets; the last bucket is open.
 pub const BUCKET_BOUNDS_NS: [u64; 4] = [10_000, 100_000, 1_000_000, 10_000_000];
 
@@ -108,6 +111,12 @@ pub struct CauseTotal {
     pub count: u64,
     /// Their summed length, ns.
     pub total_ns: u64,
+    /// Gaps of at least [`STALL_MIN_NS`] among them (added in 0.6.0).
+    #[serde(default)]
+    pub long_count: u64,
+    /// Their summed length, ns (added in 0.6.0).
+    #[serde(default)]
+    pub long_ns: u64,
 }
 
 /// A host span that overlapped a gap.

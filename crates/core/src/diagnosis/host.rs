@@ -3,11 +3,15 @@
 //!
 //! - **host-bound** (warning): the busiest device was busy (union of op intervals) less than
 //!   [`HOST_BOUND_BUSY_PCT`](super::HOST_BOUND_BUSY_PCT) of its wall time (first op start to
-//!   last op end) and its idle time is spread over many gaps: the longest gap is below
-//!   [`IDLE_STRETCH_SHARE_PCT`] % of the idle time. Launch overhead between small kernels.
-//! - **idle stretch** (warning): as busy, but one gap holds at least [`IDLE_STRETCH_SHARE_PCT`]
-//!   % of the idle time: the host stalled there (input, synchronisation, I/O, compilation);
-//!   batching launches would not help.
+//!   last op end) and its idle time is spread over many short gaps: the longest gap is below
+//!   [`IDLE_STRETCH_SHARE_PCT`] % of the idle time, and so are the stalls (gaps of at least
+//!   [`STALL_MIN_NS`](crate::analysis::gaps::STALL_MIN_NS)) together. Launch overhead between
+//!   small kernels.
+//! - **idle stretch** (warning): as busy, but one gap, or the stalls together, hold at least
+//!   [`IDLE_STRETCH_SHARE_PCT`] % of the idle time: the host stalled there (input,
+//!   synchronisation, I/O, compilation); batching launches would not help. (A trace whose
+//!   median gap is 1 µs but whose idle time sits in a few 10 ms-2 s stalls is this, not
+//!   host-bound.)
 //! - **pageable copies** (warning): host↔device copies named as pageable (`Pageable` in the
 //!   copy's name: torch.profiler's `Memcpy HtoD (Pageable -> Device)`, prof's CUPTI
 //!   `CUDA memcpy HtoD (Pageable -> Device)`) take at least [`PAGEABLE_MIN_BUSY_PCT`] % of
@@ -43,6 +47,8 @@ pub fn is_sync_call(name: &str) -> bool {
 
 struct Gaps {
     count: usize,
+    stalls: usize,
+    stall_ns: u64,
     median_ns: u64,
     longest_ns: u64,
     longest_at_ns: u64,
@@ -60,10 +66,13 @@ fn gaps(timeline: &Timeline, device: &DeviceTime) -> Option<Gaps> {
     let mut lengths: Vec<u64> = busy.gaps().map(|(start, end)| end - start).collect();
     let (start, end) = busy.gaps().max_by_key(|&(start, end)| (end - start, std::cmp::Reverse(start)))?;
     lengths.sort_unstable();
+    let stall_from = lengths.partition_point(|&l| l < crate::analysis::gaps::STALL_MIN_NS);
     let name =
         |op: Option<&&DeviceOp>| op.map_or_else(String::new, |op| super::short(timeline.name(op.name())).to_owned());
     Some(Gaps {
         count: lengths.len(),
+        stalls: lengths.len() - stall_from,
+        stall_ns: lengths[stall_from..].iter().sum(),
         median_ns: lengths[lengths.len() / 2],
         longest_ns: end - start,
         longest_at_ns: start.saturating_sub(device.first_start_ns),
@@ -96,8 +105,16 @@ pub(super) fn waiting(timeline: &Timeline, summary: &KernelSummary) -> Option<Di
         gaps.before,
         gaps.after
     );
-    let spread = format!("{} gaps, median {}", gaps.count, us(gaps.median_ns));
-    if longest_share >= IDLE_STRETCH_SHARE_PCT {
+    let stall_share = gaps.stall_ns as f64 * 100.0 / idle.max(1) as f64;
+    let spread = format!(
+        "{} gaps, median {}; {} of at least {} hold {} % of the idle time",
+        gaps.count,
+        us(gaps.median_ns),
+        gaps.stalls,
+        us(crate::analysis::gaps::STALL_MIN_NS),
+        pct(stall_share)
+    );
+    if longest_share >= IDLE_STRETCH_SHARE_PCT || stall_share >= IDLE_STRETCH_SHARE_PCT {
         let headline = "idle stretch: the device waits in few long stretches, not between kernels; the host stalled \
                         there (input pipeline, synchronisation, I/O, compilation): find what the host did then";
         return finding(
@@ -160,7 +177,7 @@ pub(super) fn pageable_copies(timeline: &Timeline, summary: &KernelSummary) -> O
     let headline = "pageable copies: host↔device copies from pageable memory are staged through a bounce buffer \
                     and block the host; pin the host buffers (DataLoader(pin_memory=True), tensor.pin_memory()) and \
                     copy with non_blocking=True";
-    finding(DiagnosisKind::PageableCopies, Severity::Warning, headline.to_owned(), evidence)
+    finding(DiagnosisKind::PageableCopies, Severity::Warning, headline.to_owned(), evidence).map(|d| d.about(ns))
 }
 
 /// Host calls that wait for the device, several times a step.

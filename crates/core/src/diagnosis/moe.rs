@@ -102,7 +102,8 @@ pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>, summary: &Kern
         } else {
             (Severity::Info, "MoE shape: grouped expert matmuls with light routing")
         };
-        out.extend(finding(DiagnosisKind::MoeShape, severity, headline.to_owned(), evidence));
+        let shape_finding = finding(DiagnosisKind::MoeShape, severity, headline.to_owned(), evidence);
+        out.extend(shape_finding.map(|d| d.about(routing_ns)));
         return out;
     }
     let headline = "MoE shape: top-k routing in every layer, experts as dense GEMM/GEMV kernels (no grouped \
@@ -132,7 +133,8 @@ pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>, summary: &Kern
         let headline = "MoE expert loop: experts run one after another as small GEMMs with a gather and a \
                         scatter-add each (an eager loop over experts); use a grouped GEMM (torch._grouped_mm, a \
                         fused MoE kernel)";
-        out.extend(finding(DiagnosisKind::MoeExpertLoop, Severity::Opportunity, headline.to_owned(), evidence));
+        let loop_finding = finding(DiagnosisKind::MoeExpertLoop, Severity::Opportunity, headline.to_owned(), evidence);
+        out.extend(loop_finding.map(|d| d.about(matmul)));
     }
     out
 }

@@ -19,7 +19,8 @@ pub(super) fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary
             evidence.insert(0, format!("{} steps, from {}", steps.count, step_source(&steps.source)));
             let headline = "O(n²) re-prefill: every step launches more work than the last (each decode step re-runs \
                             the whole sequence); use the KV cache";
-            return finding(DiagnosisKind::RePrefill, Severity::Warning, headline.to_owned(), evidence);
+            let found = finding(DiagnosisKind::RePrefill, Severity::Warning, headline.to_owned(), evidence);
+            return found.map(|d| d.about(mix.ns(Family::Gemm) + mix.ns(Family::Attention)));
         }
         // The same work each step: a slower end is clocks or contention (an H200 prefill loop's
         // GEMMs slowed ×1.12 as it heated), not a growing sequence.
@@ -70,4 +71,5 @@ pub(super) fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary
     let headline = "O(n²) re-prefill: prefill-shaped steps (large GEMMs, not GEMVs) that grow step over step; \
                     each decode step re-runs the whole sequence: use the KV cache";
     finding(DiagnosisKind::RePrefill, Severity::Warning, headline.to_owned(), evidence)
+        .map(|d| d.about(mix.ns(Family::Gemm)))
 }

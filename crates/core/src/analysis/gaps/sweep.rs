@@ -3,7 +3,7 @@
 
 use super::{
     pct, CauseTotal, Gap, GapBucket, GapCause, GapStats, HostInGap, BUCKET_BOUNDS_NS, BUCKET_LABELS, CAUSES,
-    HOST_SPANS_PER_GAP, KERNEL_WAIT_MAX_NS,
+    HOST_SPANS_PER_GAP, KERNEL_WAIT_MAX_NS, STALL_MIN_NS,
 };
 use crate::analysis::launch::MAX_PLAUSIBLE_DELAY_NS;
 use crate::launch_index::LaunchIndex;
@@ -45,6 +45,8 @@ pub(super) struct Sweep {
     /// (count, total ns) per length bucket and per cause.
     buckets: [(u64, u64); BUCKET_LABELS.len()],
     causes: [(u64, u64); CAUSES.len()],
+    /// (count, total ns) of the stalls ([`STALL_MIN_NS`]) per cause.
+    stalls: [(u64, u64); CAUSES.len()],
     /// The longest gaps so far, longest first (ties: earliest), at most `listed`.
     longest: Vec<Found>,
 }
@@ -66,6 +68,7 @@ impl Sweep {
             reach_op: 0,
             buckets: [empty; BUCKET_LABELS.len()],
             causes: [empty; CAUSES.len()],
+            stalls: [empty; CAUSES.len()],
             longest: Vec::new(),
         }
     }
@@ -112,10 +115,15 @@ impl Sweep {
             Some(_) => GapCause::Dependency,
         };
         let bucket = BUCKET_BOUNDS_NS.iter().position(|&b| length < b).unwrap_or(BUCKET_BOUNDS_NS.len());
-        let slots = [&mut self.buckets[bucket], &mut self.causes[CAUSES.iter().position(|&c| c == cause).unwrap_or(3)]];
+        let which = CAUSES.iter().position(|&c| c == cause).unwrap_or(3);
+        let slots = [&mut self.buckets[bucket], &mut self.causes[which]];
         for slot in slots {
             slot.0 += 1;
             slot.1 += length;
+        }
+        if length >= STALL_MIN_NS {
+            self.stalls[which].0 += 1;
+            self.stalls[which].1 += length;
         }
         let listed = self.listed;
         if listed == 0 || self.longest.len() == listed && self.longest.last().is_some_and(|s| s.length >= length) {
@@ -153,8 +161,14 @@ impl Sweep {
             .collect();
         let causes = CAUSES
             .iter()
-            .zip(self.causes)
-            .map(|(&cause, (count, total_ns))| CauseTotal { cause, count, total_ns })
+            .zip(self.causes.into_iter().zip(self.stalls))
+            .map(|(&cause, ((count, total_ns), (long_count, long_ns)))| CauseTotal {
+                cause,
+                count,
+                total_ns,
+                long_count,
+                long_ns,
+            })
             .collect();
         let total_ns: u64 = buckets.iter().map(|b| b.total_ns).sum();
         let wall_ns = self.first.map_or(0, |first| self.reach - first);

@@ -1,0 +1,128 @@
+//! How the answer is shown: the first lines of every breakdown (text), the `answer` object of
+//! `prof.breakdown.v1` (JSON, added in 0.6.0) and the lead block of the HTML page, all from
+//! one [`AnswerView`]: core's [`Answer`] with its next step spelt out as a command line.
+
+use crate::breakdown_view::{DeepDiveContext, DeepDiveTarget};
+use prof_core::answer::{Account, Answer, IdleCause, Next, Part};
+use prof_core::kernel_summary::KernelSummary;
+use serde::Serialize;
+use std::ffi::OsString;
+
+/// The answer with its next step as a line a person can run or follow.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct AnswerView {
+    /// The answer (core's typed verdict, headline, evidence, account).
+    #[serde(flatten)]
+    pub answer: Answer,
+    /// The next step as a command line (or, where there is nothing to run, a sentence).
+    pub next_line: String,
+    /// The deep-dive target, when the next step is one (not in the JSON: `next_line` has it).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub target: Option<DeepDiveTarget>,
+}
+
+/// Where the answer came from, for the command lines of its next step.
+pub struct Origin<'a> {
+    /// The user's command (empty when the data came from a file).
+    pub command: &'a [OsString],
+    /// The artifact read, when there is one.
+    pub path: Option<&'a str>,
+}
+
+impl AnswerView {
+    /// `answer` with its next step spelt out: a deep dive of the dominant kernel (where the
+    /// vendor has one), the capture that gets more evidence, the comparison after a remedy.
+    pub fn new(answer: Answer, summary: &KernelSummary, dive: &DeepDiveContext, origin: &Origin) -> Self {
+        let cmd = if origin.command.is_empty() {
+            "CMD...".to_owned()
+        } else {
+            prof_core::supervisor::shell_join(origin.command)
+        };
+        let target = crate::breakdown_view::dominant_kernel(summary, dive, &answer);
+        let next_line = match (&answer.next, &target) {
+            (Next::DeepDive { .. }, Some(target)) => target.command(origin.command),
+            (Next::DeepDive { .. }, None) => {
+                "no single-kernel deep dive for this source's vendor: the kernel table below is the answer".to_owned()
+            }
+            (Next::CaptureMore, _) => format!("capture more: prof breakdown --skip auto --window 30s -- {cmd}"),
+            (Next::Breakdown, _) => format!("see which kernels take the time: prof breakdown -- {cmd}"),
+            (Next::ApplyAndCompare, _) => {
+                let before = origin.path.map_or_else(|| "BEFORE".to_owned(), prof_core::supervisor::shell_quote);
+                format!("apply the remedy, capture again, then compare: prof diff {before} AFTER")
+            }
+            (Next::Done, _) => {
+                "nothing more to capture: no kernel dominates, so a deep dive would explain little; the tables below \
+                 rank kernels and families"
+                    .to_owned()
+            }
+        };
+        Self { answer, next_line, target }
+    }
+
+    /// The deep-dive command, when the answer leads to one.
+    pub fn deep_dive_command(&self, command: &[OsString]) -> Option<String> {
+        self.target.as_ref().map(|t| t.command(command))
+    }
+
+    /// The text lines that open the report: the headline, its evidence, the remedy, the next
+    /// step and the time account.
+    pub fn render_text(&self) -> String {
+        let a = &self.answer;
+        let mut out = format!("answer: {}\n  evidence: {}\n", a.headline, a.evidence_line);
+        if let Some(remedy) = &a.remedy {
+            out.push_str(&format!("  remedy: {remedy}\n"));
+        }
+        out.push_str(&format!("  next: {}\n", self.next_line));
+        if let Some(account) = &a.account {
+            out.push_str(&format!("  time: {}\n", account_line(account)));
+        }
+        out
+    }
+}
+
+/// How a part of the account reads.
+pub fn part_label(part: Part) -> String {
+    match part {
+        Part::Busy { family } => family.as_str().to_owned(),
+        Part::Idle { cause: IdleCause::Unexplained } => "idle".to_owned(),
+        Part::Idle { cause } => format!("idle: {}", cause.label()),
+    }
+}
+
+/// `device 0, 4.80 ms: busy 71.2 % (gemm 40.1, elementwise 20.0, 3 more 11.1) · idle 28.8 %
+/// (waiting for launches 20.1, host stalls 8.7)`.
+pub fn account_line(account: &Account) -> String {
+    let group = |busy: bool| {
+        let parts: Vec<_> = account.parts.iter().filter(|p| matches!(p.part, Part::Busy { .. }) == busy).collect();
+        let total: f64 = parts.iter().map(|p| p.pct).sum();
+        let mut shown: Vec<String> = parts
+            .iter()
+            .take(3)
+            .map(|p| {
+                let label = match p.part {
+                    Part::Busy { family } => family.as_str(),
+                    Part::Idle { cause } => cause.label(),
+                };
+                format!("{label} {:.1}", p.pct)
+            })
+            .collect();
+        if parts.len() > 3 {
+            let rest: f64 = parts[3..].iter().map(|p| p.pct).sum();
+            shown.push(format!("{} more {rest:.1}", parts.len() - 3));
+        }
+        (total, shown.join(", "))
+    };
+    let (busy, busy_parts) = group(true);
+    let (idle, idle_parts) = group(false);
+    let mut line =
+        format!("device {}, {}: busy {busy:.1} %", account.device, crate::render::human_ns(account.wall_ns as f64));
+    if !busy_parts.is_empty() {
+        line.push_str(&format!(" ({busy_parts})"));
+    }
+    line.push_str(&format!(" · idle {idle:.1} %"));
+    if !idle_parts.is_empty() && idle > 0.0 {
+        line.push_str(&format!(" ({idle_parts})"));
+    }
+    line
+}

@@ -1,0 +1,336 @@
+//! How each kind of answer reads: the headline, its remedy and its evidence line, from the
+//! account and the analyses behind it.
+
+use super::{Account, Answer, Candidate, Evidence, IdleCause, Next, Part, Verdict};
+use super::{ENOUGH_BUSY_NS, ENOUGH_OPS, ENOUGH_STEPS};
+use crate::analysis::gaps::{DeviceGaps, STALL_MIN_NS};
+use crate::analysis::launch::LaunchStats;
+use crate::diagnosis::{DiagnosisKind, DiagnosisReport};
+use crate::families::Family;
+use crate::kernel_summary::KernelSummary;
+use crate::units::duration;
+
+fn ns(value: u64) -> String {
+    duration(value as f64)
+}
+
+/// `busy 71.2 % of 4.80 ms on device 0`.
+fn busy_line(account: &Account) -> String {
+    format!("busy {:.1} % of {} on device {}", account.busy_pct(), ns(account.wall_ns), account.device)
+}
+
+/// The evidence size as a person reads it: `1,204 device ops, 38.2 ms of device work, 12 steps`.
+fn size_line(evidence: &Evidence) -> String {
+    let mut line =
+        format!("{}, {} of device work", crate::units::count(evidence.ops, "device op"), ns(evidence.busy_ns));
+    if let Some(steps) = evidence.steps {
+        line.push_str(&format!(", {}", crate::units::count(steps as u64, "step")));
+    }
+    line
+}
+
+pub(super) fn no_device(diagnosis: Option<&DiagnosisReport>, evidence: Evidence) -> Answer {
+    let finding = diagnosis.and_then(|d| d.get(DiagnosisKind::NoDeviceActivity));
+    let headline = finding.map_or_else(
+        || "no device ops in the window: nothing ran on the device, or the capture missed it".to_owned(),
+        |f| f.headline.clone(),
+    );
+    Answer {
+        verdict: Verdict::NoDeviceActivity,
+        headline,
+        share_pct: None,
+        remedy: None,
+        evidence_line: finding.and_then(|f| f.evidence.first().cloned()).unwrap_or_else(|| size_line(&evidence)),
+        evidence,
+        next: Next::CaptureMore,
+        account: None,
+    }
+}
+
+pub(super) fn too_little(account: Account, evidence: Evidence) -> Answer {
+    let headline = format!(
+        "too little captured to tell: {} in the window (a verdict needs {ENOUGH_OPS} ops, {ENOUGH_STEPS} steps or \
+         {} of device work)",
+        size_line(&evidence),
+        ns(ENOUGH_BUSY_NS)
+    );
+    Answer {
+        verdict: Verdict::TooLittle,
+        headline,
+        share_pct: None,
+        remedy: Some(
+            "capture a longer window that opens on the work (past the load and warm-up), or point at a larger \
+             artifact"
+                .to_owned(),
+        ),
+        evidence_line: busy_line(&account),
+        evidence,
+        next: Next::CaptureMore,
+        account: Some(account),
+    }
+}
+
+/// The idle causes that can be won back, as candidates.
+pub(super) fn idle_candidates(
+    account: &Account,
+    launch: Option<&LaunchStats>,
+    gaps: Option<&[DeviceGaps]>,
+) -> Vec<Candidate> {
+    let device_gaps = gaps.and_then(|g| g.iter().find(|g| g.device == account.device));
+    let longest = device_gaps.and_then(|g| g.device_gaps.largest.first()).map(|g| {
+        format!(
+            "; longest {} at +{} between `{}` and `{}`",
+            ns(g.length_ns),
+            ns(g.offset_ns),
+            crate::diagnosis::short(&g.before),
+            crate::diagnosis::short(&g.after)
+        )
+    });
+    let launch_line = launch.and_then(|l| {
+        let (d, c) = (l.delay?, l.launch_duration?);
+        let mean_kernel = l.kernel_total_ns / l.kernels.max(1);
+        Some(format!(
+            "; launch calls take {} (p50) against {} kernels (mean), launch delay p50 {}",
+            ns(c.p50_ns),
+            ns(mean_kernel),
+            ns(d.p50_ns)
+        ))
+    });
+    let mut out = Vec::new();
+    for part in &account.parts {
+        let Part::Idle { cause } = part.part else { continue };
+        let count = crate::units::count(part.gaps.unwrap_or(0), "gap");
+        let share = part.pct;
+        let stall = ns(STALL_MIN_NS);
+        let (headline, remedy, evidence) = match cause {
+            IdleCause::LaunchGaps => (
+                format!("the device waits for the host to launch the next kernel: {share:.1} % of the window"),
+                "capture the step as a graph (CUDA graphs: torch.compile(mode=\"reduce-overhead\"), \
+                 torch.cuda.graphs; jax.jit), or launch fewer, larger kernels (fuse, batch)",
+                format!(
+                    "{count} shorter than {stall} where the launch came late{}",
+                    launch_line.clone().unwrap_or_default()
+                ),
+            ),
+            IdleCause::HostStalls => (
+                format!("the host stalls: the device sits idle in long gaps for {share:.1} % of the window"),
+                "find what the host did in the longest gaps (the idle-gaps section lists the host ops in each): \
+                 data loading, a sync, compilation, logging or I/O; move it off the step or overlap it",
+                format!(
+                    "{count} of at least {stall}, each launched only after the device went idle{}",
+                    longest.clone().unwrap_or_default()
+                ),
+            ),
+            IdleCause::Dependency => (
+                format!("ops launched ahead of time still wait: {share:.1} % of the window idles on a dependency"),
+                "the ops were queued but waited on a sync, an event or another stream: drop needless syncs and \
+                 cross-stream waits, overlap independent work",
+                format!("{count} where the next op was already queued{}", longest.clone().unwrap_or_default()),
+            ),
+            IdleCause::ShortGaps => (
+                format!("the device idles between kernels: {share:.1} % of the window in short gaps"),
+                "short gaps between kernels are usually launch overhead: capture the step as a graph (CUDA \
+                 graphs) or launch fewer, larger kernels; the trace has no launch records to confirm it \
+                 (torch.profiler with CUDA activities, or prof's own capture, records them)",
+                format!("{count} shorter than {stall}, cause unknown (no launch records)"),
+            ),
+            IdleCause::LongStalls => (
+                format!("the device sits idle in long stretches: {share:.1} % of the window"),
+                "the host stalled there (input pipeline, synchronisation, I/O, compilation): find what it did \
+                 (the idle-gaps section lists the host ops in each gap)",
+                format!("{count} of at least {stall}{}", longest.clone().unwrap_or_default()),
+            ),
+            IdleCause::Unexplained => (
+                format!("the device is idle {share:.1} % of the window"),
+                "the source has no timeline to say why: capture with prof breakdown for the idle gaps and their \
+                 causes",
+                busy_line(account),
+            ),
+        };
+        out.push(Candidate {
+            verdict: Verdict::Idle(cause),
+            share_pct: share,
+            headline,
+            remedy: Some(remedy.to_owned()),
+            evidence,
+        });
+    }
+    out
+}
+
+/// Exposed communication and copies, as candidates (pageable copies are the diagnosis'
+/// finding, which says more: not counted twice).
+pub(super) fn exposed_candidates(account: &Account, diagnosis: Option<&DiagnosisReport>) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    let comm = account.get(Part::Busy { family: Family::Collective });
+    if let Some(comm) = comm {
+        out.push(Candidate {
+            verdict: Verdict::ExposedCommunication,
+            share_pct: comm.pct,
+            headline: format!(
+                "communication not hidden under compute: {:.1} % of the window runs collectives alone",
+                comm.pct
+            ),
+            remedy: Some(
+                "overlap communication with compute (bucketed gradient all-reduce, FSDP prefetch, async \
+                 collectives on their own stream), or communicate less (larger buckets, compression)"
+                    .to_owned(),
+            ),
+            evidence: format!("{} of exposed collectives; {}", ns(comm.ns), busy_line(account)),
+        });
+    }
+    let pageable = diagnosis.is_some_and(|d| d.get(DiagnosisKind::PageableCopies).is_some());
+    let copies: u64 = [Family::Memcpy, Family::Memset]
+        .iter()
+        .filter_map(|&f| account.get(Part::Busy { family: f }))
+        .map(|p| p.ns)
+        .sum();
+    if copies > 0 && !pageable {
+        let share = copies as f64 * 100.0 / account.wall_ns.max(1) as f64;
+        out.push(Candidate {
+            verdict: Verdict::ExposedCopies,
+            share_pct: share,
+            headline: format!("copies on the critical path: {share:.1} % of the window runs copies or sets alone"),
+            remedy: Some(
+                "keep data on the device, overlap copies with compute (pinned memory, non_blocking=True, a copy \
+                 stream), or copy less"
+                    .to_owned(),
+            ),
+            evidence: format!("{} of copies and sets with no kernel beside them; {}", ns(copies), busy_line(account)),
+        });
+    }
+    out
+}
+
+pub(super) fn from_candidate(top: Candidate, account: Account, evidence: Evidence) -> Answer {
+    Answer {
+        verdict: top.verdict,
+        headline: top.headline,
+        share_pct: Some(top.share_pct),
+        remedy: top.remedy,
+        evidence_line: format!("{}; {}", top.evidence, size_line(&evidence)),
+        evidence,
+        next: Next::ApplyAndCompare,
+        account: Some(account),
+    }
+}
+
+pub(super) fn dominant(kernel: &str, share: f64, account: Account, evidence: Evidence) -> Answer {
+    Answer {
+        verdict: Verdict::DominantKernel,
+        headline: format!(
+            "one kernel dominates a busy device: `{}` takes {share:.1} % of device time; see why it is slow",
+            crate::diagnosis::short(kernel)
+        ),
+        share_pct: Some(share * account.busy_pct() / 100.0),
+        remedy: None,
+        evidence_line: format!("{}; {}", busy_line(&account), size_line(&evidence)),
+        evidence,
+        next: Next::DeepDive { kernel: kernel.to_owned(), share_pct: share },
+        account: Some(account),
+    }
+}
+
+pub(super) fn healthy(summary: &KernelSummary, account: Account, evidence: Evidence) -> Answer {
+    let families: Vec<String> =
+        summary.families.iter().take(3).map(|f| format!("{} {:.1} %", f.family.as_str(), f.share_pct)).collect();
+    let top = summary.kernels.first().map_or_else(String::new, |k| {
+        format!("; the next lever is the top kernel, `{}` at {:.1} %", crate::diagnosis::short(&k.name), k.share_pct)
+    });
+    Answer {
+        verdict: Verdict::Healthy,
+        headline: format!(
+            "healthy: busy {:.1} %, no idle cause or known pattern holds {:.0} % of the window; {}{top}",
+            account.busy_pct(),
+            super::ADDRESSABLE_MIN_PCT,
+            families.join(", ")
+        ),
+        share_pct: None,
+        remedy: None,
+        evidence_line: format!("{}; {}", busy_line(&account), size_line(&evidence)),
+        evidence,
+        next: Next::Done,
+        account: Some(account),
+    }
+}
+
+/// A kernel table without a timeline: where the device time went; idle time cannot be told.
+/// The evidence is its calls and device time (the table's own sums).
+pub(super) fn kernel_table(summary: &KernelSummary, mut evidence: Evidence) -> Answer {
+    evidence.busy_ns = summary.device_ns;
+    evidence.enough = evidence.ops >= ENOUGH_OPS || summary.device_ns >= ENOUGH_BUSY_NS;
+    let families: Vec<String> =
+        summary.families.iter().take(3).map(|f| format!("{} {:.1} %", f.family.as_str(), f.share_pct)).collect();
+    let size = format!("{} calls, {} of device time", evidence.ops, ns(summary.device_ns));
+    if !evidence.enough {
+        let mut answer = too_little_words(&size);
+        answer.evidence = evidence;
+        return answer;
+    }
+    let dominant = super::dominant(summary);
+    let (headline, next) = match dominant {
+        Some((kernel, share)) => (
+            format!(
+                "one kernel takes {share:.1} % of device time: `{}` (a kernel table: no timeline, so idle time \
+                 is not known); see why it is slow",
+                crate::diagnosis::short(kernel)
+            ),
+            Next::DeepDive { kernel: kernel.to_owned(), share_pct: share },
+        ),
+        None => (
+            format!(
+                "device time by family: {} (a kernel table: no timeline, so idle time and its causes are not \
+                 known; a trace of the run tells them)",
+                families.join(", ")
+            ),
+            Next::CaptureMore,
+        ),
+    };
+    Answer {
+        verdict: if dominant.is_some() { Verdict::DominantKernel } else { Verdict::KernelTable },
+        headline,
+        share_pct: dominant.map(|d| d.1),
+        remedy: None,
+        evidence_line: size,
+        evidence,
+        next,
+        account: None,
+    }
+}
+
+fn too_little_words(size: &str) -> Answer {
+    Answer {
+        verdict: Verdict::TooLittle,
+        headline: format!(
+            "too little captured to tell: {size} (a verdict needs {ENOUGH_OPS} ops, {ENOUGH_STEPS} steps or {} of \
+             device work)",
+            ns(ENOUGH_BUSY_NS)
+        ),
+        share_pct: None,
+        remedy: Some("capture a longer window that opens on the work, or point at a larger artifact".to_owned()),
+        evidence_line: size.to_owned(),
+        evidence: Evidence { ops: 0, kernels: 0, busy_ns: 0, wall_ns: 0, steps: None, enough: false },
+        next: Next::CaptureMore,
+        account: None,
+    }
+}
+
+pub(super) fn utilization(verdict: &crate::util_verdict::Verdict) -> Answer {
+    use crate::util_verdict::VerdictKind;
+    let next = match verdict.kind {
+        VerdictKind::Busy => Next::Breakdown,
+        VerdictKind::TooShort | VerdictKind::NoData => Next::CaptureMore,
+        VerdictKind::HostBound | VerdictKind::Idle | VerdictKind::Snapshot => Next::Done,
+    };
+    let enough = !matches!(verdict.kind, VerdictKind::TooShort | VerdictKind::NoData);
+    Answer {
+        verdict: Verdict::Utilization,
+        headline: verdict.headline.clone(),
+        share_pct: None,
+        remedy: None,
+        evidence_line: verdict.evidence.join("; "),
+        evidence: Evidence { ops: 0, kernels: 0, busy_ns: 0, wall_ns: 0, steps: None, enough },
+        next,
+        account: None,
+    }
+}
