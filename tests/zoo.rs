@@ -1,5 +1,5 @@
 //! The diagnosis zoo (README "Diagnosis zoo"): every recorded run in the README's table gets
-//! exactly the findings its row marks, no more and no fewer; the table is read from the README,
+//! the answer its row names and exactly the findings its row marks, no more and no fewer; the table is read from the README,
 //! so the published table and the rules cannot drift apart. Beside it, the structural numbers
 //! the MoE, pageable-copy and family rules rest on are checked against the clients' own
 //! configurations (scripts/device/zoo_clients.py), not against prof's code.
@@ -26,7 +26,19 @@ const COLUMNS: [&str; 11] = [
 
 struct Row {
     path: String,
+    /// The answer's verdict: `idle: launch_gaps`, `finding: pageable_copies`, `healthy`, …
+    answer: String,
     expected: Vec<&'static str>,
+}
+
+/// The answer's verdict as the table spells it: a plain verdict by its name, an idle cause or a
+/// finding as `idle: cause` / `finding: kind`.
+fn verdict(doc: &Value) -> String {
+    match &doc["answer"]["verdict"] {
+        Value::String(name) => name.clone(),
+        Value::Object(one) => one.iter().map(|(k, v)| format!("{k}: {}", v.as_str().unwrap_or("?"))).collect(),
+        other => format!("{other}"),
+    }
 }
 
 fn table() -> Vec<Row> {
@@ -39,17 +51,17 @@ fn table() -> Vec<Row> {
         .filter(|l| l.starts_with("| ") && !l.starts_with("| entry") && !l.starts_with("| ---"))
     {
         let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
-        assert_eq!(cells.len(), 2 + COLUMNS.len(), "zoo row has every column: {line}");
+        assert_eq!(cells.len(), 3 + COLUMNS.len(), "zoo row has every column: {line}");
         let expected = COLUMNS
             .iter()
-            .zip(&cells[2..])
+            .zip(&cells[3..])
             .filter_map(|(kind, cell)| match *cell {
                 "✓" => Some(*kind),
                 "·" => None,
                 other => panic!("zoo cell `{other}` is neither ✓ nor · in {line}"),
             })
             .collect();
-        rows.push(Row { path: cells[0].to_owned(), expected });
+        rows.push(Row { path: cells[0].to_owned(), answer: cells[2].to_owned(), expected });
     }
     assert!(rows.len() >= 20, "the zoo has its entries ({})", rows.len());
     rows
@@ -86,6 +98,9 @@ fn every_zoo_entry_gets_exactly_its_labelled_findings() {
         want.sort();
         if got != want {
             wrong.push(format!("{}: prof says {got:?}, the table says {want:?}", row.path));
+        }
+        if verdict(&doc) != row.answer {
+            wrong.push(format!("{}: prof answers `{}`, the table says `{}`", row.path, verdict(&doc), row.answer));
         }
     }
     assert!(wrong.is_empty(), "zoo entries off their labels:\n{}", wrong.join("\n"));

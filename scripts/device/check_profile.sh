@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Device batch (issue #23): `prof profile --yes --json` on one real client per depth, and the
 # text report of each. Usage: scripts/device/check_profile.sh BIN_DIR (prof, libprof_cupti.so)
+# CLIENTS_PY (default profile_clients.py) and CLIENTS (default its three) choose the clients;
+# LIMIT (default 420 s) bounds each run.
 set -u
 bin=$(cd "$1" && pwd); root=$(cd "$(dirname "$0")/../.." && pwd); out=${OUT:-/tmp/prof-profile}
 rec=/tmp/profile; rm -rf "$rec"; mkdir -p "$rec" "$out"; cd /tmp
 export PYTHONUNBUFFERED=1
-clients=$root/scripts/device/profile_clients.py
+clients=${CLIENTS_PY:-$root/scripts/device/profile_clients.py}
 "$bin/prof" --version; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for c in ${CLIENTS:-decode train lm-head}; do
-  echo "== prof profile --yes -- python3 profile_clients.py $c"
+  echo "== prof profile --yes -- python3 $(basename "$clients") $c"
   start=$(date +%s)
-  timeout 420 "$bin/prof" profile --yes --json --out "$rec/out-$c" -- python3 "$clients" "$c" > "$rec/$c.json" 2> "$rec/$c.stderr"
+  timeout ${LIMIT:-420} "$bin/prof" profile --yes --json --out "$rec/out-$c" -- python3 "$clients" "$c" > "$rec/$c.json" 2> "$rec/$c.stderr"
   echo "exit $? in $(( $(date +%s) - start )) s"
-  grep -v "^\s*$" "$rec/$c.stderr" | grep -vE "^(generate|train|lm-head):" | tail -25
+  grep -v "^\s*$" "$rec/$c.stderr" | grep -vE "^[a-z-]+: [0-9]+ " | tail -${STDERR_LINES:-25}
   python3 - "$rec/$c.json" <<'PY'
 import json, sys
 try:
@@ -21,7 +23,8 @@ except Exception as e:
     print("no JSON:", e); sys.exit()
 print("stopped_after:", d["stopped_after"]); print("answer:", d["answer"]); print("why:", d["why"])
 for s in d["steps"]:
-    print(f"  {s['name']} ran={s['ran']} tool={s['tool']}: {s['headline'] if s['ran'] else s['skipped']}")
+    head = s["headline"] if s["ran"] else (s.get("skipped") or (s.get("failed") or {}).get("message"))
+    print(f"  {s['name']} ran={s['ran']} tool={s['tool']}: {head}")
     for e in s["evidence"][:8]: print("     -", e)
     print("     rerun:", s["rerun"])
 PY

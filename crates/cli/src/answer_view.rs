@@ -2,7 +2,7 @@
 //! `prof.breakdown.v1` (JSON, added in 0.6.0) and the lead block of the HTML page, all from
 //! one [`AnswerView`]: core's [`Answer`] with its next step spelt out as a command line.
 
-use crate::breakdown_view::{DeepDiveContext, DeepDiveTarget};
+use crate::deep_dive_target::{DeepDiveContext, DeepDiveTarget};
 use prof_core::answer::{Account, Answer, IdleCause, Next, Part};
 use prof_core::kernel_summary::KernelSummary;
 use serde::Serialize;
@@ -39,7 +39,7 @@ impl AnswerView {
         } else {
             prof_core::supervisor::shell_join(origin.command)
         };
-        let target = crate::breakdown_view::dominant_kernel(summary, dive, &answer);
+        let target = crate::deep_dive_target::dominant_kernel(summary, dive, &answer);
         let next_line = match (&answer.next, &target) {
             (Next::DeepDive { .. }, Some(target)) => target.command(origin.command),
             (Next::DeepDive { .. }, None) => {

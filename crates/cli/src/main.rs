@@ -10,6 +10,7 @@ mod breakdown_view;
 mod chrome_trace;
 mod commands;
 mod confirm;
+mod deep_dive_target;
 mod deep_dive_view;
 mod durations;
 mod failure;

@@ -218,12 +218,17 @@ pub fn no_dominant_kernel(measured: &breakdown::Measured) -> String {
                     "no kernel dominates (the top one, {}, is {:.1} % of device time: a deep dive needs ≥ {:.0} % and {}× the next)",
                     display_name(&top.name),
                     top.share_pct,
-                    crate::breakdown_view::DOMINANT_SHARE_PCT,
-                    crate::breakdown_view::DOMINANT_RATIO
+                    prof_core::answer::DOMINANT_SHARE_PCT,
+                    prof_core::answer::DOMINANT_RATIO
                 ),
                 None => "the capture holds no device op".to_owned(),
             }
         }
+        // Utilization saw work (the breakdown runs only then): a window this empty missed it.
+        prof_core::answer::Verdict::TooLittle => format!(
+            "the breakdown's window missed the work the utilization run saw ({}); next: {}",
+            answer.headline, measured.answer.next_line
+        ),
         _ => format!("the breakdown answers it ({}); next: {}", answer.headline, measured.answer.next_line),
     }
 }
@@ -231,7 +236,7 @@ pub fn no_dominant_kernel(measured: &breakdown::Measured) -> String {
 /// The deep dive's headline (its verdict) and evidence.
 pub fn deep_dive_headline(
     measured: &deep_dive::Measured,
-    target: &crate::breakdown_view::DeepDiveTarget,
+    target: &crate::deep_dive_target::DeepDiveTarget,
 ) -> (String, Vec<String>) {
     let Some(report) = measured.reports.first() else {
         return (format!("no launch of {} was profiled", target.regex), Vec::new());

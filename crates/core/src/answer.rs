@@ -27,133 +27,22 @@
 //! finding headline, never below the floor.
 
 mod account;
+mod model;
 mod words;
 
 pub use account::{account, account_of_summary, Account, AccountPart, IdleCause, Part};
+pub use model::{Answer, Evidence, Next, Verdict};
+pub use model::{ADDRESSABLE_MIN_PCT, DEEP_DIVE_MIN_BUSY_PCT, DOMINANT_RATIO, DOMINANT_SHARE_PCT};
+pub use model::{ENOUGH_BUSY_NS, ENOUGH_OPS, ENOUGH_STEPS};
+pub use words::dominant;
 
 use crate::analysis::gaps::DeviceGaps;
 use crate::analysis::launch::LaunchStats;
 use crate::deepdive::Severity;
-use crate::diagnosis::{DiagnosisKind, DiagnosisReport};
-use crate::families::Family;
+use crate::diagnosis::DiagnosisReport;
 use crate::kernel_summary::KernelSummary;
 use crate::timeline::{OpKind, Timeline};
-use serde::Serialize;
-
-/// Device ops that are enough for a verdict…
-pub const ENOUGH_OPS: u64 = 100;
-/// …or repeating steps…
-pub const ENOUGH_STEPS: usize = 3;
-/// …or device work (busy time of the busiest device), ns: 1 ms.
-pub const ENOUGH_BUSY_NS: u64 = 1_000_000;
-/// Least share of the wall time, percent, that a cause must hold to be the headline.
-pub const ADDRESSABLE_MIN_PCT: f64 = 10.0;
-/// A kernel dominates (and is worth a slow deep dive) at this share of device time…
-pub const DOMINANT_SHARE_PCT: f64 = 40.0;
-/// …when it also takes at least this many times the next compute kernel's time…
-pub const DOMINANT_RATIO: f64 = 2.0;
-/// …on a device busy at least this share of its wall time, percent.
-pub const DEEP_DIVE_MIN_BUSY_PCT: f64 = 50.0;
-
-/// What the headline says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Below the evidence floor.
-    TooLittle,
-    /// No device op in the window.
-    NoDeviceActivity,
-    /// Idle time of one cause is the largest share to win back.
-    Idle(IdleCause),
-    /// Collectives with no compute under them.
-    ExposedCommunication,
-    /// Copies or sets with nothing else running.
-    ExposedCopies,
-    /// A diagnosis finding explains the largest share.
-    Finding(DiagnosisKind),
-    /// Busy, one kernel dominates: look inside it.
-    DominantKernel,
-    /// Busy, nothing large to win back.
-    Healthy,
-    /// A kernel table (no timeline): where the device time went, no idle time to judge.
-    KernelTable,
-    /// A utilization recording: its verdict (`prof util`'s).
-    Utilization,
-}
-
-/// The next step the headline leads to.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(tag = "step", rename_all = "snake_case")]
-pub enum Next {
-    /// Capture again, longer and opening on the work.
-    CaptureMore,
-    /// Deep-dive the dominant kernel.
-    DeepDive {
-        /// Its full name.
-        kernel: String,
-        /// Its share of device time, percent.
-        share_pct: f64,
-    },
-    /// Apply the remedy, capture again and compare the two with `prof diff`.
-    ApplyAndCompare,
-    /// See which kernels take the time (a utilization recording of a busy device).
-    Breakdown,
-    /// Nothing further to run: the answer is the report.
-    Done,
-}
-
-/// How much the answer rests on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Evidence {
-    /// Device ops in the window (all devices).
-    pub ops: u64,
-    /// Kernels among them.
-    pub kernels: u64,
-    /// Busy time of the device the account is of, ns.
-    pub busy_ns: u64,
-    /// Its wall time, ns.
-    pub wall_ns: u64,
-    /// Steps found, where the diagnosis found them.
-    pub steps: Option<usize>,
-    /// True when the window holds enough for a verdict ([`ENOUGH_OPS`], [`ENOUGH_STEPS`] or
-    /// [`ENOUGH_BUSY_NS`]).
-    pub enough: bool,
-}
-
-/// The answer of one window.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Answer {
-    /// What the headline says.
-    pub verdict: Verdict,
-    /// The headline, one line.
-    pub headline: String,
-    /// The share of the wall time the headline is about, percent, where it is a share.
-    pub share_pct: Option<f64>,
-    /// What to do about it.
-    pub remedy: Option<String>,
-    /// The numbers behind the headline, one line.
-    pub evidence_line: String,
-    /// How much the answer rests on.
-    pub evidence: Evidence,
-    /// The next step.
-    pub next: Next,
-    /// The busiest device's time, accounted for (absent with no device op).
-    pub account: Option<Account>,
-}
-
-impl Answer {
-    /// True when the headline sends the user to a deep dive.
-    pub fn deep_dive(&self) -> Option<(&str, f64)> {
-        match &self.next {
-            Next::DeepDive { kernel, share_pct } => Some((kernel, *share_pct)),
-            _ => None,
-        }
-    }
-}
+use model::Candidate;
 
 /// What the answer is built from: the window's summary and diagnosis, and where there is a
 /// timeline, the timeline with its idle gaps and launch statistics.
@@ -220,7 +109,7 @@ pub fn answer(inputs: &Inputs) -> Answer {
     candidates.sort_by(|a, b| b.share_pct.total_cmp(&a.share_pct));
     match (candidates.into_iter().next().filter(|c| c.share_pct >= ADDRESSABLE_MIN_PCT), kernel) {
         (Some(top), Some((name, share))) if top.verdict == Verdict::DominantKernel => {
-            words::dominant(name, share, account, evidence)
+            words::dominant_answer(name, share, account, evidence)
         }
         (Some(top), _) => words::from_candidate(top, account, evidence),
         (None, _) => words::healthy(summary, account, evidence),
@@ -231,15 +120,6 @@ pub fn answer(inputs: &Inputs) -> Answer {
 /// kernels to rank; a busy device leads to the breakdown.
 pub fn of_utilization(verdict: &crate::util_verdict::Verdict) -> Answer {
     words::utilization(verdict)
-}
-
-/// A headline candidate: a share of the wall time with what it is and what to do.
-pub(crate) struct Candidate {
-    pub(crate) verdict: Verdict,
-    pub(crate) share_pct: f64,
-    pub(crate) headline: String,
-    pub(crate) remedy: Option<String>,
-    pub(crate) evidence: String,
 }
 
 /// The diagnosis' warnings and opportunities that say how much device time they are about,
@@ -262,17 +142,6 @@ fn finding_candidates(diagnosis: &DiagnosisReport, summary: &KernelSummary, acco
             })
         })
         .collect()
-}
-
-/// The top compute kernel when it dominates: at least [`DOMINANT_SHARE_PCT`] % of device
-/// time and [`DOMINANT_RATIO`]× the next compute kernel (copies, sets and collectives cannot
-/// be replayed by a kernel profiler).
-pub fn dominant(summary: &KernelSummary) -> Option<(&str, f64)> {
-    let mut compute = summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel && k.family != Family::Collective);
-    let top = compute.next()?;
-    let second = compute.next().map_or(0, |k| k.total_ns);
-    let dominant = top.share_pct >= DOMINANT_SHARE_PCT && top.total_ns as f64 >= DOMINANT_RATIO * second as f64;
-    dominant.then_some((top.name.as_str(), top.share_pct))
 }
 
 #[cfg(test)]

@@ -177,7 +177,8 @@ pub struct StepInfo {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DiagnosisReport {
-    /// Findings, in rule order.
+    /// Findings, those that say how much device time they are about first, largest first (the
+    /// rest in rule order).
     pub findings: Vec<Diagnosis>,
     /// The steps found, if any.
     pub steps: Option<StepInfo>,
@@ -264,7 +265,10 @@ pub fn diagnose_with_sequence(
         host::host_syncs(timeline, step_count),
         throttled::throttled(timeline),
     ]);
-    DiagnosisReport { findings: findings.into_iter().flatten().collect(), steps: info }
+    let mut findings: Vec<Diagnosis> = findings.into_iter().flatten().collect();
+    // Ranked by the device time they explain (those that say none keep rule order after them).
+    findings.sort_by_key(|d| std::cmp::Reverse(d.device_ns));
+    DiagnosisReport { findings, steps: info }
 }
 
 fn finding(kind: DiagnosisKind, severity: Severity, headline: String, evidence: Vec<String>) -> Option<Diagnosis> {

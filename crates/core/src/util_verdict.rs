@@ -145,15 +145,6 @@ pub fn judge_run<S: AsRef<OsStr>>(summaries: &[DeviceSummary], command: &[S]) ->
             num(mean)
         ));
     }
-    if let Some(sm) = lead.activity_mean(SM_ACTIVITY_METRIC).filter(|&sm| sm < HOST_BOUND_MEAN_UTIL_PCT) {
-        reasons.push(format!(
-            "SM activity ({SM_ACTIVITY_METRIC}) averaged {} %, below {} %, while utilization averaged {} %: kernels \
-             were resident but tiny, so the device mostly waits for launches",
-            num(sm),
-            num(HOST_BOUND_MEAN_UTIL_PCT),
-            num(mean)
-        ));
-    }
     evidence.extend(resident_not_active(summaries));
     let (kind, headline, next_step) = if reasons.is_empty() {
         let headline = format!(

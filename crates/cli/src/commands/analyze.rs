@@ -4,7 +4,8 @@
 //! real PyTorch profiler trace recorded on an H200 (tests/fixtures/nvidia/h200-probe).
 
 use crate::answer_view::AnswerView;
-use crate::breakdown_view::{deep_dive_available, render_text, BreakdownReport, DeepDiveContext};
+use crate::breakdown_view::{render_text, BreakdownReport};
+use crate::deep_dive_target::{deep_dive_available, DeepDiveContext};
 use crate::deep_dive_view::{self, DeepDiveReport};
 use crate::failure::{Failure, Kind};
 use crate::outputs::{self, OutputArgs};

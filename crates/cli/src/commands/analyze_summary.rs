@@ -5,9 +5,8 @@
 //! device ops only; other formats are loaded as usual and summarised, skipping the diagnosis
 //! and the analysis sections.
 
-use crate::breakdown_view::{
-    deep_dive_available, dominant_kernel, render_text_summary_only, BreakdownReport, DeepDiveContext,
-};
+use crate::breakdown_view::{render_text_summary_only, BreakdownReport};
+use crate::deep_dive_target::{deep_dive_available, dominant_kernel, DeepDiveContext};
 use crate::failure::{Failure, Kind};
 use crate::render::{human_ns, print_json, table};
 use prof_core::diagnosis::DiagnosisReport;

@@ -4,8 +4,9 @@
 //! then load it and report the ranked kernels, families and diagnosis (`prof.breakdown.v1`).
 
 use crate::answer_view::AnswerView;
-use crate::breakdown_view::{deep_dive_available, render_text, BreakdownReport, DeepDiveContext, DeepDiveTarget};
+use crate::breakdown_view::{render_text, BreakdownReport};
 use crate::commands::analyze::families;
+use crate::deep_dive_target::{deep_dive_available, DeepDiveContext, DeepDiveTarget};
 use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
 use crate::outputs::{self, OutputArgs};

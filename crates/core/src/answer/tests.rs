@@ -2,7 +2,7 @@ use super::*;
 use crate::analysis::gaps::idle_gaps;
 use crate::analysis::launch::launch_stats;
 use crate::diagnosis::diagnose;
-use crate::families::Families;
+use crate::families::{Families, Family};
 use crate::kernel_summary::summarize_kernels;
 use crate::timeline::{DeviceOp, HostCategory, HostSpan};
 

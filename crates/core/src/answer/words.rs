@@ -1,13 +1,15 @@
 //! How each kind of answer reads: the headline, its remedy and its evidence line, from the
 //! account and the analyses behind it.
 
-use super::{Account, Answer, Candidate, Evidence, IdleCause, Next, Part, Verdict};
-use super::{ENOUGH_BUSY_NS, ENOUGH_OPS, ENOUGH_STEPS};
+use super::account::{Account, IdleCause, Part};
+use super::model::{Answer, Candidate, Evidence, Next, Verdict};
+use super::model::{ADDRESSABLE_MIN_PCT, DOMINANT_RATIO, DOMINANT_SHARE_PCT, ENOUGH_BUSY_NS, ENOUGH_OPS, ENOUGH_STEPS};
 use crate::analysis::gaps::{DeviceGaps, STALL_MIN_NS};
 use crate::analysis::launch::LaunchStats;
 use crate::diagnosis::{DiagnosisKind, DiagnosisReport};
 use crate::families::Family;
 use crate::kernel_summary::KernelSummary;
+use crate::timeline::OpKind;
 use crate::units::duration;
 
 fn ns(value: u64) -> String {
@@ -215,7 +217,7 @@ pub(super) fn from_candidate(top: Candidate, account: Account, evidence: Evidenc
     }
 }
 
-pub(super) fn dominant(kernel: &str, share: f64, account: Account, evidence: Evidence) -> Answer {
+pub(super) fn dominant_answer(kernel: &str, share: f64, account: Account, evidence: Evidence) -> Answer {
     Answer {
         verdict: Verdict::DominantKernel,
         headline: format!(
@@ -242,7 +244,7 @@ pub(super) fn healthy(summary: &KernelSummary, account: Account, evidence: Evide
         headline: format!(
             "healthy: busy {:.1} %, no idle cause or known pattern holds {:.0} % of the window; {}{top}",
             account.busy_pct(),
-            super::ADDRESSABLE_MIN_PCT,
+            ADDRESSABLE_MIN_PCT,
             families.join(", ")
         ),
         share_pct: None,
@@ -267,7 +269,7 @@ pub(super) fn kernel_table(summary: &KernelSummary, mut evidence: Evidence) -> A
         answer.evidence = evidence;
         return answer;
     }
-    let dominant = super::dominant(summary);
+    let dominant = dominant(summary);
     let (headline, next) = match dominant {
         Some((kernel, share)) => (
             format!(
@@ -333,4 +335,15 @@ pub(super) fn utilization(verdict: &crate::util_verdict::Verdict) -> Answer {
         next,
         account: None,
     }
+}
+
+/// The top compute kernel when it dominates: at least [`DOMINANT_SHARE_PCT`] % of device
+/// time and [`DOMINANT_RATIO`]× the next compute kernel (copies, sets and collectives cannot
+/// be replayed by a kernel profiler).
+pub fn dominant(summary: &KernelSummary) -> Option<(&str, f64)> {
+    let mut compute = summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel && k.family != Family::Collective);
+    let top = compute.next()?;
+    let second = compute.next().map_or(0, |k| k.total_ns);
+    let dominant = top.share_pct >= DOMINANT_SHARE_PCT && top.total_ns as f64 >= DOMINANT_RATIO * second as f64;
+    dominant.then_some((top.name.as_str(), top.share_pct))
 }

@@ -1,7 +1,7 @@
 //! The deep-dive suggestion: function names as ncu matches them, and when it is offered.
 
 use crate::answer_view::{AnswerView, Origin};
-use crate::breakdown_view::{function_name, DeepDiveContext, WARM_LAUNCHES};
+use crate::deep_dive_target::{function_name, DeepDiveContext, WARM_LAUNCHES};
 use prof_core::answer::{answer, Inputs};
 use prof_core::{summarize_kernels, DeviceOp, Families, OpKind, Timeline};
 
