@@ -514,3 +514,39 @@ fn breakdown_writes_both_files_after_a_capture() {
         "summary and escaped names"
     );
 }
+
+/// A report lost to a full disk is an error (exit 74, a line on stderr), in JSON and in text:
+/// it once exited 0 with nothing said.
+#[test]
+fn a_report_lost_to_a_full_disk_is_an_error() {
+    for args in [&["analyze", "--json"][..], &["analyze"][..]] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+        let out = Command::new(env!("CARGO_BIN_EXE_prof")).args(args).stdout(full).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(74), "{args:?}: {stderr}");
+        assert!(stderr.contains("could not be written to standard output"), "{stderr}");
+    }
+}
+
+/// A kernel name holding terminal escape sequences (a retitle, a screen clear, a C1 CSI) is
+/// shown with its control characters made visible in the text, kept exact in the JSON.
+#[test]
+fn control_characters_in_names_never_reach_the_terminal() {
+    let dir = scratch_dir("outputs-escapes");
+    let mut trace: Value = serde_json::from_slice(&std::fs::read(fixtures().join(H200_TRACE)).unwrap()).unwrap();
+    let hostile = "\u{1b}]0;owned\u{7}\u{1b}[2Jnvjet\u{9b}31m";
+    for event in trace["traceEvents"].as_array_mut().unwrap() {
+        if event["cat"] == "kernel" && event["name"].as_str().unwrap().starts_with("nvjet_sm90_tst_256x128") {
+            event["name"] = hostile.into();
+        }
+    }
+    let path = dir.join("hostile.json");
+    std::fs::write(&path, serde_json::to_vec(&trace).unwrap()).unwrap();
+    let text = prof(&["analyze", path.to_str().unwrap()]);
+    assert!(text.status.success());
+    let shown = String::from_utf8(text.stdout).unwrap();
+    assert!(!shown.chars().any(|c| c.is_control() && c != '\n' && c != '\t'), "a control character reached the text");
+    assert!(shown.contains("\\u{1b}]0;owned\\u{7}"), "{shown}");
+    let doc = prof_json(&["analyze", "--json", path.to_str().unwrap()]);
+    assert_eq!(doc["summary"]["kernels"][0]["name"], hostile);
+}

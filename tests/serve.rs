@@ -212,6 +212,44 @@ fn the_load_only_tool_reports_get_requests_as_text() {
     assert!(stderr(&out).contains("prof serve with --tool none"), "the plan is shown");
 }
 
+/// An endpoint that takes each request and never answers (the test server holds /generate
+/// for 1000 s): the warm-up's request gives up after --request-timeout, the run stops with
+/// that cause in seconds (it once waited in the warm-up for ever), and the server's group is
+/// stopped.
+#[test]
+fn an_endpoint_that_never_answers_stops_the_warm_up_in_seconds() {
+    let dir = scratch("serve-hang");
+    let port = free_port();
+    let server = format!("python3 {} --port {port} --latency 1000", script("healthy.py"));
+    let url = format!("http://127.0.0.1:{port}/generate");
+    let health = format!("http://127.0.0.1:{port}/health");
+    let out_dir = dir.join("out");
+    let (out, took) = serve(&[
+        "--server",
+        &server,
+        "--health",
+        &health,
+        "--endpoint",
+        &url,
+        "--requests",
+        "5",
+        "--warmup-requests",
+        "2",
+        "--request-timeout",
+        "1s",
+        "--tool",
+        "none",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--yes",
+    ]);
+    assert!(!out.status.success());
+    let text = stderr(&out);
+    assert!(text.contains("the warm-up got no good answer from the endpoint (no response within 1.0 s"), "{text}");
+    assert!(took < Duration::from_secs(30), "stopped in seconds: {took:?}");
+    assert_group_gone(logged_pgid(&out_dir.join("server.log")));
+}
+
 #[test]
 fn a_server_that_dies_at_start_is_reported_in_seconds_with_its_log() {
     let dir = scratch("serve-dies");

@@ -194,3 +194,23 @@ fn watch_samples_until_stopped_with_a_line_every_five_seconds() {
     assert_eq!(doc["verdict"]["kind"], "busy");
     assert!(csv_rows(&csv) as u64 >= doc["samples"].as_u64().unwrap());
 }
+
+/// `--csv` naming a device is written in place and never replaced (a rename over /dev/full,
+/// run as root, once destroyed the system's node); a symbolic link is refused before
+/// anything runs.
+#[test]
+fn csv_to_a_device_leaves_the_device_and_a_link_is_refused() {
+    use std::os::unix::fs::FileTypeExt;
+    let out = prof_util("busy", &["--interval", "50ms", "--csv", "/dev/null", "--duration", "1s"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    let dir = scratch_dir("util-csv-link");
+    let aim = dir.join("aim.csv");
+    std::fs::write(&aim, "kept").unwrap();
+    let link = dir.join("link.csv");
+    std::os::unix::fs::symlink(&aim, &link).unwrap();
+    let out = prof_util("busy", &["--interval", "50ms", "--csv", link.to_str().unwrap(), "--duration", "1s"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a symbolic link"));
+    assert_eq!(std::fs::read_to_string(&aim).unwrap(), "kept");
+}

@@ -16,8 +16,7 @@
 use prof_core::intern::{FxHashMap, NameId};
 use prof_core::{CoreType, DeviceOp, HostCategory, HostSpan, OpDetails, OpKind, Timeline};
 use std::collections::BTreeSet;
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 /// `pid` of counter series that belong to no device (above any Linux pid, within `i32`).
@@ -27,11 +26,7 @@ const HOST_SORT_INDEX: u32 = 1 << 20;
 
 /// Writes `timeline` to the file at `path`; returns how many events were written.
 pub fn write_file(timeline: &Timeline, path: &Path) -> Result<u64, String> {
-    let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    let events = write(timeline, &mut out).map_err(|e| format!("{}: {e}", path.display()))?;
-    out.flush().map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(events)
+    crate::output_file::write(path, |mut out| write(timeline, &mut out))
 }
 
 /// Writes `timeline` as one Chrome trace JSON document to `out`; returns the event count.

@@ -98,7 +98,7 @@ fn block(out: &mut String, heading: &str, content: Option<String>) {
 }
 
 fn write_page(path: &Path, html: &str) -> Result<(), String> {
-    std::fs::write(path, html).map_err(|e| format!("{}: {e}", path.display()))
+    crate::output_file::write_bytes(path, html.as_bytes())
 }
 
 /// The kernel breakdown page: the answer first (diagnosis with its evidence, the next command),

@@ -16,6 +16,7 @@ mod durations;
 mod failure;
 mod html_report;
 mod mcp;
+mod output_file;
 mod outputs;
 mod phases_view;
 mod profile_view;

@@ -98,7 +98,7 @@ fn run(
     if let Some(page) = html {
         let links: Vec<&prof_core::vendor_tables::Link> = report.communication_matrix.iter().map(|l| &l.link).collect();
         let html = crate::html_report::ranks::ranks_page(&report.root, &splits, &links, &view::render(&report));
-        std::fs::write(page, html).map_err(|e| format!("{}: {e}", page.display()))?;
+        crate::output_file::write_bytes(page, html.as_bytes())?;
         eprintln!("wrote {} (per-rank wall time and the communication matrix; open in a browser)", page.display());
     }
     if json {

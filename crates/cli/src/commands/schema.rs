@@ -69,7 +69,7 @@ pub fn run(args: &SchemaArgs) -> Result<ExitCode, Failure> {
         for (name, _) in DOCUMENTS {
             let path = dir.join(format!("{name}.json"));
             let text = text(name).unwrap_or_default();
-            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            crate::output_file::write_bytes(&path, text.as_bytes())?;
             eprintln!("wrote {}", path.display());
         }
         return Ok(ExitCode::SUCCESS);

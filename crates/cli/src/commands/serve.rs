@@ -42,6 +42,11 @@ pub struct ServeArgs {
     /// Limit from the server's start until it is healthy.
     #[arg(long, default_value = "120s", value_parser = parse_duration)]
     ready_timeout: Duration,
+    /// Longest wait for one response of the warm-up or the built-in load (an endpoint that takes
+    /// the request and never answers is an error after it, and a warm-up without one good answer
+    /// stops the run).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    request_timeout: Duration,
     /// A benchmark command to run in the capture window instead of the built-in load.
     #[arg(long, conflicts_with_all = ["requests", "concurrency", "payload"])]
     bench: Option<String>,
@@ -190,6 +195,7 @@ pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, Failure> {
         requests,
         concurrency,
         window,
+        request_limit: args.request_timeout,
     };
     let warmup = (args.warmup_requests > 0).then(|| spec(args.warmup_requests, 1, Duration::from_secs(120)));
     let load_text = format!(

@@ -8,7 +8,7 @@ use prof_core::samples_csv::CsvStream;
 use prof_core::supervisor::{self, RunPlan};
 use prof_core::UtilizationProbe;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// How to sample.
@@ -51,6 +51,8 @@ impl Ended {
 fn start(probe: Box<dyn UtilizationProbe>, sampling: &Sampling<'_>) -> Result<RecorderHandle, Failure> {
     let mut stream = match sampling.csv {
         Some(path) => {
+            // A link or a directory is refused before anything runs.
+            crate::output_file::is_special(path).map_err(|e| Failure::new(crate::failure::Kind::Usage, e))?;
             let file = std::fs::File::create(path).map_err(|e| Failure::from(prof_core::Error::io(path, e)))?;
             Some((CsvStream::new(std::io::BufWriter::new(file)), path.display().to_string(), false))
         }
@@ -109,14 +111,14 @@ impl WatchLines {
 }
 
 /// Writes the whole recording to `path` through a temporary file, so the streamed copy stays
-/// until the complete one replaces it.
+/// until the complete one replaces it. A device, FIFO or socket already took every row as it
+/// was streamed: it is left alone, never replaced (see [`crate::output_file`]).
 pub fn rewrite_csv(path: &Path, recording: &Recording) -> Result<(), Failure> {
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".partial");
-    let temporary = PathBuf::from(temporary);
-    let written =
-        std::fs::File::create(&temporary).and_then(|mut file| prof_core::write_csv(&recording.ticks, &mut file));
-    written.and_then(|()| std::fs::rename(&temporary, path)).map_err(|e| Failure::from(prof_core::Error::io(path, e)))
+    let fail = |e: String| Failure::new(crate::failure::Kind::Failed, e);
+    if crate::output_file::is_special(path).map_err(fail)? {
+        return Ok(());
+    }
+    crate::output_file::write(path, |out| prof_core::write_csv(&recording.ticks, out)).map_err(fail)
 }
 
 /// Samples while `command` runs under the supervisor (its output in `log`). The samples are

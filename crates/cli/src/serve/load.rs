@@ -23,6 +23,9 @@ pub struct LoadSpec {
     pub concurrency: usize,
     /// Time after which no request is issued and unfinished ones are abandoned.
     pub window: Duration,
+    /// Longest wait for one response (connect, request, the whole answer): an endpoint that
+    /// accepts the connection and never answers is an error after it, not a hang.
+    pub request_limit: Duration,
 }
 
 /// How a load run went.
@@ -145,9 +148,20 @@ async fn worker(spec: &LoadSpec, issued: &AtomicU64, deadline: tokio::time::Inst
         part.sent += 1;
         let started = Instant::now();
         let far = Duration::from_secs(24 * 3600);
+        let limit = (tokio::time::Instant::now() + spec.request_limit).min(deadline);
         let outcome =
-            tokio::time::timeout_at(deadline, http::send(&spec.url, spec.body.as_deref().map(Vec::as_slice), far));
+            tokio::time::timeout_at(limit, http::send(&spec.url, spec.body.as_deref().map(Vec::as_slice), far));
         match outcome.await {
+            Err(_) if limit < deadline => {
+                part.errors += 1;
+                part.first_error.get_or_insert_with(|| {
+                    format!(
+                        "no response within {:.1} s (--request-timeout): the endpoint took the request and did not \
+                         answer",
+                        spec.request_limit.as_secs_f64()
+                    )
+                });
+            }
             Err(_) => part.unfinished += 1,
             Ok(Ok(response)) if response.is_success() => {
                 part.ok += 1;

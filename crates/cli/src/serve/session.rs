@@ -133,6 +133,13 @@ async fn drive(
             result = load::run(warmup) => result,
             signal = interrupt.recv() => return Err(SessionFailure::stopped_by(signal, "the warm-up")),
         };
+        // Not one good answer in the warm-up: the window would measure nothing either.
+        if result.ok == 0 && result.errors > 0 {
+            let why = result.first_error.clone().unwrap_or_default();
+            return Err(SessionFailure::new(format!(
+                "the warm-up got no good answer from the endpoint ({why}); nothing was measured"
+            )));
+        }
         report.warmup = Some(result);
     }
     if !server.is_running() {
