@@ -123,19 +123,36 @@ async fn every_tool_answers_a_real_client_as_the_verb_does() {
     assert!(bytes < 1_000_000, "a full answer stays bounded: {bytes} bytes");
 
     // diff of two fixtures.
-    let (a, b) = (fixture_arg("nvidia/h200-diff/eager.json"), fixture_arg("nvidia/h200-diff/graph.json"));
+    // (Copied into the served directory: prof mcp reads only under it.)
+    for name in ["eager.json", "graph.json"] {
+        std::fs::copy(fixture_arg(&format!("nvidia/h200-diff/{name}")), scratch.path().join(name)).unwrap();
+    }
+    let (a, b) = ("eager.json", "graph.json");
     let diff = call(&service, "diff", json!({"before": a, "after": b, "detail": "full"})).await;
-    let expected = direct(scratch.path(), &["diff", &a, &b, "--json"]);
+    let expected = direct(scratch.path(), &["diff", a, b, "--json"]);
     assert_eq!(structured(&diff)["schema"], "prof.diff.v1");
     assert_eq!(structured(&diff)["timeline"], expected["timeline"]);
 
     // A file that is not there: an error result carrying prof.error.v1.
-    let missing = call(&service, "analyze", json!({"path": "/nonexistent/trace.json"})).await;
+    let missing = call(&service, "analyze", json!({"path": "traces/missing.json"})).await;
     assert_eq!(missing.is_error, Some(true));
     let error = missing.structured_content.as_ref().unwrap();
     assert_eq!(error["schema"], "prof.error.v1");
     support::schema_check::assert_valid(error);
-    assert!(error["message"].as_str().unwrap().contains("/nonexistent/trace.json"), "{error}");
+    assert!(error["message"].as_str().unwrap().contains("traces/missing.json"), "{error}");
+    // A file outside the served directory is refused unopened: its first line (a system file's
+    // content) never reaches the client; `..` and links out of it likewise.
+    std::fs::write(scratch.path().join("../mcp-secret.txt"), "root:secret-hash:19000\n").unwrap();
+    for outside in ["/etc/hostname", "../mcp-secret.txt"] {
+        let refused = call(&service, "analyze", json!({"path": outside})).await;
+        assert_eq!(refused.is_error, Some(true));
+        let said = text(&refused);
+        assert!(said.contains("is outside the directory prof mcp serves"), "{said}");
+        assert!(!said.contains("secret-hash"), "{said}");
+    }
+    std::os::unix::fs::symlink("../mcp-secret.txt", scratch.path().join("link.txt")).unwrap();
+    let refused = call(&service, "analyze", json!({"path": "link.txt"})).await;
+    assert!(text(&refused).contains("is outside the directory"), "{}", text(&refused));
 
     // util: a snapshot starts nothing; with a command it needs confirm: true.
     let snapshot = call(&service, "util", json!({})).await;
@@ -234,10 +251,13 @@ fn the_python_sdk_client_gets_the_same_answers() {
     }
     let scratch = Scratch::new("mcp-python");
     let script = support::fixtures().join("../mcp_python_client.py");
-    let (a, b) = (fixture_arg("nvidia/h200-diff/eager.json"), fixture_arg("nvidia/h200-diff/graph.json"));
+    for name in ["eager.json", "graph.json"] {
+        std::fs::copy(fixture_arg(&format!("nvidia/h200-diff/{name}")), scratch.path().join(name)).unwrap();
+    }
+    let (a, b) = ("eager.json", "graph.json");
     let output = std::process::Command::new("python3")
         .arg(&script)
-        .args([env!("CARGO_BIN_EXE_prof"), &a, &b])
+        .args([env!("CARGO_BIN_EXE_prof"), a, b])
         .env("PATH", format!("{}:{}", fakes("nvidia").display(), std::env::var("PATH").unwrap_or_default()))
         .env("PYTHONPATH", &python_path)
         .env("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1")
@@ -268,4 +288,67 @@ fn the_python_sdk_client_gets_the_same_answers() {
     );
     assert_eq!(got["refused"]["error"], true);
     assert!(got["refused"]["text"].as_str().unwrap().contains("confirm: true"));
+}
+
+/// True while `pid` runs (a zombie awaiting its reaper counts as gone).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+        .unwrap_or(false)
+}
+
+/// A signal to `prof mcp` in the middle of a `util` call that runs a workload: TERM, INT and
+/// HUP end prof mcp (128 + the signal), KILL ends it too; in every case the workload the call
+/// started is gone within seconds (it once ran on, re-parented to init, and INT and HUP were
+/// ignored). Plain JSON-RPC lines over stdin, as any client sends them.
+#[test]
+fn a_signal_to_prof_mcp_stops_the_workload_of_the_call_in_flight() {
+    use std::io::{BufRead, Write};
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGKILL] {
+        let scratch = Scratch::new(&format!("mcp-signal-{signal}"));
+        let pidfile = scratch.path().join("workload.pid");
+        let mut server = hermetic(path_with(&fakes("nvidia")))
+            .arg("mcp")
+            .env("FAKE_NVIDIA_SMI", "busy")
+            .current_dir(scratch.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut input = server.stdin.take().unwrap();
+        let mut output = std::io::BufReader::new(server.stdout.take().unwrap());
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+        writeln!(input, "{initialize}").unwrap();
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        assert!(line.contains("\"result\""), "{line}");
+        let script = format!("echo $$ > {}; exec sleep 60", pidfile.display());
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "util",
+            "arguments": {"command": ["sh", "-c", script], "confirm": true}}});
+        writeln!(input, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+        writeln!(input, "{call}").unwrap();
+        let started = Instant::now();
+        let workload = loop {
+            if let Some(pid) = std::fs::read_to_string(&pidfile).ok().and_then(|t| t.trim().parse::<i32>().ok()) {
+                break pid;
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "the workload never started");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert!(alive(workload));
+        // SAFETY: kill(2) on the prof mcp this test started.
+        unsafe { libc::kill(server.id() as i32, signal) };
+        let status = server.wait().unwrap();
+        if signal != libc::SIGKILL {
+            assert_eq!(status.code(), Some(128 + signal), "signal {signal}");
+        }
+        let stopping = Instant::now();
+        while alive(workload) && stopping.elapsed() < Duration::from_secs(15) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(!alive(workload), "signal {signal}: the workload {workload} outlived prof mcp");
+        drop(input);
+    }
 }

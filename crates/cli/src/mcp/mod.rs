@@ -57,6 +57,45 @@ fn unconfirmed(what: &str) -> CallToolResult {
     ))])
 }
 
+/// The artifact `path` a tool may read: a path inside the directory `prof mcp` was started in
+/// (where the client runs it: its project), after links are resolved. Anything else (`/etc`,
+/// `../..`, a link out of the project) is refused without being opened, so no error can quote a
+/// line of a file the client should not see.
+fn inside_workdir(path: &str) -> Result<OsString, CallToolResult> {
+    let refuse = |why: String| CallToolResult::error(vec![ContentBlock::text(why)]);
+    let root = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| refuse(format!("not read: the server's working directory is unusable ({e})")))?;
+    // The nearest ancestor that exists, resolved, with the rest appended: a missing file inside
+    // the project is left to prof, which says it is missing.
+    let joined = root.join(path);
+    let mut rest = Vec::new();
+    let mut at = joined.as_path();
+    let resolved = loop {
+        match std::fs::canonicalize(at) {
+            Ok(found) => break rest.iter().rev().fold(found, |p: std::path::PathBuf, part| p.join(part)),
+            Err(_) => match (at.parent(), at.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name.to_owned());
+                    at = parent;
+                }
+                _ => return Err(refuse(format!("not read: {path}: no such file"))),
+            },
+        }
+    };
+    if rest.iter().any(|part| part == ".." || part == ".") {
+        return Err(refuse(format!("not read: {path}: name it without `..` past a missing directory")));
+    }
+    if !resolved.starts_with(&root) {
+        return Err(refuse(format!(
+            "not read: {path} is outside the directory prof mcp serves ({}); start prof mcp in the project that \
+             holds the artifact, or copy it there",
+            root.display()
+        )));
+    }
+    Ok(resolved.into_os_string())
+}
+
 #[tool_router]
 impl ProfServer {
     /// A server with every tool.
@@ -149,7 +188,10 @@ impl ProfServer {
             args.push("--summary-only".into());
         }
         if let Some(path) = p.path {
-            args.push(path.into());
+            match inside_workdir(&path) {
+                Ok(path) => args.push(path),
+                Err(refused) => return Ok(refused),
+            }
         }
         call(args, &p.shape, ctx).await
     }
@@ -162,7 +204,13 @@ impl ProfServer {
         Parameters(p): Parameters<DiffParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let args = vec!["diff".into(), "--json".into(), p.before.into(), p.after.into()];
+        let mut args: Vec<OsString> = vec!["diff".into(), "--json".into()];
+        for path in [&p.before, &p.after] {
+            match inside_workdir(path) {
+                Ok(path) => args.push(path),
+                Err(refused) => return Ok(refused),
+            }
+        }
         call(args, &p.shape, ctx).await
     }
 
@@ -257,19 +305,31 @@ impl ServerHandler for ProfServer {
     }
 }
 
-/// Runs `prof mcp`: serves on stdin/stdout until the client closes them.
+/// Runs `prof mcp`: serves on stdin/stdout until the client closes them, or until a signal
+/// (INT, TERM, HUP, QUIT) stops it: then it exits at once with 128 + the signal, and every run
+/// in flight, linked to it by its parent-death signal (see [`run::run_prof`]), gets a Ctrl-C and
+/// stops its workload as it would at a terminal.
 pub fn serve() -> Result<std::process::ExitCode, crate::failure::Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(async {
+    let signal = runtime.block_on(async {
+        let mut stop = prof_core::supervisor::StopSignals::listen().map_err(|e| e.to_string())?;
         let service = ProfServer::new()
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| format!("MCP handshake failed: {e}"))?;
-        service.waiting().await.map_err(|e| format!("MCP server stopped: {e}"))?;
-        Ok::<_, String>(())
+        tokio::select! {
+            done = service.waiting() => done.map(|_| None).map_err(|e| format!("MCP server stopped: {e}")),
+            signal = stop.recv() => Ok(Some(signal)),
+        }
     })?;
+    if let Some(signal) = signal {
+        // Exit without dropping the runtime: dropping it would SIGKILL the runs in flight
+        // (kill_on_drop) before they stop their workloads; their parent-death Ctrl-C does that.
+        eprintln!("prof mcp: stopped by {}", prof_core::error::signal_name(signal));
+        std::process::exit(128 + signal);
+    }
     Ok(std::process::ExitCode::SUCCESS)
 }

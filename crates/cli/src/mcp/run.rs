@@ -39,6 +39,23 @@ pub async fn run_prof(
     command.args(&args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     // Its own process group: a Ctrl-C meant for the MCP client's terminal is not the run's.
     command.process_group(0).kill_on_drop(true);
+    // When prof mcp dies, however (SIGKILL included), the run gets a Ctrl-C and stops what it
+    // started, as it does at a terminal: nothing it started outlives the server.
+    let parent = std::process::id();
+    // SAFETY: the closure runs in the child between fork and exec and calls only async-signal-
+    // safe functions (prctl, getppid, raise).
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The server died before the link was made: act on it now.
+            if u32::try_from(libc::getppid()).ok() != Some(parent) {
+                libc::raise(libc::SIGINT);
+            }
+            Ok(())
+        });
+    }
     let mut child = command.spawn().map_err(|e| format!("cannot start prof: {e}"))?;
     let pid = child.id();
     let mut stdout = child.stdout.take().ok_or("no stdout pipe")?;
