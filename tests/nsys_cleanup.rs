@@ -165,3 +165,32 @@ fn ctrl_c_during_the_capture_still_shuts_its_session_down() {
     assert_eq!(verbs, ["profile", "shutdown"], "{calls:?}");
     assert_eq!(calls[1], format!("shutdown --session={}", session_of(&calls[0])));
 }
+
+/// Two runs into one `--out` would overwrite each other's artifacts: while a live process holds
+/// the directory's lock (this test, standing in for a running breakdown), `prof breakdown` and
+/// `prof profile` into it are refused before anything runs, naming the holder.
+#[test]
+fn a_second_run_into_a_busy_out_directory_is_refused() {
+    let dir = support::scratch_dir("out-lock");
+    std::fs::write(dir.join(".prof.lock"), format!("{}\n", std::process::id())).unwrap();
+    let out = dir.to_str().unwrap();
+    for verb in ["breakdown", "profile"] {
+        let o = support::prof_with_fakes(
+            "nvidia",
+            &[("FAKE_NVIDIA_SMI", "busy")],
+            &[verb, "--tool", "nsys", "--out", out, "--", "true"],
+        );
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{verb}: {stderr}");
+        assert!(
+            stderr.contains(&format!("another prof run (pid {}) is using this output directory", std::process::id())),
+            "{stderr}"
+        );
+    }
+    // The holder gone (a pid past pid_max), the lock is taken over and the run goes ahead.
+    std::fs::write(dir.join(".prof.lock"), "2147483646\n").unwrap();
+    let o =
+        support::prof_with_fakes("nvidia", &[], &["breakdown", "--tool", "nsys", "--json", "--out", out, "--", "true"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!dir.join(".prof.lock").exists(), "the lock goes with its run");
+}

@@ -16,6 +16,7 @@ mod durations;
 mod failure;
 mod html_report;
 mod mcp;
+mod out_lock;
 mod output_file;
 mod outputs;
 mod phases_view;

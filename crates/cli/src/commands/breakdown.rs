@@ -246,6 +246,8 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
 pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Vendor>) -> Result<Measured, Failure> {
     let families = families(args.families.as_deref())?;
     let tool = choose_tool(registry, args.tool.as_deref(), vendor)?;
+    // Two runs into one --out would overwrite each other's artifacts.
+    let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
     let mut request = CaptureRequest {
         command: args.command.clone(),
         out_dir: args.out.clone(),

@@ -105,6 +105,7 @@ pub fn measure(
             tool
         }
     };
+    let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(crate::failure::Kind::Usage, e))?;
     let request = DeepDiveRequest {
         command: args.command.clone(),
         kernel_regex: args.kernel.clone(),

@@ -71,6 +71,7 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         let check = tool.check().map_err(|e| e.to_string());
         (tool, check)
     });
+    let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
     let mut report = ProfileReport::new(&args.command, vendor.name(), args.max_depth);
     let plan_tool = deep_dive_tool.as_ref().map(|(tool, check)| (tool.name(), check));
     eprintln!("{}", profile_view::plan_text(&report, args, plan_tool));

@@ -215,7 +215,7 @@ pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, Failure> {
         confirm()?;
     }
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let _lock = crate::serve::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
+    let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
     let load = match plan.bench {
         Some(_) => Load::Bench,
         None => Load::Builtin(spec(args.requests, args.concurrency, args.window)),

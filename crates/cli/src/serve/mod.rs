@@ -6,7 +6,6 @@ pub mod health;
 pub mod http;
 pub mod known;
 pub mod load;
-pub mod out_lock;
 pub mod plan;
 pub mod report;
 pub mod server_profiler;

@@ -1,13 +1,14 @@
-//! One `prof serve` per output directory: two runs sharing one (the default `prof-out`)
-//! would read each other's server log and artifacts, so a healthy run could fail on the other
-//! one's "out of memory". The lock is a file holding the owner's pid, created exclusively;
-//! a lock whose owner is gone is taken over.
+//! One prof run per output directory (`prof serve`, `breakdown`, `deep-dive`, `profile`): two
+//! runs sharing one (the default `prof-out`) would overwrite each other's artifacts, or read
+//! each other's server log, so a healthy run could fail on the other one's "out of memory".
+//! The lock is a file holding the owner's pid, created exclusively; a lock whose owner is gone
+//! is taken over.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The lock file's name in the output directory.
-pub const LOCK_FILE: &str = ".prof-serve.lock";
+pub const LOCK_FILE: &str = ".prof.lock";
 
 /// A held lock; dropping it removes the file.
 #[derive(Debug)]
@@ -16,8 +17,9 @@ pub struct OutLock {
 }
 
 impl OutLock {
-    /// Takes the lock of `out_dir` (which exists), or says which live run holds it.
+    /// Takes the lock of `out_dir` (made if missing), or says which live run holds it.
     pub fn take(out_dir: &Path) -> Result<Self, String> {
+        std::fs::create_dir_all(out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
         let path = out_dir.join(LOCK_FILE);
         for _ in 0..2 {
             match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
@@ -30,7 +32,7 @@ impl OutLock {
                     match owner {
                         Some(pid) if alive(pid) => {
                             return Err(format!(
-                                "{}: another prof serve (pid {pid}) is using this output directory; give this run its \
+                                "{}: another prof run (pid {pid}) is using this output directory; give this run its \
                                  own with --out DIR",
                                 out_dir.display()
                             ))
@@ -70,7 +72,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let held = OutLock::take(&dir).unwrap();
         let refused = OutLock::take(&dir).unwrap_err();
-        assert!(refused.contains(&format!("another prof serve (pid {})", std::process::id())), "{refused}");
+        assert!(refused.contains(&format!("another prof run (pid {})", std::process::id())), "{refused}");
         drop(held);
         assert!(!dir.join(LOCK_FILE).exists());
         // A lock left by a process that no longer exists (pid beyond pid_max) is taken over.
