@@ -15,6 +15,9 @@ engineer can say before prof runs (the machine has no network: random weights, b
                   fewer, fused kernels, but the device still idles between launches
   jax-mlp         a jitted JAX MLP on a batch large enough to keep the device busy with a deep
                   launch queue: not launch-bound, whatever its kernel lengths
+  compiled-trace FILE  the compiled decoder's steps under torch.profiler (CPU + CUDA), exported
+                  as a Chrome trace to FILE: Inductor's Triton launch records write the launch
+                  grid as text (`"grid": "grid(...)"`), a fixture for the torch-trace reader
 """
 import sys
 import time
@@ -67,15 +70,19 @@ def tiny():
     log(f"tiny: {n} launches of a 256-element add")
 
 
-def compiled_decode():
+def compiled_model():
     import torch
     torch.manual_seed(0)
     d = 1024
     layers = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.LayerNorm(d), torch.nn.Linear(d, 4 * d),
                                                        torch.nn.GELU(), torch.nn.Linear(4 * d, d))
                                    for _ in range(8)]).cuda().to(torch.bfloat16).eval()
-    step = torch.compile(layers)
-    x = torch.randn(1, d, device="cuda", dtype=torch.bfloat16)
+    return torch.compile(layers), torch.randn(1, d, device="cuda", dtype=torch.bfloat16)
+
+
+def compiled_decode():
+    import torch
+    step, x = compiled_model()
     with torch.no_grad():
         for _ in range(3):
             step(x)
@@ -114,7 +121,26 @@ def jax_mlp():
     log(f"jax-mlp: {n} steps in {time.time() - t:.1f} s")
 
 
+def compiled_trace(path):
+    import torch
+    step, x = compiled_model()
+    with torch.no_grad():
+        for _ in range(3):
+            step(x)
+        torch.cuda.synchronize()
+        activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        with torch.profiler.profile(activities=activities) as prof:
+            for _ in range(5):
+                x = step(x).clamp(-1, 1)
+            torch.cuda.synchronize()
+    prof.export_chrome_trace(path)
+    log(f"compiled-trace: {path} (torch {torch.__version__})")
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "compiled-trace":
+        compiled_trace(sys.argv[2])
+        sys.exit()
     {
         "load-then-gemm": load_then_gemm,
         "gemm-now": gemm_now,

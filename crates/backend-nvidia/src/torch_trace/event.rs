@@ -168,6 +168,9 @@ fn parse_args(b: &[u8], i: usize) -> Lex<Args<'_>> {
                 args.collective = true;
                 skip(b, j)?
             }
+            // Inductor's Triton launch records (cpu_op) write the launch grid as text
+            // (`"grid": "grid(100,)"`): not a kernel's shape, skipped like any other argument.
+            (None, b"grid" | b"block") if peek(b, j)? != b'[' => skip(b, j)?,
             (None, b"grid" | b"block") => {
                 let (value, next) = triple(b, j)?;
                 *if key.raw == b"grid" { &mut args.grid } else { &mut args.block } = Some(value);

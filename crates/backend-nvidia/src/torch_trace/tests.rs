@@ -314,3 +314,19 @@ fn a_second_trace_events_key_is_refused_not_added() {
     let error = read_torch_trace(&text[..], Path::new("twice.json")).unwrap_err().to_string();
     assert!(error.contains("a second traceEvents key"), "{error}");
 }
+
+/// Inductor's Triton launch records (torch.compile) carry the launch grid as text in a cpu_op's
+/// args (`"grid": "grid(100,)"`, issue #51): the trace reads, the record is a framework span and
+/// the kernel keeps its own `[x, y, z]` grid. A bracketed grid that is not three numbers stays an
+/// error (`bad_fields_are_errors_with_their_name`).
+#[test]
+fn a_triton_launch_record_with_a_text_grid_is_read() {
+    let text = br#"{"traceEvents": [
+{"ph": "X", "cat": "cpu_op", "name": "triton_poi_fused_add_0", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"kernel_file": "/tmp/k.py", "kernel_backend": "triton", "grid": "grid(100,)", "stream": 0}},
+{"ph": "X", "cat": "kernel", "name": "triton_poi_fused_add_0", "pid": 0, "tid": 7, "ts": 20, "dur": 3, "args": {"device": 0, "stream": 7, "grid": [100, 1, 1], "block": [128, 1, 1]}}
+]}"#;
+    let t = parse(text).expect("a compiled model's trace reads");
+    assert_eq!(t.ops.len(), 1);
+    assert_eq!(t.details_of(&t.ops[0]).and_then(|d| d.grid), Some([100, 1, 1]));
+    assert_eq!(host(&t, HostCategory::Framework), 1);
+}
