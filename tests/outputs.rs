@@ -550,3 +550,20 @@ fn control_characters_in_names_never_reach_the_terminal() {
     let doc = prof_json(&["analyze", "--json", path.to_str().unwrap()]);
     assert_eq!(doc["summary"]["kernels"][0]["name"], hostile);
 }
+
+/// An output file in a directory that does not exist is refused before any work (a capture or
+/// a long analysis is not thrown away at the end), with what to do; nothing is half-printed.
+#[test]
+fn an_output_in_a_missing_directory_is_refused_before_the_work() {
+    for args in [
+        &["analyze", "--html", "/nonexistent-prof-dir/report.html"][..],
+        &["analyze", "--chrome-trace", "/nonexistent-prof-dir/trace.json"][..],
+        &["diff", "a", "b", "--html", "/nonexistent-prof-dir/diff.html"][..],
+    ] {
+        let out = prof(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("the directory /nonexistent-prof-dir does not exist; create it"), "{stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -53,6 +53,21 @@ pub fn is_special(path: &Path) -> Result<bool, String> {
     target(path).map(|t| matches!(t, Target::Special))
 }
 
+/// Whether `path` can be written at all, asked before the work that fills it (a capture, a
+/// long analysis): its directory exists, and it is not a link or a directory. The error names
+/// the flag's file and what to do.
+pub fn check(path: &Path) -> Result<(), String> {
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(format!(
+            "{}: the directory {} does not exist; create it, or name a file in one that does",
+            path.display(),
+            parent.display()
+        ));
+    }
+    target(path).map(|_| ())
+}
+
 /// The temporary file beside `path`.
 fn partial(path: &Path) -> PathBuf {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -22,6 +22,14 @@ pub struct OutputArgs {
     pub html: Option<PathBuf>,
 }
 
+impl OutputArgs {
+    /// Refuses, before any work, a file that could not be written (see
+    /// [`crate::output_file::check`]): a capture or an analysis is not thrown away at the end.
+    pub fn check(&self) -> Result<(), String> {
+        [&self.chrome_trace, &self.html].into_iter().flatten().try_for_each(|p| crate::output_file::check(p))
+    }
+}
+
 /// Writes the files asked for; returns one "wrote …" line per file. A Chrome trace needs a
 /// timeline: an artifact that holds only per-kernel totals (nsys stats) cannot give one.
 pub fn write(

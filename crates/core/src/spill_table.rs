@@ -7,25 +7,30 @@
 
 use crate::intern::FxHashMap;
 use std::hash::Hash;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Values of one chunk of a table.
 pub(crate) const CHUNK_BITS: u32 = 12;
 
-/// A chunk: each slot set once, before any word holding its index exists.
-type Chunk<T> = Box<[OnceLock<T>]>;
+/// A chunk: 2^[`CHUNK_BITS`] slots, each set once, before any word holding its index exists.
+type Slot<T> = OnceLock<T>;
 
-/// The table: `CHUNKS` chunks of 2^[`CHUNK_BITS`] values (`CHUNKS` × 16 bytes of empty slots,
-/// untouched until used).
+/// The table: `CHUNKS` pointers to chunks of 2^[`CHUNK_BITS`] values, null until used. Null
+/// pointers are zero bytes, so a table is zero-initialised and costs the binary nothing (with
+/// a `OnceLock` per chunk, whose bytes are not all zero, the three 2^19-chunk tables were 37 MB
+/// of the binary's data section); a chunk is leaked once made, as the table lives as long as
+/// the process.
 pub(crate) struct SpillTable<T, const CHUNKS: usize> {
-    chunks: [OnceLock<Chunk<T>>; CHUNKS],
-    /// The index of each value, for adding a value once (writers only).
-    index: OnceLock<Mutex<FxHashMap<T, u32>>>,
+    chunks: [AtomicPtr<Slot<T>>; CHUNKS],
+    /// The index of each value, for adding a value once (writers only; `None` until the first:
+    /// zero bytes too).
+    index: Mutex<Option<FxHashMap<T, u32>>>,
 }
 
-impl<T: Copy + Eq + Hash, const CHUNKS: usize> SpillTable<T, CHUNKS> {
+impl<T: Copy + Eq + Hash + Send + Sync, const CHUNKS: usize> SpillTable<T, CHUNKS> {
     pub(crate) const fn new() -> Self {
-        Self { chunks: [const { OnceLock::new() }; CHUNKS], index: OnceLock::new() }
+        Self { chunks: [const { AtomicPtr::new(std::ptr::null_mut()) }; CHUNKS], index: Mutex::new(None) }
     }
 
     /// The index of `value`, added if new. Past the table's capacity (`CHUNKS` × 2^12
@@ -41,7 +46,8 @@ impl<T: Copy + Eq + Hash, const CHUNKS: usize> SpillTable<T, CHUNKS> {
     /// capacity it panics.
     #[cold]
     pub(crate) fn index_below(&self, value: T, limit: u32) -> Option<u32> {
-        let mut index = self.index.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
+        let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        let index = index.get_or_insert_with(FxHashMap::default);
         if let Some(&at) = index.get(&value) {
             return Some(at);
         }
@@ -52,10 +58,18 @@ impl<T: Copy + Eq + Hash, const CHUNKS: usize> SpillTable<T, CHUNKS> {
             .ok()
             .filter(|&n| ((n >> CHUNK_BITS) as usize) < CHUNKS)
             .expect("a spill table holds fewer values than its capacity");
-        let chunk = self.chunks[(at >> CHUNK_BITS) as usize]
-            .get_or_init(|| (0..1 << CHUNK_BITS).map(|_| OnceLock::new()).collect());
+        // Made under the index's lock, so only once; published with Release, read with Acquire.
+        let pointer = &self.chunks[(at >> CHUNK_BITS) as usize];
+        let mut chunk = pointer.load(Ordering::Acquire);
+        if chunk.is_null() {
+            let made: Box<[Slot<T>]> = (0..1 << CHUNK_BITS).map(|_| OnceLock::new()).collect();
+            chunk = Box::leak(made).as_mut_ptr();
+            pointer.store(chunk, Ordering::Release);
+        }
+        // SAFETY: a non-null pointer is a leaked chunk of 2^CHUNK_BITS slots, never freed.
+        let slots = unsafe { std::slice::from_raw_parts(chunk, 1 << CHUNK_BITS) };
         // Set before the index is handed out: a word holding it always finds its value.
-        let _ = chunk[(at & ((1 << CHUNK_BITS) - 1)) as usize].set(value);
+        let _ = slots[(at & ((1 << CHUNK_BITS) - 1)) as usize].set(value);
         index.insert(value, at);
         Some(at)
     }
@@ -63,11 +77,14 @@ impl<T: Copy + Eq + Hash, const CHUNKS: usize> SpillTable<T, CHUNKS> {
     /// The value at index `at`, if one was added there: two atomic loads, no lock.
     #[inline]
     pub(crate) fn get(&self, at: u32) -> Option<T> {
-        self.chunks
-            .get((at >> CHUNK_BITS) as usize)?
-            .get()
-            .and_then(|chunk| chunk[(at & ((1 << CHUNK_BITS) - 1)) as usize].get())
-            .copied()
+        let chunk = self.chunks.get((at >> CHUNK_BITS) as usize)?.load(Ordering::Acquire);
+        if chunk.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null pointer is a leaked chunk of 2^CHUNK_BITS slots, never freed, and
+        // the offset is below that.
+        let slot = unsafe { &*chunk.add((at & ((1 << CHUNK_BITS) - 1)) as usize) };
+        slot.get().copied()
     }
 }
 

@@ -93,6 +93,7 @@ pub fn families(path: Option<&Path>) -> Result<Families, Failure> {
 
 /// Runs `prof analyze`.
 pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure> {
+    args.outputs.check().map_err(|e| Failure::new(Kind::Usage, e))?;
     let families = families(args.families.as_deref())?;
     if args.summary_only {
         if let Some(trace) = &args.outputs.chrome_trace {

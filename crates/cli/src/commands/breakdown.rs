@@ -244,6 +244,7 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
 /// Captures as `args` asks, loads and analyses the capture, and renders it both ways; the
 /// tool is `vendor`'s (detected here when `None`) unless `--tool` names one.
 pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Vendor>) -> Result<Measured, Failure> {
+    args.outputs.check().map_err(|e| Failure::new(Kind::Usage, e))?;
     let families = families(args.families.as_deref())?;
     let tool = choose_tool(registry, args.tool.as_deref(), vendor)?;
     // Two runs into one --out would overwrite each other's artifacts.

@@ -85,6 +85,9 @@ fn load_side(
 
 /// Runs `prof diff`.
 pub fn run(registry: &Registry, args: &DiffArgs) -> Result<ExitCode, crate::failure::Failure> {
+    if let Some(page) = &args.html {
+        crate::output_file::check(page).map_err(|e| crate::failure::Failure::new(crate::failure::Kind::Usage, e))?;
+    }
     let families = families(args.families.as_deref())?;
     let a = load_side(registry, &args.before, &families)?;
     let b = load_side(registry, &args.after, &families)?;

@@ -64,6 +64,9 @@ pub struct ProfileArgs {
 
 /// Runs `prof profile`.
 pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure> {
+    if let Some(page) = &args.html {
+        crate::output_file::check(page).map_err(|e| Failure::new(Kind::Usage, e))?;
+    }
     // Detected once: the breakdown uses this vendor, the deep dive this checked tool.
     let vendor = super::present_vendor(registry, "an existing artifact")?;
     let cmd = shell_join(&args.command);

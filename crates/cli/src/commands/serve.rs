@@ -322,12 +322,30 @@ fn finish(
         let families = families(None)?;
         let summary = summarize_kernels(&timeline, &families);
         let diagnosis = diagnose(&timeline, &summary);
+        // The answer leads, as in `prof breakdown` (the idle gaps and launches it weighs).
+        let gaps = prof_core::analysis::gaps::idle_gaps(&timeline, &families);
+        let launch = prof_core::analysis::launch::launch_stats(&timeline);
+        let inputs = prof_core::answer::Inputs {
+            timeline: Some(&timeline),
+            summary: &summary,
+            diagnosis: Some(&diagnosis),
+            gaps: Some(&gaps),
+            launch: launch.as_ref(),
+        };
+        let dive = crate::deep_dive_target::DeepDiveContext {
+            available: crate::deep_dive_target::deep_dive_available(registry, None, Some(&plan.tool)),
+            launches_before: Some(&phases.launches_before),
+        };
+        let origin = crate::answer_view::Origin { command: &[], path: None };
+        let view = crate::answer_view::AnswerView::new(prof_core::answer::answer(&inputs), &summary, &dive, &origin);
         let names = artifacts.iter().map(|a| a.path.clone()).collect();
-        let mut document = BreakdownReport::new(&summary, &diagnosis, names, plan.how_to_open.as_deref(), None);
+        let deep_dive = view.deep_dive_command(&[]);
+        let mut document = BreakdownReport::new(&summary, &diagnosis, names, plan.how_to_open.as_deref(), deep_dive);
         document.phases = Some(&phases);
+        document.answer = Some(&view);
         breakdown = Some(serde_json::to_value(&document).map_err(|e| e.to_string())?);
         let text = render_breakdown(&summary, &diagnosis, args.top);
-        breakdown_text = Some(format!("{}{text}", crate::phases_view::render_text(&phases)));
+        breakdown_text = Some(format!("{}\n{}{text}", view.render_text(), crate::phases_view::render_text(&phases)));
     }
     let report = ServeReport {
         schema: "prof.serve.v1",

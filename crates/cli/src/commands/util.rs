@@ -145,6 +145,9 @@ impl UtilArgs {
 
 /// Records as `args` asks and judges the recording (nothing is printed but the warnings).
 pub fn measure(registry: &Registry, args: &UtilArgs) -> Result<Measured, Failure> {
+    for path in [&args.csv, &args.html].into_iter().flatten() {
+        crate::output_file::check(path).map_err(|e| Failure::new(crate::failure::Kind::Usage, e))?;
+    }
     let mut probe = open_probe(registry, args.vendor.as_deref())?;
     let sampling = Sampling { interval: args.interval, csv: args.csv.as_deref(), watch: args.watch };
     let (mode, recording, ended) = if !args.command.is_empty() {
