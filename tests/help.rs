@@ -38,3 +38,12 @@ fn top_means_the_same_everywhere() {
         assert!(top.contains("[default: 20]"), "{verb}: {top}");
     }
 }
+
+/// A misspelt verb gets the one it resembles (`prof analyse` → `analyze`), exit 2.
+#[test]
+fn a_misspelt_verb_gets_a_did_you_mean() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_prof")).arg("analyse").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("a similar subcommand exists: 'analyze'"), "{stderr}");
+}

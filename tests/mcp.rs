@@ -150,6 +150,18 @@ async fn every_tool_answers_a_real_client_as_the_verb_does() {
         assert!(said.contains("is outside the directory prof mcp serves"), "{said}");
         assert!(!said.contains("secret-hash"), "{said}");
     }
+    // A misspelt parameter is refused, never ignored (`pth` once analysed the embedded profile
+    // and reported success); the input schemas say so (additionalProperties: false).
+    let Value::Object(typo) = json!({"pth": "eager.json"}) else { unreachable!() };
+    let refused = service.call_tool(CallToolRequestParams::new("analyze").with_arguments(typo)).await;
+    let said = match refused {
+        Err(error) => error.to_string(),
+        Ok(result) => {
+            assert_eq!(result.is_error, Some(true), "{result:?}");
+            text(&result)
+        }
+    };
+    assert!(said.contains("unknown field `pth`"), "{said}");
     std::os::unix::fs::symlink("../mcp-secret.txt", scratch.path().join("link.txt")).unwrap();
     let refused = call(&service, "analyze", json!({"path": "link.txt"})).await;
     assert!(text(&refused).contains("is outside the directory"), "{}", text(&refused));

@@ -111,7 +111,8 @@ impl ProfServer {
         Parameters(p): Parameters<DetectParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        call(os(&["detect", "--json"]), &p.shape, ctx).await
+        let shape = p.shape();
+        call(os(&["detect", "--json"]), &shape, ctx).await
     }
 
     #[tool(
@@ -122,6 +123,7 @@ impl ProfServer {
         Parameters(p): Parameters<UtilParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let shape = p.shape();
         if (!p.command.is_empty() || p.duration_s.is_some()) && !p.confirm {
             return Ok(unconfirmed("call runs the command (or samples for duration_s) to its end"));
         }
@@ -132,7 +134,7 @@ impl ProfServer {
         if !p.command.is_empty() {
             args = with_command(args, &p.command);
         }
-        call(args, &p.shape, ctx).await
+        call(args, &shape, ctx).await
     }
 
     #[tool(
@@ -143,6 +145,7 @@ impl ProfServer {
         Parameters(p): Parameters<BreakdownParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let shape = p.shape();
         if !p.confirm {
             return Ok(unconfirmed("call runs the command twice (warm-up and capture)"));
         }
@@ -153,7 +156,7 @@ impl ProfServer {
         push_opt(&mut args, "--warmup", p.warmup);
         push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
         push_opt(&mut args, "--phase", p.phase);
-        call(with_command(args, &p.command), &p.shape, ctx).await
+        call(with_command(args, &p.command), &shape, ctx).await
     }
 
     #[tool(
@@ -164,6 +167,7 @@ impl ProfServer {
         Parameters(p): Parameters<DeepDiveParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let shape = p.shape();
         if !p.confirm {
             return Ok(unconfirmed("call runs the command under a kernel profiler (slow)"));
         }
@@ -171,7 +175,7 @@ impl ProfServer {
         push_opt(&mut args, "--launch-skip", p.launch_skip);
         push_opt(&mut args, "--launch-count", p.launch_count);
         push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
-        call(with_command(args, &p.command), &p.shape, ctx).await
+        call(with_command(args, &p.command), &shape, ctx).await
     }
 
     #[tool(
@@ -182,6 +186,7 @@ impl ProfServer {
         Parameters(p): Parameters<AnalyzeParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let shape = p.shape();
         let mut args = os(&["analyze", "--json"]);
         push_opt(&mut args, "--phase", p.phase);
         if p.summary_only {
@@ -193,7 +198,7 @@ impl ProfServer {
                 Err(refused) => return Ok(refused),
             }
         }
-        call(args, &p.shape, ctx).await
+        call(args, &shape, ctx).await
     }
 
     #[tool(
@@ -204,6 +209,7 @@ impl ProfServer {
         Parameters(p): Parameters<DiffParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let shape = p.shape();
         let mut args: Vec<OsString> = vec!["diff".into(), "--json".into()];
         for path in [&p.before, &p.after] {
             match inside_workdir(path) {
@@ -211,7 +217,7 @@ impl ProfServer {
                 Err(refused) => return Ok(refused),
             }
         }
-        call(args, &p.shape, ctx).await
+        call(args, &shape, ctx).await
     }
 
     #[tool(
@@ -222,6 +228,7 @@ impl ProfServer {
         Parameters(p): Parameters<ProfileParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let shape = p.shape();
         if !p.confirm {
             return Ok(unconfirmed("call runs the command up to four times, the last under a kernel profiler (slow)"));
         }
@@ -229,7 +236,7 @@ impl ProfServer {
         push_opt(&mut args, "--max-depth", p.max_depth);
         push_opt(&mut args, "--tool", p.tool);
         push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
-        call(with_command(args, &p.command), &p.shape, ctx).await
+        call(with_command(args, &p.command), &shape, ctx).await
     }
 }
 

@@ -15,9 +15,34 @@ pub enum Detail {
     Full,
 }
 
-/// What every tool takes about its answer.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+/// What every tool takes about its answer (each tool's parameters carry `detail` and `rows`
+/// themselves, so that an unknown parameter, a typo such as `pth`, is refused rather than
+/// ignored: serde cannot deny unknown fields beside a flattened struct).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct Shape {
+    /// `summary` (default) or `full`.
+    pub detail: Detail,
+    /// Rows per list in a summary (default 10).
+    pub rows: Option<usize>,
+}
+
+/// The shape of a tool's answer, from its own `detail` and `rows`.
+macro_rules! shaped {
+    ($($params:ident),*) => {$(
+        impl $params {
+            /// The answer's shape asked for.
+            pub fn shape(&self) -> Shape {
+                Shape { detail: self.detail, rows: self.rows }
+            }
+        }
+    )*};
+}
+shaped!(DetectParams, UtilParams, BreakdownParams, DeepDiveParams, AnalyzeParams, DiffParams, ProfileParams);
+
+/// No parameters but the answer's shape.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DetectParams {
     /// `summary` (default) or `full`.
     #[serde(default)]
     pub detail: Detail,
@@ -25,15 +50,9 @@ pub struct Shape {
     pub rows: Option<usize>,
 }
 
-/// No parameters but the answer's shape.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct DetectParams {
-    #[serde(flatten)]
-    pub shape: Shape,
-}
-
 /// `prof util`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct UtilParams {
     /// The workload to observe (program and arguments, not a shell string). Without it, and
     /// without `duration_s`, one snapshot of the machine.
@@ -48,12 +67,16 @@ pub struct UtilParams {
     /// Must be true when `command` or `duration_s` is given: the call runs for that long.
     #[serde(default)]
     pub confirm: bool,
-    #[serde(flatten)]
-    pub shape: Shape,
+    /// `summary` (default) or `full`.
+    #[serde(default)]
+    pub detail: Detail,
+    /// Rows per list in a summary (default 10).
+    pub rows: Option<usize>,
 }
 
 /// `prof breakdown`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct BreakdownParams {
     /// The workload (program and arguments, not a shell string).
     pub command: Vec<String>,
@@ -72,12 +95,16 @@ pub struct BreakdownParams {
     /// Must be true: the command runs (warm-up + capture).
     #[serde(default)]
     pub confirm: bool,
-    #[serde(flatten)]
-    pub shape: Shape,
+    /// `summary` (default) or `full`.
+    #[serde(default)]
+    pub detail: Detail,
+    /// Rows per list in a summary (default 10).
+    pub rows: Option<usize>,
 }
 
 /// `prof deep-dive`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DeepDiveParams {
     /// The workload (program and arguments, not a shell string).
     pub command: Vec<String>,
@@ -92,12 +119,16 @@ pub struct DeepDiveParams {
     /// Must be true: the command runs under the kernel profiler, which replays the kernel (slow).
     #[serde(default)]
     pub confirm: bool,
-    #[serde(flatten)]
-    pub shape: Shape,
+    /// `summary` (default) or `full`.
+    #[serde(default)]
+    pub detail: Detail,
+    /// Rows per list in a summary (default 10).
+    pub rows: Option<usize>,
 }
 
 /// `prof analyze`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AnalyzeParams {
     /// The artifact (a trace, an export, a profiler's output directory, a directory of
     /// per-rank traces); default: the embedded H200 profile.
@@ -107,23 +138,31 @@ pub struct AnalyzeParams {
     /// Only the kernel and family tables (fast on multi-GB exports).
     #[serde(default)]
     pub summary_only: bool,
-    #[serde(flatten)]
-    pub shape: Shape,
+    /// `summary` (default) or `full`.
+    #[serde(default)]
+    pub detail: Detail,
+    /// Rows per list in a summary (default 10).
+    pub rows: Option<usize>,
 }
 
 /// `prof diff`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DiffParams {
     /// The profile before the change.
     pub before: String,
     /// The profile after it.
     pub after: String,
-    #[serde(flatten)]
-    pub shape: Shape,
+    /// `summary` (default) or `full`.
+    #[serde(default)]
+    pub detail: Detail,
+    /// Rows per list in a summary (default 10).
+    pub rows: Option<usize>,
 }
 
 /// `prof profile`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ProfileParams {
     /// The workload (program and arguments, not a shell string).
     pub command: Vec<String>,
@@ -136,6 +175,9 @@ pub struct ProfileParams {
     /// Must be true: the command runs up to four times, the last under a kernel profiler (slow).
     #[serde(default)]
     pub confirm: bool,
-    #[serde(flatten)]
-    pub shape: Shape,
+    /// `summary` (default) or `full`.
+    #[serde(default)]
+    pub detail: Detail,
+    /// Rows per list in a summary (default 10).
+    pub rows: Option<usize>,
 }
