@@ -237,3 +237,18 @@ fn bad_input_names_the_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("ncu-details.csv"), "{err}");
 }
+
+/// `prof diff` shows the free share of each wall beside the totals; two windows that hold very
+/// different amounts of work (180 against 51,078 ops) get a note that the totals do not
+/// compare, while the same work in a shorter window (eager against graph replay) is the
+/// improvement itself and gets none.
+#[test]
+fn diff_of_unequal_windows_compares_shares() {
+    let text = |a: &str, b: &str| String::from_utf8(prof(&["diff", &path(a), &path(b)]).stdout).unwrap();
+    let same_work = text("nvidia/h200-diff/eager.json", "nvidia/h200-diff/graph.json");
+    // eager.json: 3.83 ms free of a 4.98 ms wall; graph.json: 100.5 µs of 1.25 ms.
+    assert!(same_work.contains("free share of wall        76.9 %   8.0 %"), "{same_work}");
+    assert!(!same_work.contains("note: the windows hold different amounts of work"), "{same_work}");
+    let other = text("nvidia/h200-diff/eager.json", "nvidia/h200-phases/hf-decode-cache.pcupti.gz");
+    assert!(other.contains("note: the windows hold different amounts of work (180 against 51078 ops"), "{other}");
+}

@@ -110,12 +110,22 @@ pub fn breakdown_page(
     sections: &[Section],
     answer: &Answer,
 ) -> String {
+    // The window as the text report names it: the busiest device's first op start to last op
+    // end (the time account's wall), not the span of every event the source holds.
+    let window = match summary.busiest_device() {
+        Some(d) => format!(
+            " · device {} busy {} of a {} window",
+            d.device,
+            human_ns(d.busy_ns as f64),
+            human_ns(d.wall_ns as f64)
+        ),
+        None => String::new(),
+    };
     let mut body = format!(
-        "<p class=\"note\">source: {} · {} device ops · {} of device time over a {} span</p>\n",
+        "<p class=\"note\">source: {} · {} device ops · {} of device time{window}</p>\n",
         escape(&summary.source),
         summary.ops,
         human_ns(summary.device_ns as f64),
-        human_ns(summary.span_ns as f64)
     );
     if let Some(partial) = &summary.partial {
         body.push_str(&format!("<p class=\"note\">partial artifact: {}</p>\n", escape(partial)));

@@ -172,6 +172,9 @@ fn one_sided(label: &str, rows: &[OneSided], top: usize) -> String {
     out
 }
 
+/// Walls and op counts both further apart than this ratio get a note that totals do not compare.
+const WINDOWS_DIFFER: f64 = 1.5;
+
 /// The diff as text: sources, timeline table, families, kernels, one-sided kernels, verdict.
 fn render_text(diff: &ProfileDiff, top: usize) -> String {
     let mut out = format!("A: {}\nB: {}\n\n", diff.before, diff.after);
@@ -182,6 +185,16 @@ fn render_text(diff: &ProfileDiff, top: usize) -> String {
         rows.push(time_row("wall", &t.wall));
         rows.push(time_row("busy", &t.busy));
         rows.push(time_row("free (idle)", &t.idle));
+        // Windows of different lengths: the shares compare, the totals do not.
+        let share = |part: u64, wall: u64| if wall == 0 { 0.0 } else { part as f64 * 100.0 / wall as f64 };
+        let (a, b) = (share(t.before.idle_ns, t.before.wall_ns), share(t.after.idle_ns, t.after.wall_ns));
+        rows.push(vec![
+            "free share of wall".to_owned(),
+            format!("{a:.1} %"),
+            format!("{b:.1} %"),
+            format!("{:+.1} points", b - a),
+            String::new(),
+        ]);
         rows.push(count_row("gaps", &t.gaps, 0));
         rows.push(time_row("gap time", &t.gap_time));
         if let Some(l) = &t.launches_per_op {
@@ -189,6 +202,22 @@ fn render_text(diff: &ProfileDiff, top: usize) -> String {
         }
     }
     out.push_str(&table(&rows));
+    if let Some(t) = &diff.timeline {
+        // The same work in a shorter window is the improvement itself; different amounts of
+        // work (ops) in windows of different lengths make the totals incomparable.
+        let ratio = |a: f64, b: f64| a.max(b) / a.min(b).max(1.0);
+        let (a, b) = (t.before.wall_ns as f64, t.after.wall_ns as f64);
+        if ratio(a, b) > WINDOWS_DIFFER && ratio(t.before.ops as f64, t.after.ops as f64) > WINDOWS_DIFFER {
+            out.push_str(&format!(
+                "note: the windows hold different amounts of work ({} against {} ops over {} against {}): compare \
+                 the shares and per-op numbers, not the totals\n",
+                t.before.ops,
+                t.after.ops,
+                human_ns(a),
+                human_ns(b)
+            ));
+        }
+    }
     for line in &diff.skipped {
         out.push_str(&format!("skipped: {line}\n"));
     }
