@@ -519,6 +519,10 @@ fn breakdown_writes_both_files_after_a_capture() {
 /// it once exited 0 with nothing said.
 #[test]
 fn a_report_lost_to_a_full_disk_is_an_error() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("skipped: this machine has no /dev/full");
+        return;
+    }
     for args in [&["analyze", "--json"][..], &["analyze"][..]] {
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
         let out = Command::new(env!("CARGO_BIN_EXE_prof")).args(args).stdout(full).output().unwrap();

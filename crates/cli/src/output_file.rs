@@ -144,6 +144,10 @@ mod tests {
     /// `/dev/null` takes the bytes in place.
     #[test]
     fn a_device_is_written_in_place_never_replaced() {
+        if !Path::new("/dev/full").exists() {
+            eprintln!("skipped: this machine has no /dev/full");
+            return;
+        }
         let before = std::fs::metadata("/dev/full").map(|m| m.file_type().is_char_device());
         let error = write_bytes(Path::new("/dev/full"), &[b'x'; 4096]).unwrap_err();
         assert!(error.starts_with("/dev/full: "), "{error}");
