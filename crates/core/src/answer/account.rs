@@ -171,12 +171,15 @@ pub fn account(
         family_of[at] = Some(k.family);
     }
     let (mut compute, mut with_comm, mut all) = (Cover::default(), Cover::default(), Cover::default());
-    let mut op_ns: Vec<(Family, u64)> = Vec::new();
+    // Op time by name id (one add an op), summed by family once at the end.
+    let mut by_name: Vec<u64> = vec![0; family_of.len()];
+    let mut unnamed_ns = 0u64;
     let mut feed = |op: &crate::timeline::DeviceOp| {
         if op.device() != device.device || op.dur_ns() == 0 {
             return;
         }
-        let family = family_of.get(op.name().0 as usize).copied().flatten().unwrap_or(Family::Other);
+        let at = op.name().0 as usize;
+        let family = family_of.get(at).copied().flatten().unwrap_or(Family::Other);
         let (start, end) = (op.start_ns, op.end_ns());
         if family.is_compute() {
             compute.add(start, end);
@@ -185,9 +188,9 @@ pub fn account(
             with_comm.add(start, end);
         }
         all.add(start, end);
-        match op_ns.iter_mut().find(|(f, _)| *f == family) {
-            Some(entry) => entry.1 += op.dur_ns(),
-            None => op_ns.push((family, op.dur_ns())),
+        match by_name.get_mut(at) {
+            Some(ns) => *ns += op.dur_ns(),
+            None => unnamed_ns += op.dur_ns(),
         }
     };
     if timeline.ops.is_sorted_by_key(|op| op.start_ns) {
@@ -196,6 +199,14 @@ pub fn account(
         let mut order: Vec<&crate::timeline::DeviceOp> = timeline.ops.iter().collect();
         order.sort_by_key(|op| op.start_ns);
         order.into_iter().for_each(feed);
+    }
+    let mut op_ns: Vec<(Family, u64)> = Vec::new();
+    let named = by_name.iter().enumerate().map(|(at, &ns)| (family_of[at].unwrap_or(Family::Other), ns));
+    for (family, ns) in named.chain([(Family::Other, unnamed_ns)]).filter(|f| f.1 > 0) {
+        match op_ns.iter_mut().find(|(f, _)| *f == family) {
+            Some(entry) => entry.1 += ns,
+            None => op_ns.push((family, ns)),
+        }
     }
     let busy_ns = all.total;
     let wall_ns = device.wall_ns.max(busy_ns);
