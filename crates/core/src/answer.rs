@@ -112,7 +112,7 @@ pub fn answer(inputs: &Inputs) -> Answer {
             words::dominant_answer(name, share, account, evidence)
         }
         (Some(top), _) => words::from_candidate(top, account, evidence),
-        (None, _) => words::healthy(summary, account, evidence),
+        (None, _) => words::healthy(summary, inputs.diagnosis, account, evidence),
     }
 }
 

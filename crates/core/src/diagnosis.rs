@@ -85,6 +85,9 @@ pub const UNFUSED_ATTN_MIN_PER_MATMUL_PCT: f64 = 5.0;
 pub const UNFUSED_ELEMENTWISE_MIN_SHARE_PCT: f64 = 20.0;
 /// Least elementwise calls per matmul call for unfused norm/RoPE.
 pub const UNFUSED_ELEMENTWISE_CALLS_PER_MATMUL: f64 = 3.0;
+/// Elementwise launches one unfused norm takes (pow, mean, add, rsqrt, mul, mul): the device
+/// time the unfused-norm finding is about is this many per rsqrt.
+pub const UNFUSED_NORM_KERNELS: u64 = 6;
 /// Fewest steps for the re-prefill rule.
 pub const REPREFILL_MIN_STEPS: usize = 3;
 /// Least large-GEMM share of a step's matmul time, percent, for a prefill-shaped step.
@@ -368,7 +371,13 @@ fn unfused_norm(mix: &Mix, shape: &Shape, steps: usize) -> Option<Diagnosis> {
     let headline = "unfused norm/RoPE: normalisation runs as many small elementwise kernels; use fused \
                     RMSNorm/LayerNorm (and RoPE) kernels"
         .to_owned();
-    finding(DiagnosisKind::UnfusedNormRope, Severity::Opportunity, headline, evidence).map(|d| d.about(elementwise))
+    // The time the unfused norms take: each rsqrt stands for one norm of about
+    // UNFUSED_NORM_KERNELS elementwise launches (pow, mean, add, rsqrt, mul, mul) at the mean
+    // elementwise launch's time, at most all elementwise time (activations and residual adds
+    // are elementwise too, and not this finding's).
+    let per_call = elementwise / mix.calls(Family::Elementwise).max(1);
+    let norms = (shape.rsqrt_calls * UNFUSED_NORM_KERNELS * per_call).min(elementwise);
+    finding(DiagnosisKind::UnfusedNormRope, Severity::Opportunity, headline, evidence).map(|d| d.about(norms))
 }
 
 /// How a step source reads in evidence and phase lines.

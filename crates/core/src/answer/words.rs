@@ -233,16 +233,41 @@ pub(super) fn dominant_answer(kernel: &str, share: f64, account: Account, eviden
     }
 }
 
-pub(super) fn healthy(summary: &KernelSummary, account: Account, evidence: Evidence) -> Answer {
+pub(super) fn healthy(
+    summary: &KernelSummary,
+    diagnosis: Option<&DiagnosisReport>,
+    account: Account,
+    evidence: Evidence,
+) -> Answer {
     let families: Vec<String> =
         summary.families.iter().take(3).map(|f| format!("{} {:.1} %", f.family.as_str(), f.share_pct)).collect();
-    let top = summary.kernels.first().map_or_else(String::new, |k| {
-        format!("; the next lever is the top kernel, `{}` at {:.1} %", crate::diagnosis::short(&k.name), k.share_pct)
-    });
+    // Smaller findings (under the headline's floor) are the next levers, named so the headline
+    // and the diagnosis below it tell one story.
+    let smaller: Vec<&str> = diagnosis
+        .map(|d| {
+            d.findings
+                .iter()
+                .filter(|f| f.severity != crate::deepdive::Severity::Info)
+                .map(|f| f.headline.split(':').next().unwrap_or(""))
+                .collect()
+        })
+        .unwrap_or_default();
+    let next = match (smaller.is_empty(), summary.kernels.first()) {
+        (false, _) => format!("; the next levers are the smaller findings below: {}", smaller.join(", ")),
+        (true, Some(k)) => {
+            format!(
+                "; the next lever is the top kernel, `{}` at {:.1} %",
+                crate::diagnosis::short(&k.name),
+                k.share_pct
+            )
+        }
+        (true, None) => String::new(),
+    };
+    let lead = if smaller.is_empty() { "healthy: " } else { "" };
     Answer {
         verdict: Verdict::Healthy,
         headline: format!(
-            "healthy: busy {:.1} %, no idle cause or known pattern holds {:.0} % of the window; {}{top}",
+            "{lead}busy {:.1} %, no idle cause or known pattern holds {:.0} % of the window; {}{next}",
             account.busy_pct(),
             ADDRESSABLE_MIN_PCT,
             families.join(", ")
