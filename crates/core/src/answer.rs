@@ -21,7 +21,12 @@
 //!    its wall time is a candidate too, with its share of the wall time: when it is the
 //!    largest, the headline is that kernel and the next step its deep dive
 //!    ([`Next::DeepDive`]).
-//! 3. **Nothing to win back**: the run is healthy, said in words with its largest families.
+//! 3. **Nothing to win back**: the run is healthy, said in words with its largest families
+//!    and its next lever (the smaller findings where some fired, else the top kernel).
+//!
+//! A source without a timeline answers with what it has: a kernel table (stats CSVs) with its
+//! family split and no idle claim ([`Verdict::KernelTable`], or the dominant kernel's deep
+//! dive), a `prof util --csv` recording with util's own verdict ([`of_utilization`]).
 //!
 //! A deep dive is suggested only by the dominant-kernel headline: never beside an idle or
 //! finding headline, never below the floor.

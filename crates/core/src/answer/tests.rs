@@ -154,3 +154,44 @@ fn a_kernel_table_gets_an_account_without_causes() {
     assert_eq!(part_ns(account, Part::Idle { cause: IdleCause::Unexplained }), 149 * 20_000);
     assert_eq!(a.verdict, Verdict::Idle(IdleCause::Unexplained));
 }
+
+/// Two thirds of the window in one GEMM, a third waiting for launches: the kernel is the larger
+/// share of a mostly busy device, so its deep dive is the next step.
+#[test]
+fn a_dominant_kernel_outweighs_smaller_idle_time() {
+    let mut t = Timeline::new("test");
+    for i in 0..200u64 {
+        let start = i * 15_000;
+        kernel(&mut t, "gemm_kernel", 7, start, 10_000, Some((start - start.min(1_000), 2_000)));
+    }
+    let a = answer_of(&t);
+    assert_eq!(a.verdict, Verdict::DominantKernel, "{}", a.headline);
+    assert_eq!(a.deep_dive(), Some(("gemm_kernel", 100.0)));
+}
+
+/// A kernel table (no timeline, no device times): the dominant kernel's deep dive, with the
+/// table's own calls and device time as the evidence; a flat table says its family split and
+/// makes no idle claim.
+#[test]
+fn a_kernel_table_answers_from_its_rows() {
+    use crate::kernel_summary::{summary_from_totals, KernelAcc};
+    let row = |name: &str, calls: u64, ns: u64, id: u32| {
+        let mut acc = KernelAcc::new(OpKind::Kernel, None);
+        for _ in 0..calls {
+            acc.add(ns / calls);
+        }
+        acc.row(name, crate::intern::NameId(id), Family::Gemm, &|_| 0.0)
+    };
+    let table = summary_from_totals(
+        "stats.csv".into(),
+        vec![row("big_gemm", 50, 50_000_000, 0), row("small", 50, 5_000_000, 1)],
+    );
+    let a = answer(&Inputs { timeline: None, summary: &table, diagnosis: None, gaps: None, launch: None });
+    assert_eq!(a.verdict, Verdict::DominantKernel, "{}", a.headline);
+    assert!(a.headline.contains("a kernel table: no timeline, so idle time is not known"), "{}", a.headline);
+    assert_eq!(a.evidence.busy_ns, 55_000_000);
+    let flat = summary_from_totals("stats.csv".into(), vec![row("a", 50, 5_000_000, 0), row("b", 50, 5_000_000, 1)]);
+    let a = answer(&Inputs { timeline: None, summary: &flat, diagnosis: None, gaps: None, launch: None });
+    assert_eq!(a.verdict, Verdict::KernelTable, "{}", a.headline);
+    assert_eq!(a.next, Next::CaptureMore);
+}
