@@ -550,7 +550,7 @@ fn control_characters_in_names_never_reach_the_terminal() {
     assert!(text.status.success());
     let shown = String::from_utf8(text.stdout).unwrap();
     assert!(!shown.chars().any(|c| c.is_control() && c != '\n' && c != '\t'), "a control character reached the text");
-    assert!(shown.contains("\\u{1b}]0;owned\\u{7}"), "{shown}");
+    assert!(shown.contains("\\x1b]0;owned\\x07\\x1b[2Jnvjet\\x9b31m"), "{shown}");
     let doc = prof_json(&["analyze", "--json", path.to_str().unwrap()]);
     assert_eq!(doc["summary"]["kernels"][0]["name"], hostile);
 }

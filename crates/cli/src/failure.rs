@@ -124,28 +124,14 @@ impl Failure {
     /// Reports it: the message on stderr, and with `json` the document on stdout. Returns
     /// the exit status.
     pub fn report(&self, json: bool) -> ExitCode {
-        eprintln!("prof: {}", printable(&self.message));
+        eprintln!("prof: {}", crate::stdout::printable(&self.message));
         if json {
             if let Ok(text) = serde_json::to_string_pretty(self) {
-                crate::render::write_stdout(format_args!("{text}\n"));
+                crate::stdout::write_json_stdout(&format!("{text}\n"));
             }
         }
         ExitCode::from(self.exit_code)
     }
-}
-
-/// `text` with control characters (other than line breaks and tabs) shown as `\xNN`: a
-/// message quoting a hostile file must not retitle, clear or recolour the terminal.
-pub fn printable(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        if ch.is_control() && ch != '\n' && ch != '\t' {
-            out.push_str(&format!("\\x{:02x}", u32::from(ch)));
-        } else {
-            out.push(ch);
-        }
-    }
-    out
 }
 
 impl From<String> for Failure {
@@ -224,7 +210,7 @@ mod tests {
             Failure::from(Error::io("/p", std::io::Error::other("e"))).or_kind(Kind::Usage).kind,
             Kind::BadInput
         );
-        assert_eq!(printable("a\u{1b}]0;owned\u{7}\tb\nc\r"), "a\\x1b]0;owned\\x07\tb\nc\\x0d");
+        assert_eq!(crate::stdout::printable("a\u{1b}]0;owned\u{7}\tb\nc\r"), "a\\x1b]0;owned\\x07\tb\nc\\x0d");
         let json = serde_json::to_value(&bad).unwrap();
         assert_eq!(json["schema"], "prof.error.v1");
         assert_eq!(json["kind"], "bad_input");

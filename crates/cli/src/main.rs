@@ -4,7 +4,7 @@
 //! compiled-in backends, and each module under [`commands`] runs one verb and renders it.
 
 #[macro_use]
-mod render;
+mod stdout;
 mod answer_view;
 mod breakdown_view;
 mod chrome_trace;
@@ -23,6 +23,7 @@ mod phases_view;
 mod profile_view;
 mod progress;
 mod registry;
+mod render;
 mod sections;
 mod serve;
 

@@ -1,77 +1,7 @@
-//! Plain-text rendering helpers shared by the verbs: aligned tables, JSON printing, and the
-//! [`out!`]/[`outln!`] macros every verb prints with, which end prof quietly when its reader
-//! has gone (`prof analyze | head -1`) instead of panicking as `println!` does.
+//! Plain-text rendering helpers shared by the verbs: aligned tables, names fitted to the
+//! terminal, durations, and bounded JSON printing (written through [`crate::stdout`]).
 
 use serde::Serialize;
-use std::io::Write;
-
-/// Exit status when stdout was closed under us: 128 + SIGPIPE, what a shell reports for a
-/// writer that died of a closed pipe.
-pub const EXIT_CLOSED_STDOUT: i32 = 141;
-
-/// Exit status when the report could not be written to stdout (a full disk, a short write):
-/// sysexits' `EX_IOERR`. The report is lost, and prof says so on stderr.
-pub const EXIT_OUTPUT_LOST: i32 = 74;
-
-/// Writes to stdout, with every control character that came from an input (a kernel name
-/// holding a terminal escape sequence) made visible ([`visible`]); a closed stdout (broken
-/// pipe) ends the process quietly with [`EXIT_CLOSED_STDOUT`]; any other failed write (a full
-/// disk) ends it with [`EXIT_OUTPUT_LOST`] and a line on stderr: a lost report never exits 0.
-pub fn write_stdout(args: std::fmt::Arguments<'_>) {
-    let text = match args.as_str() {
-        Some(text) => std::borrow::Cow::Borrowed(text),
-        None => std::borrow::Cow::Owned(args.to_string()),
-    };
-    write_checked(&visible(&text));
-}
-
-/// Writes a JSON document to stdout as [`write_stdout`] does, its control characters kept exact
-/// as JSON escapes (`\u009b`): serde escapes those below U+0020, not DEL, the C1 range or the
-/// line separators, which a terminal or a JavaScript reader would act on.
-pub fn write_json_stdout(text: &str) {
-    let hidden = |c: char| (c.is_control() && c != '\n' && c != '\t') || c == '\u{2028}' || c == '\u{2029}';
-    if !text.chars().any(hidden) {
-        return write_checked(text);
-    }
-    let escaped: String =
-        text.chars().map(|c| if hidden(c) { format!("\\u{:04x}", c as u32) } else { c.to_string() }).collect();
-    write_checked(&escaped);
-}
-
-fn write_checked(text: &str) {
-    let mut out = std::io::stdout().lock();
-    if let Err(error) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        if error.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(EXIT_CLOSED_STDOUT);
-        }
-        eprintln!("prof: the report could not be written to standard output ({error}); it is lost");
-        std::process::exit(EXIT_OUTPUT_LOST);
-    }
-}
-
-/// `text` with control characters other than line feed and tab (ESC, CR, BEL, the C1 range)
-/// written as `\u{1b}`: a trace is untrusted input, and a kernel name must not move the
-/// cursor, recolour or retitle the terminal. JSON is unchanged (serde escapes them already).
-pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    let hidden = |c: char| (c.is_control() && c != '\n' && c != '\t') || c == '\u{2028}' || c == '\u{2029}';
-    if !text.chars().any(hidden) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    std::borrow::Cow::Owned(
-        text.chars().map(|c| if hidden(c) { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() }).collect(),
-    )
-}
-
-/// `print!` that survives a closed stdout ([`write_stdout`]).
-macro_rules! out {
-    ($($arg:tt)*) => { $crate::render::write_stdout(format_args!($($arg)*)) };
-}
-
-/// `println!` that survives a closed stdout ([`write_stdout`]).
-macro_rules! outln {
-    () => { $crate::render::write_stdout(format_args!("\n")) };
-    ($($arg:tt)*) => { $crate::render::write_stdout(format_args!("{}\n", format_args!($($arg)*))) };
-}
 
 /// Left-aligned columns separated by two spaces; the last column is not padded.
 pub fn table(rows: &[Vec<String>]) -> String {
@@ -113,7 +43,7 @@ pub fn print_json(value: &impl Serialize) -> Result<(), String> {
     }
     let mut text = serde_json::to_string_pretty(&value).map_err(|e| format!("cannot encode JSON: {e}"))?;
     text.push('\n');
-    write_json_stdout(&text);
+    crate::stdout::write_json_stdout(&text);
     Ok(())
 }
 

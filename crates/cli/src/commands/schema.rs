@@ -4,7 +4,7 @@
 //! validates every document it reads against them.
 
 use crate::failure::{Failure, Kind};
-use crate::render::write_stdout;
+use crate::stdout::write_stdout;
 use clap::Args;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -82,7 +82,7 @@ pub fn run(args: &SchemaArgs) -> Result<ExitCode, Failure> {
     };
     match text(name) {
         Some(text) => {
-            write_stdout(format_args!("{text}"));
+            crate::stdout::write_json_stdout(&text);
             Ok(ExitCode::SUCCESS)
         }
         None => {
