@@ -165,21 +165,21 @@ pub fn verdict(
 ) -> Option<String> {
     let threshold = LATENCY_THRESHOLD_PCT;
     let dram = dram_pct.map(|d| format!(" (DRAM {d:.1} %)")).unwrap_or_default();
-    let mut line = match (report.compute_throughput_pct, report.memory_throughput_pct) {
-        _ if lead.is_some() => lead.unwrap_or_default(),
-        (Some(c), Some(m)) if m >= threshold && m >= c => {
+    let mut line = match (lead, report.compute_throughput_pct, report.memory_throughput_pct) {
+        (Some(lead), _, _) => lead,
+        (None, Some(c), Some(m)) if m >= threshold && m >= c => {
             format!("memory-bound: memory at {m:.1} % of peak{dram}, compute at {c:.1} %")
         }
-        (Some(c), Some(m)) if c >= threshold => {
+        (None, Some(c), Some(m)) if c >= threshold => {
             format!("compute-bound: compute at {c:.1} % of peak, memory at {m:.1} %{dram}")
         }
-        (Some(c), Some(m)) => {
+        (None, Some(c), Some(m)) => {
             let dram = dram_pct.map(|d| format!(", DRAM {d:.1} %")).unwrap_or_default();
             format!("latency-bound: neither compute ({c:.1} %) nor memory ({m:.1} %{dram}) reaches {threshold:.0} % of peak")
         }
-        (Some(c), None) => format!("compute at {c:.1} % of peak; memory throughput not recorded"),
-        (None, Some(m)) => format!("memory at {m:.1} % of peak{dram}; compute throughput not recorded"),
-        (None, None) => return None,
+        (None, Some(c), None) => format!("compute at {c:.1} % of peak; memory throughput not recorded"),
+        (None, None, Some(m)) => format!("memory at {m:.1} % of peak{dram}; compute throughput not recorded"),
+        (None, None, None) => return None,
     };
     if let Some(occupancy) = &report.occupancy {
         if let (Some(limiter), Some(theoretical)) = (&occupancy.limiter, occupancy.theoretical_pct) {

@@ -60,9 +60,9 @@ impl AnswerView {
         Self { answer, next_line, target }
     }
 
-    /// The deep-dive command, when the answer leads to one.
-    pub fn deep_dive_command(&self, command: &[OsString]) -> Option<String> {
-        self.target.as_ref().map(|t| t.command(command))
+    /// The deep-dive command, when the answer leads to one (then it is the next line).
+    pub fn deep_dive_command(&self) -> Option<String> {
+        self.target.as_ref().map(|_| self.next_line.clone())
     }
 
     /// The text lines that open the report: the headline, its evidence, the remedy, the next

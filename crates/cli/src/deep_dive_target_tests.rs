@@ -23,14 +23,14 @@ fn the_suggestion_needs_a_deep_dive_and_skips_the_warm_up() {
     let none = DeepDiveContext { available: false, launches_before: Some(&before) };
     let command = ["python3".into(), "run.py".into()];
     let unavailable = view(&t, &none, &command);
-    assert_eq!(unavailable.deep_dive_command(&command), None, "no deep dive on this vendor");
+    assert_eq!(unavailable.deep_dive_command(), None, "no deep dive on this vendor");
     assert!(unavailable.next_line.starts_with("no single-kernel deep dive for this source's vendor"));
     let nvidia = DeepDiveContext { available: true, launches_before: Some(&before) };
     let found = view(&t, &nvidia, &command);
     let skip = 7 + WARM_LAUNCHES;
     let expected =
         format!("prof deep-dive --kernel '^big_gemm$' --launch-skip {skip} --launch-count 1 -- python3 run.py");
-    assert_eq!(found.deep_dive_command(&command), Some(expected.clone()));
+    assert_eq!(found.deep_dive_command(), Some(expected.clone()));
     assert_eq!(found.next_line, expected);
 }
 
@@ -46,7 +46,7 @@ fn no_deep_dive_beside_an_idle_answer() {
     let nvidia = DeepDiveContext { available: true, launches_before: None };
     let found = view(&t, &nvidia, &[]);
     // Wall 119 × 400 µs + 180 µs, busy 120 × 180 µs: idle 26.18 of 47.78 ms.
-    assert_eq!(found.deep_dive_command(&[]), None, "{}", found.answer.headline);
+    assert_eq!(found.deep_dive_command(), None, "{}", found.answer.headline);
     assert!(found.answer.headline.starts_with("the device is idle 54.8 % of the window"), "{}", found.answer.headline);
     assert!(found.next_line.starts_with("apply the remedy"), "{}", found.next_line);
 }

@@ -50,19 +50,42 @@ pub struct SectionContext<'a> {
     pub registry: &'a prof_core::Registry,
     /// The timeline's stream roles, worked out by the first section that asks (three read
     /// them): see [`SectionContext::stream_roles`].
-    pub roles: std::sync::OnceLock<Vec<DeviceStreams>>,
+    roles: std::sync::OnceLock<Vec<DeviceStreams>>,
     /// The timeline's launch calls by correlation id, built by the first section that asks
     /// (the launch and idle-gap sections, which run at once): see
     /// [`SectionContext::launch_index`].
-    pub launches: std::sync::OnceLock<prof_core::launch_index::LaunchIndex>,
+    launches: std::sync::OnceLock<prof_core::launch_index::LaunchIndex>,
     /// The timeline's idle gaps, worked out by the idle-gap section, read again by the answer.
-    pub gaps: std::sync::OnceLock<Vec<prof_core::analysis::gaps::DeviceGaps>>,
+    gaps: std::sync::OnceLock<Vec<prof_core::analysis::gaps::DeviceGaps>>,
     /// The timeline's launch statistics, worked out by the launch section, read again by the
     /// answer.
-    pub launch: std::sync::OnceLock<Option<prof_core::analysis::launch::LaunchStats>>,
+    launch: std::sync::OnceLock<Option<prof_core::analysis::launch::LaunchStats>>,
 }
 
-impl SectionContext<'_> {
+impl<'a> SectionContext<'a> {
+    /// The context of one timeline's sections; `roles` are its stream roles where the phases
+    /// already worked them out (empty: worked out by the first section that asks).
+    pub fn new(
+        families: &'a Families,
+        summary: &'a KernelSummary,
+        path: Option<&'a Path>,
+        vendor: &'a VendorPrefetch,
+        registry: &'a prof_core::Registry,
+        roles: std::sync::OnceLock<Vec<DeviceStreams>>,
+    ) -> Self {
+        Self {
+            families,
+            summary,
+            path,
+            vendor,
+            registry,
+            roles,
+            launches: Default::default(),
+            gaps: Default::default(),
+            launch: Default::default(),
+        }
+    }
+
     /// The stream roles of `timeline` (the timeline the sections are built from), once.
     pub fn stream_roles(&self, timeline: &Timeline) -> &[DeviceStreams] {
         self.roles.get_or_init(|| prof_core::analysis::streams::stream_roles(timeline, self.families))

@@ -72,20 +72,15 @@ pub fn answer(inputs: &Inputs) -> Answer {
         Some(t) => account(t, summary, d, inputs.gaps.and_then(|g| g.iter().find(|g| g.device == d.device))),
         None => account_of_summary(summary, d),
     });
-    let kernels = summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel).map(|k| k.calls).sum();
+    let busy_ns = account.as_ref().map_or(0, |a| a.busy_ns);
+    let steps = inputs.diagnosis.and_then(|d| d.steps.as_ref()).map(|s| s.count);
     let evidence = Evidence {
         ops: summary.ops,
-        kernels,
-        busy_ns: account.as_ref().map_or(0, |a| a.busy_ns),
+        kernels: summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel).map(|k| k.calls).sum(),
+        busy_ns,
         wall_ns: account.as_ref().map_or(0, |a| a.wall_ns),
-        steps: inputs.diagnosis.and_then(|d| d.steps.as_ref()).map(|s| s.count),
-        enough: false,
-    };
-    let evidence = Evidence {
-        enough: evidence.ops >= ENOUGH_OPS
-            || evidence.steps.is_some_and(|s| s >= ENOUGH_STEPS)
-            || evidence.busy_ns >= ENOUGH_BUSY_NS,
-        ..evidence
+        steps,
+        enough: summary.ops >= ENOUGH_OPS || steps.is_some_and(|s| s >= ENOUGH_STEPS) || busy_ns >= ENOUGH_BUSY_NS,
     };
     let Some(account) = account.filter(|_| summary.ops > 0) else {
         if !summary.kernels.is_empty() {

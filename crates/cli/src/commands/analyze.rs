@@ -169,17 +169,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             return Ok(ExitCode::SUCCESS);
         }
     };
-    let context = SectionContext {
-        families: &families,
-        summary: &summary,
-        path: args.path.as_deref(),
-        vendor: &vendor,
-        registry,
-        roles,
-        launches: Default::default(),
-        gaps: Default::default(),
-        launch: Default::default(),
-    };
+    let context = SectionContext::new(&families, &summary, args.path.as_deref(), &vendor, registry, roles);
     // The diagnosis and the sections read the same timeline and summary: on two cores at once.
     let (diagnosis, sections) = match (diagnosis, timeline.as_ref()) {
         (None, Some(t)) => {
@@ -203,7 +193,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         None => context.answer(timeline.as_ref(), has_timeline),
     };
     let view = AnswerView::new(found, &summary, &dive, &origin);
-    let next = view.deep_dive_command(&[]);
+    let next = view.deep_dive_command();
     let answer = crate::html_report::Answer { diagnosis: has_timeline, answer: Some(&view), top: args.top };
     // A `prof util --csv` recording is re-plotted as the utilization page `prof util --html` draws.
     let mut util_page = None;

@@ -6,7 +6,7 @@
 use crate::answer_view::AnswerView;
 use crate::breakdown_view::{render_text, BreakdownReport};
 use crate::commands::analyze::families;
-use crate::deep_dive_target::{deep_dive_available, DeepDiveContext, DeepDiveTarget};
+use crate::deep_dive_target::{deep_dive_available, DeepDiveContext};
 use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
 use crate::outputs::{self, OutputArgs};
@@ -220,8 +220,6 @@ pub struct Measured {
     pub summary: prof_core::kernel_summary::KernelSummary,
     /// The findings.
     pub diagnosis: prof_core::DiagnosisReport,
-    /// The kernel worth a deep dive, when the answer leads to one.
-    pub target: Option<DeepDiveTarget>,
     /// The answer of the capture.
     pub answer: AnswerView,
     /// Artifact files and their sizes.
@@ -266,20 +264,20 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         timeout: args.timeout,
     };
     // Neither --skip nor --capture-range: the window opens on the work where the tool can.
+    // Else (a tool without it, or a window that never opened) the time window the default falls
+    // back to.
     let defaulted = args.skip.is_none() && args.capture_range.is_none();
+    let fall_back = |request: &mut CaptureRequest| {
+        request.range = CaptureRange::Time;
+        request.skip = args.fallback_skip;
+        tool.plan(request).map_err(|e| Failure::from(e).or_kind(Kind::Usage))
+    };
     let mut plan = match tool.plan(&request) {
-        Err(prof_core::Error::Unsupported(_)) if defaulted => {
-            request.range = CaptureRange::Time;
-            request.skip = args.fallback_skip;
-            tool.plan(&request)
-        }
-        planned => planned,
-    }
-    .map_err(|e| Failure::from(e).or_kind(Kind::Usage))?;
+        Err(prof_core::Error::Unsupported(_)) if defaulted => fall_back(&mut request)?,
+        planned => planned.map_err(|e| Failure::from(e).or_kind(Kind::Usage))?,
+    };
     let mut started;
-    let mut attempt = 0;
     let captured = loop {
-        attempt += 1;
         for step in &mut plan.steps {
             step.echo = !args.json;
         }
@@ -302,19 +300,18 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
                 capturing.finish();
                 break captured;
             }
-            // The default window never opened at the end of the load: once more from the start.
-            Err(prof_core::Error::ArtifactInvalid { .. })
-                if defaulted && attempt == 1 && request.range == CaptureRange::Auto =>
-            {
+            // The default window never opened at the end of the load: once more as a time window
+            // (then the range is a time, so this happens once).
+            Err(prof_core::Error::ArtifactInvalid { .. }) if defaulted && request.range == CaptureRange::Auto => {
                 capturing.finish();
                 eprintln!(
                     "prof: the window never opened at {} (the run's launches and copies never settled); capturing \
-                     once more with the window from the start (--skip 0s)",
-                    CaptureRange::Auto.describe()
+                     once more with the window {:.1} s after the start (--skip {:.1}s)",
+                    CaptureRange::Auto.describe(),
+                    args.fallback_skip.as_secs_f64(),
+                    args.fallback_skip.as_secs_f64()
                 );
-                request.range = CaptureRange::Time;
-                request.skip = args.fallback_skip;
-                plan = tool.plan(&request).map_err(|e| Failure::from(e).or_kind(Kind::Usage))?;
+                plan = fall_back(&mut request)?;
             }
             Err(error) => {
                 let explained = tool.explain_failure(&args.out);
@@ -349,22 +346,12 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         available: deep_dive_available(registry, None, Some(tool.name())),
         launches_before: Some(&phases.launches_before),
     };
-    let context = SectionContext {
-        families: &families,
-        summary: &summary,
-        path: paths.first().map(PathBuf::as_path),
-        vendor: &vendor,
-        registry,
-        roles,
-        launches: Default::default(),
-        gaps: Default::default(),
-        launch: Default::default(),
-    };
+    let path = paths.first().map(PathBuf::as_path);
+    let context = SectionContext::new(&families, &summary, path, &vendor, registry, roles);
     let sections = sections::all(&timeline, &context);
     let origin = crate::answer_view::Origin { command: &args.command, path: None };
     let answer = AnswerView::new(context.answer(Some(&timeline), Some(&diagnosis)), &summary, &dive, &origin);
-    let target = answer.target.clone();
-    let deep_dive = answer.deep_dive_command(&args.command);
+    let deep_dive = answer.deep_dive_command();
     let page = crate::html_report::Answer { diagnosis: Some(&diagnosis), answer: Some(&answer), top: args.top };
     let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections, &page)?;
     for line in written {
@@ -391,7 +378,6 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         document,
         summary,
         diagnosis,
-        target,
         answer,
         artifacts: captured.artifacts.clone(),
         how_to_open: plan.how_to_open.clone(),

@@ -150,7 +150,7 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
     step.text = measured.text.clone();
     step.document = Some(measured.document.clone());
     report.steps.push(step);
-    let Some(target) = measured.target.clone() else {
+    let Some(target) = measured.answer.target.clone() else {
         let why = profile_view::no_dominant_kernel(&measured);
         report.stop("breakdown", &headline, &why);
         return finish(args, &report);

@@ -322,24 +322,20 @@ fn finish(
         let families = families(None)?;
         let summary = summarize_kernels(&timeline, &families);
         let diagnosis = diagnose(&timeline, &summary);
-        // The answer leads, as in `prof breakdown` (the idle gaps and launches it weighs).
-        let gaps = prof_core::analysis::gaps::idle_gaps(&timeline, &families);
-        let launch = prof_core::analysis::launch::launch_stats(&timeline);
-        let inputs = prof_core::answer::Inputs {
-            timeline: Some(&timeline),
-            summary: &summary,
-            diagnosis: Some(&diagnosis),
-            gaps: Some(&gaps),
-            launch: launch.as_ref(),
-        };
+        // The answer leads, as in `prof breakdown`, worked out the same way (the context works
+        // out the idle gaps and launches it weighs; serve prints no sections).
+        let vendor = crate::sections::VendorPrefetch::start(None);
+        let context =
+            crate::sections::SectionContext::new(&families, &summary, None, &vendor, registry, Default::default());
         let dive = crate::deep_dive_target::DeepDiveContext {
             available: crate::deep_dive_target::deep_dive_available(registry, None, Some(&plan.tool)),
             launches_before: Some(&phases.launches_before),
         };
         let origin = crate::answer_view::Origin { command: &[], path: None };
-        let view = crate::answer_view::AnswerView::new(prof_core::answer::answer(&inputs), &summary, &dive, &origin);
+        let found = context.answer(Some(&timeline), Some(&diagnosis));
+        let view = crate::answer_view::AnswerView::new(found, &summary, &dive, &origin);
         let names = artifacts.iter().map(|a| a.path.clone()).collect();
-        let deep_dive = view.deep_dive_command(&[]);
+        let deep_dive = view.deep_dive_command();
         let mut document = BreakdownReport::new(&summary, &diagnosis, names, plan.how_to_open.as_deref(), deep_dive);
         document.phases = Some(&phases);
         document.answer = Some(&view);

@@ -51,8 +51,6 @@ impl Ended {
 fn start(probe: Box<dyn UtilizationProbe>, sampling: &Sampling<'_>) -> Result<RecorderHandle, Failure> {
     let mut stream = match sampling.csv {
         Some(path) => {
-            // A link or a directory is refused before anything runs.
-            crate::output_file::is_special(path).map_err(|e| Failure::new(crate::failure::Kind::Usage, e))?;
             let file = std::fs::File::create(path).map_err(|e| Failure::from(prof_core::Error::io(path, e)))?;
             Some((CsvStream::new(std::io::BufWriter::new(file)), path.display().to_string(), false))
         }

@@ -19,6 +19,8 @@
 //! wall time exactly.
 
 use crate::analysis::gaps::{DeviceGaps, GapCause};
+use crate::analysis::intervals::SortedUnion;
+use crate::analysis::streams::pct;
 use crate::families::Family;
 use crate::kernel_summary::{DeviceTime, KernelSummary};
 use crate::timeline::Timeline;
@@ -125,35 +127,6 @@ impl Account {
     }
 }
 
-fn pct(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 * 100.0 / whole as f64
-    }
-}
-
-/// Running union of intervals fed in start order.
-#[derive(Default)]
-struct Cover {
-    reach: u64,
-    total: u64,
-    any: bool,
-}
-
-impl Cover {
-    fn add(&mut self, start: u64, end: u64) {
-        if !self.any || start >= self.reach {
-            self.total += end - start;
-            self.reach = end;
-            self.any = true;
-        } else if end > self.reach {
-            self.total += end - self.reach;
-            self.reach = end;
-        }
-    }
-}
-
 /// The account of `device` from `timeline`'s ops, with its idle time split by `gaps` (the
 /// idle-gap analysis of the same timeline) where given.
 pub fn account(
@@ -170,7 +143,10 @@ pub fn account(
         }
         family_of[at] = Some(k.family);
     }
-    let (mut compute, mut with_comm, mut all) = (Cover::default(), Cover::default(), Cover::default());
+    // The ops are fed in start order (sorted below when the source's are not), so each union
+    // is merged as it goes.
+    let (mut compute, mut with_comm, mut all) =
+        (SortedUnion::default(), SortedUnion::default(), SortedUnion::default());
     // Op time by name id (one add an op), summed by family once at the end.
     let mut by_name: Vec<u64> = vec![0; family_of.len()];
     let mut unnamed_ns = 0u64;
@@ -208,7 +184,8 @@ pub fn account(
             None => op_ns.push((family, ns)),
         }
     }
-    let busy_ns = all.total;
+    let covered = |u: &SortedUnion| u.total_ns().expect("the ops were fed in start order");
+    let (compute, with_comm, busy_ns) = (covered(&compute), covered(&with_comm), covered(&all));
     let wall_ns = device.wall_ns.max(busy_ns);
     let mut shares: Vec<(Part, u128, Option<u64>)> = Vec::new();
     // Compute time split by family op time; exposed collectives; exposed copies and sets.
@@ -220,12 +197,12 @@ pub fn account(
         }
     };
     let compute_families: Vec<(Family, u64)> = op_ns.iter().copied().filter(|f| f.0.is_compute()).collect();
-    split(&mut shares, compute.total, &compute_families);
+    split(&mut shares, compute, &compute_families);
     let comm: Vec<(Family, u64)> = op_ns.iter().copied().filter(|f| f.0 == Family::Collective).collect();
-    split(&mut shares, with_comm.total - compute.total.min(with_comm.total), &comm);
+    split(&mut shares, with_comm - compute.min(with_comm), &comm);
     let copies: Vec<(Family, u64)> =
         op_ns.iter().copied().filter(|f| matches!(f.0, Family::Memcpy | Family::Memset)).collect();
-    split(&mut shares, busy_ns - with_comm.total.min(busy_ns), &copies);
+    split(&mut shares, busy_ns - with_comm.min(busy_ns), &copies);
     let idle_ns = wall_ns - busy_ns;
     for (cause, ns, count) in idle_split(idle_ns, gaps) {
         shares.push((Part::Idle { cause }, u128::from(ns) * SCALE, count));

@@ -50,25 +50,29 @@ pub(super) fn no_device(diagnosis: Option<&DiagnosisReport>, evidence: Evidence)
 }
 
 pub(super) fn too_little(account: Account, evidence: Evidence) -> Answer {
-    let headline = format!(
-        "too little captured to tell: {} in the window (a verdict needs {ENOUGH_OPS} ops, {ENOUGH_STEPS} steps or \
-         {} of device work)",
-        size_line(&evidence),
-        ns(ENOUGH_BUSY_NS)
-    );
+    let size = size_line(&evidence);
+    too_little_of(&size, busy_line(&account), evidence, Some(account))
+}
+
+/// "Too little captured to tell" of a window whose size reads `size`.
+fn too_little_of(size: &str, evidence_line: String, evidence: Evidence, account: Option<Account>) -> Answer {
     Answer {
         verdict: Verdict::TooLittle,
-        headline,
+        headline: format!(
+            "too little captured to tell: {size} in the window (a verdict needs {ENOUGH_OPS} ops, {ENOUGH_STEPS} \
+             steps or {} of device work)",
+            ns(ENOUGH_BUSY_NS)
+        ),
         share_pct: None,
         remedy: Some(
             "capture a longer window that opens on the work (past the load and warm-up), or point at a larger \
              artifact"
                 .to_owned(),
         ),
-        evidence_line: busy_line(&account),
+        evidence_line,
         evidence,
         next: Next::CaptureMore,
-        account: Some(account),
+        account,
     }
 }
 
@@ -79,7 +83,7 @@ pub(super) fn idle_candidates(
     gaps: Option<&[DeviceGaps]>,
 ) -> Vec<Candidate> {
     let device_gaps = gaps.and_then(|g| g.iter().find(|g| g.device == account.device));
-    let longest = device_gaps.and_then(|g| g.device_gaps.largest.first()).map(|g| {
+    let longest = device_gaps.and_then(|g| g.device_gaps.largest.first()).map_or_else(String::new, |g| {
         format!(
             "; longest {} at +{} between `{}` and `{}`",
             ns(g.length_ns),
@@ -98,6 +102,7 @@ pub(super) fn idle_candidates(
             ns(d.p50_ns)
         ))
     });
+    let launch_line = launch_line.unwrap_or_default();
     let mut out = Vec::new();
     for part in &account.parts {
         let Part::Idle { cause } = part.part else { continue };
@@ -109,25 +114,19 @@ pub(super) fn idle_candidates(
                 format!("the device waits for the host to launch the next kernel: {share:.1} % of the window"),
                 "capture the step as a graph (CUDA graphs: torch.compile(mode=\"reduce-overhead\"), \
                  torch.cuda.graphs; jax.jit), or launch fewer, larger kernels (fuse, batch)",
-                format!(
-                    "{count} shorter than {stall} where the launch came late{}",
-                    launch_line.clone().unwrap_or_default()
-                ),
+                format!("{count} shorter than {stall} where the launch came late{launch_line}"),
             ),
             IdleCause::HostStalls => (
                 format!("the host stalls: the device sits idle in long gaps for {share:.1} % of the window"),
                 "find what the host did in the longest gaps (the idle-gaps section lists the host ops in each): \
                  data loading, a sync, compilation, logging or I/O; move it off the step or overlap it",
-                format!(
-                    "{count} of at least {stall}, each launched only after the device went idle{}",
-                    longest.clone().unwrap_or_default()
-                ),
+                format!("{count} of at least {stall}, each launched only after the device went idle{longest}"),
             ),
             IdleCause::Dependency => (
                 format!("ops launched ahead of time still wait: {share:.1} % of the window idles on a dependency"),
                 "the ops were queued but waited on a sync, an event or another stream: drop needless syncs and \
                  cross-stream waits, overlap independent work",
-                format!("{count} where the next op was already queued{}", longest.clone().unwrap_or_default()),
+                format!("{count} where the next op was already queued{longest}"),
             ),
             IdleCause::ShortGaps => (
                 format!("the device idles between kernels: {share:.1} % of the window in short gaps"),
@@ -140,7 +139,7 @@ pub(super) fn idle_candidates(
                 format!("the device sits idle in long stretches: {share:.1} % of the window"),
                 "the host stalled there (input pipeline, synchronisation, I/O, compilation): find what it did \
                  (the idle-gaps section lists the host ops in each gap)",
-                format!("{count} of at least {stall}{}", longest.clone().unwrap_or_default()),
+                format!("{count} of at least {stall}{longest}"),
             ),
             IdleCause::Unexplained => (
                 format!("the device is idle {share:.1} % of the window"),
@@ -290,9 +289,7 @@ pub(super) fn kernel_table(summary: &KernelSummary, mut evidence: Evidence) -> A
         summary.families.iter().take(3).map(|f| format!("{} {:.1} %", f.family.as_str(), f.share_pct)).collect();
     let size = format!("{} calls, {} of device time", evidence.ops, ns(summary.device_ns));
     if !evidence.enough {
-        let mut answer = too_little_words(&size);
-        answer.evidence = evidence;
-        return answer;
+        return too_little_of(&size, size.clone(), evidence, None);
     }
     let dominant = dominant(summary);
     let (headline, next) = match dominant {
@@ -321,23 +318,6 @@ pub(super) fn kernel_table(summary: &KernelSummary, mut evidence: Evidence) -> A
         evidence_line: size,
         evidence,
         next,
-        account: None,
-    }
-}
-
-fn too_little_words(size: &str) -> Answer {
-    Answer {
-        verdict: Verdict::TooLittle,
-        headline: format!(
-            "too little captured to tell: {size} (a verdict needs {ENOUGH_OPS} ops, {ENOUGH_STEPS} steps or {} of \
-             device work)",
-            ns(ENOUGH_BUSY_NS)
-        ),
-        share_pct: None,
-        remedy: Some("capture a longer window that opens on the work, or point at a larger artifact".to_owned()),
-        evidence_line: size.to_owned(),
-        evidence: Evidence { ops: 0, kernels: 0, busy_ns: 0, wall_ns: 0, steps: None, enough: false },
-        next: Next::CaptureMore,
         account: None,
     }
 }
