@@ -99,6 +99,9 @@ fn older_nsys_exports_and_rocprof_formats_read_with_their_own_numbers() {
         ("amd/rocprofv3-json/vcopy_MI300A_ps_file_results.REDUCED.json", (19_308, 3)),
         // python csv: 20640 + 15520 + 16480 ns (a workload directory holding one timestamps.csv).
         ("amd/rocprof-compute/device_filter_MI200", (52_640, 3)),
+        // python json, EndNs - BeginNs by lane name: GPU0 12 events 1,644,640 ns + COPY 30 events
+        // 7,989,458 ns (the CPU HIP API and roctx lanes are host time).
+        ("amd/rocprof-v1/kokkos2021_results.json", (9_634_098, 42)),
         // python csv: task_time 7 rows, 249,692.68 µs.
         ("ascend/neo-pan_tilelang_msprof/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA", (249_692_680, 7)),
     ];
@@ -106,6 +109,27 @@ fn older_nsys_exports_and_rocprof_formats_read_with_their_own_numbers() {
         let doc = analyze(&fixture_arg(path));
         assert_eq!(totals(&doc), expected, "{path}");
     }
+}
+
+#[test]
+fn a_rocprof_v1_results_directory_reads_its_trace_else_kernel_and_copy_stats() {
+    let dir = scratch_dir("formats-rocprof-v1");
+    let v1 = fixtures().join("amd/rocprof-v1");
+    for name in ["kokkos2021_results.json", "kokkos2021_results.stats.csv", "kokkos2021_results.hip_stats.csv"] {
+        std::fs::copy(v1.join(name), dir.join(name.replace("kokkos2021_", ""))).unwrap();
+    }
+    let doc = analyze(dir.to_str().unwrap());
+    assert_eq!(doc["format"]["name"], "rocprof-v1-json", "{}", doc["format"]);
+    assert_eq!(totals(&doc), (9_634_098, 42));
+    // Without the trace: the kernel stats (python: 8 rows, 1,644,640 ns); the HIP API stats beside
+    // them are host time and stay out.
+    std::fs::remove_file(dir.join("results.json")).unwrap();
+    let doc = analyze(dir.to_str().unwrap());
+    assert_eq!(doc["format"]["name"], "rocprof-kernel-stats", "{}", doc["format"]);
+    assert_eq!(doc["summary"]["device_ns"].as_u64(), Some(1_644_640));
+    let out = prof(&["analyze", dir.join("results.hip_stats.csv").to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("host time per API call, not device time"), "{stderr}");
 }
 
 #[test]

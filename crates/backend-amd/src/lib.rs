@@ -41,6 +41,10 @@ mod rocprof_row;
 #[doc(hidden)]
 pub mod rocprof_stats;
 #[doc(hidden)]
+pub mod rocprof_v1_db;
+#[doc(hidden)]
+pub mod rocprof_v1_json;
+#[doc(hidden)]
 pub mod rocprofv3_counter_report;
 #[doc(hidden)]
 pub mod rocprofv3_counters;
@@ -115,10 +119,13 @@ impl Vendor for AmdVendor {
         vec![Box::new(rocprofv3_tool::Rocprofv3Tool::with_paths(self.config.paths.clone()))]
     }
 
-    /// Legacy rocprof `results.csv` dispatch tables and kernel stats (totals only).
+    /// Legacy rocprof `results.csv` dispatch tables, `results.json` traces and kernel/copy stats
+    /// (totals only); rocprofv3 JSON and rocpd databases.
     fn importers(&self) -> Vec<Box<dyn prof_core::Importer>> {
         vec![
             Box::new(rocprof_importers::RocprofResultsImporter),
+            Box::new(rocprof_importers::RocprofV1JsonImporter),
+            Box::new(rocprof_importers::RocprofV1DbImporter),
             Box::new(rocprof_importers::KernelStatsImporter),
             Box::new(rocprof_importers::Rocprofv3JsonImporter),
             Box::new(rocprof_importers::RocpdImporter),
