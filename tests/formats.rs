@@ -133,6 +133,29 @@ fn a_rocprof_v1_results_directory_reads_its_trace_else_kernel_and_copy_stats() {
 }
 
 #[test]
+fn a_trace_says_which_accelerator_recorded_it_and_what_it_did_not_read() {
+    // python json on each file: deviceProperties[0].name; kernel + gpu_memcpy + gpu_memset
+    // complete events and their summed dur.
+    let mi300x = analyze(&fixture_arg("nvidia/torch/tracelens_mi300x_torch_compile_triton_rocm7.2.json.gz"));
+    assert_eq!(mi300x["recorded_on"], "AMD Instinct MI300X");
+    assert_eq!(totals(&mi300x), (12_549_021, 12));
+    let mi250 = analyze(&fixture_arg("nvidia/torch/hta_mi250_minitoy_train_ROCm6_2_kineto.json.gz"));
+    assert_eq!(mi250["recorded_on"], "AMD Radeon Graphics");
+    assert_eq!(totals(&mi250), (149_042, 16));
+    let mtia_path = fixture_arg("nvidia/torch/hta_mtia_inference_rank_0.json.gz");
+    let mtia = analyze(&mtia_path);
+    assert_eq!(mtia["recorded_on"], "MTIA (ARTEMIS)");
+    assert_eq!(mtia["unread"][0], serde_json::json!(["mtia_ccp_events", 1313]), "{}", mtia["unread"]);
+    assert_eq!(mtia["unread"][1], serde_json::json!(["mtia_runtime", 823]));
+    let headline = mtia["answer"]["headline"].as_str().unwrap();
+    assert!(headline.contains("no device op prof reads (recorded on MTIA (ARTEMIS))"), "{headline}");
+    assert!(!headline.contains("recorded the host only"), "{headline}");
+    let text = String::from_utf8(prof(&["analyze", &mtia_path]).stdout).unwrap();
+    assert!(text.contains("read as: torch-trace (recorded on MTIA (ARTEMIS))"), "{text}");
+    assert!(text.contains("not read: mtia_ccp_events 1313, mtia_runtime 823"), "{text}");
+}
+
+#[test]
 fn an_op_statistic_only_tree_is_read_at_its_root() {
     let root = scratch_dir("formats-op-statistic");
     let inner = root.join("PROF_1/mindstudio_profiler_output");

@@ -100,7 +100,12 @@ fn read_chunked(reader: impl Read, path: &Path, chunk: usize) -> Result<Timeline
     let mut scanner = Scanner::new(reader, chunk.max(1));
     let mut timeline = Timeline::new(path.display().to_string());
     let mut importer = Importer::default();
-    match scanner.document(&mut timeline, &mut importer) {
+    let read = scanner.document(&mut timeline, &mut importer);
+    let mut unread = importer.unknown_categories.clone();
+    unread.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    timeline.recorded_on = sniff::recorded_on(&scanner.device, &unread);
+    timeline.unread = unread;
+    match read {
         Ok(()) if timeline.ops.is_empty() && timeline.host.is_empty() && importer.unknown_complete > 0 => {
             // Complete events of categories prof does not know, and nothing else: reporting an
             // empty run would be a wrong answer.
@@ -113,7 +118,7 @@ fn read_chunked(reader: impl Read, path: &Path, chunk: usize) -> Result<Timeline
                      user_annotation, in any case, and the PyTorch 1.8/1.9 names Kernel, Memcpy, Memset, \
                      Runtime, Operator",
                     importer.unknown_complete,
-                    importer.unknown_categories.join(", ")
+                    importer.unknown_categories.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>().join(", ")
                 ),
             ))
         }
@@ -185,6 +190,8 @@ struct Scanner<R> {
     inside_events: bool,
     events: usize,
     max_value: usize,
+    /// What the top-level keys say of the device (`deviceProperties` names, ROCm versions).
+    device: sniff::DeviceKeys,
 }
 
 impl<R: Read> Scanner<R> {
@@ -201,6 +208,7 @@ impl<R: Read> Scanner<R> {
             inside_events: false,
             events: 0,
             max_value: MAX_VALUE_BYTES,
+            device: sniff::DeviceKeys::default(),
         }
     }
 
@@ -307,21 +315,31 @@ impl<R: Read> Scanner<R> {
                 }
                 let (key, next) = string(b, i)?;
                 let next = ws(b, expect(b, next, b':', "`:` after a key")?)?;
-                Ok((Some(key.raw == b"traceEvents"), next))
+                Ok((Some(sniff::Key::of(key.raw)), next))
             })?;
             first = false;
             match key {
                 None => break,
-                Some(true) if saw_events => {
+                Some(sniff::Key::Events) if saw_events => {
                     // JSON leaves duplicate keys undefined; reading both would double every op.
                     let reason = "a second traceEvents key: the trace is ambiguous (duplicate keys), refused".into();
                     return Err(Fail::Bad { at: *pos, reason });
                 }
-                Some(true) => {
+                Some(sniff::Key::Events) => {
                     self.events(pos, timeline, importer)?;
                     saw_events = true;
                 }
-                Some(false) => self.step(pos, |b, i| Ok(((), skip(b, i)?)))?,
+                Some(sniff::Key::DeviceProperties) => {
+                    let names = self.step(pos, |b, i| {
+                        let end = skip(b, i)?;
+                        Ok((sniff::device_names(b.get(i..end).unwrap_or_default()), end))
+                    })?;
+                    self.device.names = names;
+                }
+                Some(key) => {
+                    self.device.rocm |= key == sniff::Key::Rocm;
+                    self.step(pos, |b, i| Ok(((), skip(b, i)?)))?
+                }
             }
             let done = self.step(pos, |b, i| {
                 let i = ws(b, i)?;

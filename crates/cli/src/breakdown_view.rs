@@ -50,6 +50,14 @@ pub struct BreakdownReport<'a> {
     /// when a directory was given that holds one artifact).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<&'a prof_core::Format>,
+    /// The accelerator the source says it was recorded on, read from the source itself
+    /// (added in 0.6.0): `AMD Instinct MI300X VF`, `MTIA (ARTEMIS)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_on: Option<&'a str>,
+    /// Events the reader saw but does not read, by kind, with counts, largest first (added in
+    /// 0.6.0): what the report cannot show.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub unread: &'a [(String, u64)],
     /// The answer: the headline with its evidence, remedy, next step and the time account
     /// (added in 0.6.0; see `crate::answer_view`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -79,6 +87,8 @@ impl<'a> BreakdownReport<'a> {
             phases: None,
             util_verdict: None,
             format: None,
+            recorded_on: None,
+            unread: &[],
             answer: None,
         }
     }

@@ -65,7 +65,7 @@ pub struct Format {
 /// What an artifact turned out to hold.
 pub enum Loaded {
     /// A timeline of device ops (most formats).
-    Timeline(Timeline),
+    Timeline(Box<Timeline>),
     /// Per-kernel totals only (nsys stats reports, rocprof stats, msprof op_statistic).
     Summary(KernelSummary),
     /// Single-kernel deep-dive reports (ncu pages, rocprofv3 counters).
@@ -125,10 +125,10 @@ impl Registry {
         let winner = self.winner(path)?;
         let file = [winner.path.clone()];
         let mut loaded = match &winner.reader {
-            Reader::Tool(tool) => Loaded::Timeline(tool.load(&file)?),
+            Reader::Tool(tool) => Loaded::Timeline(Box::new(tool.load(&file)?)),
             Reader::Importer(importer) => match importer.load_summary(&winner.path, families) {
                 Some(summary) => Loaded::Summary(summary?),
-                None => Loaded::Timeline(importer.load(&winner.path)?),
+                None => Loaded::Timeline(Box::new(importer.load(&winner.path)?)),
             },
             Reader::DeepDive(tool) => Loaded::Kernels(tool.load(&file)?),
         };

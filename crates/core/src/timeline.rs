@@ -209,6 +209,13 @@ pub struct Timeline {
     /// the timeline does not keep), reported beside the analyses; over the whole artifact,
     /// also after [`Timeline::window`].
     pub sections: Vec<crate::section::Section>,
+    /// The accelerator the source says it was recorded on (`AMD Instinct MI300X`, `MTIA
+    /// ARTEMIS`), read from the source itself (a trace's device properties), never assumed
+    /// from the reader's backend.
+    pub recorded_on: Option<String>,
+    /// Events the reader saw but does not read, by kind (a trace category), with their counts,
+    /// largest first: what the report cannot show.
+    pub unread: Vec<(String, u64)>,
     /// Bytes held against the memory budget, and the checked device time.
     pub(crate) load: LoadBudget,
     /// The distinct details of the ops pushed, each kept once.

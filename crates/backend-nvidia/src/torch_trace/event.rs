@@ -191,9 +191,10 @@ fn parse_args(b: &[u8], i: usize) -> Lex<Args<'_>> {
 #[derive(Debug, Default)]
 pub(crate) struct Importer {
     nccl: Vec<u8>,
-    /// Complete events of a category no role covers, and the first few such categories.
+    /// Complete events of a category no role covers, and such categories with their counts
+    /// (the first 16 distinct ones).
     pub(crate) unknown_complete: usize,
-    pub(crate) unknown_categories: Vec<String>,
+    pub(crate) unknown_categories: Vec<(String, u64)>,
 }
 
 impl Importer {
@@ -206,8 +207,11 @@ impl Importer {
         if role == Role::Ignored {
             self.unknown_complete += 1;
             let cat = event.cat.map_or(Cow::Borrowed("(none)"), |c| String::from_utf8_lossy(c.raw));
-            if self.unknown_categories.len() < 8 && !self.unknown_categories.iter().any(|c| *c == cat) {
-                self.unknown_categories.push(cat.into_owned());
+            let seen = self.unknown_categories.len();
+            match self.unknown_categories.iter_mut().find(|(c, _)| *c == cat) {
+                Some((_, n)) => *n += 1,
+                None if seen < 16 => self.unknown_categories.push((cat.into_owned(), 1)),
+                None => {}
             }
             return Ok(());
         }

@@ -106,3 +106,70 @@ fn category_at(text: &[u8], at: usize) -> &[u8] {
     let Some(rest) = rest.strip_prefix(b"\"") else { return b"" };
     rest.split(|&b| b == b'"').next().unwrap_or_default()
 }
+
+/// A top-level key of a Kineto trace, as the reader treats it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Key {
+    /// `traceEvents`.
+    Events,
+    /// `deviceProperties`: the devices' names.
+    DeviceProperties,
+    /// `roctracer_version`, `hip_runtime_version`, `hip_driver_version`: a ROCm build wrote it.
+    Rocm,
+    /// Anything else (skipped).
+    Other,
+}
+
+impl Key {
+    pub(crate) fn of(raw: &[u8]) -> Self {
+        match raw {
+            b"traceEvents" => Key::Events,
+            b"deviceProperties" => Key::DeviceProperties,
+            b"roctracer_version" | b"hip_runtime_version" | b"hip_driver_version" => Key::Rocm,
+            _ => Key::Other,
+        }
+    }
+}
+
+/// What the top-level keys said of the device.
+#[derive(Debug, Default)]
+pub(crate) struct DeviceKeys {
+    /// The distinct `deviceProperties[].name`s, in order.
+    pub(crate) names: Vec<String>,
+    /// A ROCm version key was present.
+    pub(crate) rocm: bool,
+}
+
+/// The distinct `name`s of a `deviceProperties` array (raw JSON); none when it is not one.
+pub(crate) fn device_names(raw: &[u8]) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct Device {
+        #[serde(default)]
+        name: String,
+    }
+    let devices: Vec<Device> = serde_json::from_slice(raw).unwrap_or_default();
+    let mut names: Vec<String> = Vec::new();
+    for name in devices.into_iter().map(|d| d.name).filter(|n| !n.trim().is_empty()) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The accelerator a trace was recorded on, from its own keys and categories: Meta's MTIA
+/// writes `mtia_*` categories (its device name, `ARTEMIS`, does not say MTIA); a ROCm build
+/// writes its roctracer/HIP versions (an MI250 names itself `AMD Radeon Graphics`); otherwise
+/// the device names as written (`NVIDIA H100 80GB HBM3`). `None` when the trace says nothing.
+pub(crate) fn recorded_on(device: &DeviceKeys, categories: &[(String, u64)]) -> Option<String> {
+    let names = (!device.names.is_empty()).then(|| device.names.join(", "));
+    if categories.iter().any(|(c, _)| c.starts_with("mtia")) {
+        return Some(names.map_or_else(|| "MTIA".to_owned(), |n| format!("MTIA ({n})")));
+    }
+    match names {
+        Some(n) if device.rocm && !n.contains("AMD") => Some(format!("{n} (ROCm)")),
+        Some(n) => Some(n),
+        None if device.rocm => Some("an AMD GPU (ROCm)".to_owned()),
+        None => None,
+    }
+}

@@ -130,13 +130,14 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
                 .map_err(|error| Failure::from(error).or_kind(Kind::BadInput).at_path(path.display().to_string()))?;
             (loaded, Some(format))
         }
-        None => (Loaded::Timeline(load_embedded(registry)?), None),
+        None => (Loaded::Timeline(Box::new(load_embedded(registry)?)), None),
     };
     let util_csv = args.path.as_deref().filter(|p| prof_core::util_csv::is_util_csv(p));
     let (mut util_verdict, mut util_ticks) = (None, None);
     let mut roles = std::sync::OnceLock::new();
     let (timeline, summary, diagnosis, mut phases) = match loaded {
         Loaded::Timeline(timeline) => {
+            let timeline = *timeline;
             let (timeline, phases, summary) = match util_csv {
                 // A `prof util --csv` recording: the phases and verdict of the live run; its
                 // counter analyses (clock drops, throttle reasons) cover the whole recording.
@@ -182,7 +183,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         (diagnosis, _) => (diagnosis.unwrap_or(DiagnosisReport { findings: Vec::new(), steps: None }), Vec::new()),
     };
     let dive = DeepDiveContext {
-        available: deep_dive_available(registry, format.as_ref().map(|f| f.vendor), None),
+        available: deep_dive_available(registry, dive_vendor(format.as_ref(), timeline.as_ref()), None),
         launches_before: phases.as_ref().map(|p| &p.launches_before),
     };
     let origin = crate::answer_view::Origin { command: &[], path: args.path.as_deref().and_then(Path::to_str) };
@@ -216,6 +217,8 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         report.phases = phases.as_ref();
         report.util_verdict = util_verdict.as_ref();
         report.format = format.as_ref();
+        report.recorded_on = timeline.as_ref().and_then(|t| t.recorded_on.as_deref());
+        report.unread = timeline.as_ref().map_or(&[], |t| t.unread.as_slice());
         report.answer = Some(&view);
         print_json(&report)?;
     } else {
@@ -227,7 +230,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             outln!("{}", super::util::render_verdict(verdict).trim_start());
         }
         if let Some(format) = &format {
-            outln!("read as: {} ({}), by {}", format.name, format.vendor, format.recognition.reason);
+            outln!("{}", read_as_line(format, timeline.as_ref()));
         }
         out!("{}", render_text(&summary, &diagnosis, args.top));
         out!("{}", sections::render_text(&sections));
@@ -236,6 +239,31 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         eprintln!("{line}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `read as: READER (DEVICE), by REASON`: the device the source names when it names one
+/// (a ROCm or MTIA trace read by the Kineto reader is not an NVIDIA run), else the reader's
+/// backend; then what the reader saw and did not read.
+fn read_as_line(format: &prof_core::Format, timeline: Option<&prof_core::Timeline>) -> String {
+    let on = timeline.and_then(|t| t.recorded_on.as_deref());
+    let device = on.map_or_else(|| format.vendor.to_owned(), |d| format!("recorded on {d}"));
+    let mut line = format!("read as: {} ({device}), by {}", format.name, format.recognition.reason);
+    let unread = timeline.map_or(&[][..], |t| t.unread.as_slice());
+    if !unread.is_empty() {
+        let kinds: Vec<String> = unread.iter().take(4).map(|(kind, n)| format!("{kind} {n}")).collect();
+        line.push_str(&format!("\nnot read: {}{}", kinds.join(", "), if unread.len() > 4 { ", …" } else { "" }));
+    }
+    line
+}
+
+/// The backend whose deep dive fits the run: the one the recorded device belongs to, else
+/// the reader's (a ROCm trace read by the Kineto reader dives with AMD's tools; MTIA has none).
+fn dive_vendor<'a>(format: Option<&'a prof_core::Format>, timeline: Option<&prof_core::Timeline>) -> Option<&'a str> {
+    match timeline.and_then(|t| t.recorded_on.as_deref()) {
+        Some(on) if on.starts_with("MTIA") => Some("MTIA"),
+        Some(on) if on.contains("AMD") => Some("AMD"),
+        _ => format.map(|f| f.vendor),
+    }
 }
 
 /// `--html`/`--chrome-trace` asked of an input that cannot give them: refused with the reason,

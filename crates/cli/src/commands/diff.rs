@@ -69,7 +69,7 @@ fn load_side(
     match load_any(registry, path, families)? {
         Loaded::Timeline(timeline) => {
             let summary = summarize_kernels(&timeline, families);
-            Ok(SideData { timeline: Some(timeline), summary })
+            Ok(SideData { timeline: Some(*timeline), summary })
         }
         Loaded::Summary(summary) => Ok(SideData { timeline: None, summary }),
         Loaded::Kernels(_) => Err(crate::failure::Failure::new(

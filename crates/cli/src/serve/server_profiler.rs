@@ -155,7 +155,7 @@ pub fn load_traces(
         return Ok(None);
     }
     match registry.load(dir, &prof_core::Families::builtin()).map_err(|e| e.to_string())? {
-        (prof_core::Loaded::Timeline(timeline), _) => Ok(Some(timeline)),
+        (prof_core::Loaded::Timeline(timeline), _) => Ok(Some(*timeline)),
         _ => Err(format!("{}: the server's traces hold no timeline", dir.display())),
     }
 }

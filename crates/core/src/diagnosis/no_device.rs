@@ -29,8 +29,21 @@ pub(super) fn no_device_activity(timeline: &Timeline, summary: &KernelSummary) -
     if samples > 0 {
         evidence.push(format!("{} counter series, {samples} samples", timeline.counters.len()));
     }
+    let unread: u64 = timeline.unread.iter().map(|(_, n)| n).sum();
+    if unread > 0 {
+        let kinds: Vec<String> = timeline.unread.iter().take(4).map(|(kind, n)| format!("{kind} {n}")).collect();
+        evidence.push(format!("events prof does not read: {}", kinds.join(", ")));
+    }
+    let on = timeline.recorded_on.as_deref().map(|d| format!(" (recorded on {d})")).unwrap_or_default();
     let headline = if timeline.host.is_empty() && samples == 0 {
         "no device activity recorded: the file holds no device op, host event or counter".to_owned()
+    } else if unread > 0 {
+        format!(
+            "no device op prof reads{on}: {} host events, and {unread} events of kinds prof does not read ({}), which \
+             may be this accelerator's device work; where device time goes cannot be told from this file",
+            timeline.host.len(),
+            timeline.unread.iter().take(3).map(|(kind, _)| kind.as_str()).collect::<Vec<_>>().join(", ")
+        )
     } else {
         format!(
             "no device activity recorded: {} host events and no device op (kernel, copy, set), so where device time goes \
