@@ -101,7 +101,8 @@ fn read_chunked(reader: impl Read, path: &Path, chunk: usize) -> Result<Timeline
     let mut timeline = Timeline::new(path.display().to_string());
     let mut importer = Importer::default();
     let read = scanner.document(&mut timeline, &mut importer);
-    let mut unread = importer.unknown_categories.clone();
+    let mut unread: Vec<(String, u64)> =
+        importer.unknown_categories.iter().filter(|(c, _)| !event::is_bookkeeping(c.as_bytes())).cloned().collect();
     unread.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     timeline.recorded_on = sniff::recorded_on(&scanner.device, &unread);
     timeline.unread = unread;

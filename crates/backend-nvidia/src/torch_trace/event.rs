@@ -36,6 +36,25 @@ fn role(cat: &[u8]) -> Role {
     }
 }
 
+/// True for Kineto's own categories that hold no work of the run's devices (its `Trace` span,
+/// profiler overhead, Python frames, instant events, flows, annotations drawn on the device's
+/// lanes, stream syncs): skipped on purpose, so not reported as unread.
+pub(crate) fn is_bookkeeping(cat: &[u8]) -> bool {
+    const SKIPPED: [&[u8]; 10] = [
+        b"trace",
+        b"overhead",
+        b"python_function",
+        b"cpu_instant_event",
+        b"gpu_user_annotation",
+        b"cuda_sync",
+        b"cuda_profiler_range",
+        b"ac2g",
+        b"fwdbwd",
+        b"(none)",
+    ];
+    SKIPPED.iter().any(|s| cat.eq_ignore_ascii_case(s))
+}
+
 /// True when `cat` is a category the importer reads.
 pub(crate) fn is_known_category(cat: &[u8]) -> bool {
     role(cat) != Role::Ignored
