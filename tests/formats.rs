@@ -102,6 +102,9 @@ fn older_nsys_exports_and_rocprof_formats_read_with_their_own_numbers() {
         // python json, EndNs - BeginNs by lane name: GPU0 12 events 1,644,640 ns + COPY 30 events
         // 7,989,458 ns (the CPU HIP API and roctx lanes are host time).
         ("amd/rocprof-v1/kokkos2021_results.json", (9_634_098, 42)),
+        // python json, every node with a device_type metric: 10 kernel nodes, count 100,000,
+        // time (ns) 7,836,298,761 (a Triton Proton profile).
+        ("nvidia/proton/triton_matmul_tutorial_b200_sm100_proton.hatchet", (7_836_298_761, 100_000)),
         // python csv: task_time 7 rows, 249,692.68 µs.
         ("ascend/neo-pan_tilelang_msprof/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA", (249_692_680, 7)),
     ];

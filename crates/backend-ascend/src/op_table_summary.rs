@@ -309,6 +309,7 @@ fn finish(p: Partial, path: &Path, families: &Families) -> Result<OpTableSummary
         families: families_out,
         devices,
         partial: p.cut,
+        recorded_on: None,
     };
     Ok(OpTableSummary { summary, op_types })
 }

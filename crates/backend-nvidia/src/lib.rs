@@ -51,6 +51,8 @@ pub mod nvml_detect;
 #[doc(hidden)]
 pub mod nvml_probe;
 #[doc(hidden)]
+pub mod proton_hatchet;
+#[doc(hidden)]
 pub mod query_csv;
 #[doc(hidden)]
 pub mod reasons;
@@ -123,6 +125,7 @@ impl Vendor for NvidiaVendor {
             Box::new(torch_importer::TorchTraceImporter),
             Box::new(nsys_tool::NsysExportImporter),
             Box::new(nsys_tool::NsysStatsImporter),
+            Box::new(proton_hatchet::ProtonImporter),
         ]
     }
 

@@ -108,6 +108,11 @@ pub struct KernelSummary {
     pub devices: Vec<DeviceTime>,
     /// Set when the timeline was cut short (copied from the timeline).
     pub partial: Option<String>,
+    /// The accelerator the source names (copied from the timeline, or set by a totals
+    /// reader); reports print it once, at the top level.
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub recorded_on: Option<String>,
 }
 
 impl KernelSummary {
@@ -242,6 +247,7 @@ pub fn summary_from_totals(source: String, mut kernels: Vec<KernelRow>) -> Kerne
         families,
         devices: Vec::new(),
         partial: None,
+        recorded_on: None,
     }
 }
 
@@ -343,6 +349,7 @@ pub fn summarize_kernels_of(
         families: families_out,
         devices,
         partial: timeline.partial.clone(),
+        recorded_on: timeline.recorded_on.clone(),
     }
 }
 

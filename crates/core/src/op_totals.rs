@@ -186,6 +186,7 @@ impl OpTotals {
             families: families_out,
             devices,
             partial: self.partial,
+            recorded_on: None,
         }
     }
 }

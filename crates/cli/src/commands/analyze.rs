@@ -183,7 +183,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         (diagnosis, _) => (diagnosis.unwrap_or(DiagnosisReport { findings: Vec::new(), steps: None }), Vec::new()),
     };
     let dive = DeepDiveContext {
-        available: deep_dive_available(registry, dive_vendor(format.as_ref(), timeline.as_ref()), None),
+        available: deep_dive_available(registry, dive_vendor(format.as_ref(), summary.recorded_on.as_deref()), None),
         launches_before: phases.as_ref().map(|p| &p.launches_before),
     };
     let origin = crate::answer_view::Origin { command: &[], path: args.path.as_deref().and_then(Path::to_str) };
@@ -217,7 +217,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         report.phases = phases.as_ref();
         report.util_verdict = util_verdict.as_ref();
         report.format = format.as_ref();
-        report.recorded_on = timeline.as_ref().and_then(|t| t.recorded_on.as_deref());
+        report.recorded_on = summary.recorded_on.as_deref();
         report.unread = timeline.as_ref().map_or(&[], |t| t.unread.as_slice());
         report.answer = Some(&view);
         print_json(&report)?;
@@ -230,7 +230,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             outln!("{}", super::util::render_verdict(verdict).trim_start());
         }
         if let Some(format) = &format {
-            outln!("{}", read_as_line(format, timeline.as_ref()));
+            outln!("{}", read_as_line(format, summary.recorded_on.as_deref(), timeline.as_ref()));
         }
         out!("{}", render_text(&summary, &diagnosis, args.top));
         out!("{}", sections::render_text(&sections));
@@ -244,8 +244,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
 /// `read as: READER (DEVICE), by REASON`: the device the source names when it names one
 /// (a ROCm or MTIA trace read by the Kineto reader is not an NVIDIA run), else the reader's
 /// backend; then what the reader saw and did not read.
-fn read_as_line(format: &prof_core::Format, timeline: Option<&prof_core::Timeline>) -> String {
-    let on = timeline.and_then(|t| t.recorded_on.as_deref());
+fn read_as_line(format: &prof_core::Format, on: Option<&str>, timeline: Option<&prof_core::Timeline>) -> String {
     let device = on.map_or_else(|| format.vendor.to_owned(), |d| format!("recorded on {d}"));
     let mut line = format!("read as: {} ({device}), by {}", format.name, format.recognition.reason);
     let unread = timeline.map_or(&[][..], |t| t.unread.as_slice());
@@ -258,8 +257,8 @@ fn read_as_line(format: &prof_core::Format, timeline: Option<&prof_core::Timelin
 
 /// The backend whose deep dive fits the run: the one the recorded device belongs to, else
 /// the reader's (a ROCm trace read by the Kineto reader dives with AMD's tools; MTIA has none).
-fn dive_vendor<'a>(format: Option<&'a prof_core::Format>, timeline: Option<&prof_core::Timeline>) -> Option<&'a str> {
-    match timeline.and_then(|t| t.recorded_on.as_deref()) {
+fn dive_vendor<'a>(format: Option<&'a prof_core::Format>, recorded_on: Option<&str>) -> Option<&'a str> {
+    match recorded_on {
         Some(on) if on.starts_with("MTIA") => Some("MTIA"),
         Some(on) if on.contains("AMD") => Some("AMD"),
         _ => format.map(|f| f.vendor),

@@ -120,6 +120,8 @@ impl Timeline {
             counters: self.counters,
             partial: self.partial,
             sections: self.sections,
+            recorded_on: self.recorded_on,
+            unread: self.unread,
             details: self.details,
             ..Timeline::default()
         }
