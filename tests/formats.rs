@@ -160,6 +160,25 @@ fn a_trace_says_which_accelerator_recorded_it_and_what_it_did_not_read() {
 }
 
 #[test]
+fn a_gzip_stream_of_a_format_prof_reads_is_read_whatever_its_inner_name() {
+    // A rocprofv3 JSON gzipped by hand (`gzip` keeps the inner name `908_results.json`, which
+    // names no format): read through an unzipped copy, with the numbers of the plain file.
+    let dir = scratch_dir("formats-gzip-inner");
+    let inner = dir.join("908_results.json");
+    std::fs::copy(fixtures().join("amd/rocprofv3-json/vcopy_MI300A_ps_file_results.REDUCED.json"), &inner).unwrap();
+    let gz = std::process::Command::new("gzip").arg("-c").arg(&inner).output().unwrap();
+    assert!(gz.status.success());
+    let path = dir.join("trace.gz");
+    std::fs::write(&path, gz.stdout).unwrap();
+    std::fs::remove_file(&inner).unwrap();
+    let doc = analyze(path.to_str().unwrap());
+    assert_eq!(doc["format"]["name"], "rocprofv3-json", "{}", doc["format"]);
+    assert!(doc["format"]["reason"].as_str().unwrap().starts_with("a gzip stream of"), "{}", doc["format"]);
+    assert_eq!(totals(&doc), (19_308, 3));
+    assert_eq!(doc["source"], path.to_str().unwrap(), "the report names the file given, not the copy");
+}
+
+#[test]
 fn an_op_statistic_only_tree_is_read_at_its_root() {
     let root = scratch_dir("formats-op-statistic");
     let inner = root.join("PROF_1/mindstudio_profiler_output");

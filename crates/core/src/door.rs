@@ -79,11 +79,26 @@ enum Reader {
     DeepDive(Box<dyn DeepDive>),
 }
 
-/// The reader that won, with what it saw.
+/// The reader that won, with what it saw (and, for a gzip stream no reader takes as it is,
+/// the unzipped copy it reads, kept while the winner lives).
 struct Winner {
     reader: Reader,
     path: PathBuf,
     format: Format,
+    copy: Option<crate::gz_copy::GzCopy>,
+}
+
+impl Winner {
+    /// `result` of reading the winner, its errors naming `given` where they named the copy.
+    fn named<T>(&self, given: &Path, result: Result<T>) -> Result<T> {
+        match (&self.copy, result) {
+            (Some(copy), Err(error)) => {
+                let shown = error.to_string().replace(&copy.path().display().to_string(), "the unzipped copy");
+                Err(Error::artifact(given, 0, shown))
+            }
+            (_, result) => result,
+        }
+    }
 }
 
 impl Registry {
@@ -124,14 +139,23 @@ impl Registry {
     pub fn load(&self, path: &Path, families: &Families) -> Result<(Loaded, Format)> {
         let winner = self.winner(path)?;
         let file = [winner.path.clone()];
-        let mut loaded = match &winner.reader {
-            Reader::Tool(tool) => Loaded::Timeline(Box::new(tool.load(&file)?)),
+        let loaded = match &winner.reader {
+            Reader::Tool(tool) => tool.load(&file).map(|t| Loaded::Timeline(Box::new(t))),
             Reader::Importer(importer) => match importer.load_summary(&winner.path, families) {
-                Some(summary) => Loaded::Summary(summary?),
-                None => Loaded::Timeline(Box::new(importer.load(&winner.path)?)),
+                Some(summary) => summary.map(Loaded::Summary),
+                None => importer.load(&winner.path).map(|t| Loaded::Timeline(Box::new(t))),
             },
-            Reader::DeepDive(tool) => Loaded::Kernels(tool.load(&file)?),
+            Reader::DeepDive(tool) => tool.load(&file).map(Loaded::Kernels),
         };
+        let mut loaded = winner.named(path, loaded)?;
+        if winner.copy.is_some() {
+            let shown = path.display().to_string();
+            match &mut loaded {
+                Loaded::Timeline(timeline) => timeline.source = shown,
+                Loaded::Summary(summary) => summary.source = shown,
+                Loaded::Kernels(_) => {}
+            }
+        }
         if let Loaded::Timeline(timeline) = &mut loaded {
             timeline.finish_loading().map_err(Error::Unsupported)?;
         }
@@ -161,7 +185,11 @@ impl Registry {
             Reader::DeepDive(_) => None,
         };
         if let Some(streamed) = streamed {
-            return Ok((streamed?, winner.format));
+            let mut streamed = winner.named(path, streamed)?;
+            if winner.copy.is_some() {
+                streamed.summary.source = path.display().to_string();
+            }
+            return Ok((streamed, winner.format));
         }
         let summary = match self.load(&winner.path, families)?.0 {
             Loaded::Timeline(timeline) => summarize_kernels(&timeline, families),
@@ -180,6 +208,9 @@ impl Registry {
     fn winner(&self, path: &Path) -> Result<Winner> {
         check_readable(path)?;
         if let Some(winner) = self.best(path) {
+            return Ok(winner);
+        }
+        if let Some(winner) = self.unzipped(path) {
             return Ok(winner);
         }
         if path.is_dir() {
@@ -230,6 +261,17 @@ impl Registry {
         self.best(path).is_some_and(|w| w.format.recognition.certainty >= Certainty::Content)
     }
 
+    /// For a gzip stream that no reader takes as it is (a gzipped rocprofv3 JSON, whatever its
+    /// inner name): the surest reader of its unzipped copy, by content only.
+    fn unzipped(&self, path: &Path) -> Option<Winner> {
+        crate::gz_copy::gzipped_with_magic(path, b"")?;
+        let copy = crate::gz_copy::GzCopy::of(path, "the unzipped file").ok()?;
+        let mut winner = self.best(copy.path()).filter(|w| w.format.recognition.certainty >= Certainty::Content)?;
+        winner.format.recognition.reason = format!("a gzip stream of {}", winner.format.recognition.reason);
+        winner.copy = Some(copy);
+        Some(winner)
+    }
+
     /// The surest reader of `path` itself (no look inside a directory).
     fn best(&self, path: &Path) -> Option<Winner> {
         let mut best: Option<Winner> = None;
@@ -239,7 +281,7 @@ impl Registry {
                 return;
             }
             let format = Format { vendor, name, inner: None, recognition };
-            best = Some(Winner { reader, path: path.to_owned(), format });
+            best = Some(Winner { reader, path: path.to_owned(), format, copy: None });
         };
         for importer in self.builtin_importers() {
             offer("prof", importer.name(), importer.recognize(path), Reader::Importer(importer));
