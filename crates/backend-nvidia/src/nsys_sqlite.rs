@@ -89,6 +89,13 @@ pub fn load(path: &Path) -> Result<Timeline> {
     for table in CUDA_TABLES.into_iter().chain([NVTX_TABLE]).filter(|table| export.has(table)) {
         parts::read_table(&export, table, &mut timeline)?;
     }
+    let lost = nsys_said(&export.conn, &export.tables, |text| {
+        let text = text.to_ascii_lowercase();
+        ["dropped", "lost", "overflow", "incomplete"].iter().any(|w| text.contains(w))
+    });
+    if !lost.is_empty() {
+        timeline.note_partial(format!("nsys reported lost trace data: {}", lost.join("; ")));
+    }
     Ok(timeline)
 }
 
@@ -204,9 +211,11 @@ impl Export {
             }
         };
         if !CUDA_TABLES.iter().any(|t| tables.contains(*t)) {
+            let said = nsys_said(&conn, &tables, |_| true);
+            let said = if said.is_empty() { String::new() } else { format!("; nsys itself said: {}", said.join("; ")) };
             let reason = format!(
                 "has none of the tables {}: the capture recorded no CUDA work (was it traced with \
-                 --trace=cuda, and did the workload use the GPU inside the capture window?)",
+                 --trace=cuda, and did the workload use the GPU inside the capture window?){said}",
                 CUDA_TABLES.join(", ")
             );
             return Err(Error::artifact(path, 0, reason));
@@ -217,6 +226,30 @@ impl Export {
     fn has(&self, table: &str) -> bool {
         self.tables.contains(table)
     }
+}
+
+/// nsys's own diagnostics (`DIAGNOSTIC_EVENT`) of warning or error severity that bear on the
+/// device trace (not those about NVTX, OpenGL, Vulkan, OS runtime or CPU sampling), each
+/// quoted once, at most four, those `keep` accepts.
+pub(crate) fn nsys_said(conn: &Connection, tables: &BTreeSet<String>, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    const ELSEWHERE: [&str; 6] = ["NVTX", "OpenGL", "Vulkan", "OS runtime", "paranoid", "CPU "];
+    if !tables.contains("DIAGNOSTIC_EVENT") {
+        return Vec::new();
+    }
+    let query = "SELECT text FROM DIAGNOSTIC_EVENT WHERE severity >= 2 ORDER BY timestamp";
+    let Ok(mut statement) = conn.prepare(query) else { return Vec::new() };
+    let Ok(rows) = statement.query_map([], |row| row.get::<_, Option<String>>(0)) else { return Vec::new() };
+    let mut said: Vec<String> = Vec::new();
+    for text in rows.flatten().flatten() {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !ELSEWHERE.iter().any(|w| text.contains(w)) && keep(&text) && !said.contains(&format!("\"{text}\"")) {
+            said.push(format!("\"{text}\""));
+        }
+        if said.len() == 4 {
+            break;
+        }
+    }
+    said
 }
 
 fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {

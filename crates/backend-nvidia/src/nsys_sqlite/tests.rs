@@ -198,6 +198,31 @@ fn schema_version_and_tables_are_checked() {
     );
     let err = reason(load(&idle));
     assert!(err.contains("has none of the tables CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY"), "{err}");
+    // nsys's own word is relayed: its analysis warning (the text nsys 2026.1 writes in
+    // DIAGNOSTIC_EVENT, fixture testcuda_rtx4060ti, where it says "No NVTX events collected. Does
+    // the process use NVTX?" for NVTX), not the NVTX one.
+    let said = altered(
+        &scratch,
+        "said.sqlite",
+        "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY; \
+         DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME; \
+         INSERT INTO DIAGNOSTIC_EVENT (timestamp, timestampType, source, severity, text, globalPid) VALUES \
+         (1, 2, 3, 2, 'No CUDA events collected. Does the process use CUDA?', 0), \
+         (2, 2, 3, 2, 'No NVTX events collected. Does the process use NVTX?', 0);",
+    );
+    let err = reason(load(&said));
+    assert!(err.contains("; nsys itself said: \"No CUDA events collected. Does the process use CUDA?\""), "{err}");
+    assert!(!err.contains("NVTX events"), "{err}");
+    // No recorded export holds a drop warning: this wording is ours; the relay keys on the
+    // words dropped / lost / overflow / incomplete in any warning.
+    let dropped = altered(
+        &scratch,
+        "dropped.sqlite",
+        "INSERT INTO DIAGNOSTIC_EVENT (timestamp, timestampType, source, severity, text, globalPid) VALUES \
+         (1, 2, 1, 2, 'CUPTI buffers were dropped: some events were lost.', 0);",
+    );
+    let partial = load(&dropped).unwrap().partial.unwrap();
+    assert!(partial.contains("nsys reported lost trace data: \"CUPTI buffers were dropped"), "{partial}");
 }
 
 #[test]
