@@ -56,7 +56,7 @@ pub struct BreakdownReport<'a> {
     pub recorded_on: Option<&'a str>,
     /// Events the reader saw but does not read, by kind, with counts, largest first (added in
     /// 0.6.0): what the report cannot show.
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub unread: &'a [(String, u64)],
     /// The answer: the headline with its evidence, remedy, next step and the time account
     /// (added in 0.6.0; see `crate::answer_view`).
