@@ -150,7 +150,7 @@ fn read_rows(text: &str, path: &Path, kind: OpKind, families: &Families) -> Resu
             continue;
         }
         sums.add(calls, total).map_err(|reason| csv.error(&record, reason))?;
-        let kind = if kind == OpKind::Memcpy && name.starts_with("Fill") { OpKind::Memset } else { kind };
+        let kind = if kind == OpKind::Memcpy { crate::rocprof_v1_json::copy_kind(&name) } else { kind };
         let family = families.classify_op(kind, &name, None);
         kernels.push(KernelRow {
             name,

@@ -81,7 +81,7 @@ pub fn load(path: &Path) -> Result<Timeline> {
             };
             let duration =
                 end.checked_sub(begin).ok_or_else(|| fail(format!("EndNs {end} is before BeginNs {begin}")))?;
-            let kind = if kind == OpKind::Memcpy && name.starts_with("Fill") { OpKind::Memset } else { kind };
+            let kind = if kind == OpKind::Memcpy { crate::rocprof_v1_json::copy_kind(&name) } else { kind };
             let device = cell(3).and_then(|d| u32::try_from(d).ok()).unwrap_or(0);
             let id = timeline.intern(&name);
             let mut op = DeviceOp::new(kind, id, device, cell(4).unwrap_or(0), begin, duration);

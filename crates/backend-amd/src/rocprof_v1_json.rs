@@ -32,6 +32,16 @@ pub const BARRIER: &str = "<barrier packet>";
 /// run): a device op, not a kernel.
 pub const UNKNOWN_PACKET: &str = "Unknown command type";
 
+/// The kind of a legacy rocprof copy-lane op named `name`: its fills (`FillBuffer`) are sets,
+/// the rest copies.
+pub fn copy_kind(name: &str) -> OpKind {
+    if name.starts_with("Fill") {
+        OpKind::Memset
+    } else {
+        OpKind::Memcpy
+    }
+}
+
 /// True when the head of the file at `path` is a Chrome trace with rocprof v1's lanes or its
 /// `BeginNs` arguments.
 pub fn is_rocprof_v1_json(path: &Path) -> bool {
@@ -122,7 +132,7 @@ fn place(spans: Vec<Span>, lanes: &HashMap<u64, Lane>, timeline: &mut Timeline, 
                 timeline.push_op(op);
             }
             Lane::Copies => {
-                let kind = if timeline.name(span.name).starts_with("Fill") { OpKind::Memset } else { OpKind::Memcpy };
+                let kind = copy_kind(timeline.name(span.name));
                 timeline.push_op(DeviceOp::new(
                     kind,
                     span.name,
