@@ -18,6 +18,8 @@ engineer can say before prof runs (the machine has no network: random weights, b
   compiled-trace FILE  the compiled decoder's steps under torch.profiler (CPU + CUDA), exported
                   as a Chrome trace to FILE: Inductor's Triton launch records write the launch
                   grid as text (`"grid": "grid(...)"`), a fixture for the torch-trace reader
+  jax-trace DIR   the jitted MLP's steps under jax.profiler.trace(DIR): the XSpace protobuf
+                  (`*.xplane.pb`) and the trace JSON JAX writes beside it, fixtures for #51
 """
 import sys
 import time
@@ -96,7 +98,7 @@ def compiled_decode():
     log(f"compiled-decode: {n} steps in {time.time() - t:.1f} s")
 
 
-def jax_mlp():
+def jax_mlp(trace_dir=None):
     import jax
     import jax.numpy as jnp
     key = jax.random.PRNGKey(0)
@@ -111,6 +113,14 @@ def jax_mlp():
 
     x = jax.random.normal(key, (2048, d), dtype=jnp.bfloat16)
     mlp(x, w).block_until_ready()
+    if trace_dir:
+        # A small window: 4 steps, so the fixture stays small.
+        with jax.profiler.trace(trace_dir, create_perfetto_trace=True):
+            for _ in range(4):
+                x = mlp(x, w)
+            x.block_until_ready()
+        log(f"jax-trace: {trace_dir} (jax {jax.__version__})")
+        return
     t = time.time()
     n = 0
     while time.time() - t < 8:
@@ -140,6 +150,9 @@ def compiled_trace(path):
 if __name__ == "__main__":
     if sys.argv[1] == "compiled-trace":
         compiled_trace(sys.argv[2])
+        sys.exit()
+    if sys.argv[1] == "jax-trace":
+        jax_mlp(sys.argv[2])
         sys.exit()
     {
         "load-then-gemm": load_then_gemm,
