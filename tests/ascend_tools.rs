@@ -103,7 +103,7 @@ fn msprof_breakdown_captures_and_reports_the_recorded_kernels() {
     assert!(stderr.contains("1. warm-up") && stderr.contains("2. capture"), "{stderr}");
     // The one --application string msprof received (the fake echoes it): each argument
     // shell-quoted, the script with its spaces and quotes as one word.
-    let quoted = prof_core::supervisor::shell_quote(&script);
+    let quoted = prof_core::run_plan::shell_quote(&script);
     assert!(stderr.contains(&format!("start profiling sh -c {quoted}\n")), "{stderr}");
     assert!(stderr.contains("--aic-metrics=PipeUtilization") && stderr.contains("--duration=2"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&marker).unwrap().lines().count(), 2, "warm-up and capture both ran");

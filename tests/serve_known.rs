@@ -1,4 +1,4 @@
-//! `prof serve` with the servers prof knows (crates/core/servers/*.json), end to end against a
+//! `prof serve` with the servers prof knows (crates/capture/servers/*.json), end to end against a
 //! vLLM stand-in named `vllm` (tests/fakes/servers/vllm/vllm, python3): the window through the
 //! server's own profiler (`--tool server`: VLLM_TORCH_PROFILER_DIR, POST /start_profile and
 //! /stop_profile, the trace read through the registry), the summary of its benchmark client

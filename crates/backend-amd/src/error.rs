@@ -30,4 +30,4 @@ impl From<AmdError> for prof_core::Error {
     }
 }
 
-pub(crate) use prof_core::error::quote;
+pub(crate) use prof_timeline::error::quote;

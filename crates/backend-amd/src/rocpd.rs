@@ -13,15 +13,15 @@
 //! partial, never silently short.
 //!
 //! A database attached gzipped (`results.db.gz`) is read from a copy unzipped into the
-//! temporary directory ([`prof_core::gz_copy`]), its errors naming the `.gz` file.
+//! temporary directory ([`prof_timeline::gz_copy`]), its errors naming the `.gz` file.
 //!
 //! No public rocprofv3 database was found; the test database was built by running the schema's
 //! own SQL files (rocm-systems @ 1b1610fc) and inserting the dispatches of a real MI300A run
 //! (tests/fixtures/amd/SOURCES.md).
 
-use prof_core::gz_copy::{gzipped_with_magic, head_names_any, GzCopy};
-use prof_core::sniff::SQLITE_MAGIC;
 use prof_core::{DeviceOp, Error, OpDetails, OpKind, Result, Timeline};
+use prof_timeline::gz_copy::{gzipped_with_magic, head_names_any, GzCopy};
+use prof_timeline::sniff::SQLITE_MAGIC;
 use rusqlite::{Connection, OpenFlags, Row};
 use std::path::Path;
 
@@ -281,7 +281,7 @@ mod tests {
 
     /// The unzipped copies of `<stem>` this process left in the temporary directory.
     fn copies_left(stem: &str) -> usize {
-        let prefix = format!("{}{}-", prof_core::gz_copy::COPY_PREFIX, std::process::id());
+        let prefix = format!("{}{}-", prof_timeline::gz_copy::COPY_PREFIX, std::process::id());
         let names = std::fs::read_dir(std::env::temp_dir()).unwrap().flatten().map(|e| e.file_name());
         names.filter(|n| n.to_string_lossy().starts_with(&prefix) && n.to_string_lossy().ends_with(stem)).count()
     }

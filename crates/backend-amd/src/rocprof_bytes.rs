@@ -1,6 +1,6 @@
 //! The byte search of a rocprof CSV row's general scan ([`crate::rocprof_row`]): the first of
 //! two bytes, sixteen bytes a compare (the bit masks of its plain rows are
-//! [`prof_core::csv_blocks`]').
+//! [`prof_timeline::csv_blocks`]').
 
 /// The first byte of `bytes[from..to]` equal to `a` or `b`. Sixteen bytes a compare (SSE2,
 /// every x86-64 CPU) while 16 are there to load, the bits past `to` masked off; then byte by

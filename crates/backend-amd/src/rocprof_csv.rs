@@ -8,8 +8,8 @@
 //! error names the file and the 1-based line: a missing column (line 1), a row with fewer or
 //! more fields than the header, an unclosed quote, a number that is not one.
 
-use prof_core::digits::eight_digits;
 use prof_core::{Error, Result};
+use prof_timeline::digits::eight_digits;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -85,7 +85,7 @@ impl<R: BufRead> CsvReader<R> {
 
     /// After the last row: the note saying the file's last row was cut and left out, if it was.
     pub fn cut_note(&self) -> Option<String> {
-        self.cut.map(|line| prof_core::error::cut_last_row(&self.path, line))
+        self.cut.map(|line| prof_timeline::error::cut_last_row(&self.path, line))
     }
 
     /// After the last row: notes in `timeline` that the file's last row was cut and left out.
@@ -204,7 +204,7 @@ impl<R: BufRead> CsvReader<R> {
 
     fn bad_value(&self, record: &Record, index: usize, what: &str) -> Error {
         let column = self.header.get(index).map_or("?", String::as_str);
-        let value = prof_core::error::quote(self.text(record, index));
+        let value = prof_timeline::error::quote(self.text(record, index));
         self.error(record, format!("`{column}` is {value}, not {what}"))
     }
 

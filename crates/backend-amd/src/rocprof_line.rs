@@ -1,12 +1,12 @@
 //! A plain row found and split where the reader buffered it, in one pass: its line end, its
 //! fields and whether it is ASCII, from bit masks of 64 bytes at a time
-//! ([`prof_core::csv_blocks`]), instead of a search for the line end, a copy, a UTF-8 check and
+//! ([`prof_timeline::csv_blocks`]), instead of a search for the line end, a copy, a UTF-8 check and
 //! the split, each over the row again. A row is plain when it ends with a line feed inside the
 //! buffered bytes, every byte is ASCII, and its quotes all enclose whole fields (every row
 //! rocprofv3 writes); any other row is left to [`crate::rocprof_csv::CsvReader`]'s line-by-line
 //! path, whose rules give plain rows the same fields.
 
-use prof_core::csv_blocks::{self, below};
+use prof_timeline::csv_blocks::{self, below};
 
 /// Splits the row at the start of `bytes` when it is plain (above): pushes its fields' ranges
 /// onto `ranges` (inside their quotes) and gives the length of the row with its line feed.

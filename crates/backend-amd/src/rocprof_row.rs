@@ -102,8 +102,8 @@ impl Record {
 
 use crate::rocprof_bytes::find_either;
 use crate::rocprof_line::PlainFields;
-use prof_core::bit_masks::below;
-use prof_core::csv_blocks;
+use prof_timeline::bit_masks::below;
+use prof_timeline::csv_blocks;
 
 /// Splits a row line by line as the reader appends them to the [`Record`]'s text.
 #[derive(Default)]

@@ -16,8 +16,8 @@
 //! wrong), as is a row whose end is before its start.
 
 use crate::rocprof_v1_json::BARRIER;
-use prof_core::sniff::SQLITE_MAGIC;
 use prof_core::{DeviceOp, Error, HostCategory, HostSpan, OpKind, Result, Timeline};
+use prof_timeline::sniff::SQLITE_MAGIC;
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
 

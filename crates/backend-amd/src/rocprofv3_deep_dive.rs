@@ -16,7 +16,7 @@ use crate::rocprofv3_counter_report::{merge_passes, AmdKernelCounters};
 use crate::rocprofv3_counters::{parse_counter_csv, split_csv, CounterDispatch, REQUIRED_COLUMNS, TOOL};
 use crate::tools::{self, SearchPaths};
 use crate::AmdError;
-use prof_core::supervisor::log_tail;
+use prof_core::process_group::log_tail;
 use prof_core::{CapturePlan, DeepDive, DeepDiveRequest, Error, ExpectedArtifact, KernelReport, Result, RunPlan};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};

@@ -3,8 +3,8 @@
 //! byte, those of the last row of the same name takes that row's details without parsing them
 //! again (eight integers, three divisions and a comparison of the details a row).
 
-use prof_core::details_pool::DetailsId;
 use prof_core::NameId;
+use prof_timeline::details_pool::DetailsId;
 
 /// The last detail cells seen per kernel name, and the details they gave.
 #[derive(Default)]

@@ -1,5 +1,5 @@
 //! A large rocprofv3 `kernel_trace.csv` read in parts at once, one thread each: the file is
-//! split just after line ends ([`prof_core::text_parts`]), each part is loaded into its own
+//! split just after line ends ([`prof_timeline::text_parts`]), each part is loaded into its own
 //! timeline by [`load_kernel_trace`], and the parts are joined in file order
 //! ([`Timeline::append`]), which gives the timeline one reader would have built. When a part
 //! fails (a bad row, a split inside a quoted field, a cut last row, its share of the memory
@@ -10,8 +10,8 @@ use crate::rocprof_csv::CsvReader;
 use crate::rocprofv3_trace::{load_kernel_trace, AgentMap};
 use prof_core::op_totals::OpTotals;
 use prof_core::part_buffers::PartBuffers;
-use prof_core::text_parts::{parts_for, run_parts_joined, split_points};
 use prof_core::{Result, Timeline};
+use prof_timeline::text_parts::{parts_for, run_parts_joined, split_points};
 use std::path::Path;
 
 /// Appends the kernel dispatches of the kernel trace at `path` to `timeline` (a timeline
@@ -105,7 +105,7 @@ fn in_parts_with<T: Send, J: Send>(
     if bounds.windows(2).any(|w| w[0] >= w[1]) {
         return None;
     }
-    let budget = prof_core::load_budget::memory_budget() / (bounds.len() - 1) as u64;
+    let budget = prof_timeline::load_budget::memory_budget() / (bounds.len() - 1) as u64;
     let source = csv.path().display().to_string();
     let work = |k: usize| {
         let mut part = buffers.timeline(source.as_str(), budget);

@@ -27,7 +27,7 @@
 
 use crate::rocprofv3_trace::{self, no_trace, TraceFiles};
 use crate::tools::{rocm_install_version, SearchPaths, INSTALL_ROCPROFV3, ROCPROFV3};
-use prof_core::supervisor::log_tail;
+use prof_core::process_group::log_tail;
 use prof_core::tools::find_program;
 use prof_core::{
     BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Families, Result, RunPlan, StreamedSummary,

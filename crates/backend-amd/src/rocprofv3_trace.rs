@@ -32,8 +32,8 @@
 //! per process as `(process index << 32) | id`.
 
 use crate::rocprof_csv::{CsvReader, Record};
-use prof_core::timeline::OpDetails;
 use prof_core::{DeviceOp, Error, HostSpan, OpKind, Result, Timeline};
+use prof_timeline::timeline::OpDetails;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -229,15 +229,17 @@ pub fn load_kernel_trace<R: BufRead>(
     let mut is_comm: Vec<Option<bool>> = Vec::new();
     // Kernel names come back in step order: each guessed from the one before, confirmed by one
     // comparison instead of a hash look-up.
-    let mut names = prof_core::intern::NextGuess::default();
+    let mut names = prof_timeline::intern::NextGuess::default();
     // The detail cells, first to last column: parsed once per distinct text and kernel.
     let detail_columns = [wx, wy, wz, gx, gy, gz].into_iter().chain(vgpr).chain(lds);
     let cells = (detail_columns.clone().min().unwrap_or(0), detail_columns.max().unwrap_or(0));
     let mut seen = crate::rocprofv3_details::DetailsCache::default();
     while !timeline.is_full() && csv.next_record_into(&mut r)? {
         if csv.text(&r, kind) != "KERNEL_DISPATCH" {
-            return Err(csv
-                .error(&r, format!("`Kind` is {}, not KERNEL_DISPATCH", prof_core::error::quote(csv.text(&r, kind)))));
+            return Err(csv.error(
+                &r,
+                format!("`Kind` is {}, not KERNEL_DISPATCH", prof_timeline::error::quote(csv.text(&r, kind))),
+            ));
         }
         let (start_ns, dur_ns) = interval(&csv, &r, start, end)?;
         let kernel = csv.text(&r, name);
@@ -339,7 +341,7 @@ pub(crate) fn interval<R: BufRead>(csv: &CsvReader<R>, r: &Record, start: usize,
 fn device_of<R: BufRead>(csv: &CsvReader<R>, r: &Record, column: usize, agents: Option<&AgentMap>) -> Result<u32> {
     let text = csv.text(r, column).trim();
     let number = text.strip_prefix("Agent ").unwrap_or(text).trim().parse::<u64>().map_err(|_| {
-        csv.error(r, format!("agent id {} is neither `Agent <n>` nor a number", prof_core::error::quote(text)))
+        csv.error(r, format!("agent id {} is neither `Agent <n>` nor a number", prof_timeline::error::quote(text)))
     })?;
     if let Some(gpu) = agents.and_then(|a| a.gpu_index(number)) {
         return Ok(gpu);

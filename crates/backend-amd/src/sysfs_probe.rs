@@ -157,7 +157,7 @@ pub fn read_dpm(path: &Path) -> Result<(Option<u32>, Option<u32>)> {
         }
         let clock = words.next().and_then(|w| w.strip_suffix("Mhz").or_else(|| w.strip_suffix("MHz")));
         let Some(mhz) = clock.and_then(|c| c.parse::<u32>().ok()) else {
-            let reason = format!("expected `<level>: <clock>Mhz [*]`, found {}", prof_core::error::quote(line));
+            let reason = format!("expected `<level>: <clock>Mhz [*]`, found {}", prof_timeline::error::quote(line));
             return Err(Error::artifact(path, i + 1, reason));
         };
         if words.next() == Some("*") {
@@ -183,7 +183,7 @@ fn read_number<T: std::str::FromStr>(path: &Path, what: &str) -> Result<Option<T
     value
         .parse::<T>()
         .map(Some)
-        .map_err(|_| Error::artifact(path, 1, format!("expected {what}, found {}", prof_core::error::quote(value))))
+        .map_err(|_| Error::artifact(path, 1, format!("expected {what}, found {}", prof_timeline::error::quote(value))))
 }
 
 fn read_u64(path: &Path) -> Result<Option<u64>> {

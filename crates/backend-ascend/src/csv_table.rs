@@ -115,7 +115,7 @@ impl CsvTable {
 
     /// The note saying the file's last row was cut short and left out, if it was.
     pub fn cut_note(&self) -> Option<String> {
-        self.cut.map(|line| prof_core::error::cut_last_row(self.path(), line))
+        self.cut.map(|line| prof_timeline::error::cut_last_row(self.path(), line))
     }
 
     /// The file this table came from.
@@ -280,7 +280,7 @@ impl CsvReader {
 
     /// After the last row: the note saying the file's last row was cut short and left out.
     pub fn cut_note(&self) -> Option<String> {
-        self.splitter.cut.map(|line| prof_core::error::cut_last_row(&self.header.path, line))
+        self.splitter.cut.map(|line| prof_timeline::error::cut_last_row(&self.header.path, line))
     }
 
     /// The next data row, `None` at the end of the file.

@@ -48,4 +48,4 @@ impl From<AscendError> for prof_core::Error {
     }
 }
 
-pub(crate) use prof_core::error::quote;
+pub(crate) use prof_timeline::error::quote;

@@ -45,7 +45,7 @@ pub mod common_info;
 pub mod communication;
 #[doc(hidden)]
 pub mod communication_matrix;
-use prof_core::csv_blocks;
+use prof_timeline::csv_blocks;
 mod csv_parts;
 #[doc(hidden)]
 pub mod csv_table;
@@ -138,7 +138,7 @@ impl Vendor for AscendVendor {
     }
 
     /// The op checks (compute-bound, static vs dynamic) of an Ascend profile or op table.
-    fn sections(&self, path: &std::path::Path) -> Vec<prof_core::section::Section> {
+    fn sections(&self, path: &std::path::Path) -> Vec<prof_timeline::section::Section> {
         vendor_extras::sections(path)
     }
 

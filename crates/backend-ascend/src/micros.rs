@@ -1,7 +1,7 @@
 //! Microsecond decimals (`"1699529622790614.8"`, `4.600125`) to integer nanoseconds, digit by
 //! digit in one pass, so a 16-digit timestamp keeps its last nanosecond (an f64 cannot hold it).
 
-use prof_core::digits::eight_digits;
+use prof_timeline::digits::eight_digits;
 
 /// Nanoseconds in a decimal count of microseconds, rounded half up to the nanosecond; `None`
 /// for anything but plain non-negative decimals (`N/A`, `-1`, `1e3`, empty, overflow).

@@ -22,7 +22,8 @@
 
 use crate::profile_dir::ProfileFiles;
 use crate::tools::{SearchPaths, MSPROF, TOOLKIT_INSTALL};
-use prof_core::supervisor::{log_tail, shell_quote};
+use prof_core::process_group::log_tail;
+use prof_core::run_plan::shell_quote;
 use prof_core::tools::find_program;
 use prof_core::{BreakdownTool, CapturePlan, CaptureRequest, Error, ExpectedArtifact, Result, RunPlan, Timeline};
 use std::ffi::OsString;

@@ -6,8 +6,8 @@ use crate::csv_table::{Header, Row};
 use crate::error::AscendError;
 use crate::op_table::columns;
 use crate::pipe_bound::{PipeMeans, WeightedMean, PIPES};
-use prof_core::intern::FxHashMap;
 use prof_core::{Interner, NameId};
+use prof_timeline::intern::FxHashMap;
 use std::collections::HashMap;
 
 /// The tasks of one op type on one task type, summed.

@@ -25,8 +25,8 @@ use crate::csv_parts;
 use crate::csv_table::{CsvReader, CsvTable, Header, Row};
 use crate::error::AscendError;
 use crate::task_type;
-use prof_core::intern::NextGuess;
 use prof_core::{DeviceOp, NameId, OpDetails, Timeline};
+use prof_timeline::intern::NextGuess;
 use std::path::Path;
 
 /// The stream of an op whose source says `N/A` (HCCL rows of `kernel_details.csv`).
@@ -151,7 +151,7 @@ fn load_whole(reader: CsvReader, layout: &Layout, size: u64, with_checks: bool) 
 /// on a share of the memory budget; `None` when a part failed, filled its share or could not
 /// sum its checks.
 fn load_in_parts(first: CsvReader, layout: &Layout, size: u64, parts: usize, with_checks: bool) -> Option<Read> {
-    let budget = prof_core::load_budget::memory_budget() / parts as u64;
+    let budget = prof_timeline::load_budget::memory_budget() / parts as u64;
     let source = first.header().path().display().to_string();
     let read = |part: CsvReader, later: bool| {
         let checks = if with_checks { Some(Ok(OpChecks::new(part.header()).ok()?)) } else { None };

@@ -16,9 +16,9 @@ use crate::error::AscendError;
 use crate::op_table::Layout;
 use crate::task_type;
 use prof_core::analysis::intervals::SortedUnion;
-use prof_core::intern::{FxHashMap, NextGuess};
 use prof_core::kernel_summary::{family_rows, rank_kernels, KernelAcc};
 use prof_core::{DeviceTime, Families, Interner, KernelRow, KernelSummary, NameId};
+use prof_timeline::intern::{FxHashMap, NextGuess};
 use std::path::Path;
 
 /// Tasks and time of one op type (`Type` / `OP Type`; rows without one count as `N/A`).
@@ -189,7 +189,7 @@ pub fn summarize(path: &Path, families: &Families) -> Result<OpTableSummary, Asc
     let layout = Layout::of(reader.header())?;
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     // One part per core: a part's totals are small, and joining them copies nothing large.
-    let parts = csv_parts::parts_for(size).min(prof_core::text_parts::workers());
+    let parts = csv_parts::parts_for(size).min(prof_timeline::text_parts::workers());
     let partial = if parts > 1 {
         match in_parts(reader, &layout, size, parts) {
             Some(partial) => partial,

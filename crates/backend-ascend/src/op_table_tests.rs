@@ -227,7 +227,7 @@ fn loading_in_parts_gives_the_timeline_and_checks_of_one_reader() {
                     // Percent cells may differ in the last bits; the names, counts and times may not.
                     for (row, other) in t.rows.iter_mut().zip(&joined.sections[0].table.as_ref().unwrap().rows) {
                         for (cell, theirs) in row.iter_mut().zip(other) {
-                            if let (prof_core::section::Cell::Pct(a), prof_core::section::Cell::Pct(b)) =
+                            if let (prof_timeline::section::Cell::Pct(a), prof_timeline::section::Cell::Pct(b)) =
                                 (&cell, theirs)
                             {
                                 assert!((a - b).abs() < 1e-9, "{at}");

@@ -1,5 +1,5 @@
 //! What the Ascend backend adds to a report beyond the timeline, as core data (see
-//! [`prof_core::section`] and [`prof_core::vendor_tables`]): the op checks of
+//! [`prof_timeline::section`] and [`prof_core::vendor_tables`]): the op checks of
 //! [`crate::ascend_analysis`] as a section, `communication.json` as a communication table,
 //! `step_trace_time.csv` / `communication.json` / `communication_matrix.json` as a rank's
 //! tables, torch_npu's `profiler_info_<R>.json` as a rank number, and msprof-analyze's
@@ -11,9 +11,9 @@ use crate::pipe_bound::COMPUTE_BOUND_PCT;
 use crate::profile_dir::ProfileFiles;
 use crate::{communication, communication_matrix, step_trace};
 use prof_core::analysis::ranks::RankSplit;
-use prof_core::section::{Cell, Section, Table};
 use prof_core::vendor_tables::{ClusterTable, CommTable, RankTables};
 use prof_core::{Importer, Result};
+use prof_timeline::section::{Cell, Section, Table};
 use std::path::Path;
 
 /// The per-step table msprof-analyze writes for a whole cluster.

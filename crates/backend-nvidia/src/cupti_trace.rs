@@ -86,7 +86,7 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Timeline> {
 }
 
 /// The gzip magic: a trace compressed with `gzip` (`.pcupti.gz`) is read through it.
-pub use prof_core::sniff::GZIP_MAGIC;
+pub use prof_timeline::sniff::GZIP_MAGIC;
 /// A gzipped trace may not inflate beyond this many times its compressed size (plus 64 MiB):
 /// a bomb is refused instead of filling memory. Real traces compress 4–6×.
 const MAX_INFLATION: u64 = 64;

@@ -39,4 +39,4 @@ impl From<NvidiaError> for prof_core::Error {
     }
 }
 
-pub(crate) use prof_core::error::quote;
+pub(crate) use prof_timeline::error::quote;

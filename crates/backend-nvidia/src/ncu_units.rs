@@ -85,7 +85,7 @@ pub fn parse_quantity(text: &str, unit: &str) -> Option<Quantity> {
 pub fn impossible_time(name: &str, quantity: Option<&Quantity>) -> Option<String> {
     let q = quantity.filter(|q| q.unit == NANOSECOND)?;
     (q.value < 0.0 || q.value > u64::MAX as f64)
-        .then(|| format!("the time {} is {} ns, which no kernel can take", prof_core::error::quote(name), q.value))
+        .then(|| format!("the time {} is {} ns, which no kernel can take", prof_timeline::error::quote(name), q.value))
 }
 
 fn quantity(value: f64, unit: &str) -> Quantity {

@@ -130,7 +130,7 @@ impl StatsTable {
         let (text, partial) = match text.rfind('\n') {
             Some(end) if end + 1 < text.len() && !text[end + 1..].trim().is_empty() => {
                 let line = text.matches('\n').count() + 1;
-                (&text[..=end], Some(prof_core::error::cut_last_row(source, line)))
+                (&text[..=end], Some(prof_timeline::error::cut_last_row(source, line)))
             }
             _ => (text, None),
         };

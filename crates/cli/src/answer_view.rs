@@ -37,7 +37,7 @@ impl AnswerView {
         let cmd = if origin.command.is_empty() {
             "CMD...".to_owned()
         } else {
-            prof_core::supervisor::shell_join(origin.command)
+            prof_core::run_plan::shell_join(origin.command)
         };
         let target = crate::deep_dive_target::dominant_kernel(summary, dive, &answer);
         let next_line = match (&answer.next, &target) {
@@ -48,7 +48,7 @@ impl AnswerView {
             (Next::CaptureMore, _) => format!("capture more: prof breakdown --skip auto --window 30s -- {cmd}"),
             (Next::Breakdown, _) => format!("see which kernels take the time: prof breakdown -- {cmd}"),
             (Next::ApplyAndCompare, _) => {
-                let before = origin.path.map_or_else(|| "BEFORE".to_owned(), prof_core::supervisor::shell_quote);
+                let before = origin.path.map_or_else(|| "BEFORE".to_owned(), prof_core::run_plan::shell_quote);
                 format!("apply the remedy, capture again, then compare: prof diff {before} AFTER")
             }
             (Next::Done, _) => {

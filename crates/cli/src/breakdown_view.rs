@@ -170,7 +170,7 @@ fn kernel_tables(summary: &KernelSummary, top: usize, out: &mut String) {
     }
     out.push_str(&table(&rows));
     if summary.kernels.len() > top {
-        let more = prof_core::units::count((summary.kernels.len() - top) as u64, "more kernel");
+        let more = prof_timeline::units::count((summary.kernels.len() - top) as u64, "more kernel");
         out.push_str(&format!("… {more} (--top N shows more; --wide prints whole names)\n"));
     }
     out.push_str("\nfamilies:\n");
@@ -182,8 +182,8 @@ fn kernel_tables(summary: &KernelSummary, top: usize, out: &mut String) {
                 format!("  {}", f.family.as_str()),
                 format!("{:.1} %", f.share_pct),
                 human_ns(f.total_ns as f64),
-                prof_core::units::count(f.calls, "call"),
-                prof_core::units::count(f.kernels as u64, "kernel"),
+                prof_timeline::units::count(f.calls, "call"),
+                prof_timeline::units::count(f.kernels as u64, "kernel"),
             ]
         })
         .collect();

@@ -13,8 +13,8 @@
 //!
 //! The file is streamed through a `BufWriter`; names are JSON-escaped once per interned name.
 
-use prof_core::intern::{FxHashMap, NameId};
 use prof_core::{CoreType, DeviceOp, HostCategory, HostSpan, OpDetails, OpKind, Timeline};
+use prof_timeline::intern::{FxHashMap, NameId};
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 use std::path::Path;

@@ -4,7 +4,7 @@
 
 use prof_core::families::Family;
 use prof_core::kernel_summary::KernelSummary;
-use prof_core::supervisor::{shell_join, shell_quote};
+use prof_core::run_plan::{shell_join, shell_quote};
 use prof_core::OpKind;
 use std::ffi::OsString;
 
@@ -14,7 +14,7 @@ pub struct DeepDiveContext<'a> {
     pub available: bool,
     /// Launches of each kernel (by name id; the window keeps its timeline's names) before the
     /// window the summary describes (its warm-up and load).
-    pub launches_before: Option<&'a prof_core::intern::FxHashMap<prof_core::intern::NameId, u64>>,
+    pub launches_before: Option<&'a prof_timeline::intern::FxHashMap<prof_timeline::intern::NameId, u64>>,
 }
 
 /// True when the backend named `vendor` (a [`prof_core::Format`]'s vendor), or the one whose

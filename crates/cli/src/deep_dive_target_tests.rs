@@ -19,7 +19,7 @@ fn the_suggestion_needs_a_deep_dive_and_skips_the_warm_up() {
         t.push_op(DeviceOp::new(OpKind::Kernel, big, 0, 7, i * 200_000, 180_000));
         t.push_op(DeviceOp::new(OpKind::Kernel, small, 0, 7, i * 200_000 + 190_000, 10_000));
     }
-    let before = prof_core::intern::FxHashMap::from_iter([(big, 7u64)]);
+    let before = prof_timeline::intern::FxHashMap::from_iter([(big, 7u64)]);
     let none = DeepDiveContext { available: false, launches_before: Some(&before) };
     let command = ["python3".into(), "run.py".into()];
     let unavailable = view(&t, &none, &command);

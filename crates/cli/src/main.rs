@@ -38,7 +38,7 @@ struct Cli {
     command: Command,
     /// Most memory a loaded timeline may hold (e.g. 512M, 4G): a larger artifact is read up to
     /// it and reported as partial. Default: PROF_MEMORY_BUDGET, else half of this machine's memory.
-    #[arg(long, global = true, value_name = "SIZE", value_parser = prof_core::load_budget::parse_size)]
+    #[arg(long, global = true, value_name = "SIZE", value_parser = prof_timeline::load_budget::parse_size)]
     memory_budget: Option<u64>,
     /// With --json: every row of every list. Without it a list keeps its first 100 rows (the
     /// largest first where the list is ranked) and the document's `truncated` says what was cut,
@@ -162,19 +162,21 @@ fn parse(registry: &prof_core::Registry) -> Cli {
 
 fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|arg| arg == GUARD_ARG) {
-        prof_core::guard::run_guard();
+        prof_capture::guard::run_guard();
         return ExitCode::SUCCESS;
     }
     // Whatever prof starts is stopped by the guard if prof dies without cleaning up.
     if let Ok(exe) = std::env::current_exe() {
-        prof_core::guard::install(exe, vec![GUARD_ARG.into()]);
+        prof_capture::guard::install(exe, vec![GUARD_ARG.into()]);
     }
+    // A tool a reader runs (`nsys export` of an .nsys-rep) runs under the supervisor too.
+    prof_core::step_runner::install(prof_capture::supervisor::run);
     let registry = registry::build();
     let cli = parse(&registry);
     render::set_json_full(cli.json_full);
     render::set_wide(cli.wide);
     if let Some(bytes) = cli.memory_budget {
-        prof_core::load_budget::set_memory_budget(bytes);
+        prof_timeline::load_budget::set_memory_budget(bytes);
     }
     let json = cli.command.json();
     let result = match cli.command {

@@ -10,8 +10,8 @@
 use crate::render::human_ns;
 use prof_core::analysis::streams::{stream_roles, stream_roles_of, DeviceStreams};
 use prof_core::phases::{find_phases, load_end_guess, PhaseChoice, Phases};
-use prof_core::two_threads::both;
 use prof_core::{summarize_kernels, summarize_kernels_of, Families, KernelSummary, Timeline};
+use prof_timeline::two_threads::both;
 use serde::Serialize;
 use std::sync::OnceLock;
 
@@ -27,7 +27,7 @@ pub struct PhaseView {
     pub phases: Phases,
     /// Kernel launches before the window, by kernel name (the deep-dive suggestion skips them).
     #[serde(skip)]
-    pub launches_before: prof_core::intern::FxHashMap<prof_core::intern::NameId, u64>,
+    pub launches_before: prof_timeline::intern::FxHashMap<prof_timeline::intern::NameId, u64>,
 }
 
 impl PhaseView {
@@ -156,7 +156,7 @@ fn cut(timeline: Timeline, choice: PhaseChoice, phases: Phases) -> Result<(Timel
         ));
     }
     let window = choice.window(&phases)?;
-    let mut launches_before = prof_core::intern::FxHashMap::default();
+    let mut launches_before = prof_timeline::intern::FxHashMap::default();
     if let Some((start, _)) = window {
         for op in timeline.ops.iter().filter(|op| op.kind() == prof_core::OpKind::Kernel && op.start_ns < start) {
             *launches_before.entry(op.name()).or_insert(0) += 1;

@@ -194,7 +194,7 @@ pub fn breakdown_headline(measured: &breakdown::Measured) -> (String, Vec<String
         evidence.push(format!("{} {:.1} % of device time", family.family.as_str(), family.share_pct));
     }
     for kernel in summary.kernels.iter().take(3) {
-        let calls = prof_core::units::count(kernel.calls, "call");
+        let calls = prof_timeline::units::count(kernel.calls, "call");
         evidence.push(format!("{:.1} %  {} ({calls})", kernel.share_pct, display_name(&kernel.name)));
     }
     evidence.extend(

@@ -123,7 +123,7 @@ mod tests {
 
 /// A duration in nanoseconds as a person reads it (`812 ns`, `45.3 µs`, `1.20 ms`, `3.4 s`).
 pub fn human_ns(ns: f64) -> String {
-    prof_core::units::duration(ns)
+    prof_timeline::units::duration(ns)
 }
 
 static WIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

@@ -54,7 +54,7 @@ pub struct SectionContext<'a> {
     /// The timeline's launch calls by correlation id, built by the first section that asks
     /// (the launch and idle-gap sections, which run at once): see
     /// [`SectionContext::launch_index`].
-    launches: std::sync::OnceLock<prof_core::launch_index::LaunchIndex>,
+    launches: std::sync::OnceLock<prof_timeline::launch_index::LaunchIndex>,
     /// The timeline's idle gaps, worked out by the idle-gap section, read again by the answer.
     gaps: std::sync::OnceLock<Vec<prof_core::analysis::gaps::DeviceGaps>>,
     /// The timeline's launch statistics, worked out by the launch section, read again by the
@@ -92,7 +92,7 @@ impl<'a> SectionContext<'a> {
     }
 
     /// [`Timeline::launch_index`] of `timeline` (the timeline the sections are built from), once.
-    pub fn launch_index(&self, timeline: &Timeline) -> &prof_core::launch_index::LaunchIndex {
+    pub fn launch_index(&self, timeline: &Timeline) -> &prof_timeline::launch_index::LaunchIndex {
         self.launches.get_or_init(|| timeline.launch_index())
     }
 

@@ -46,8 +46,8 @@ use crate::analysis::launch::LaunchStats;
 use crate::deepdive::Severity;
 use crate::diagnosis::DiagnosisReport;
 use crate::kernel_summary::KernelSummary;
-use crate::timeline::{OpKind, Timeline};
 use model::Candidate;
+use prof_timeline::timeline::{OpKind, Timeline};
 
 /// What the answer is built from: the window's summary and diagnosis, and where there is a
 /// timeline, the timeline with its idle gaps and launch statistics.

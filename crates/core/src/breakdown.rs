@@ -5,11 +5,11 @@
 //! the files, tested on recorded real artifacts.
 
 use crate::door::{Certainty, Recognition};
-use crate::error::{Error, Result};
 use crate::families::Families;
 use crate::kernel_summary::KernelSummary;
-use crate::supervisor::RunPlan;
-use crate::timeline::Timeline;
+use crate::run_plan::RunPlan;
+use prof_timeline::error::{Error, Result};
+use prof_timeline::timeline::Timeline;
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The [`DeepDive`] trait and [`KernelReport`]: question 3, "why is this kernel slow?".
 
 use crate::breakdown::CapturePlan;
-use crate::error::Result;
+use prof_timeline::error::Result;
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -58,9 +58,9 @@ mod throttled;
 
 use crate::deepdive::Severity;
 use crate::families::Family;
-use crate::intern::FxHashMap;
 use crate::kernel_summary::KernelSummary;
-use crate::timeline::Timeline;
+use prof_timeline::intern::FxHashMap;
+use prof_timeline::timeline::Timeline;
 use serde::Serialize;
 use shape::Shape;
 use steps::StepSource;
@@ -222,7 +222,7 @@ impl Mix {
             "{}: {} in {}, {} % of compute time",
             family.as_str(),
             us(ns),
-            crate::units::count(self.calls(family), "call"),
+            prof_timeline::units::count(self.calls(family), "call"),
             pct(self.share(ns))
         )
     }
@@ -396,7 +396,7 @@ pub(crate) fn step_source(source: &StepSource) -> String {
 
 /// A duration in its unit (`45.3 µs`, `1.20 ms`).
 fn us(ns: u64) -> String {
-    crate::units::duration(ns as f64)
+    prof_timeline::units::duration(ns as f64)
 }
 
 fn pct(value: f64) -> String {

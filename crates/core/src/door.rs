@@ -11,8 +11,8 @@ use crate::deepdive::{DeepDive, KernelReport};
 use crate::families::Families;
 use crate::kernel_summary::{summarize_kernels, KernelSummary};
 use crate::registry::Registry;
-use crate::sniff::describe;
 use crate::{Error, Result, Timeline};
+use prof_timeline::sniff::describe;
 use std::path::{Path, PathBuf};
 
 /// How sure a reader is that a path is in its format; the surest reader wins, ties go to the
@@ -85,7 +85,7 @@ struct Winner {
     reader: Reader,
     path: PathBuf,
     format: Format,
-    copy: Option<crate::gz_copy::GzCopy>,
+    copy: Option<prof_timeline::gz_copy::GzCopy>,
 }
 
 impl Winner {
@@ -264,8 +264,8 @@ impl Registry {
     /// For a gzip stream that no reader takes as it is (a gzipped rocprofv3 JSON, whatever its
     /// inner name): the surest reader of its unzipped copy, by content only.
     fn unzipped(&self, path: &Path) -> Option<Winner> {
-        crate::gz_copy::gzipped_with_magic(path, b"")?;
-        let copy = crate::gz_copy::GzCopy::of(path, "the unzipped file").ok()?;
+        prof_timeline::gz_copy::gzipped_with_magic(path, b"")?;
+        let copy = prof_timeline::gz_copy::GzCopy::of(path, "the unzipped file").ok()?;
         let mut winner = self.best(copy.path()).filter(|w| w.format.recognition.certainty >= Certainty::Content)?;
         winner.format.recognition.reason = format!("a gzip stream of {}", winner.format.recognition.reason);
         winner.copy = Some(copy);

@@ -41,8 +41,8 @@
 //! - a plain vector norm (`NormKernel1`) is not a norm layer: norm rules name the layer
 //!   (`rms_norm`, `layer_norm`, `bn_fw`…).
 
-use crate::error::{Error, Result};
-use crate::timeline::OpKind;
+use prof_timeline::error::{Error, Result};
+use prof_timeline::timeline::OpKind;
 use serde::Serialize;
 use std::path::Path;
 use table::{ASCEND_ELEMENTWISE, BUILTIN};

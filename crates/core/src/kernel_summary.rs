@@ -10,8 +10,8 @@
 
 use crate::analysis::intervals::SortedUnion;
 use crate::families::{Families, Family};
-use crate::intern::{FxHashMap, NameId};
-use crate::timeline::{DeviceOp, OpKind, Timeline};
+use prof_timeline::intern::{FxHashMap, NameId};
+use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 use serde::Serialize;
 
 /// One row of the ranked summary: every op of one name.
@@ -296,7 +296,7 @@ pub fn summarize_kernels_of(
     // Per device: ops, op time, first start, last end and the busy time merged on the fly
     // while starts come in order (the intervals are gathered only when they do not).
     // Ops of one device come in runs: the device is looked up when it changes.
-    let mut on_the_fly: crate::run_map::RunMap<u32, DeviceAcc> = crate::run_map::RunMap::new();
+    let mut on_the_fly: prof_timeline::run_map::RunMap<u32, DeviceAcc> = prof_timeline::run_map::RunMap::new();
     let mut device_ns = 0u64;
     for op in ops {
         let slot = match slot_of.get(op.name().0 as usize) {

@@ -3,8 +3,9 @@
 //! It holds the object-safe traits every backend implements ([`Vendor`],
 //! [`UtilizationProbe`], [`BreakdownTool`], [`DeepDive`]), the [`Timeline`]
 //! model every artifact is loaded into, the [`KernelReport`] of a single-kernel
-//! deep dive, the process [`supervisor`] that runs every capture plan, and the
-//! tool-discovery helpers backends use to report what is installed.
+//! deep dive, the analyses and the diagnosis of a timeline, the door every artifact comes
+//! in by, capture plans as data ([`CapturePlan`], run by `prof-capture`), and the
+//! tool-discovery helpers backends use to report what is installed. It needs no async runtime.
 //!
 //! The core never names a vendor: backends depend on it, not the other way round.
 //!
@@ -20,54 +21,25 @@
 
 pub mod analysis;
 pub mod answer;
-pub mod bit_masks;
 pub mod breakdown;
-pub mod capture;
-pub mod correlation;
-pub mod csv_blocks;
 pub mod deepdive;
-pub mod details_pool;
-mod device_op;
 pub mod diagnosis;
-pub mod digits;
 pub mod door;
-mod dur_word;
-pub mod error;
 pub mod families;
-pub mod guard;
-pub mod gz_copy;
-pub mod intern;
 pub mod kernel_summary;
-pub mod launch_index;
-pub mod load_budget;
-mod op_label;
-mod op_order;
-mod op_place;
 pub mod op_totals;
 pub mod part_buffers;
 pub mod phases;
 pub mod probe;
+pub mod process_group;
 pub mod rank_job;
 pub mod recorder;
 pub mod registry;
-mod run_map;
 pub mod run_plan;
 pub mod samples_csv;
-pub mod section;
-pub mod serve_watch;
-pub mod servers;
-pub mod sniff;
-mod spill_table;
-pub mod supervisor;
-#[cfg(test)]
-mod test_random;
-pub mod text_parts;
-pub mod timeline;
-mod timeline_parts;
+pub mod step_runner;
 pub mod tool_cache;
 pub mod tools;
-pub mod two_threads;
-pub mod units;
 pub mod util_csv;
 pub mod util_summary;
 pub mod util_ticks;
@@ -82,16 +54,19 @@ pub use breakdown::{
 pub use deepdive::{Bound, DeepDive, DeepDiveRequest, Finding, KernelReport, Limits, Occupancy, Roofline, Severity};
 pub use diagnosis::{diagnose, diagnose_with_sequence, Diagnosis, DiagnosisKind, DiagnosisReport};
 pub use door::{Certainty, Format, Loaded, Recognition};
-pub use error::{Error, Result};
 pub use families::{Families, Family};
-pub use intern::{Interner, NameId};
 pub use kernel_summary::{summarize_kernels, summarize_kernels_of, DeviceTime, FamilyRow, KernelRow, KernelSummary};
 pub use probe::{DeviceSample, ProcessUse, UtilizationProbe};
 pub use recorder::{Recorder, RecorderHandle, Recording, SampleCost, SampleErrors, Tick};
 pub use registry::Registry;
+pub use run_plan::{RunOutcome, RunPlan};
 pub use samples_csv::write_csv;
-pub use supervisor::{RunOutcome, RunPlan};
-pub use timeline::{CoreType, CounterSeries, DeviceOp, HostCategory, HostSpan, OpDetails, OpKind, Timeline};
 pub use util_summary::{summarize, ActivityMean, DeviceSummary, ProcessPeak, ThrottleShare};
 pub use util_verdict::{judge_run, judge_snapshot, FindingKind, UtilFinding, Verdict, VerdictKind};
 pub use vendor::{Detection, DeviceInfo, ToolKind, ToolStatus, Vendor};
+
+// The model every analysis reads, from the crate that holds it (`prof-timeline`).
+pub use prof_timeline::{
+    CoreType, CounterSeries, DeviceOp, Error, HostCategory, HostSpan, Interner, NameId, OpDetails, OpKind, Result,
+    Timeline,
+};

@@ -11,9 +11,9 @@
 
 use crate::analysis::intervals::IntervalSet;
 use crate::families::Families;
-use crate::intern::{Interner, NameId};
 use crate::kernel_summary::{family_rows, rank_kernels, DeviceTime, KernelAcc, KernelRow, KernelSummary};
-use crate::timeline::Timeline;
+use prof_timeline::intern::{Interner, NameId};
+use prof_timeline::timeline::Timeline;
 
 /// The totals of one device.
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 use super::*;
-use crate::test_random::XorShift;
-use crate::timeline::{OpDetails, OpKind};
 use crate::{summarize_kernels, DeviceOp};
+use prof_timeline::test_random::XorShift;
+use prof_timeline::timeline::{OpDetails, OpKind};
 
 const NAMES: [&str; 6] = ["gemm_kernel", "nccl_allreduce", "memcpy HtoD", "softmax_fwd", "layer_norm", "idle_fill"];
 const KINDS: [OpKind; 6] =

@@ -5,9 +5,9 @@
 //! vector, emptied, goes to the next part a worker starts, its pages already there; at most one
 //! per worker thread is kept, and all are freed with the `PartBuffers` when the load is done.
 
-use crate::intern::NameId;
 use crate::op_totals::OpTotals;
-use crate::timeline::{DeviceOp, Timeline};
+use prof_timeline::intern::NameId;
+use prof_timeline::timeline::{DeviceOp, Timeline};
 use std::sync::Mutex;
 
 /// See the module.
@@ -45,7 +45,7 @@ impl PartBuffers {
         }
         ops.clear();
         if let Ok(mut free) = self.free.lock() {
-            if free.len() < crate::text_parts::workers() {
+            if free.len() < prof_timeline::text_parts::workers() {
                 free.push(ops);
             }
         }
@@ -69,7 +69,7 @@ impl PartBuffers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::OpKind;
+    use prof_timeline::timeline::OpKind;
 
     fn part(buffers: &PartBuffers, names: &[&str], at: u64) -> Timeline {
         let mut t = buffers.timeline("t", u64::MAX);

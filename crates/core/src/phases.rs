@@ -39,7 +39,7 @@ use marks::{leading_burst_end, warmup_marks, NameSet};
 
 use crate::diagnosis::step_source;
 use crate::diagnosis::steps::{sequence_steps, sequence_steps_in, StepSpans};
-use crate::timeline::{DeviceOp, OpKind, Timeline};
+use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 use serde::Serialize;
 
 pub use slice::PhaseChoice;

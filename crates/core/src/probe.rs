@@ -1,7 +1,7 @@
 //! The [`UtilizationProbe`] trait and one sample of one device: question 1, "is it busy?".
 
-use crate::error::Result;
 use crate::vendor::DeviceInfo;
+use prof_timeline::error::Result;
 use serde::Serialize;
 
 /// Samples device activity. `sample` takes `&mut self` because some counters

@@ -7,9 +7,9 @@
 
 use crate::analysis::ranks::rank_in_name;
 use crate::registry::Registry;
-use crate::section::Section;
 use crate::vendor_tables::{ClusterTable, CommTable, RankTables};
 use crate::Result;
+use prof_timeline::section::Section;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

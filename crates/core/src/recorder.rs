@@ -25,8 +25,8 @@
 //! # Ok::<(), prof_core::Error>(())
 //! ```
 
-use crate::error::{Error, Result};
 use crate::probe::{DeviceSample, UtilizationProbe};
+use prof_timeline::error::{Error, Result};
 use serde::{Serialize, Serializer};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

@@ -63,7 +63,8 @@ impl RunPlan {
         env.chain(args).collect::<Vec<_>>().join(" ")
     }
 
-    pub(crate) fn program(&self) -> String {
+    /// The program it runs, as text (empty for an empty plan).
+    pub fn program(&self) -> String {
         self.argv.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()
     }
 }
@@ -119,7 +120,8 @@ impl RunOutcome {
     }
 }
 
-pub(crate) fn describe(code: Option<i32>, signal: Option<i32>) -> String {
+/// `with status 3`, `on signal 9`: how a process ended, in words.
+pub fn describe(code: Option<i32>, signal: Option<i32>) -> String {
     match (code, signal) {
         (Some(code), _) => format!("with status {code}"),
         (None, Some(signal)) => format!("on signal {signal}"),
@@ -127,7 +129,8 @@ pub(crate) fn describe(code: Option<i32>, signal: Option<i32>) -> String {
     }
 }
 
-pub(crate) fn status_parts(status: ExitStatus) -> (Option<i32>, Option<i32>) {
+/// An exit status as (exit code, signal).
+pub fn status_parts(status: ExitStatus) -> (Option<i32>, Option<i32>) {
     use std::os::unix::process::ExitStatusExt;
     (status.code(), status.signal())
 }

@@ -3,8 +3,8 @@
 //! synchronous runs (`nvidia-smi --query-gpu`, `ncu --version`) bounded by a timeout.
 //! Version queries answer from the [`crate::tool_cache`] when the same file answered before.
 
-use crate::error::{Error, Result};
 use crate::tool_cache::{ToolCache, ToolIdentity};
+use prof_timeline::error::{Error, Result};
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
@@ -182,13 +182,13 @@ where
         Ok(Ok(status)) => status,
         Ok(Err(source)) => return Err(Error::Spawn { program: display, source }),
         Err(_) => {
-            crate::supervisor::kill_group(pgid, libc::SIGKILL);
+            crate::process_group::kill_group(pgid, libc::SIGKILL);
             let _ = waiter.join();
             return Err(Error::TimedOut { program: display, limit: timeout, log: PathBuf::from("(captured)") });
         }
     };
     // Reap anything the tool left in its group so our readers see EOF.
-    crate::supervisor::kill_group(pgid, libc::SIGKILL);
+    crate::process_group::kill_group(pgid, libc::SIGKILL);
     let stdout = out_reader.join().unwrap_or_default();
     let stderr = err_reader.join().unwrap_or_default();
     Ok(ToolOutput {

@@ -12,10 +12,10 @@
 //! line.
 
 use crate::analysis::counters::THROTTLE_REASON_PREFIX;
-use crate::error::{Error, Result};
-use crate::intern::{FxHashMap, NameId};
 use crate::samples_csv::CSV_COLUMNS;
-use crate::timeline::{CounterSeries, Timeline};
+use prof_timeline::error::{Error, Result};
+use prof_timeline::intern::{FxHashMap, NameId};
+use prof_timeline::timeline::{CounterSeries, Timeline};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;

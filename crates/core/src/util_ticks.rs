@@ -3,11 +3,11 @@
 //! with the same `t_ms` form one tick. What the CSV does not keep (maximum clocks, processes)
 //! is absent. The file is validated by [`crate::util_csv::load_util_csv`] first.
 
-use crate::error::{Error, Result};
 use crate::probe::DeviceSample;
 use crate::recorder::Tick;
 use crate::samples_csv::CSV_COLUMNS;
 use crate::util_csv::{number_cell, rows};
+use prof_timeline::error::{Error, Result};
 use std::io::BufReader;
 use std::path::Path;
 

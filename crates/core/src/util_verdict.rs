@@ -23,7 +23,7 @@
 //!   the mean utilization of a device at least [`HOST_BOUND_MEAN_UTIL_PCT`] busy, the evidence
 //!   says that utilization only means a kernel was resident.
 
-use crate::supervisor::shell_join;
+use crate::run_plan::shell_join;
 use crate::util_summary::{DeviceSummary, BUSY_UTIL_PCT};
 use serde::Serialize;
 use std::ffi::OsStr;

@@ -3,10 +3,10 @@
 use crate::analysis::ranks::RankSplit;
 use crate::breakdown::{BreakdownTool, Importer};
 use crate::deepdive::DeepDive;
-use crate::error::Result;
 use crate::probe::UtilizationProbe;
-use crate::section::Section;
 use crate::vendor_tables::{ClusterTable, CommTable, RankTables};
+use prof_timeline::error::Result;
+use prof_timeline::section::Section;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

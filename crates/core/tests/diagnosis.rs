@@ -177,7 +177,7 @@ fn pageable_copies_only_when_they_take_device_time() {
     let copy = t.intern("Memcpy HtoD (Pageable -> Device)");
     for i in 0..4 {
         let op = DeviceOp::new(OpKind::Memcpy, copy, 0, 7, 200_000 + i * 60_000, 50_000);
-        t.push_op_with(op, prof_core::timeline::OpDetails { bytes: Some(64 << 20), ..Default::default() });
+        t.push_op_with(op, prof_core::OpDetails { bytes: Some(64 << 20), ..Default::default() });
     }
     let r = report(&t);
     let found = r.get(DiagnosisKind::PageableCopies).expect("pageable");

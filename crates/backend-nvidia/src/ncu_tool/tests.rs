@@ -140,7 +140,7 @@ fn the_exports_run_through_the_supervisor_and_load() {
     let tool = NcuTool::new().with_program(&ncu);
     let plan = tool.plan(&request(&out)).unwrap();
     for step in &plan.steps {
-        assert!(prof_core::supervisor::run(step).unwrap().success(), "{}", step.display_command());
+        assert!(prof_core::step_runner::run_step(step).unwrap().success(), "{}", step.display_command());
     }
     assert_eq!(crate::ncu_failure::classify_failure(&std::fs::read_to_string(out.join(CAPTURE_LOG)).unwrap()), None);
     let exported = [out.join(DETAILS_FILE), out.join(RAW_FILE)];

@@ -9,8 +9,8 @@ use super::record::Record;
 use super::{sql_error, Export, KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, NVTX_TABLE, RUNTIME_TABLE};
 use crate::copy_names::CopyEnums;
 use crate::cupti_trace::strip_runtime_version;
-use prof_core::intern::FxHashMap;
 use prof_core::{DeviceOp, Error, HostCategory, HostSpan, NameId, OpDetails, OpKind, Result, Timeline};
+use prof_timeline::intern::FxHashMap;
 use rusqlite::{OptionalExtension, Statement};
 
 const KERNEL_SQL: &str = "SELECT start, \"end\", deviceId, streamId, correlationId, demangledName, shortName, \

@@ -1,14 +1,14 @@
 //! An nsys export attached gzipped (`report.sqlite.gz`, as exports are attached to issues): an
 //! SQLite file under a gzip stream, whose schema names the nsys tables. It is read from a copy
-//! unzipped into the temporary directory ([`prof_core::gz_copy`]); errors name the `.gz` file.
+//! unzipped into the temporary directory ([`prof_timeline::gz_copy`]); errors name the `.gz` file.
 
 use super::{CUDA_TABLES, METADATA_TABLES, SQLITE_MAGIC};
-use prof_core::gz_copy::{gzipped_with_magic, head_names_any, GzCopy};
 use prof_core::{Error, Result};
+use prof_timeline::gz_copy::{gzipped_with_magic, head_names_any, GzCopy};
 use std::path::Path;
 
 #[cfg(test)]
-pub(crate) use prof_core::gz_copy::{remove_orphans, COPY_PREFIX};
+pub(crate) use prof_timeline::gz_copy::{remove_orphans, COPY_PREFIX};
 
 /// Unzipped bytes looked at to recognise an export: its schema (the `CREATE TABLE` texts in
 /// the first pages) names the nsys tables.

@@ -37,7 +37,7 @@ fn read_table_without_pages(export: &Export, table: &'static str, timeline: &mut
         return Reader::new(export)?.read(table, timeline);
     }
     let parts = kernel_rowids(export).filter(|&(lo, hi)| hi - lo >= PARALLEL_MIN_ROWS).and_then(|(lo, hi)| {
-        let workers = prof_core::text_parts::workers();
+        let workers = prof_timeline::text_parts::workers();
         // Parts of about a million rows each, joined one at a time, each copied once.
         let parts = usize::try_from((hi - lo) / PART_ROWS + 1).unwrap_or(usize::MAX).max(workers);
         (workers > 1).then(|| in_parts(export, (lo, hi), parts)).flatten()
@@ -109,7 +109,7 @@ fn page_parts<T: Send, J: Send>(
 /// `parts` timelines (on op vectors from the [`PartBuffers`] when one is free), part `k`
 /// filled by `read` (false: it failed), read on every core with a share of the memory budget
 /// each, each made into a `T` by `fold` and joined onto `init` in order while later ones are
-/// read ([`prof_core::text_parts::run_parts_joined`]); `None` when a part failed.
+/// read ([`prof_timeline::text_parts::run_parts_joined`]); `None` when a part failed.
 fn run_parts<T: Send, J: Send>(
     (export, buffers): (&Export, &PartBuffers),
     parts: usize,
@@ -118,7 +118,7 @@ fn run_parts<T: Send, J: Send>(
     init: J,
     join: impl Fn(&mut J, T) + Sync,
 ) -> Option<J> {
-    let budget = prof_core::load_budget::memory_budget() / parts as u64;
+    let budget = prof_timeline::load_budget::memory_budget() / parts as u64;
     let source = export.path.display().to_string();
     let (path, tables, info) = (&export.path, &export.tables, &export.info);
     let work = |k: usize| {
@@ -129,7 +129,7 @@ fn run_parts<T: Send, J: Send>(
         let mut reader = Reader::new(&own).ok()?;
         read(&mut reader, k, &mut part).then(|| fold(part))
     };
-    prof_core::text_parts::run_parts_joined(parts, work, init, join)
+    prof_timeline::text_parts::run_parts_joined(parts, work, init, join)
 }
 
 /// The first and last rowid of the kernel table; `None` when it is empty or has no rowids.
@@ -148,7 +148,7 @@ fn rowids_sql() -> String {
 }
 
 /// The kernel table's rowids `lo..=hi` in `parts` ranges, read on every core and joined in
-/// rowid order while later ones are read ([`prof_core::text_parts::run_parts_joined`]);
+/// rowid order while later ones are read ([`prof_timeline::text_parts::run_parts_joined`]);
 /// `None` for fewer than two parts or when a part failed.
 fn in_parts(export: &Export, (lo, hi): (i64, i64), parts: usize) -> Option<Timeline> {
     let rows = hi.checked_sub(lo)?.checked_add(1)?;

@@ -7,7 +7,7 @@ use prof_core::{Error, Result};
 use std::io::Read;
 use std::path::Path;
 
-pub use prof_core::sniff::SQLITE_MAGIC;
+pub use prof_timeline::sniff::SQLITE_MAGIC;
 
 /// The length of the SQLite database header.
 const HEADER_LEN: usize = 100;

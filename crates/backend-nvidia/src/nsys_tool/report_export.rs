@@ -6,7 +6,9 @@
 
 use super::NsysTool;
 use crate::nsys_sqlite::{self, export_command};
-use prof_core::supervisor::{log_tail, run, RunPlan};
+use prof_core::process_group::log_tail;
+use prof_core::run_plan::RunPlan;
+use prof_core::step_runner::run_step;
 use prof_core::{Error, Result};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -54,7 +56,7 @@ pub(super) fn export_of(tool: &NsysTool, report: &Path) -> Result<PathBuf> {
     let mut step = RunPlan::new("nsys export", argv, &log);
     step.timeout = Some(EXPORT_TIMEOUT);
     eprintln!("prof: exporting {} to {} with nsys (once: the export is reused)", report.display(), output.display());
-    let outcome = run(&step)?;
+    let outcome = run_step(&step)?;
     if outcome.exit_code != Some(0) || !nsys_sqlite::is_nsys_export(&output) {
         let _ = std::fs::remove_file(&output);
         return Err(Error::artifact(

@@ -14,7 +14,7 @@ use crate::progress;
 use crate::render::print_json;
 use crate::sections::{self, SectionContext};
 use clap::Args;
-use prof_core::capture::{describe_plan, run_capture};
+use prof_capture::capture::{describe_plan, run_capture};
 use prof_core::{diagnose_with_sequence, BreakdownTool, CaptureRange, CaptureRequest, Registry, Vendor};
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -8,7 +8,7 @@ use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
 use crate::render::print_json;
 use clap::Args;
-use prof_core::capture::{describe_plan, run_capture};
+use prof_capture::capture::{describe_plan, run_capture};
 use prof_core::{DeepDive, DeepDiveRequest, Registry};
 use std::ffi::OsString;
 use std::path::PathBuf;

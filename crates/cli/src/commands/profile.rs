@@ -13,7 +13,7 @@ use crate::failure::{Failure, Kind};
 use crate::profile_view::{self, Depth, ProfileReport, Step};
 use crate::render::print_json;
 use clap::Args;
-use prof_core::supervisor::{shell_join, shell_quote};
+use prof_core::run_plan::{shell_join, shell_quote};
 use prof_core::{Registry, VerdictKind};
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -18,10 +18,10 @@ use crate::serve::report::{ArtifactPart, BenchPart, LoadPart, ServeReport, Serve
 use crate::serve::session::{self, Load, SessionInput, SessionReport};
 use crate::serve::shell_words;
 use clap::Args;
+use prof_capture::supervisor::{self, verify_artifact};
 use prof_core::diagnosis::diagnose;
 use prof_core::kernel_summary::summarize_kernels;
 use prof_core::recorder::DEFAULT_INTERVAL;
-use prof_core::supervisor::{self, verify_artifact};
 use prof_core::{BreakdownTool, Registry, UtilizationProbe};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -230,7 +230,7 @@ pub fn run(registry: &Registry, args: &ServeArgs) -> Result<ExitCode, Failure> {
     let runtime = supervisor::runtime().map_err(|e| e.to_string())?;
     let outcome = runtime.block_on(session::run(&plan, input));
     drop(runtime);
-    for problem in prof_core::capture::run_cleanup(&plan.cleanup) {
+    for problem in prof_capture::capture::run_cleanup(&plan.cleanup) {
         eprintln!("prof serve: clean-up: {problem}");
     }
     let session = match outcome {
@@ -278,7 +278,7 @@ fn finish(
                     step.display_command(),
                     outcome.describe(),
                     step.log.display(),
-                    supervisor::log_tail(&step.log, 15)
+                    prof_core::process_group::log_tail(&step.log, 15)
                 ),
             ));
         }

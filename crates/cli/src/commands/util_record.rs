@@ -3,9 +3,10 @@
 //! however it ends.
 
 use crate::failure::Failure;
+use prof_capture::supervisor;
 use prof_core::recorder::{Recorder, RecorderHandle, Recording, Tick};
+use prof_core::run_plan::RunPlan;
 use prof_core::samples_csv::CsvStream;
-use prof_core::supervisor::{self, RunPlan};
 use prof_core::UtilizationProbe;
 use std::ffi::OsString;
 use std::path::Path;
@@ -40,7 +41,7 @@ impl Ended {
     pub fn stopped_by(self) -> Option<String> {
         match self {
             Ended::Exited(_) => None,
-            Ended::Signal(signal) => Some(prof_core::error::signal_name(signal)),
+            Ended::Signal(signal) => Some(prof_timeline::error::signal_name(signal)),
             Ended::TimedOut => Some("the --timeout limit".to_owned()),
         }
     }

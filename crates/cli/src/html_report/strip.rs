@@ -12,8 +12,8 @@ use super::svg::Svg;
 use crate::render::{human_ns, stream_label};
 use prof_core::analysis::intervals::IntervalSet;
 use prof_core::families::Family;
-use prof_core::intern::{FxHashMap, NameId};
 use prof_core::{HostCategory, Timeline};
+use prof_timeline::intern::{FxHashMap, NameId};
 
 /// Most busy rectangles drawn over all rows.
 pub const BUSY_RECTS: usize = 3000;

@@ -322,7 +322,7 @@ pub fn serve() -> Result<std::process::ExitCode, crate::failure::Failure> {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let signal = runtime.block_on(async {
-        let mut stop = prof_core::supervisor::StopSignals::listen().map_err(|e| e.to_string())?;
+        let mut stop = prof_capture::supervisor::StopSignals::listen().map_err(|e| e.to_string())?;
         let service = ProfServer::new()
             .serve(rmcp::transport::stdio())
             .await
@@ -335,7 +335,7 @@ pub fn serve() -> Result<std::process::ExitCode, crate::failure::Failure> {
     if let Some(signal) = signal {
         // Exit without dropping the runtime: dropping it would SIGKILL the runs in flight
         // (kill_on_drop) before they stop their workloads; their parent-death Ctrl-C does that.
-        eprintln!("prof mcp: stopped by {}", prof_core::error::signal_name(signal));
+        eprintln!("prof mcp: stopped by {}", prof_timeline::error::signal_name(signal));
         std::process::exit(128 + signal);
     }
     Ok(std::process::ExitCode::SUCCESS)

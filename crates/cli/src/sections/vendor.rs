@@ -7,7 +7,7 @@
 
 use super::Section;
 use crate::render::{ellipsize, human_ns, table};
-use prof_core::section::{Cell, Section as VendorSection};
+use prof_timeline::section::{Cell, Section as VendorSection};
 use std::path::Path;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
@@ -75,7 +75,7 @@ fn cell(cell: &Cell) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use prof_core::section::Table;
+    use prof_timeline::section::Table;
 
     #[test]
     fn renders_lines_table_and_notes_with_core_units() {

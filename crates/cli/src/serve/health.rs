@@ -4,9 +4,9 @@
 
 use super::http::{self, Url};
 use super::session::SessionFailure;
-use prof_core::serve_watch::{LogError, LogWatch, EARLY_PATTERNS, FATAL_PATTERNS};
-use prof_core::supervisor::StopSignals;
-use prof_core::supervisor::{log_tail, Supervised};
+use prof_capture::serve_watch::{LogError, LogWatch, EARLY_PATTERNS, FATAL_PATTERNS};
+use prof_capture::supervisor::{StopSignals, Supervised};
+use prof_core::process_group::log_tail;
 use std::time::{Duration, Instant};
 
 /// How long the fail-fast check watches a new server before the health URL is polled.

@@ -319,7 +319,7 @@ mod tests {
             conn.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n").unwrap();
             String::from_utf8(seen).unwrap()
         });
-        let runtime = prof_core::supervisor::runtime().unwrap();
+        let runtime = prof_capture::supervisor::runtime().unwrap();
         let url = Url::parse(&format!("http://127.0.0.1:{port}/generate")).unwrap();
         let response = runtime.block_on(send(&url, Some(b"{\"a\":1}"), Duration::from_secs(5))).unwrap();
         assert_eq!(response, Response { status: 200, body_bytes: 3 });

@@ -2,7 +2,7 @@
 //! the environment the recognised server needs, the failure in its log explained (cause and
 //! fix), and the recognised benchmark client's summary parsed into numbers.
 
-use prof_core::servers::{self, BenchMetric, Explained};
+use prof_capture::servers::{self, BenchMetric, Explained};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::io::{Read, Seek, SeekFrom};

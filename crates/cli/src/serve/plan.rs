@@ -9,7 +9,7 @@
 //! under `nsys launch`, the window `nsys start` / `nsys stop`), or nothing, and then the
 //! whole server run is recorded. No tool is named here.
 
-use prof_core::supervisor::RunPlan;
+use prof_core::run_plan::RunPlan;
 use prof_core::{BreakdownTool, CaptureRequest, ExpectedArtifact};
 use std::ffi::OsString;
 use std::path::PathBuf;

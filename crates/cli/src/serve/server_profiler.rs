@@ -6,7 +6,7 @@
 
 use super::http::{self, Url};
 use super::plan::{base_server, bench, PlanRequest, ServePlan, WindowControl};
-use prof_core::servers::{self, HttpCall};
+use prof_capture::servers::{self, HttpCall};
 use prof_core::ExpectedArtifact;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -6,8 +6,10 @@
 use super::health::{self, Readiness};
 use super::load::{self, LoadResult, LoadSpec};
 use super::plan::{ServePlan, WindowControl};
+use prof_capture::supervisor::{StopSignals, Supervised};
+use prof_core::process_group::live_group_members;
 use prof_core::recorder::{Recorder, RecorderHandle, Recording};
-use prof_core::supervisor::{live_group_members, RunOutcome, RunPlan, StopSignals, Supervised};
+use prof_core::run_plan::{RunOutcome, RunPlan};
 use prof_core::UtilizationProbe;
 use std::time::Duration;
 
@@ -76,7 +78,7 @@ impl SessionFailure {
     pub fn stopped_by(signal: i32, phase: &str) -> Self {
         let what = match signal {
             libc::SIGINT => "interrupted".to_owned(),
-            other => prof_core::error::signal_name(other),
+            other => prof_timeline::error::signal_name(other),
         };
         Self { stopped_by: Some(signal), ..Self::new(format!("{what} during {phase}; the server was stopped")) }
     }
@@ -208,7 +210,7 @@ async fn run_checked(step: &RunPlan) -> Result<(), SessionFailure> {
         step.display_command(),
         outcome.describe(),
         step.log.display(),
-        prof_core::supervisor::log_tail(&step.log, 15)
+        prof_core::process_group::log_tail(&step.log, 15)
     )))
 }
 
@@ -293,7 +295,7 @@ pub fn died(server: &Supervised, when: &str) -> SessionFailure {
     SessionFailure::new(format!(
         "the server exited {when}; last lines of {}:\n{}",
         log.display(),
-        prof_core::supervisor::log_tail(log, 20)
+        prof_core::process_group::log_tail(log, 20)
     ))
 }
 
@@ -307,7 +309,7 @@ mod tests {
         // here: this process has not installed a SIGUSR1 handler, and no pid 0 exists in /proc.
         assert!(!catches(std::process::id() as i32, libc::SIGUSR1));
         assert!(!catches(0, libc::SIGUSR1));
-        let _listening = prof_core::supervisor::runtime()
+        let _listening = prof_capture::supervisor::runtime()
             .unwrap()
             .block_on(async { tokio::signal::unix::signal(tokio::signal::unix::SignalKind::user_defined1()) })
             .unwrap();

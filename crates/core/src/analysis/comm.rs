@@ -12,8 +12,8 @@
 
 use super::temporal::{activity_of, Activity};
 use crate::families::Families;
-use crate::intern::FxHashMap;
-use crate::timeline::Timeline;
+use prof_timeline::intern::FxHashMap;
+use prof_timeline::timeline::Timeline;
 use serde::Serialize;
 
 /// One communication op, as far as bandwidth is concerned.
@@ -138,7 +138,7 @@ pub fn summarize_collectives(samples: impl IntoIterator<Item = CommSample>) -> V
 /// source names the collective (a torch trace's `Collective name`), else by the op's name.
 pub fn timeline_comm_samples(timeline: &Timeline, families: &Families) -> Vec<CommSample> {
     let activity = activity_of(timeline, families);
-    let mut type_of: FxHashMap<crate::intern::NameId, String> = FxHashMap::default();
+    let mut type_of: FxHashMap<prof_timeline::intern::NameId, String> = FxHashMap::default();
     timeline
         .ops
         .iter()
@@ -166,7 +166,7 @@ pub fn timeline_collectives(timeline: &Timeline, families: &Families) -> Vec<Col
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{DeviceOp, OpDetails, OpKind};
+    use prof_timeline::timeline::{DeviceOp, OpDetails, OpKind};
 
     #[test]
     fn names_map_to_collective_types() {

@@ -21,7 +21,7 @@
 //!   active time while below nominal is summed.
 
 use crate::analysis::intervals::IntervalSet;
-use crate::timeline::{CounterSeries, Timeline};
+use prof_timeline::timeline::{CounterSeries, Timeline};
 use serde::Serialize;
 
 /// Words in a counter's name that mark it as a clock or frequency.

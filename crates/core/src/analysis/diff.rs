@@ -25,7 +25,7 @@
 use super::gaps::idle_gaps;
 use crate::families::{Families, Family};
 use crate::kernel_summary::KernelSummary;
-use crate::timeline::{HostCategory, Timeline};
+use prof_timeline::timeline::{HostCategory, Timeline};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

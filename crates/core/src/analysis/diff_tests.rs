@@ -1,6 +1,6 @@
 use super::*;
 use crate::kernel_summary::summarize_kernels;
-use crate::timeline::{DeviceOp, HostSpan, OpKind};
+use prof_timeline::timeline::{DeviceOp, HostSpan, OpKind};
 
 /// Kernels `gemm` (100 ns) and `norm` (`norm` ns) alternating `n` times, `gap` ns apart,
 /// each launched by one runtime call when `launches`.

@@ -26,9 +26,9 @@
 
 use super::streams::{pct, stream_roles, DeviceStreams};
 use crate::families::Families;
-use crate::intern::FxHashMap;
-use crate::run_map::RunMap;
-use crate::timeline::{HostCategory, HostSpan, Timeline};
+use prof_timeline::intern::FxHashMap;
+use prof_timeline::run_map::RunMap;
+use prof_timeline::timeline::{HostCategory, HostSpan, Timeline};
 use serde::Serialize;
 use sweep::{Context, Sweep};
 
@@ -233,7 +233,7 @@ pub fn idle_gaps(timeline: &Timeline, families: &Families) -> Vec<DeviceGaps> {
 pub fn idle_gaps_of_roles(
     timeline: &Timeline,
     roles: &[DeviceStreams],
-    launches: &crate::launch_index::LaunchIndex,
+    launches: &prof_timeline::launch_index::LaunchIndex,
 ) -> Vec<DeviceGaps> {
     let mut host: Vec<&HostSpan> = timeline
         .host

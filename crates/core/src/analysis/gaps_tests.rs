@@ -1,7 +1,7 @@
 //! Tests of the idle-gap analysis on small hand-checked timelines and one large one.
 
 use super::*;
-use crate::timeline::{DeviceOp, OpKind};
+use prof_timeline::timeline::{DeviceOp, OpKind};
 
 fn host(t: &mut Timeline, name: &str, category: HostCategory, start: u64, dur: u64, correlation: Option<u64>) {
     let name = t.intern(name);
@@ -84,7 +84,7 @@ fn large_timelines_stay_near_linear() {
         t.push_op(op);
         let span = HostSpan::test(launch, HostCategory::Runtime, (i * 1_000).saturating_sub(300), 50, Some(i));
         t.host.push(span);
-        t.host.push(HostSpan { name: cpu, category: HostCategory::Framework, correlation: None.into(), ..span });
+        t.host.push(HostSpan::test(cpu, HostCategory::Framework, (i * 1_000).saturating_sub(300), 50, None));
     }
     let families = Families::builtin();
     let found = idle_gaps(&t, &families);
@@ -113,7 +113,7 @@ fn back_to_back_ops_have_no_gaps() {
 /// first that starts where it ends.
 #[test]
 fn one_sweep_gaps_equal_a_plain_interval_merge() {
-    let mut rng = crate::test_random::XorShift::new(0x9e37_79b9_7f4a_7c15u64);
+    let mut rng = prof_timeline::test_random::XorShift::new(0x9e37_79b9_7f4a_7c15u64);
     let mut next = |bound: u64| rng.below(bound);
     for round in 0..40 {
         let mut t = Timeline::new("random");
@@ -167,7 +167,7 @@ fn one_sweep_gaps_equal_a_plain_interval_merge() {
 /// fallback gives on the same ops shuffled: two devices, three streams each, launches for some.
 #[test]
 fn start_ordered_and_shuffled_timelines_give_the_same_gaps() {
-    let mut rng = crate::test_random::XorShift::new(0x2545_f491_4f6c_dd1du64);
+    let mut rng = prof_timeline::test_random::XorShift::new(0x2545_f491_4f6c_dd1du64);
     let mut next = |bound: u64| rng.below(bound);
     for round in 0..30 {
         let mut shuffled = Timeline::new("shuffled");
@@ -196,7 +196,7 @@ fn start_ordered_and_shuffled_timelines_give_the_same_gaps() {
 /// stream's are those, as the full sweeps (forced by roles that list a second stream) find.
 #[test]
 fn one_stream_gaps_equal_the_full_sweeps() {
-    let mut rng = crate::test_random::XorShift::new(0x6a95_0001);
+    let mut rng = prof_timeline::test_random::XorShift::new(0x6a95_0001);
     let families = Families::builtin();
     for round in 0..100 {
         let mut t = Timeline::new("one stream");

@@ -22,7 +22,7 @@
 //!   returns: that queue is empty.)
 
 use super::streams::pct;
-use crate::timeline::{OpKind, Timeline};
+use prof_timeline::timeline::{OpKind, Timeline};
 use serde::Serialize;
 
 /// A kernel shorter than this, ns, is a short kernel.
@@ -121,7 +121,10 @@ pub fn launch_stats(timeline: &Timeline) -> Option<LaunchStats> {
 
 /// [`launch_stats`] with the timeline's [`Timeline::launch_index`] given (the idle gaps read
 /// it too).
-pub fn launch_stats_of(timeline: &Timeline, launches: &crate::launch_index::LaunchIndex) -> Option<LaunchStats> {
+pub fn launch_stats_of(
+    timeline: &Timeline,
+    launches: &prof_timeline::launch_index::LaunchIndex,
+) -> Option<LaunchStats> {
     if launches.is_empty() {
         // No launch call for any op to link to (a trace of device ops alone).
         return None;
@@ -187,7 +190,7 @@ pub fn launch_stats_of(timeline: &Timeline, launches: &crate::launch_index::Laun
             "{lead}: the launch queue holds work (median queue wait {}, from {} µs), so the host runs ahead of \
              the device; {shorter_pct:.1} % of {kernels} kernels ran shorter than their launch call, which costs \
              nothing while the queue is full",
-            crate::units::duration(queue_wait.map_or(0, |d| d.p50_ns) as f64),
+            prof_timeline::units::duration(queue_wait.map_or(0, |d| d.p50_ns) as f64),
             LAUNCH_QUEUE_DEEP_NS / 1_000
         )
     } else {
@@ -219,7 +222,7 @@ pub fn launch_stats_of(timeline: &Timeline, launches: &crate::launch_index::Laun
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{DeviceOp, HostCategory, HostSpan};
+    use prof_timeline::timeline::{DeviceOp, HostCategory, HostSpan};
 
     fn launch(t: &mut Timeline, corr: u64, start: u64, dur: u64, category: HostCategory) {
         let name = t.intern("cudaLaunchKernel");

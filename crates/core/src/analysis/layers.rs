@@ -36,8 +36,8 @@ use super::repeats::{best_region, Region};
 use super::streams::{stream_roles, DeviceStreams, StreamRole};
 use crate::diagnosis::steps::profiler_step_count;
 use crate::families::Families;
-use crate::intern::NameId;
-use crate::timeline::{DeviceOp, Timeline};
+use prof_timeline::intern::NameId;
+use prof_timeline::timeline::{DeviceOp, Timeline};
 use serde::Serialize;
 
 pub use super::repeats::{

@@ -1,7 +1,7 @@
 //! Tests of the layer analysis on small hand-checked sequences and one large one.
 
 use super::*;
-use crate::timeline::OpKind;
+use prof_timeline::timeline::OpKind;
 
 /// Ops on device 0 stream 7, back to back, 10 ns apart, named by `sequence`.
 fn timeline(sequence: &[(&str, u64)]) -> Timeline {

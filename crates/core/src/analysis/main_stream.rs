@@ -5,10 +5,10 @@
 //! is read through its positions sorted (4 bytes an op).
 
 use crate::analysis::prefix::PrefixSums;
-use crate::intern::{FxHashMap, NameId};
-use crate::op_place::Place;
-use crate::run_map::RunMap;
-use crate::timeline::{DeviceOp, OpKind};
+use prof_timeline::intern::{FxHashMap, NameId};
+use prof_timeline::op_place::Place;
+use prof_timeline::run_map::RunMap;
+use prof_timeline::timeline::{DeviceOp, OpKind};
 
 /// The ops of a [`MainStream`] in (start, end) order: one loop for either way they are read,
 /// where a chain of the two had cost a check of both at every op (the step search and the
@@ -219,8 +219,8 @@ fn busiest(all: &[DeviceOp]) -> Option<(u32, u64, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_random::XorShift;
-    use crate::timeline::OpKind;
+    use prof_timeline::test_random::XorShift;
+    use prof_timeline::timeline::OpKind;
 
     #[test]
     fn starts_and_ends_read_in_place_are_the_gathered_ones() {

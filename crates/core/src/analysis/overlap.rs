@@ -14,8 +14,8 @@ use super::intervals::{IntervalSet, SortedUnion};
 use super::streams::pct;
 use super::temporal::{activity_of, Activity};
 use crate::families::Families;
-use crate::intern::FxHashMap;
-use crate::timeline::{CoreType, DeviceOp, Timeline};
+use prof_timeline::intern::FxHashMap;
+use prof_timeline::timeline::{CoreType, DeviceOp, Timeline};
 use serde::Serialize;
 
 /// How much of one class of work ran under another.
@@ -58,7 +58,7 @@ pub fn pair_overlap(
     covered: impl Fn(usize, &DeviceOp) -> bool,
 ) -> Vec<(u32, PairOverlap)> {
     // Per device: the unions of cover, of covered, and of both.
-    let mut unions: crate::run_map::RunMap<u32, [SortedUnion; 3]> = crate::run_map::RunMap::new();
+    let mut unions: prof_timeline::run_map::RunMap<u32, [SortedUnion; 3]> = prof_timeline::run_map::RunMap::new();
     for (index, op) in timeline.ops.iter().enumerate() {
         let (a, b) = (cover(index, op), covered(index, op));
         if a || b {
@@ -127,7 +127,7 @@ fn gathered(
 /// The core type of each op of `timeline` (from its details), by its details id in a table made
 /// once from the few distinct details (not through each op's shared details).
 fn core_types(timeline: &Timeline) -> impl Fn(&DeviceOp) -> Option<CoreType> + '_ {
-    let by_id = timeline.details.each(|d| d.core_type);
+    let by_id = timeline.details_pool().each(|d| d.core_type);
     move |op| op.details().and_then(|id| by_id.get(id.index()).copied().flatten())
 }
 
@@ -148,10 +148,10 @@ pub fn overlaps_of(timeline: &Timeline, families: &Families, communication: bool
     };
     // Core types come with an op's details: a timeline whose details name none (every
     // non-Ascend source) has no cube, vector or mix op to walk its ops for.
-    let cores = timeline.details.any(|d| d.core_type.is_some());
+    let cores = timeline.details_pool().any(|d| d.core_type.is_some());
     let core_type = core_types(timeline);
     let is_mix = |op: &&DeviceOp| core_type(op) == Some(CoreType::Mix);
-    let (mut cube, mut mix) = (Vec::new(), crate::run_map::RunMap::<u32, SortedUnion>::new());
+    let (mut cube, mut mix) = (Vec::new(), prof_timeline::run_map::RunMap::<u32, SortedUnion>::new());
     if cores {
         cube = pair_overlap(
             timeline,
@@ -187,7 +187,7 @@ pub fn overlaps_of(timeline: &Timeline, families: &Families, communication: bool
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{OpDetails, OpKind};
+    use prof_timeline::timeline::{OpDetails, OpKind};
 
     /// An op's core type read through its details (the plain way, against the table's).
     fn core_type(timeline: &Timeline, op: &DeviceOp) -> Option<CoreType> {
@@ -228,7 +228,7 @@ mod tests {
     /// gathered intervals (any order) give the intersection computed the plain way.
     #[test]
     fn merged_on_the_fly_equals_gathered_and_a_plain_intersection() {
-        let mut rng = crate::test_random::XorShift::new(0x9e37_79b9_7f4a_7c15u64);
+        let mut rng = prof_timeline::test_random::XorShift::new(0x9e37_79b9_7f4a_7c15u64);
         let mut next = |bound: u64| rng.below(bound);
         let cores = [Some(CoreType::Cube), Some(CoreType::Vector), Some(CoreType::Mix), None];
         for round in 0..40 {

@@ -140,7 +140,7 @@ mod tests {
 
     #[test]
     fn every_sum_reads_back_exactly() {
-        let mut rng = crate::test_random::XorShift::new(11);
+        let mut rng = prof_timeline::test_random::XorShift::new(11);
         for len in [0, 1, 255, 256, 257, 1000] {
             let small: Vec<u64> = (0..len).map(|_| rng.below(10_000)).collect();
             assert!(matches!(check(&small).repr, Repr::Narrow { .. }));

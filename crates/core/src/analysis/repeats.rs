@@ -4,7 +4,7 @@
 //! use them too.
 
 use crate::analysis::prefix::PrefixSums;
-use crate::intern::{FxHashMap, NameId};
+use prof_timeline::intern::{FxHashMap, NameId};
 
 /// Candidate periods taken from each of the two rankings of recurrence distances.
 pub const CANDIDATE_PERIODS: usize = 8;
@@ -110,8 +110,11 @@ fn best_region_below(names: &[NameId], prefix: &PrefixSums, max_period: usize, p
     let best_of = |periods: &[usize]| -> Vec<Option<Region>> {
         regions_of_all(names, prefix, periods, true).into_iter().map(|regions| regions.first().copied()).collect()
     };
-    let workers =
-        if parallel && names.len() >= PARALLEL_MIN_OPS { crate::text_parts::workers().min(periods.len()) } else { 1 };
+    let workers = if parallel && names.len() >= PARALLEL_MIN_OPS {
+        prof_timeline::text_parts::workers().min(periods.len())
+    } else {
+        1
+    };
     let per_period: Vec<Option<Region>> = if workers > 1 {
         // Worker w tries periods w, w + workers, ...: each period's region is its own.
         std::thread::scope(|scope| {

@@ -2,7 +2,7 @@
 
 use super::*;
 
-use crate::test_random::XorShift;
+use prof_timeline::test_random::XorShift;
 
 /// [`regions_of`] written one position at a time, as the rules read.
 fn plain_regions(names: &[NameId], prefix: &PrefixSums, period: usize) -> Vec<Region> {

@@ -16,9 +16,9 @@
 use super::intervals::{IntervalSet, SortedUnion};
 use super::temporal::{activity_of_ops, Activity};
 use crate::families::Families;
-use crate::intern::FxHashMap;
-use crate::run_map::RunMap;
-use crate::timeline::{DeviceOp, Timeline};
+use prof_timeline::intern::FxHashMap;
+use prof_timeline::run_map::RunMap;
+use prof_timeline::timeline::{DeviceOp, Timeline};
 use serde::Serialize;
 
 /// Share of a stream's op time, percent, one activity must reach to name the stream's role.
@@ -251,7 +251,7 @@ pub(crate) fn pct(part: u64, whole: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{DeviceOp, OpKind};
+    use prof_timeline::timeline::{DeviceOp, OpKind};
 
     #[test]
     fn main_stream_has_the_most_ops_and_others_get_their_role() {

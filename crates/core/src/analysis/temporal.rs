@@ -6,8 +6,8 @@
 
 use super::intervals::{IntervalSet, SortedUnion};
 use crate::families::{Families, Family};
-use crate::intern::FxHashMap;
-use crate::timeline::{DeviceOp, OpKind, Timeline};
+use prof_timeline::intern::FxHashMap;
+use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 use serde::Serialize;
 use std::cell::Cell;
 
@@ -44,7 +44,7 @@ pub fn activity_of_ops<'a>(
     let activities = Activities { timeline, ops, families, kernels: vec![Cell::new(None); timeline.names.len()] };
     // Without op types a kernel's name alone decides, so a name is classified when it is first
     // asked about; with them, by the first op of each name in order, asked about here.
-    if timeline.details.any(|d| d.op_type.is_some()) {
+    if timeline.details_pool().any(|d| d.op_type.is_some()) {
         (0..ops.len()).for_each(|index| {
             activities.of(index);
         });
@@ -144,7 +144,7 @@ pub fn temporal_breakdown(timeline: &Timeline, families: &Families) -> Vec<Devic
     // Ops in start order (as most sources write them): per device the unions of compute, of
     // compute + communication, of those + memory and of all, merged on the fly.
     // Ops of one device come in runs: the device is looked up when it changes.
-    let mut on_the_fly: crate::run_map::RunMap<u32, OnTheFly> = crate::run_map::RunMap::new();
+    let mut on_the_fly: prof_timeline::run_map::RunMap<u32, OnTheFly> = prof_timeline::run_map::RunMap::new();
     for (index, op) in timeline.ops.iter().enumerate() {
         let device = on_the_fly.get(op.device());
         let (start, end) = (op.start_ns, op.end_ns());
@@ -235,7 +235,7 @@ fn gathered(timeline: &Timeline, slot_of: &dyn Fn(usize) -> usize) -> Vec<Device
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::DeviceOp;
+    use prof_timeline::timeline::DeviceOp;
 
     #[test]
     fn shares_are_exclusive_and_sum_to_the_wall() {
@@ -273,7 +273,7 @@ mod tests {
     fn merged_unions_equal_gathered_ones_whatever_activity_comes_first() {
         let names = ["ampere_sgemm_128x64_tn", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "Memcpy HtoD", "marker"];
         let kinds = [OpKind::Kernel, OpKind::Kernel, OpKind::Memcpy, OpKind::Other];
-        let mut rng = crate::test_random::XorShift::new(0x7e4_0001);
+        let mut rng = prof_timeline::test_random::XorShift::new(0x7e4_0001);
         for round in 0..300 {
             let mut ops = Vec::new();
             // Which activities this round has (one alone in some rounds).

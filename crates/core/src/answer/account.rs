@@ -23,7 +23,7 @@ use crate::analysis::intervals::SortedUnion;
 use crate::analysis::streams::pct;
 use crate::families::Family;
 use crate::kernel_summary::{DeviceTime, KernelSummary};
-use crate::timeline::Timeline;
+use prof_timeline::timeline::Timeline;
 use serde::Serialize;
 
 /// Why a device was idle.
@@ -150,7 +150,7 @@ pub fn account(
     // Op time by name id (one add an op), summed by family once at the end.
     let mut by_name: Vec<u64> = vec![0; family_of.len()];
     let mut unnamed_ns = 0u64;
-    let mut feed = |op: &crate::timeline::DeviceOp| {
+    let mut feed = |op: &prof_timeline::timeline::DeviceOp| {
         if op.device() != device.device || op.dur_ns() == 0 {
             return;
         }
@@ -172,7 +172,7 @@ pub fn account(
     if timeline.ops.is_sorted_by_key(|op| op.start_ns) {
         timeline.ops.iter().for_each(&mut feed);
     } else {
-        let mut order: Vec<&crate::timeline::DeviceOp> = timeline.ops.iter().collect();
+        let mut order: Vec<&prof_timeline::timeline::DeviceOp> = timeline.ops.iter().collect();
         order.sort_by_key(|op| op.start_ns);
         order.into_iter().for_each(feed);
     }

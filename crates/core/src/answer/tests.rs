@@ -4,7 +4,7 @@ use crate::analysis::launch::launch_stats;
 use crate::diagnosis::diagnose;
 use crate::families::{Families, Family};
 use crate::kernel_summary::summarize_kernels;
-use crate::timeline::{DeviceOp, HostCategory, HostSpan};
+use prof_timeline::timeline::{DeviceOp, HostCategory, HostSpan};
 
 /// Adds a kernel `name` on `stream` at `start` for `dur` ns, launched by a runtime call at
 /// `launch` (a correlation id of its own) when given.
@@ -180,7 +180,7 @@ fn a_kernel_table_answers_from_its_rows() {
         for _ in 0..calls {
             acc.add(ns / calls);
         }
-        acc.row(name, crate::intern::NameId(id), Family::Gemm, &|_| 0.0)
+        acc.row(name, prof_timeline::intern::NameId(id), Family::Gemm, &|_| 0.0)
     };
     let table = summary_from_totals(
         "stats.csv".into(),

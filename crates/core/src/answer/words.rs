@@ -9,8 +9,8 @@ use crate::analysis::launch::LaunchStats;
 use crate::diagnosis::{DiagnosisKind, DiagnosisReport};
 use crate::families::Family;
 use crate::kernel_summary::KernelSummary;
-use crate::timeline::OpKind;
-use crate::units::duration;
+use prof_timeline::timeline::OpKind;
+use prof_timeline::units::duration;
 
 fn ns(value: u64) -> String {
     duration(value as f64)
@@ -24,9 +24,9 @@ fn busy_line(account: &Account) -> String {
 /// The evidence size as a person reads it: `1,204 device ops, 38.2 ms of device work, 12 steps`.
 fn size_line(evidence: &Evidence) -> String {
     let mut line =
-        format!("{}, {} of device work", crate::units::count(evidence.ops, "device op"), ns(evidence.busy_ns));
+        format!("{}, {} of device work", prof_timeline::units::count(evidence.ops, "device op"), ns(evidence.busy_ns));
     if let Some(steps) = evidence.steps {
-        line.push_str(&format!(", {}", crate::units::count(steps as u64, "step")));
+        line.push_str(&format!(", {}", prof_timeline::units::count(steps as u64, "step")));
     }
     line
 }
@@ -106,7 +106,7 @@ pub(super) fn idle_candidates(
     let mut out = Vec::new();
     for part in &account.parts {
         let Part::Idle { cause } = part.part else { continue };
-        let count = crate::units::count(part.gaps.unwrap_or(0), "gap");
+        let count = prof_timeline::units::count(part.gaps.unwrap_or(0), "gap");
         let share = part.pct;
         let stall = ns(STALL_MIN_NS);
         let (headline, remedy, evidence) = match cause {

@@ -11,7 +11,7 @@
 //! decode's attention grows a little now and then, not step after step).
 
 use super::steps::Steps;
-use crate::timeline::{OpKind, Timeline};
+use prof_timeline::timeline::{OpKind, Timeline};
 
 /// Blocks per step, 90th over 10th percentile, from which the work grows.
 pub const GROWTH_P90_P10: f64 = 1.3;

@@ -27,7 +27,7 @@ use super::{finding, pct, us, Diagnosis, DiagnosisKind, HOST_BOUND_BUSY_PCT};
 use crate::analysis::intervals::IntervalSet;
 use crate::deepdive::Severity;
 use crate::kernel_summary::{DeviceTime, KernelSummary};
-use crate::timeline::{DeviceOp, OpKind, Timeline};
+use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 
 /// Share of the idle time, percent, that one gap must hold to be a stall rather than launch
 /// overhead.
@@ -162,7 +162,7 @@ pub(super) fn pageable_copies(timeline: &Timeline, summary: &KernelSummary) -> O
         evidence.push(format!(
             "{}: {}, {}, {} mean",
             k.name,
-            crate::units::count(k.calls, "call"),
+            prof_timeline::units::count(k.calls, "call"),
             us(k.total_ns),
             us(k.mean_ns as u64)
         ));
@@ -183,7 +183,8 @@ pub(super) fn pageable_copies(timeline: &Timeline, summary: &KernelSummary) -> O
 /// Host calls that wait for the device, several times a step.
 pub(super) fn host_syncs(timeline: &Timeline, steps: Option<usize>) -> Option<Diagnosis> {
     let steps = steps?;
-    let mut by_name: crate::intern::FxHashMap<crate::intern::NameId, (bool, u64, u64)> = Default::default();
+    let mut by_name: prof_timeline::intern::FxHashMap<prof_timeline::intern::NameId, (bool, u64, u64)> =
+        Default::default();
     for span in &timeline.host {
         let entry = by_name.entry(span.name).or_insert_with(|| (is_sync_call(timeline.name(span.name)), 0, 0));
         if entry.0 {
@@ -206,7 +207,10 @@ pub(super) fn host_syncs(timeline: &Timeline, steps: Option<usize>) -> Option<Di
         us(waited)
     )];
     evidence.extend(
-        syncs.iter().take(3).map(|(name, n, ns)| format!("{name}: {}, {}", crate::units::count(*n, "call"), us(*ns))),
+        syncs
+            .iter()
+            .take(3)
+            .map(|(name, n, ns)| format!("{name}: {}, {}", prof_timeline::units::count(*n, "call"), us(*ns))),
     );
     let headline = "host syncs inside the step: the host waits for the device several times a step, so the launch \
                     queue drains each time; find the data-dependent ops (.item(), nonzero, torch.where, boolean \

@@ -71,7 +71,7 @@ fn communication(summary: &KernelSummary) -> Option<String> {
         "communication beside the experts: collective {} in {}, {:.1} % of device time (in an expert-parallel run, \
          the tokens' dispatch to their experts' ranks and the combine back)",
         us(collective.total_ns),
-        crate::units::count(collective.calls, "call"),
+        prof_timeline::units::count(collective.calls, "call"),
         collective.share_pct
     ))
 }

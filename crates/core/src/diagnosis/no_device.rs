@@ -6,7 +6,7 @@
 use super::{finding, Diagnosis, DiagnosisKind};
 use crate::deepdive::Severity;
 use crate::kernel_summary::KernelSummary;
-use crate::timeline::{HostCategory, Timeline};
+use prof_timeline::timeline::{HostCategory, Timeline};
 
 /// The finding when `summary` (of `timeline`, or of a window of it) has no device op.
 pub(super) fn no_device_activity(timeline: &Timeline, summary: &KernelSummary) -> Option<Diagnosis> {
@@ -76,8 +76,8 @@ fn host_lines(timeline: &Timeline) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{CounterSeries, DeviceOp, HostSpan, OpKind};
     use crate::{diagnose, summarize_kernels, Families};
+    use prof_timeline::timeline::{CounterSeries, DeviceOp, HostSpan, OpKind};
 
     fn report(t: &Timeline) -> Option<Diagnosis> {
         let summary = summarize_kernels(t, &Families::default());

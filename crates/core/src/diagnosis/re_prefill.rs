@@ -10,7 +10,7 @@ use super::{
 use crate::deepdive::Severity;
 use crate::families::Family;
 use crate::kernel_summary::KernelSummary;
-use crate::timeline::Timeline;
+use prof_timeline::timeline::Timeline;
 
 /// The re-prefill finding, if `steps` of `timeline` show one.
 pub(super) fn re_prefill(mix: &Mix, timeline: &Timeline, summary: &KernelSummary, steps: &Steps) -> Option<Diagnosis> {

@@ -2,7 +2,7 @@
 //! the main stream (a run of millions of steps holds no list of their positions).
 
 use crate::analysis::main_stream::{MainStream, Ops};
-use crate::timeline::DeviceOp;
+use prof_timeline::timeline::DeviceOp;
 
 /// The `[start, end)` of every step of `regions` (first op index, repeats) of period `p`,
 /// from the stream's `ops` in order: step k of a region of r starts at s + k·p and ends where
@@ -42,7 +42,7 @@ pub(crate) fn region_step_spans<'a>(
 /// stream. The ops are in start order: the step that may hold each is found by moving a
 /// cursor, from a binary search at the first op of each half.
 pub(crate) fn step_coverage(main: &MainStream, spans: &[(u64, u64)]) -> (usize, usize) {
-    step_coverage_split(main, spans, crate::two_threads::SPLIT_OPS)
+    step_coverage_split(main, spans, prof_timeline::two_threads::SPLIT_OPS)
 }
 
 /// [`step_coverage`], on two threads from `two_threads_ops` stream ops (for the tests).
@@ -65,7 +65,7 @@ fn step_coverage_split(main: &MainStream, spans: &[(u64, u64)], two_threads_ops:
     }
     let [first_half, second_half] = main.halves();
     let ((after, inside), (more_after, more_inside)) =
-        crate::two_threads::both(|| count(first_half), || count(second_half));
+        prof_timeline::two_threads::both(|| count(first_half), || count(second_half));
     (after + more_after, inside + more_inside)
 }
 
@@ -102,9 +102,9 @@ mod tests {
             assert_eq!(step_coverage_split(&main, &spans, 2), (after, inside), "round {round} (two threads)");
         }
     }
-    use crate::intern::NameId;
-    use crate::test_random::XorShift;
-    use crate::timeline::OpKind;
+    use prof_timeline::intern::NameId;
+    use prof_timeline::test_random::XorShift;
+    use prof_timeline::timeline::OpKind;
 
     /// The spans by the rule read position by position: step k of a region starts at the op
     /// at s + k·p and ends at the next step's start, the last one at the latest end of the ops

@@ -4,10 +4,10 @@
 //! matmuls, top-k, scatter-adds, rsqrt) ran.
 
 use crate::families::Family;
-use crate::intern::{FxHashMap, NameId};
 use crate::kernel_summary::KernelSummary;
-use crate::run_map::RunMap;
-use crate::timeline::{OpKind, Timeline};
+use prof_timeline::intern::{FxHashMap, NameId};
+use prof_timeline::run_map::RunMap;
+use prof_timeline::timeline::{OpKind, Timeline};
 
 /// A softmax counts as attention-shaped when a matmul runs at most this many kernels before it
 /// on the same stream (QKᵀ, scale, mask, cast to fp32, softmax: seen in transformers' eager
@@ -131,7 +131,7 @@ fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
     // Per stream, its kernels in start order (stable: ties keep the source's order) stream past
     // a sandwich counter; kernels of one stream mostly come in runs, looked up once a run.
     let mut streams: RunMap<(u32, u64), Sandwich> = RunMap::new();
-    let mut feed = |op: &crate::timeline::DeviceOp| {
+    let mut feed = |op: &prof_timeline::timeline::DeviceOp| {
         if op.kind() == OpKind::Kernel {
             streams.get((op.device(), op.stream())).add(role_of(op.name()));
         }
@@ -140,7 +140,7 @@ fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
     if ops.is_sorted_by_key(|op| op.start_ns) {
         ops.iter().for_each(feed);
     } else {
-        let mut order: Vec<&crate::timeline::DeviceOp> = ops.iter().collect();
+        let mut order: Vec<&prof_timeline::timeline::DeviceOp> = ops.iter().collect();
         order.sort_by_key(|op| op.start_ns);
         order.into_iter().for_each(&mut feed);
     }
@@ -191,14 +191,14 @@ mod tests {
     use super::*;
     use crate::families::Families;
     use crate::kernel_summary::summarize_kernels;
-    use crate::timeline::DeviceOp;
+    use prof_timeline::timeline::DeviceOp;
 
     /// The counter that sees each stream's kernels once, in order, against the count written
     /// the plain way (each stream's kernels gathered, sorted, and each softmax's neighbours
     /// looked at), on random streams of matmuls, softmaxes, copies and other kernels.
     #[test]
     fn the_streaming_count_equals_a_look_at_each_softmax_neighbours() {
-        let mut rng = crate::test_random::XorShift::new(0x1234_5678_9abc_def1u64);
+        let mut rng = prof_timeline::test_random::XorShift::new(0x1234_5678_9abc_def1u64);
         let mut next = |bound: u64| rng.below(bound);
         let names = ["ampere_sgemm_128x64_tn", "softmax_warp_forward", "elementwise_kernel", "CUDA memcpy DtoD"];
         let mut seen = 0;

@@ -2,7 +2,7 @@
 //! only on a transformer's inference run, so a run it does not apply to never holds the 4
 //! bytes an op (40 MB at 10 M ops) nor walks its ops for them.
 
-use crate::timeline::Timeline;
+use prof_timeline::timeline::Timeline;
 use std::sync::OnceLock;
 
 /// The step of each op of a timeline, 4 bytes an op (an `Option<u32>` takes 8).

@@ -31,8 +31,8 @@ use super::step_of::{Bounds, LazyStepOf};
 use crate::analysis::main_stream::MainStream;
 use crate::analysis::prefix::PrefixSums;
 use crate::analysis::repeats::{repeats, repeats_below};
-use crate::intern::{FxHashMap, NameId};
-use crate::timeline::{DeviceOp, HostCategory, OpKind, Timeline};
+use prof_timeline::intern::{FxHashMap, NameId};
+use prof_timeline::timeline::{DeviceOp, HostCategory, OpKind, Timeline};
 use serde::Serialize;
 
 /// A kernel must run at least this many times to mark steps.
@@ -268,7 +268,7 @@ fn repeating_kernel(timeline: &Timeline) -> Option<Steps> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{DeviceOp, HostSpan};
+    use prof_timeline::timeline::{DeviceOp, HostSpan};
 
     fn op(t: &mut Timeline, name: &str, start: u64) {
         let id = t.intern(name);

@@ -7,8 +7,8 @@ use crate::analysis::counters::{
 };
 use crate::analysis::intervals::IntervalSet;
 use crate::deepdive::Severity;
-use crate::timeline::{CounterSeries, Timeline};
 use crate::util_summary::BUSY_UTIL_PCT;
+use prof_timeline::timeline::{CounterSeries, Timeline};
 
 /// The series whose points say how busy a device was, when a timeline has no ops on it
 /// (prof's util CSV names it so).
@@ -189,7 +189,7 @@ fn duration(ns: u64) -> String {
 mod tests {
     use super::*;
     use crate::analysis::counters::THROTTLE_REASON_PREFIX;
-    use crate::timeline::{DeviceOp, OpKind};
+    use prof_timeline::timeline::{DeviceOp, OpKind};
 
     fn series(t: &mut Timeline, name: &str, device: u32, unit: &str, points: &[(u64, f64)]) {
         let (name, unit) = (t.intern(name), t.intern(unit));

@@ -4,11 +4,11 @@
 
 use super::Phase;
 use crate::analysis::intervals::SortedUnion;
-use crate::timeline::DeviceOp;
+use prof_timeline::timeline::DeviceOp;
 
 /// Fills each phase's `busy_pct` from the start-ordered `order`.
 pub(super) fn busy_shares(order: &[DeviceOp], phases: &mut [Phase]) {
-    busy_shares_split(order, phases, crate::two_threads::SPLIT_OPS);
+    busy_shares_split(order, phases, prof_timeline::two_threads::SPLIT_OPS);
 }
 
 /// [`busy_shares`], on two threads from `two_threads_ops` ops (a parameter for the tests).
@@ -21,7 +21,7 @@ pub(super) fn busy_shares_split(order: &[DeviceOp], phases: &mut [Phase], two_th
         unions(ops, &bounds).iter().map(|u| u.total_ns().unwrap_or(0)).collect()
     } else {
         let (first, second) = ops.split_at(ops.len() / 2);
-        let (before, after) = crate::two_threads::both(|| unions(first, &bounds), || unions(second, &bounds));
+        let (before, after) = prof_timeline::two_threads::both(|| unions(first, &bounds), || unions(second, &bounds));
         bounds
             .iter()
             .zip(before.iter().zip(&after))
@@ -64,10 +64,10 @@ fn covered(ops: &[DeviceOp], (start, end): (u64, u64), (lo, hi): (u64, u64)) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::intern::NameId;
     use crate::phases::PhaseKind;
-    use crate::test_random::XorShift;
-    use crate::timeline::OpKind;
+    use prof_timeline::intern::NameId;
+    use prof_timeline::test_random::XorShift;
+    use prof_timeline::timeline::OpKind;
 
     fn phase(start_ns: u64, end_ns: u64) -> Phase {
         Phase {

@@ -4,8 +4,8 @@
 
 use super::is_host_to_device;
 use crate::diagnosis::short;
-use crate::intern::{FxHashMap, NameId};
-use crate::timeline::{DeviceOp, OpKind, Timeline};
+use prof_timeline::intern::{FxHashMap, NameId};
+use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 
 /// Kernels in a row with no host-to-device copy that end a leading burst of copies.
 pub const BURST_END_KERNELS: usize = 50;
@@ -72,11 +72,11 @@ impl NameSet {
             ops.iter().for_each(|op| set.insert(op.name()));
             set
         };
-        if ops.len() < crate::two_threads::SPLIT_OPS {
+        if ops.len() < prof_timeline::two_threads::SPLIT_OPS {
             return one(ops);
         }
         let (first, second) = ops.split_at(ops.len() / 2);
-        let (mut set, other) = crate::two_threads::both(|| one(first), || one(second));
+        let (mut set, other) = prof_timeline::two_threads::both(|| one(first), || one(second));
         for name in other.0.iter().enumerate().filter(|(_, &has)| has).map(|(at, _)| at) {
             set.insert(NameId(name as u32));
         }

@@ -1,7 +1,6 @@
 //! Choosing the window an answer is taken on (`--phase`), and cutting a timeline to it.
 
 use super::{PhaseKind, Phases};
-use crate::timeline::Timeline;
 
 /// Which part of a run the answers describe.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -98,32 +97,4 @@ fn offset_ns(text: &str) -> Result<u64, String> {
         return Err(format!("`{text}` is out of range"));
     }
     Ok(ns as u64)
-}
-
-impl Timeline {
-    /// This timeline cut to `[start, end)`: device ops that start in it, host spans that
-    /// overlap it, counter points inside it. Cut in place, so a 10 M-op trace is never held
-    /// twice; the load's budget and sums start afresh (they described the whole file).
-    pub fn window(mut self, start: u64, end: u64) -> Timeline {
-        let inside = |t: u64| (start..end).contains(&t);
-        self.ops.retain(|op| inside(op.start_ns));
-        self.ops.shrink_to_fit();
-        self.host.retain(|s| s.start_ns < end && s.start_ns.saturating_add(s.dur_ns()) >= start);
-        for series in &mut self.counters {
-            series.points.retain(|&(t, _)| inside(t));
-        }
-        Timeline {
-            source: self.source,
-            names: self.names,
-            ops: self.ops,
-            host: self.host,
-            counters: self.counters,
-            partial: self.partial,
-            sections: self.sections,
-            recorded_on: self.recorded_on,
-            unread: self.unread,
-            details: self.details,
-            ..Timeline::default()
-        }
-    }
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::timeline::DeviceOp;
+use prof_timeline::timeline::DeviceOp;
 
 const MS: u64 = 1_000_000;
 
@@ -7,7 +7,7 @@ fn push(t: &mut Timeline, kind: OpKind, name: &str, start: u64, dur: u64, bytes:
     let id = t.intern(name);
     let op = DeviceOp::new(kind, id, 0, 7, start, dur);
     if bytes.is_some() {
-        t.push_op_with(op, crate::timeline::OpDetails { bytes, ..Default::default() });
+        t.push_op_with(op, prof_timeline::timeline::OpDetails { bytes, ..Default::default() });
     } else {
         t.push_op(op);
     }
@@ -162,9 +162,9 @@ fn the_load_end_is_guessed_after_the_leading_uploads() {
 fn the_ops_from_a_position_summarize_as_the_timeline_cut_to_them() {
     use crate::analysis::streams::{stream_roles, stream_roles_of};
     use crate::kernel_summary::{summarize_kernels, summarize_kernels_of};
-    use crate::timeline::OpDetails;
+    use prof_timeline::timeline::OpDetails;
     let families = crate::Families::builtin();
-    let mut random = crate::test_random::XorShift::new(0x0005_eed0_fa11);
+    let mut random = prof_timeline::test_random::XorShift::new(0x0005_eed0_fa11);
     for round in 0..60 {
         let mut t = Timeline::new("random");
         let names = ["gemm_kernel", "ncclDevKernel_AllReduce", "CUDA memcpy HtoD", "softmax", "custom_op"];

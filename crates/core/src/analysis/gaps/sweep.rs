@@ -6,8 +6,8 @@ use super::{
     HOST_SPANS_PER_GAP, KERNEL_WAIT_MAX_NS, STALL_MIN_NS,
 };
 use crate::analysis::launch::MAX_PLAUSIBLE_DELAY_NS;
-use crate::launch_index::LaunchIndex;
-use crate::timeline::{DeviceOp, HostSpan, Timeline};
+use prof_timeline::launch_index::LaunchIndex;
+use prof_timeline::timeline::{DeviceOp, HostSpan, Timeline};
 
 /// A gap while the gaps are being measured: op indices, not names yet.
 struct Found {

@@ -2,16 +2,16 @@
 //! random inputs: the same sequence on every run and machine.
 
 /// See the module.
-pub(crate) struct XorShift(u64);
+pub struct XorShift(u64);
 
 impl XorShift {
     /// A generator from a non-zero `seed`.
-    pub(crate) fn new(seed: u64) -> Self {
+    pub fn new(seed: u64) -> Self {
         XorShift(seed)
     }
 
     /// The next number, below `bound` (> 0).
-    pub(crate) fn below(&mut self, bound: u64) -> u64 {
+    pub fn below(&mut self, bound: u64) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;

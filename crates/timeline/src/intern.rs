@@ -131,7 +131,6 @@ impl Interner {
     }
 }
 
-#[path = "intern_next_guess.rs"]
 mod next_guess;
 pub use next_guess::NextGuess;
 

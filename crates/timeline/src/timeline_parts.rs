@@ -36,8 +36,9 @@ impl Timeline {
     }
 
     /// [`Timeline::append`], giving back `later`'s op vector emptied (its capacity kept, empty
-    /// when `later` was moved whole), for [`crate::part_buffers::PartBuffers`] to hand on.
-    pub(crate) fn append_keeping(&mut self, mut later: Timeline) -> (Vec<NameId>, Vec<DeviceOp>) {
+    /// when `later` was moved whole), for `prof_core::part_buffers::PartBuffers` to hand on.
+    #[doc(hidden)]
+    pub fn append_keeping(&mut self, mut later: Timeline) -> (Vec<NameId>, Vec<DeviceOp>) {
         if self.holds_nothing() && !later.load.full {
             let mut load = later.load.clone();
             load.limit = self.load.limit;
@@ -122,6 +123,34 @@ impl Timeline {
             && self.details.is_empty()
             && self.load.held == 0
             && self.load.device_ns == 0
+    }
+}
+
+impl Timeline {
+    /// This timeline cut to `[start, end)`: device ops that start in it, host spans that
+    /// overlap it, counter points inside it. Cut in place, so a 10 M-op trace is never held
+    /// twice; the load's budget and sums start afresh (they described the whole file).
+    pub fn window(mut self, start: u64, end: u64) -> Timeline {
+        let inside = |t: u64| (start..end).contains(&t);
+        self.ops.retain(|op| inside(op.start_ns));
+        self.ops.shrink_to_fit();
+        self.host.retain(|s| s.start_ns < end && s.start_ns.saturating_add(s.dur_ns()) >= start);
+        for series in &mut self.counters {
+            series.points.retain(|&(t, _)| inside(t));
+        }
+        Timeline {
+            source: self.source,
+            names: self.names,
+            ops: self.ops,
+            host: self.host,
+            counters: self.counters,
+            partial: self.partial,
+            sections: self.sections,
+            recorded_on: self.recorded_on,
+            unread: self.unread,
+            details: self.details,
+            ..Timeline::default()
+        }
     }
 }
 

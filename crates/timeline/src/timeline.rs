@@ -161,16 +161,10 @@ impl Serialize for HostSpan {
     }
 }
 
-#[cfg(test)]
 impl HostSpan {
     /// A span of process 1, thread 1: the host span the core's tests build.
-    pub(crate) fn test(
-        name: NameId,
-        category: HostCategory,
-        start_ns: u64,
-        dur_ns: u64,
-        correlation: Option<u64>,
-    ) -> Self {
+    #[doc(hidden)]
+    pub fn test(name: NameId, category: HostCategory, start_ns: u64, dur_ns: u64, correlation: Option<u64>) -> Self {
         HostSpan::new(name, category, (1, 1), start_ns, dur_ns, correlation.into())
     }
 }
@@ -197,7 +191,7 @@ pub struct Timeline {
     /// All strings the timeline refers to.
     pub names: Interner,
     /// Device operations: in the order the source listed them while loading, in start order
-    /// once [`Timeline::finish_loading`] (which [`crate::Registry::load`] calls) has run.
+    /// once [`Timeline::finish_loading`] (which `prof_core::Registry::load` calls) has run.
     pub ops: Vec<DeviceOp>,
     /// Host spans.
     pub host: Vec<HostSpan>,
@@ -256,6 +250,11 @@ impl Timeline {
     /// an id of this timeline (an op with new details is pushed by [`Timeline::push_op_with`]).
     pub fn push_op(&mut self, op: DeviceOp) {
         self.push_counted(op, OP_BYTES);
+    }
+
+    /// The pool of distinct details of this timeline's ops.
+    pub fn details_pool(&self) -> &DetailsPool {
+        &self.details
     }
 
     /// The details of `op`, one of this timeline's ops.
@@ -403,5 +402,4 @@ impl Timeline {
 }
 
 #[cfg(test)]
-#[path = "timeline_tests.rs"]
 mod tests;

@@ -11,14 +11,14 @@
 //! since its last look, so polling a growing log stays cheap.
 //!
 //! ```
-//! use prof_core::serve_watch::{find_error, EARLY_PATTERNS};
+//! use prof_capture::serve_watch::{find_error, EARLY_PATTERNS};
 //! let log = "loading model\nerror: unrecognized arguments: --prot 8000\n";
 //! let found = find_error(log, EARLY_PATTERNS).unwrap();
 //! assert_eq!(found.line_number, 2);
 //! assert_eq!(found.pattern, "error:");
 //! ```
 
-use crate::error::{Error, Result};
+use prof_timeline::error::{Error, Result};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 

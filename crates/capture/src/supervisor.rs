@@ -5,10 +5,10 @@
 //! stops the whole group at its time limit, forwards Ctrl-C to the group, and on every
 //! exit path kills only the group it started, never a process found by name.
 
-use crate::breakdown::ExpectedArtifact;
-use crate::error::{Error, Result};
-use crate::run_plan::{describe, status_parts};
-pub use crate::run_plan::{shell_join, shell_quote, RunOutcome, RunPlan};
+use prof_core::breakdown::ExpectedArtifact;
+use prof_core::process_group::{kill_group, log_tail};
+use prof_core::run_plan::{describe, status_parts, RunOutcome, RunPlan};
+use prof_timeline::error::{Error, Result};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -18,44 +18,6 @@ use tokio::task::JoinHandle;
 
 /// How long a group gets between SIGINT/SIGTERM and SIGKILL.
 pub const STOP_GRACE: Duration = Duration::from_secs(3);
-
-/// Sends `signal` to every process of group `pgid`; a group that is gone is fine.
-pub fn kill_group(pgid: i32, signal: i32) {
-    if pgid > 1 {
-        // SAFETY: killpg has no memory-safety preconditions; a stale pgid yields ESRCH.
-        unsafe {
-            libc::killpg(pgid, signal);
-        }
-    }
-}
-
-/// The pids listed in `/proc` (none where it cannot be read).
-pub fn proc_pids() -> impl Iterator<Item = i32> {
-    std::fs::read_dir("/proc").into_iter().flatten().filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-}
-
-/// Pids of the processes of group `pgid` that are still running (zombies excluded),
-/// read from `/proc`: the check that nothing a capture started is left behind.
-pub fn live_group_members(pgid: i32) -> Vec<i32> {
-    proc_pids()
-        .filter(|pid| {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
-            // Fields after the parenthesised command: state, ppid, pgrp, …
-            let Some((_, rest)) = stat.rsplit_once(") ") else { return false };
-            let mut fields = rest.split(' ');
-            let state = fields.next().unwrap_or("Z");
-            let pgrp = fields.nth(1).and_then(|f| f.parse::<i32>().ok());
-            state != "Z" && state != "X" && pgrp == Some(pgid)
-        })
-        .collect()
-}
-
-/// The last `lines` lines of the file at `path` (empty when unreadable).
-pub fn log_tail(path: &Path, lines: usize) -> String {
-    let text = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
-}
 
 /// The signals that end prof when nobody handles them: SIGINT (Ctrl-C), SIGTERM (`timeout`,
 /// Slurm, Kubernetes, systemd), SIGHUP (a closed terminal or ssh session) and SIGQUIT. While
@@ -152,7 +114,7 @@ impl Supervised {
         command.env(crate::guard::TOKEN_VAR, &token);
         // Listen before the child exists, so no signal can slip past unforwarded.
         let interrupt = StopSignals::listen()?;
-        let mut child = crate::tools::spawn_when_free(|| command.spawn())
+        let mut child = prof_core::tools::spawn_when_free(|| command.spawn())
             .map_err(|source| Error::Spawn { program: program.clone(), source })?;
         let pgid = child.id().map(|id| id as i32).unwrap_or(0);
         crate::guard::register(&token, pgid);

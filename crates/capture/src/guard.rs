@@ -70,7 +70,7 @@ pub fn unregister(token: &str) {
 pub fn marked(token: &str) -> Vec<i32> {
     let wanted = format!("{TOKEN_VAR}={token}");
     let me = std::process::id() as i32;
-    crate::supervisor::proc_pids()
+    prof_core::process_group::proc_pids()
         .filter(|&pid| pid != me)
         .filter(|pid| {
             std::fs::read(format!("/proc/{pid}/environ"))
@@ -116,7 +116,7 @@ pub fn guard_loop(input: impl BufRead) -> Vec<String> {
         }
     }
     for (token, pgid) in &groups {
-        crate::supervisor::kill_group(*pgid, libc::SIGKILL);
+        prof_core::process_group::kill_group(*pgid, libc::SIGKILL);
         kill_marked(token);
     }
     groups.into_keys().collect()

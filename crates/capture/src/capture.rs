@@ -3,9 +3,11 @@
 //! whatever happened, then every expected artifact is verified (exists, non-trivial size)
 //! before anything is reported as captured.
 
-use crate::breakdown::CapturePlan;
-use crate::error::{Error, Result};
-use crate::supervisor::{self, log_tail, RunOutcome, RunPlan};
+use crate::supervisor;
+use prof_core::breakdown::CapturePlan;
+use prof_core::process_group::log_tail;
+use prof_core::run_plan::{RunOutcome, RunPlan};
+use prof_timeline::error::{Error, Result};
 use std::path::PathBuf;
 
 /// What a finished capture left behind.
@@ -119,7 +121,7 @@ pub fn run_cleanup(steps: &[RunPlan]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::breakdown::ExpectedArtifact;
+    use prof_core::breakdown::ExpectedArtifact;
     use std::path::Path;
 
     fn dir(name: &str) -> PathBuf {

@@ -25,21 +25,21 @@ const LANE_MASK: u32 = (1 << KIND_SHIFT) - 1;
 
 /// An op's kind, device and stream, packed (see the module's documentation).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct Place(u32);
+pub struct Place(u32);
 
 impl Place {
     #[inline]
-    pub(crate) fn new(kind: OpKind, device: u32, stream: u64) -> Self {
+    pub fn new(kind: OpKind, device: u32, stream: u64) -> Self {
         Place(kind_bits(kind) << KIND_SHIFT | lane_bits(device, stream))
     }
 
     #[inline]
-    pub(crate) fn kind(self) -> OpKind {
+    pub fn kind(self) -> OpKind {
         kind_of(self.0 >> KIND_SHIFT)
     }
 
     #[inline]
-    pub(crate) fn device(self) -> u32 {
+    pub fn device(self) -> u32 {
         if self.0 & SPILLED == 0 {
             match (self.0 >> DEVICE_SHIFT) & DEVICE_MASK {
                 DEVICE_MASK => u32::MAX,
@@ -51,7 +51,7 @@ impl Place {
     }
 
     #[inline]
-    pub(crate) fn stream(self) -> u64 {
+    pub fn stream(self) -> u64 {
         if self.0 & SPILLED == 0 {
             match self.0 & STREAM_MASK {
                 STREAM_MASK => u64::MAX,
@@ -64,7 +64,7 @@ impl Place {
 
     /// The device and stream as one key: equal for two ops exactly when both are equal.
     #[inline]
-    pub(crate) fn lane(self) -> u64 {
+    pub fn lane(self) -> u64 {
         u64::from(self.0 & LANE_MASK)
     }
 }

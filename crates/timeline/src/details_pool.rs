@@ -23,7 +23,7 @@ pub struct DetailsId(NonZeroU32);
 
 impl DetailsId {
     /// Its place in its pool.
-    pub(crate) fn index(self) -> usize {
+    pub fn index(self) -> usize {
         self.0.get() as usize - 1
     }
 

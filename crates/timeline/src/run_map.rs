@@ -6,7 +6,7 @@ use crate::intern::FxHashMap;
 use std::hash::Hash;
 
 /// See the module.
-pub(crate) struct RunMap<K, V> {
+pub struct RunMap<K, V> {
     /// Each key's slot in `entries`.
     slots: FxHashMap<K, usize>,
     entries: Vec<(K, V)>,
@@ -14,14 +14,21 @@ pub(crate) struct RunMap<K, V> {
     current: Option<(K, usize)>,
 }
 
+impl<K: Copy + Eq + Hash, V: Default> Default for RunMap<K, V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<K: Copy + Eq + Hash, V: Default> RunMap<K, V> {
-    pub(crate) fn new() -> Self {
+    /// An empty map.
+    pub fn new() -> Self {
         RunMap { slots: FxHashMap::default(), entries: Vec::new(), current: None }
     }
 
     /// The value of `key` (default at first), looked up only when `key` differs from the last.
     #[inline]
-    pub(crate) fn get(&mut self, key: K) -> &mut V {
+    pub fn get(&mut self, key: K) -> &mut V {
         let slot = match self.current {
             Some((k, slot)) if k == key => slot,
             _ => self.switch_to(key),
@@ -42,7 +49,7 @@ impl<K: Copy + Eq + Hash, V: Default> RunMap<K, V> {
     }
 
     /// Every key's value.
-    pub(crate) fn into_map(self) -> FxHashMap<K, V> {
+    pub fn into_map(self) -> FxHashMap<K, V> {
         self.entries.into_iter().collect()
     }
 }

@@ -1,7 +1,9 @@
 //! The supervisor on real child processes: early death, time limits that take the whole
 //! group (grandchildren included), Ctrl-C forwarding, logs and artifact checks.
 
-use prof_core::supervisor::{self, live_group_members, RunPlan, Supervised};
+use prof_capture::supervisor::{self, Supervised};
+use prof_core::process_group::live_group_members;
+use prof_core::RunPlan;
 use prof_core::{Error, ExpectedArtifact};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -210,6 +212,6 @@ fn a_log_that_cannot_be_written_is_reported_not_ignored() {
     let error = outcome.log_error.expect("the failed write is kept");
     assert!(error.contains("No space left on device"), "{error}");
     let capture = prof_core::CapturePlan { steps: vec![plan], ..prof_core::CapturePlan::default() };
-    let refused = prof_core::capture::run_capture(&capture).unwrap_err().to_string();
+    let refused = prof_capture::capture::run_capture(&capture).unwrap_err().to_string();
     assert!(refused.contains("/dev/full") && refused.contains("could not be written"), "{refused}");
 }

@@ -1,5 +1,5 @@
 //! What prof knows about the model servers people profile, as data: one JSON table per server
-//! under `crates/core/servers/` (MAX, vLLM, SGLang, TGI), embedded in the binary. Each says
+//! under `crates/capture/servers/` (MAX, vLLM, SGLang, TGI), embedded in the binary. Each says
 //! how to recognise the server's command line, its default port and health path, the
 //! environment it needs to be profiled, its own profiler switches (an output-directory variable
 //! and start/stop HTTP endpoints) when it has them, its start-up failure signatures (a log
@@ -278,5 +278,4 @@ pub fn parse_bench(client: &BenchClient, output: &str) -> Option<Vec<BenchMetric
 }
 
 #[cfg(test)]
-#[path = "servers_tests.rs"]
 mod tests;
