@@ -54,6 +54,7 @@ mod rocprofv3_hip;
 #[doc(hidden)]
 pub mod rocprofv3_json;
 mod rocprofv3_parts;
+mod rocprofv3_rows;
 mod rocprofv3_summary;
 pub mod rocprofv3_tool;
 #[doc(hidden)]

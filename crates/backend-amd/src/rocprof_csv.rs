@@ -356,5 +356,4 @@ fn plain_u64(text: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
-#[path = "rocprof_csv_tests.rs"]
 mod tests;

@@ -240,5 +240,4 @@ pub fn split_csv(text: &str, line: usize) -> Result<Vec<String>, AmdError> {
 }
 
 #[cfg(test)]
-#[path = "rocprofv3_counters_tests.rs"]
 mod tests;

@@ -273,5 +273,4 @@ fn indent(text: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "rocprofv3_deep_dive_tests.rs"]
 mod tests;

@@ -2,7 +2,7 @@
 //! handed on one at a time (the summary needs only their span).
 
 use crate::rocprof_csv::{CsvReader, Record};
-use crate::rocprofv3_trace::{columns, interval};
+use crate::rocprofv3_rows::{columns, interval};
 use prof_core::{HostCategory, HostSpan, Result, Timeline};
 use std::io::BufRead;
 

@@ -222,5 +222,4 @@ fn add_process(process: &Process, timeline: &mut Timeline, path: &Path) -> Resul
 }
 
 #[cfg(test)]
-#[path = "rocprofv3_json_tests.rs"]
 mod tests;

@@ -7,7 +7,7 @@
 //! line.
 
 use crate::rocprof_csv::CsvReader;
-use crate::rocprofv3_trace::{load_kernel_trace, AgentMap};
+use crate::rocprofv3_rows::{load_kernel_trace, AgentMap};
 use prof_core::op_totals::OpTotals;
 use prof_core::part_buffers::PartBuffers;
 use prof_core::{Result, Timeline};

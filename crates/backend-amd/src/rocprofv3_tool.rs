@@ -326,5 +326,4 @@ impl BreakdownTool for Rocprofv3Tool {
 }
 
 #[cfg(test)]
-#[path = "rocprofv3_tool_tests.rs"]
 mod tests;

@@ -200,5 +200,4 @@ fn mhz(raw: &str) -> Option<u32> {
 }
 
 #[cfg(test)]
-#[path = "smi_sample_tests.rs"]
 mod tests;

@@ -195,5 +195,4 @@ fn read_i64(path: &Path) -> Result<Option<i64>> {
 }
 
 #[cfg(test)]
-#[path = "sysfs_probe_tests.rs"]
 mod tests;

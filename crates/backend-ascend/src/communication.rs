@@ -262,5 +262,4 @@ pub fn transport_totals(ops: &[CommOp]) -> Vec<TransportTotal> {
 }
 
 #[cfg(test)]
-#[path = "communication_tests.rs"]
 mod tests;

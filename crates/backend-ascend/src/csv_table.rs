@@ -337,12 +337,9 @@ fn unterminated(path: &Path, line: usize) -> AscendError {
     AscendError::file(path, line, "unterminated quoted field")
 }
 
-#[path = "csv_row.rs"]
 mod row;
-#[path = "csv_splitter.rs"]
 mod splitter;
 use splitter::{Split, Splitter};
 
 #[cfg(test)]
-#[path = "csv_table_tests.rs"]
 mod tests;

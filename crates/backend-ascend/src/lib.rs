@@ -39,6 +39,7 @@
 // prof reaches them through `prof_core::Registry` and the traits.
 #[doc(hidden)]
 pub mod ascend_analysis;
+mod ascend_report;
 #[doc(hidden)]
 pub mod common_info;
 #[doc(hidden)]
@@ -60,6 +61,7 @@ pub mod npu_smi;
 #[doc(hidden)]
 pub mod npu_smi_probe;
 mod op_checks;
+mod op_columns;
 #[doc(hidden)]
 pub mod op_statistic;
 #[doc(hidden)]

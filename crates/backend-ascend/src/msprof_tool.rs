@@ -237,5 +237,4 @@ impl BreakdownTool for MsprofTool {
 }
 
 #[cfg(test)]
-#[path = "msprof_tool_tests.rs"]
 mod tests;

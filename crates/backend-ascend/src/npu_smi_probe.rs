@@ -250,5 +250,4 @@ impl UtilizationProbe for NpuSmiProbe {
 }
 
 #[cfg(test)]
-#[path = "npu_smi_probe_tests.rs"]
 mod tests;

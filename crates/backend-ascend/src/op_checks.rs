@@ -1,11 +1,11 @@
 //! The Ascend op checks ([`crate::ascend_analysis`]) summed row by row: the columns they
 //! read, the groups they sum, and the reading of a pipe-ratio cell.
 
-use crate::ascend_analysis::{bound_report, state_shares, AscendReport, CUBE_UTILIZATION, OP_STATE};
+use crate::ascend_report::{AscendReport, BoundReport, OpBound, StateShare, CUBE_UTILIZATION, OP_STATE, TOP_OPS};
 use crate::csv_table::{Header, Row};
 use crate::error::AscendError;
-use crate::op_table::columns;
-use crate::pipe_bound::{PipeMeans, WeightedMean, PIPES};
+use crate::op_columns as columns;
+use crate::pipe_bound::{sides, Bound, PipeMeans, WeightedMean, PIPES};
 use prof_core::{Interner, NameId};
 use prof_timeline::intern::FxHashMap;
 use std::collections::HashMap;
@@ -323,4 +323,42 @@ impl PipeColumns {
             PipeColumns::Absent => Ok(None),
         }
     }
+}
+
+pub(crate) fn bound_report(groups: HashMap<(String, String), Group>, pipe_columns: Vec<String>) -> BoundReport {
+    let total_ns: u64 = groups.values().map(|g| g.total_ns).sum();
+    let mut by_verdict: HashMap<Bound, u64> = HashMap::new();
+    let mut rows: Vec<OpBound> = groups
+        .into_iter()
+        .map(|((op, task_type), group)| {
+            let (verdict, compute_pct, limiter) = group.means.verdict(sides(&task_type));
+            *by_verdict.entry(verdict).or_default() += group.total_ns;
+            OpBound {
+                share_pct: if total_ns == 0 { 0.0 } else { group.total_ns as f64 * 100.0 / total_ns as f64 },
+                op,
+                task_type,
+                calls: group.calls,
+                total_ns: group.total_ns,
+                compute_pct,
+                limiter,
+                cube_utilization_pct: group.cube_util.mean(),
+                verdict,
+            }
+        })
+        .collect();
+    rows.retain(|row| !sides(&row.task_type).is_empty());
+    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.op.cmp(&b.op)));
+    rows.truncate(TOP_OPS);
+    let mut by_verdict: Vec<(Bound, u64)> = by_verdict.into_iter().collect();
+    by_verdict.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.describe().cmp(b.0.describe())));
+    BoundReport { pipe_columns, total_ns, by_verdict, top: rows }
+}
+
+pub(crate) fn state_shares(states: HashMap<String, (u64, u64, usize)>) -> Vec<StateShare> {
+    let mut shares: Vec<StateShare> = states
+        .into_iter()
+        .map(|(state, (tasks, total_ns, op_types))| StateShare { state, tasks, total_ns, op_types })
+        .collect();
+    shares.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.state.cmp(&b.state)));
+    shares
 }

@@ -20,10 +20,10 @@
 //! (task_time's `PROFILING_ENABLE`, `TASK_TIMEOUT_SET` rows) is named by its task type; a file
 //! without a device column puts every op on device 0.
 
-use crate::ascend_analysis::OpChecks;
 use crate::csv_parts;
 use crate::csv_table::{CsvReader, CsvTable, Header, Row};
 use crate::error::AscendError;
+use crate::op_checks::OpChecks;
 use crate::task_type;
 use prof_core::{DeviceOp, NameId, OpDetails, Timeline};
 use prof_timeline::intern::NextGuess;
@@ -32,27 +32,7 @@ use std::path::Path;
 /// The stream of an op whose source says `N/A` (HCCL rows of `kernel_details.csv`).
 pub const UNKNOWN_STREAM: u64 = u64::MAX;
 
-/// Names of each column across producers, torch_npu first.
-pub mod columns {
-    /// Op (kernel) name.
-    pub const NAME: &[&str] = &["Name", "Op Name", "kernel_name"];
-    /// Framework op type.
-    pub const OP_TYPE: &[&str] = &["Type", "OP Type"];
-    /// Core / task type.
-    pub const CORE: &[&str] = &["Accelerator Core", "Task Type", "kernel_type"];
-    /// Start, µs.
-    pub const START: &[&str] = &["Start Time(us)", "Task Start Time(us)", "task_start(us)"];
-    /// Duration, µs.
-    pub const DURATION: &[&str] = &["Duration(us)", "Task Duration(us)", "task_time(us)"];
-    /// Stream.
-    pub const STREAM: &[&str] = &["Stream ID", "stream_id"];
-    /// Device.
-    pub const DEVICE: &[&str] = &["Device_id"];
-    /// Blocks (cores) the op was spread over.
-    pub const BLOCK_DIM: &[&str] = &["Block Dim", "Block Num"];
-    /// Input shapes.
-    pub const INPUT_SHAPES: &[&str] = &["Input Shapes"];
-}
+use crate::op_columns as columns;
 
 /// Where an op table's columns are (the streaming summary reads the same ones).
 pub(crate) struct Layout {
@@ -195,7 +175,7 @@ impl Read {
         let mut timeline = self.timeline;
         if let Some(checks) = self.checks {
             let report = checks.map(|c| c.report(&self.header, &timeline.names));
-            timeline.sections.push(crate::vendor_extras::checks_section(report));
+            timeline.sections.push(crate::ascend_report::checks_section(report));
         }
         timeline
     }
@@ -326,5 +306,4 @@ fn unquote(shapes: &str) -> &str {
 }
 
 #[cfg(test)]
-#[path = "op_table_tests.rs"]
 mod tests;

@@ -15,10 +15,10 @@ use crate::csv_table::CsvReader;
 use crate::error::AscendError;
 use crate::op_table::Layout;
 use crate::task_type;
-use prof_core::analysis::intervals::SortedUnion;
 use prof_core::kernel_summary::{family_rows, rank_kernels, KernelAcc};
 use prof_core::{DeviceTime, Families, Interner, KernelRow, KernelSummary, NameId};
 use prof_timeline::intern::{FxHashMap, NextGuess};
+use prof_timeline::intervals::SortedUnion;
 use std::path::Path;
 
 /// Tasks and time of one op type (`Type` / `OP Type`; rows without one count as `N/A`).
@@ -336,5 +336,4 @@ fn kernel_rows(
 }
 
 #[cfg(test)]
-#[path = "op_table_summary_tests.rs"]
 mod tests;

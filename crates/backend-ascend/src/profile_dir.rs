@@ -197,5 +197,4 @@ fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
 }
 
 #[cfg(test)]
-#[path = "profile_dir_tests.rs"]
 mod tests;

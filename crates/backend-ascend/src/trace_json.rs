@@ -205,5 +205,4 @@ impl<'a> Processes<'a> {
 }
 
 #[cfg(test)]
-#[path = "trace_json_tests.rs"]
 mod tests;

@@ -5,24 +5,21 @@
 //! tables, torch_npu's `profiler_info_<R>.json` as a rank number, and msprof-analyze's
 //! `cluster_analysis_output/cluster_step_trace_time.csv` as the job's cluster table.
 
-use crate::ascend_analysis::{analyze, AscendReport};
+use crate::ascend_analysis::analyze;
+use crate::ascend_report::{checks_section, report_section, KEY, TITLE};
 use crate::importers::OpTableImporter;
-use crate::pipe_bound::COMPUTE_BOUND_PCT;
 use crate::profile_dir::ProfileFiles;
 use crate::{communication, communication_matrix, step_trace};
 use prof_core::analysis::ranks::RankSplit;
 use prof_core::vendor_tables::{ClusterTable, CommTable, RankTables};
 use prof_core::{Importer, Result};
-use prof_timeline::section::{Cell, Section, Table};
+use prof_timeline::section::Section;
 use std::path::Path;
 
 /// The per-step table msprof-analyze writes for a whole cluster.
 const CLUSTER_STEP_TRACE: &str = "cluster_step_trace_time.csv";
 /// The directory msprof-analyze writes it into.
 const CLUSTER_OUTPUT: &str = "cluster_analysis_output";
-/// Key and title of the op checks.
-const KEY: &str = "ascend";
-const TITLE: &str = "Ascend op checks (compute-bound, static vs dynamic)";
 
 /// True when `path` is something the Ascend op checks read (or can say they skip).
 fn is_ascend(path: &Path) -> bool {
@@ -48,85 +45,6 @@ pub(crate) fn sections(path: &Path) -> Vec<Section> {
         Err(error) => checks_section(Err(error)),
     };
     vec![section]
-}
-
-/// The op checks of one op table as a section, or the error that stopped them.
-pub(crate) fn checks_section(report: std::result::Result<AscendReport, crate::error::AscendError>) -> Section {
-    match report {
-        Ok(report) => report_section(&report),
-        Err(error) => {
-            let error = prof_core::Error::from(error).to_string();
-            let mut section = Section::new(KEY, TITLE, serde_json::json!({ "error": error }));
-            section.lines.push(vec![Cell::text(format!("could not read the op table: {error}"))]);
-            section
-        }
-    }
-}
-
-fn report_section(report: &AscendReport) -> Section {
-    let json = serde_json::to_value(report).unwrap_or_default();
-    let mut section = Section::new(KEY, TITLE, json);
-    let bound = &report.bound;
-    section.lines.push(vec![Cell::text(format!(
-        "compute-bound check from {} (≥ {COMPUTE_BOUND_PCT:.0} % in the cube MAC or vector pipe = compute-bound; \
-         otherwise the busiest pipe limits):",
-        report.op_table.display()
-    ))]);
-    let mut shares = vec![Cell::text("  task time by verdict: ")];
-    for (at, (verdict, ns)) in bound.by_verdict.iter().enumerate() {
-        let pct = if bound.total_ns == 0 { 0.0 } else { *ns as f64 * 100.0 / bound.total_ns as f64 };
-        if at > 0 {
-            shares.push(Cell::text(", "));
-        }
-        shares.extend([
-            Cell::text(format!("{} ", verdict.describe())),
-            Cell::Ns(*ns),
-            Cell::text(" ("),
-            Cell::Pct(pct),
-            Cell::text(")"),
-        ]);
-    }
-    section.lines.push(shares);
-    if !bound.top.is_empty() {
-        let header = ["op type", "task", "calls", "total", "share", "compute", "limiter", "verdict"];
-        let rows = bound
-            .top
-            .iter()
-            .map(|op| {
-                vec![
-                    Cell::Name(op.op.clone()),
-                    Cell::text(&op.task_type),
-                    Cell::Count(op.calls),
-                    Cell::Ns(op.total_ns),
-                    Cell::Pct(op.share_pct),
-                    op.compute_pct.map_or(Cell::Missing, Cell::Pct),
-                    op.limiter.map_or(Cell::Missing, |(pipe, pct)| Cell::text(format!("{pipe} {pct:.1} %"))),
-                    Cell::text(op.verdict.describe()),
-                ]
-            })
-            .collect();
-        section.table = Some(Table { header: header.map(String::from).to_vec(), rows });
-    }
-    if let Some(states) = &report.op_state {
-        let total: u64 = states.iter().map(|s| s.total_ns).sum();
-        let mut line = vec![Cell::text("static vs dynamic (OP State): ")];
-        for (at, s) in states.iter().enumerate() {
-            let pct = if total == 0 { 0.0 } else { s.total_ns as f64 * 100.0 / total as f64 };
-            if at > 0 {
-                line.push(Cell::text("; "));
-            }
-            line.extend([
-                Cell::text(format!("{} {} tasks of {} op types, ", s.state, s.tasks, s.op_types)),
-                Cell::Ns(s.total_ns),
-                Cell::text(" ("),
-                Cell::Pct(pct),
-                Cell::text(")"),
-            ]);
-        }
-        section.after.push(line);
-    }
-    section.notes.clone_from(&report.notes);
-    section
 }
 
 /// `communication.json` under or beside `path`, as a communication table.

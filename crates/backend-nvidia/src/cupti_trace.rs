@@ -331,5 +331,4 @@ fn memcpy_name(copy_kind: u8, src_kind: u8, dst_kind: u8) -> String {
 }
 
 #[cfg(test)]
-#[path = "cupti_trace_tests.rs"]
 mod tests;

@@ -130,5 +130,4 @@ fn regex_escape(text: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "deep_dive_target_tests.rs"]
 mod tests;

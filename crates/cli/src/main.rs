@@ -20,7 +20,6 @@ mod out_lock;
 mod output_file;
 mod outputs;
 mod phases_view;
-mod profile_view;
 mod progress;
 mod registry;
 mod render;

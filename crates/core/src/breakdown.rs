@@ -4,9 +4,9 @@
 //! the tool then *loads* the artifacts into a [`Timeline`]. Loading is a pure function of
 //! the files, tested on recorded real artifacts.
 
-use crate::door::{Certainty, Recognition};
 use crate::families::Families;
 use crate::kernel_summary::KernelSummary;
+use crate::recognition::{Certainty, Recognition};
 use crate::run_plan::RunPlan;
 use prof_timeline::error::{Error, Result};
 use prof_timeline::timeline::Timeline;

@@ -38,9 +38,13 @@ pub trait DeepDive: Send + Sync {
     fn recognizes(&self, path: &Path) -> bool;
     /// How sure this tool is that it reads `path`, and why. By default: [`Self::recognizes`],
     /// as content.
-    fn recognize(&self, path: &Path) -> Option<crate::door::Recognition> {
-        self.recognizes(path)
-            .then(|| crate::door::Recognition::new(crate::door::Certainty::Content, format!("{} output", self.name())))
+    fn recognize(&self, path: &Path) -> Option<crate::recognition::Recognition> {
+        self.recognizes(path).then(|| {
+            crate::recognition::Recognition::new(
+                crate::recognition::Certainty::Content,
+                format!("{} output", self.name()),
+            )
+        })
     }
     /// What the capture's logs in `out_dir` say went wrong, with the fix, when the tool knows.
     /// Asked after a failed capture and after a successful one that produced no report

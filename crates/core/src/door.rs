@@ -10,41 +10,12 @@ use crate::breakdown::{BreakdownTool, Importer, StreamedSummary};
 use crate::deepdive::{DeepDive, KernelReport};
 use crate::families::Families;
 use crate::kernel_summary::{summarize_kernels, KernelSummary};
+pub use crate::recognition::{Certainty, Recognition};
 use crate::registry::Registry;
+use crate::util_csv::UtilCsvImporter;
 use crate::{Error, Result, Timeline};
 use prof_timeline::sniff::describe;
 use std::path::{Path, PathBuf};
-
-/// How sure a reader is that a path is in its format; the surest reader wins, ties go to the
-/// order of the registry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Certainty {
-    /// By the file or directory name alone.
-    Name,
-    /// By content that this format shares with few others (a CSV header, a JSON key).
-    Content,
-    /// By a signature only this format writes (magic bytes, its own tables or keys).
-    Signature,
-}
-
-/// Why a reader took a path.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Recognition {
-    /// How sure it is.
-    pub certainty: Certainty,
-    /// What it saw (`SQLite with the nsys export tables`).
-    pub reason: String,
-}
-
-impl Recognition {
-    /// A recognition of `certainty` for `reason`.
-    pub fn new(certainty: Certainty, reason: impl Into<String>) -> Self {
-        Self { certainty, reason: reason.into() }
-    }
-}
 
 /// The format a path was read as, for reports.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -105,7 +76,7 @@ impl Registry {
     /// Every format the registry reads, as (backend, reader) pairs in registry order.
     pub fn formats(&self) -> Vec<(&'static str, &'static str)> {
         let mut formats = Vec::new();
-        for importer in self.builtin_importers() {
+        for importer in builtin_importers() {
             formats.push(("prof", importer.name()));
         }
         for vendor in self.vendors() {
@@ -283,7 +254,7 @@ impl Registry {
             let format = Format { vendor, name, inner: None, recognition };
             best = Some(Winner { reader, path: path.to_owned(), format, copy: None });
         };
-        for importer in self.builtin_importers() {
+        for importer in builtin_importers() {
             offer("prof", importer.name(), importer.recognize(path), Reader::Importer(importer));
         }
         for vendor in self.vendors() {
@@ -370,6 +341,10 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
     entries
 }
 
+/// prof's own formats, tried before every backend's (the `prof util --csv` recording).
+fn builtin_importers() -> Vec<Box<dyn Importer>> {
+    vec![Box::new(UtilCsvImporter)]
+}
+
 #[cfg(test)]
-#[path = "door_tests.rs"]
 mod tests;

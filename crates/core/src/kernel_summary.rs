@@ -8,9 +8,9 @@
 //! [`NameId`]; families are looked up once per distinct name, using the name and, if it
 //! matches no rule, the framework op type of the first op of that name.
 
-use crate::analysis::intervals::SortedUnion;
 use crate::families::{Families, Family};
 use prof_timeline::intern::{FxHashMap, NameId};
+use prof_timeline::intervals::SortedUnion;
 use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 use serde::Serialize;
 
@@ -403,5 +403,4 @@ fn device_time(device: u32, mut spans: Vec<(u64, u64)>) -> DeviceTime {
 }
 
 #[cfg(test)]
-#[path = "kernel_summary_tests.rs"]
 mod tests;

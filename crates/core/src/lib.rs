@@ -33,6 +33,7 @@ pub mod phases;
 pub mod probe;
 pub mod process_group;
 pub mod rank_job;
+pub mod recognition;
 pub mod recorder;
 pub mod registry;
 pub mod run_plan;

@@ -9,10 +9,10 @@
 //! same first-seen order, each name's kind and op type from its first op, the same busy time
 //! (unions of intervals do not depend on the order they come in).
 
-use crate::analysis::intervals::IntervalSet;
 use crate::families::Families;
 use crate::kernel_summary::{family_rows, rank_kernels, DeviceTime, KernelAcc, KernelRow, KernelSummary};
 use prof_timeline::intern::{Interner, NameId};
+use prof_timeline::intervals::IntervalSet;
 use prof_timeline::timeline::Timeline;
 
 /// The totals of one device.
@@ -192,5 +192,4 @@ impl OpTotals {
 }
 
 #[cfg(test)]
-#[path = "op_totals_tests.rs"]
 mod tests;

@@ -1,8 +1,25 @@
 //! The [`UtilizationProbe`] trait and one sample of one device: question 1, "is it busy?".
 
-use crate::vendor::DeviceInfo;
 use prof_timeline::error::Result;
 use serde::Serialize;
+
+/// One accelerator device.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct DeviceInfo {
+    /// Index as the vendor numbers it.
+    pub index: u32,
+    /// Marketing name (`NVIDIA H200`, `910B2`).
+    pub name: String,
+    /// Stable id (UUID, unique id), where known.
+    pub uuid: Option<String>,
+    /// PCI bus id, where known.
+    pub bus_id: Option<String>,
+    /// Device memory in MiB, where known.
+    pub memory_total_mib: Option<u64>,
+    /// Architecture / compute capability (`9.0`, `gfx942`), where known.
+    pub architecture: Option<String>,
+}
 
 /// Samples device activity. `sample` takes `&mut self` because some counters
 /// (NVML GPM) are rates computed between two consecutive reads.

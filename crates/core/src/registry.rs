@@ -23,11 +23,6 @@ impl Registry {
         self.vendors.iter().find(|v| v.id() == id).map(|v| v.as_ref())
     }
 
-    /// prof's own formats, tried before every backend's (the `prof util --csv` recording).
-    pub(crate) fn builtin_importers(&self) -> Vec<Box<dyn crate::Importer>> {
-        vec![Box::new(crate::util_csv::UtilCsvImporter)]
-    }
-
     /// Runs every backend's detection concurrently (each spawns its SMI tool) and
     /// returns them in registry order. A backend that panics is reported, not propagated.
     pub fn detect_all(&self) -> Vec<Detection> {

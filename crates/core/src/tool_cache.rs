@@ -194,5 +194,4 @@ fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
-#[path = "tool_cache_tests.rs"]
 mod tests;

@@ -59,9 +59,13 @@ impl crate::Importer for UtilCsvImporter {
         path.is_file() && is_util_csv(path)
     }
 
-    fn recognize(&self, path: &Path) -> Option<crate::door::Recognition> {
-        self.recognizes(path)
-            .then(|| crate::door::Recognition::new(crate::door::Certainty::Signature, "the `prof util --csv` header"))
+    fn recognize(&self, path: &Path) -> Option<crate::recognition::Recognition> {
+        self.recognizes(path).then(|| {
+            crate::recognition::Recognition::new(
+                crate::recognition::Certainty::Signature,
+                "the `prof util --csv` header",
+            )
+        })
     }
 
     fn load(&self, path: &Path) -> Result<Timeline> {

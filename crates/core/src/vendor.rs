@@ -3,6 +3,7 @@
 use crate::analysis::ranks::RankSplit;
 use crate::breakdown::{BreakdownTool, Importer};
 use crate::deepdive::DeepDive;
+pub use crate::probe::DeviceInfo;
 use crate::probe::UtilizationProbe;
 use crate::vendor_tables::{ClusterTable, CommTable, RankTables};
 use prof_timeline::error::Result;
@@ -112,24 +113,6 @@ impl Detection {
     pub fn tool(&self, name: &str) -> Option<&ToolStatus> {
         self.tools.iter().find(|tool| tool.name == name)
     }
-}
-
-/// One accelerator device.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct DeviceInfo {
-    /// Index as the vendor numbers it.
-    pub index: u32,
-    /// Marketing name (`NVIDIA H200`, `910B2`).
-    pub name: String,
-    /// Stable id (UUID, unique id), where known.
-    pub uuid: Option<String>,
-    /// PCI bus id, where known.
-    pub bus_id: Option<String>,
-    /// Device memory in MiB, where known.
-    pub memory_total_mib: Option<u64>,
-    /// Architecture / compute capability (`9.0`, `gfx942`), where known.
-    pub architecture: Option<String>,
 }
 
 /// Whether a tool is a command-line program or a shared library.

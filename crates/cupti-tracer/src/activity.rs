@@ -264,5 +264,4 @@ fn decode_api(b: &[u8], api_domain: u8) -> Option<Api> {
 }
 
 #[cfg(test)]
-#[path = "activity_tests.rs"]
 mod tests;

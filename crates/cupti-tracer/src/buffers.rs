@@ -134,12 +134,12 @@ pub fn prepare(cupti: &crate::ffi::Cupti, device_buffer_mb: Option<u64>) {
     use crate::ffi::attribute;
     prefill();
     if let Err(error) = cupti.set_attribute(attribute::ZEROED_OUT_ACTIVITY_BUFFER, &mut [1u8]) {
-        crate::injection::note(&format!("{error}; CUPTI zeroes each activity buffer itself"));
+        crate::messages::note(&format!("{error}; CUPTI zeroes each activity buffer itself"));
     }
     if let Some(mb) = device_buffer_mb {
         let bytes = usize::try_from(mb.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
         if let Err(error) = cupti.set_attribute(attribute::DEVICE_BUFFER_SIZE, &mut bytes.to_ne_bytes()) {
-            crate::injection::warn(&format!("{error}; PROF_CUPTI_DEVICE_BUFFER_MB ignored"));
+            crate::messages::warn(&format!("{error}; PROF_CUPTI_DEVICE_BUFFER_MB ignored"));
         }
     }
 }

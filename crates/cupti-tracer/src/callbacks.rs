@@ -23,8 +23,9 @@
 use crate::cbid::{self, DRIVER_CBID_SIZE, DRIVER_LAUNCH, RUNTIME_CBID_SIZE, RUNTIME_LAUNCH};
 use crate::error::TracerError;
 use crate::ffi::{Cupti, Subscriber};
-use crate::launch_calls;
 use crate::trigger::{Action, Event, StartOn, Trigger};
+
+pub mod launch_calls;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
@@ -276,5 +277,4 @@ impl Watch {
     }
 }
 
-#[path = "callbacks_nvtx.rs"]
 mod nvtx;

@@ -296,5 +296,4 @@ pub fn launch_set() -> impl Iterator<Item = (u8, u32)> {
 }
 
 #[cfg(test)]
-#[path = "cbid_tests.rs"]
 mod tests;

@@ -53,7 +53,7 @@ pub enum ApiCollection {
     PerCallback,
     /// Every call is collected and the tracer keeps only the launch set.
     Filtered,
-    /// The launch set, recorded by the tracer from CUPTI callbacks ([`crate::launch_calls`]).
+    /// The launch set, recorded by the tracer from CUPTI callbacks ([`crate::callbacks::launch_calls`]).
     Callbacks,
 }
 
@@ -142,7 +142,7 @@ fn enable_api_kinds(cupti: &impl Switches, on: &mut Enabled, api: ApiCollection,
 /// Pauses (`active` false) or resumes the API records [`enable`] switched on, leaving the
 /// device records alone: for `PROF_CUPTI_API_TOGGLE`, which measures what API records cost
 /// within one process. [`ApiCollection::Callbacks`] is paused by its own switch
-/// ([`crate::launch_calls::set_on`]), not here.
+/// ([`crate::callbacks::launch_calls::set_on`]), not here.
 pub fn set_api_active(cupti: &impl Switches, on: &Enabled, active: bool) {
     for &(api_domain, cbid) in &on.api_ids {
         let _ = cupti.enable_api(api_domain, cbid, active);
@@ -171,5 +171,4 @@ pub fn disable(cupti: &impl Switches, on: &Enabled) {
 }
 
 #[cfg(test)]
-#[path = "enable_tests.rs"]
 mod tests;

@@ -7,13 +7,14 @@
 
 use crate::buffers::{self, STATS};
 use crate::callbacks;
+use crate::callbacks::launch_calls;
 use crate::config::{ApiMode, Config, LaunchRecords, SignalMode};
 use crate::demangle::Demangler;
 use crate::enable::{self, ApiCollection, Enabled};
 use crate::error::TracerError;
 use crate::ffi::{Cupti, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED};
 use crate::format::Header;
-use crate::launch_calls;
+use crate::messages::{note, warn};
 use crate::recorder::Recorder;
 use crate::signals;
 use crate::trigger::{Action, StartOn, Trigger};
@@ -21,7 +22,6 @@ use crate::window::{Toggle, Window};
 use crate::writer::TraceWriter;
 use std::ffi::c_int;
 use std::fs::File;
-use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,15 +45,6 @@ struct Tracer {
     flush_every: Option<Duration>,
     stats: bool,
     launch_records: LaunchRecords,
-}
-
-/// Writes `prof-cupti: warning: <message>` to stderr, ignoring a closed stderr.
-pub fn warn(message: &str) {
-    let _ = std::io::stderr().write_all(format!("prof-cupti: warning: {message}\n").as_bytes());
-}
-
-pub(crate) fn note(message: &str) {
-    let _ = std::io::stderr().write_all(format!("prof-cupti: {message}\n").as_bytes());
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -332,6 +323,5 @@ extern "C" fn at_exit() {
     });
 }
 
-#[path = "injection_drain.rs"]
 mod drain;
 use drain::buffer_completed;

@@ -29,7 +29,7 @@ pub mod enable;
 pub mod error;
 pub mod ffi;
 mod injection;
-pub mod launch_calls;
+mod messages;
 mod output;
 pub mod recorder;
 pub mod signals;

@@ -31,7 +31,7 @@ pub(crate) fn create_output(path: &Path) -> Result<(File, PathBuf), TracerError>
     }
     let stem = path.file_stem().map_or_else(|| "prof-cupti".into(), |s| s.to_string_lossy().into_owned());
     let sibling = path.with_file_name(format!("{stem}-{me}.pcupti"));
-    crate::injection::note(&format!(
+    crate::messages::note(&format!(
         "{} is being written by process {}; this process ({me}) writes {}",
         path.display(),
         writer.unwrap_or(0),

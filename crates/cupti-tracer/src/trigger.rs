@@ -251,5 +251,4 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-#[path = "trigger_tests.rs"]
 mod tests;

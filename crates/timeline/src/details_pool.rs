@@ -9,7 +9,7 @@
 //! details as it pushes it ([`crate::Timeline::push_op_with`]).
 
 use crate::intern::{FxHashMap, NameId};
-use crate::timeline::OpDetails;
+use crate::op_kind::OpDetails;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 

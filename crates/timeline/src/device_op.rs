@@ -4,9 +4,9 @@ use crate::correlation::Correlation;
 use crate::details_pool::DetailsId;
 use crate::dur_word::Dur;
 use crate::intern::NameId;
+use crate::op_kind::OpKind;
 use crate::op_label::Label;
 use crate::op_place::Place;
-use crate::timeline::OpKind;
 use serde::Serialize;
 
 /// One operation that ran on a device: 24 bytes (its duration in a 4-byte word, above; its

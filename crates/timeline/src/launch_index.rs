@@ -9,8 +9,8 @@
 //! time. Ids spread wider than [`SPREAD`] slots a launch (several processes' ids in one file)
 //! keep the map.
 
+use crate::host_span::{HostCategory, HostSpan};
 use crate::intern::FxHashMap;
-use crate::timeline::{HostCategory, HostSpan};
 
 /// Most table slots per launch before the map is used instead (the table's slot is 4 bytes,
 /// a map entry ~28).

@@ -24,9 +24,12 @@ pub mod digits;
 mod dur_word;
 pub mod error;
 pub mod gz_copy;
+mod host_span;
 pub mod intern;
+pub mod intervals;
 pub mod launch_index;
 pub mod load_budget;
+mod op_kind;
 mod op_label;
 mod op_order;
 #[doc(hidden)]

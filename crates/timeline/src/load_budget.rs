@@ -14,11 +14,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes one device op holds in the timeline, without its details (24 on 64-bit targets).
-pub const OP_BYTES: u64 = std::mem::size_of::<crate::timeline::DeviceOp>() as u64;
+pub const OP_BYTES: u64 = std::mem::size_of::<crate::device_op::DeviceOp>() as u64;
 /// Bytes of one distinct op details (ops with equal details share one: [`crate::details_pool`]).
 pub const DETAILS_BYTES: u64 = 128;
 /// Bytes one host span holds (36 on 64-bit targets).
-pub const HOST_BYTES: u64 = std::mem::size_of::<crate::timeline::HostSpan>() as u64;
+pub const HOST_BYTES: u64 = std::mem::size_of::<crate::host_span::HostSpan>() as u64;
 
 /// The budget set for this process (0: not set, the default applies).
 static BUDGET: AtomicU64 = AtomicU64::new(0);

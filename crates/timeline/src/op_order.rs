@@ -7,7 +7,7 @@
 //! (a handful of copies beside 10 M kernels: a few bytes). Lists of many runs are sorted by the
 //! standard library.
 
-use crate::timeline::DeviceOp;
+use crate::device_op::DeviceOp;
 
 /// More ascending runs than this and the ops are sorted by the standard library.
 const MAX_RUNS: usize = 64;

@@ -12,8 +12,8 @@
 //! encoding is canonical (one word per kind, device and stream), so equal words are equal
 //! places and [`Place::lane`] is a stream's key.
 
+use crate::op_kind::OpKind;
 use crate::spill_table::{self, SpillTable};
-use crate::timeline::OpKind;
 
 const KIND_SHIFT: u32 = 29;
 const SPILLED: u32 = 1 << 28;

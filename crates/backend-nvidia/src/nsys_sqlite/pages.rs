@@ -272,5 +272,4 @@ fn places(conn: &Connection, table: &str, columns: &[&str]) -> Option<Vec<Place>
 }
 
 #[cfg(test)]
-#[path = "pages_tests.rs"]
 mod tests;

@@ -5,12 +5,13 @@
 //! one kernel, past its warm-up launches; a deep dive replays the kernel and is slow, so prof
 //! asks first unless `--yes`. One report: each step's headline, evidence, artifacts with how
 //! to open them, and the command that reruns the step alone (`prof.profile.v1`, see
-//! [`crate::profile_view`]).
+//! [`view`]).
 
 use super::{breakdown, deep_dive, util};
 use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
-use crate::profile_view::{self, Depth, ProfileReport, Step};
+mod view;
+
 use crate::render::print_json;
 use clap::Args;
 use prof_core::run_plan::{shell_join, shell_quote};
@@ -19,6 +20,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+pub(crate) use view::ProfileReport;
+use view::{Depth, Step};
 
 /// Arguments of `prof profile`.
 #[derive(Debug, Args)]
@@ -77,7 +80,7 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
     let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
     let mut report = ProfileReport::new(&args.command, vendor.name(), args.max_depth);
     let plan_tool = deep_dive_tool.as_ref().map(|(tool, check)| (tool.name(), check));
-    eprintln!("{}", profile_view::plan_text(&report, args, plan_tool));
+    eprintln!("{}", view::plan_text(&report, args, plan_tool));
 
     // 1. Is the device busy?
     let util_args =
@@ -143,15 +146,15 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         Ok(measured) => measured,
         Err(failure) => return failed(args, report, "breakdown", rerun, failure),
     };
-    let (headline, evidence) = profile_view::breakdown_headline(&measured);
+    let (headline, evidence) = view::breakdown_headline(&measured);
     let mut step = Step::ran("breakdown", &headline, evidence, rerun);
     step.tool = Some(measured.tool.clone());
-    step.artifacts = profile_view::artifacts(&measured.artifacts, &measured.how_to_open);
+    step.artifacts = view::artifacts(&measured.artifacts, &measured.how_to_open);
     step.text = measured.text.clone();
     step.document = Some(measured.document.clone());
     report.steps.push(step);
     let Some(target) = measured.answer.target.clone() else {
-        let why = profile_view::no_dominant_kernel(&measured);
+        let why = view::no_dominant_kernel(&measured);
         report.stop("breakdown", &headline, &why);
         return finish(args, &report);
     };
@@ -201,10 +204,10 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         Ok(measured) => measured,
         Err(failure) => return failed(args, report, "deep-dive", dive_command, failure),
     };
-    let (headline, evidence) = profile_view::deep_dive_headline(&measured, &target);
+    let (headline, evidence) = view::deep_dive_headline(&measured, &target);
     let mut step = Step::ran("deep-dive", &headline, evidence, dive_command);
     step.tool = Some(measured.tool.clone());
-    step.artifacts = profile_view::artifacts(&measured.artifacts, &measured.how_to_open);
+    step.artifacts = view::artifacts(&measured.artifacts, &measured.how_to_open);
     step.text = crate::deep_dive_view::render_text(&measured.reports);
     step.document = Some(measured.document()?);
     report.steps.push(step);
@@ -247,7 +250,7 @@ fn failed(
 
 /// Prints the report (and writes its page).
 fn finish(args: &ProfileArgs, report: &ProfileReport) -> Result<ExitCode, Failure> {
-    let text = profile_view::render_text(report);
+    let text = view::render_text(report);
     if let Some(page) = &args.html {
         crate::html_report::write_text_page(page, "prof profile", &text)?;
         eprintln!("wrote {} (open in a browser)", page.display());

@@ -32,7 +32,7 @@ pub const DOCUMENTS: [(&str, Generate); 9] = [
     ("prof.ranks.v1", super::analyze_ranks::json_schema),
     ("prof.diff.v1", super::diff::json_schema),
     ("prof.serve.v1", || schemars::schema_for!(crate::serve::report::ServeReport)),
-    ("prof.profile.v1", || schemars::schema_for!(crate::profile_view::ProfileReport)),
+    ("prof.profile.v1", || schemars::schema_for!(crate::commands::profile::ProfileReport)),
     ("prof.error.v1", || schemars::schema_for!(crate::failure::Failure)),
 ];
 

@@ -10,10 +10,10 @@
 use super::family_color;
 use super::svg::Svg;
 use crate::render::{human_ns, stream_label};
-use prof_core::analysis::intervals::IntervalSet;
 use prof_core::families::Family;
 use prof_core::{HostCategory, Timeline};
 use prof_timeline::intern::{FxHashMap, NameId};
+use prof_timeline::intervals::IntervalSet;
 
 /// Most busy rectangles drawn over all rows.
 pub const BUSY_RECTS: usize = 3000;

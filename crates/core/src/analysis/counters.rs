@@ -20,7 +20,7 @@
 //! - the [`TOP_DROPS`] longest drops are listed, all are counted and timed, and each reason's
 //!   active time while below nominal is summed.
 
-use crate::analysis::intervals::IntervalSet;
+use prof_timeline::intervals::IntervalSet;
 use prof_timeline::timeline::{CounterSeries, Timeline};
 use serde::Serialize;
 

@@ -364,5 +364,4 @@ fn short_name(name: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "diff_tests.rs"]
 mod tests;

@@ -347,5 +347,4 @@ struct DeviceSweeps {
 }
 
 #[cfg(test)]
-#[path = "gaps_tests.rs"]
 mod tests;

@@ -25,7 +25,7 @@
 //! - the same rules run once more on the representative layer's names and mean durations: a
 //!   shorter pattern repeating inside it (the transformer layers inside a decode step) is
 //!   reported as its **inner repeat**;
-//! - `ProfilerStep#N` annotations ([`steps::profiler_step_count`](crate::diagnosis::steps::profiler_step_count)),
+//! - `ProfilerStep#N` annotations ([`profiler_step_count`](crate::analysis::profiler_steps::profiler_step_count)),
 //!   where present, give the step count, to say how many layers a step holds.
 //!
 //! Cost: one pass per candidate period, so O(n) for a fixed number of candidates.
@@ -34,7 +34,7 @@ use super::main_stream::MainStream;
 use super::prefix::PrefixSums;
 use super::repeats::{best_region, Region};
 use super::streams::{stream_roles, DeviceStreams, StreamRole};
-use crate::diagnosis::steps::profiler_step_count;
+use crate::analysis::profiler_steps::profiler_step_count;
 use crate::families::Families;
 use prof_timeline::intern::NameId;
 use prof_timeline::timeline::{DeviceOp, Timeline};
@@ -277,5 +277,4 @@ fn pct(part: f64, whole: f64) -> f64 {
 }
 
 #[cfg(test)]
-#[path = "layers_tests.rs"]
 mod tests;

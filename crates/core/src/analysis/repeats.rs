@@ -303,5 +303,4 @@ impl RegionScan {
 }
 
 #[cfg(test)]
-#[path = "repeats_tests.rs"]
 mod tests;

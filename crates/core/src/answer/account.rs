@@ -19,10 +19,10 @@
 //! wall time exactly.
 
 use crate::analysis::gaps::{DeviceGaps, GapCause};
-use crate::analysis::intervals::SortedUnion;
 use crate::analysis::streams::pct;
 use crate::families::Family;
 use crate::kernel_summary::{DeviceTime, KernelSummary};
+use prof_timeline::intervals::SortedUnion;
 use prof_timeline::timeline::Timeline;
 use serde::Serialize;
 

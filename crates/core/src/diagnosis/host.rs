@@ -24,9 +24,9 @@
 //!   flagged. Needs steps and host API records (prof's CUPTI tracer, torch.profiler, nsys).
 
 use super::{finding, pct, us, Diagnosis, DiagnosisKind, HOST_BOUND_BUSY_PCT};
-use crate::analysis::intervals::IntervalSet;
 use crate::deepdive::Severity;
 use crate::kernel_summary::{DeviceTime, KernelSummary};
+use prof_timeline::intervals::IntervalSet;
 use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 
 /// Share of the idle time, percent, that one gap must hold to be a stall rather than launch

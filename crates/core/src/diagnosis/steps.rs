@@ -32,14 +32,14 @@ use crate::analysis::main_stream::MainStream;
 use crate::analysis::prefix::PrefixSums;
 use crate::analysis::repeats::{repeats, repeats_below};
 use prof_timeline::intern::{FxHashMap, NameId};
-use prof_timeline::timeline::{DeviceOp, HostCategory, OpKind, Timeline};
+use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 use serde::Serialize;
 
 /// A kernel must run at least this many times to mark steps.
 pub const MIN_ANCHOR_CALLS: u64 = 3;
 
-/// The prefix of torch.profiler's step annotations.
-pub const PROFILER_STEP_PREFIX: &str = "ProfilerStep#";
+use crate::analysis::profiler_steps::profiler_step_spans;
+pub use crate::analysis::profiler_steps::{profiler_step_count, PROFILER_STEP_PREFIX};
 
 /// Fewest steps a repeating op sequence must give.
 pub const MIN_SEQUENCE_STEPS: usize = 3;
@@ -201,26 +201,6 @@ pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
     Some(StepSpans { source: StepSource::RepeatingSequence { period_ops: p, layers_per_step }, spans })
 }
 
-/// How many profiler-step annotations (`ProfilerStep#N`) the timeline holds, `None` for none:
-/// what [`segment`] counts when it uses them, without assigning the ops to steps.
-pub fn profiler_step_count(timeline: &Timeline) -> Option<usize> {
-    Some(profiler_step_spans(timeline).len()).filter(|&n| n > 0)
-}
-
-/// The `[start, end)` of each profiler-step annotation, in start order.
-fn profiler_step_spans(timeline: &Timeline) -> Vec<(u64, u64)> {
-    let mut is_step: FxHashMap<NameId, bool> = FxHashMap::default();
-    let mut spans: Vec<(u64, u64)> = timeline
-        .host
-        .iter()
-        .filter(|s| s.category == HostCategory::Annotation)
-        .filter(|s| *is_step.entry(s.name).or_insert_with(|| timeline.name(s.name).starts_with(PROFILER_STEP_PREFIX)))
-        .map(|s| (s.start_ns, s.start_ns.saturating_add(s.dur_ns())))
-        .collect();
-    spans.sort_unstable();
-    spans
-}
-
 fn profiler_steps(timeline: &Timeline) -> Option<Steps> {
     let spans = profiler_step_spans(timeline);
     if spans.is_empty() {
@@ -269,6 +249,7 @@ fn repeating_kernel(timeline: &Timeline) -> Option<Steps> {
 mod tests {
     use super::*;
     use prof_timeline::timeline::{DeviceOp, HostSpan};
+    use prof_timeline::HostCategory;
 
     fn op(t: &mut Timeline, name: &str, start: u64) {
         let id = t.intern(name);

@@ -5,9 +5,9 @@ use super::{finding, pct, Diagnosis, DiagnosisKind, THROTTLED_MIN_SHARE_PCT};
 use crate::analysis::counters::{
     drop_line, drop_spans, held_where, is_frequency, throttle_reasons, DROP_TOLERANCE_PCT,
 };
-use crate::analysis::intervals::IntervalSet;
 use crate::deepdive::Severity;
 use crate::util_summary::BUSY_UTIL_PCT;
+use prof_timeline::intervals::IntervalSet;
 use prof_timeline::timeline::{CounterSeries, Timeline};
 
 /// The series whose points say how busy a device was, when a timeline has no ops on it

@@ -3,7 +3,7 @@
 //! threads (the phases are found on one core while the other is idle at 10 M ops).
 
 use super::Phase;
-use crate::analysis::intervals::SortedUnion;
+use prof_timeline::intervals::SortedUnion;
 use prof_timeline::timeline::DeviceOp;
 
 /// Fills each phase's `busy_pct` from the start-ordered `order`.

@@ -118,7 +118,7 @@ fn without_steps_the_steady_state_follows_the_upload_and_empty_runs_have_no_phas
 /// set clipped to the phase measures it; the same from the ops in any order.
 #[test]
 fn busy_shares_are_the_clipped_union_of_the_ops() {
-    use crate::analysis::intervals::IntervalSet;
+    use prof_timeline::intervals::IntervalSet;
     let mut t = run();
     // Concurrent ops on another stream, overlapping the steps and each other.
     let side = t.intern("side");

@@ -5,8 +5,8 @@
 use super::{lock, warn, Tracer, TRACER};
 use crate::activity;
 use crate::buffers::{self, Completed, BUFFER_SIZE, STATS};
+use crate::callbacks::launch_calls;
 use crate::ffi::CUPTI_SUCCESS;
-use crate::launch_calls;
 use crate::writer::TraceWriter;
 use std::ffi::c_void;
 use std::fs::File;

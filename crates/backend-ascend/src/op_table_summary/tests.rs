@@ -1,6 +1,6 @@
 use super::*;
 use crate::test_fixtures::fixture_path;
-use prof_core::analysis::intervals::IntervalSet;
+use prof_timeline::intervals::IntervalSet;
 
 #[test]
 fn streaming_summary_equals_the_timeline_summary() {

@@ -9,7 +9,8 @@
 //! step alone), "document": the step's own document (`prof.util.v1`, `prof.breakdown.v1`,
 //! `prof.deep-dive.v1`) or null}`. Lists are bounded as every `--json` document is.
 
-use crate::commands::{breakdown, deep_dive, profile::ProfileArgs};
+use super::ProfileArgs;
+use crate::commands::{breakdown, deep_dive};
 use crate::render::display_name;
 use serde::Serialize;
 use std::ffi::OsString;

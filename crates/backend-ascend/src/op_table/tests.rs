@@ -246,7 +246,7 @@ fn loading_in_parts_gives_the_timeline_and_checks_of_one_reader() {
 #[test]
 fn the_checks_in_the_load_are_the_checks_read_alone_and_their_error_spares_the_ops() {
     let path = fixture_path(KERNEL_DETAILS);
-    let alone = crate::vendor_extras::checks_section(crate::ascend_analysis::read_table(&path));
+    let alone = crate::ascend_report::checks_section(crate::ascend_analysis::read_table(&path));
     assert_eq!(load_with_checks(&path).unwrap().sections, [alone]);
     assert!(load(&path).unwrap().sections.is_empty(), "a profile directory's load leaves the checks to its section");
     // `aiv_vec_fp16_ratio` of the first row (0) made `x`: the checks stop with the line and

@@ -1,7 +1,7 @@
 use super::*;
 use crate::test_fixtures::fixture_path;
 use prof_core::diagnosis::diagnose;
-use prof_core::{summarize_kernels, DiagnosisKind, Families, Family, HostCategory};
+use prof_core::{summarize_kernels, DiagnosisKind, Families, Family, HostCategory, OpKind};
 
 fn csv(text: &str, name: &str) -> CsvReader<&'static [u8]> {
     let text: &'static str = Box::leak(text.to_owned().into_boxed_str());

@@ -59,7 +59,7 @@ static CLOCK: OnceLock<Clock> = OnceLock::new();
 /// Records the launch set's calls from callbacks ([`launch_calls`]) from now on. Returns how
 /// many callbacks were switched on (0 or an error: the caller records them another way).
 pub fn record_launches(cupti: &Cupti) -> Result<usize, TracerError> {
-    let subscriber = crate::callbacks::subscription(cupti)?;
+    let subscriber = super::subscription(cupti)?;
     let _ = CLOCK.set(cupti.clock());
     let mut count = 0;
     let mut last_error = None;
@@ -84,7 +84,7 @@ pub fn stop_recording_launches(cupti: &Cupti) {
         return;
     }
     set_on(false);
-    let Ok(subscriber) = crate::callbacks::subscription(cupti) else { return };
+    let Ok(subscriber) = super::subscription(cupti) else { return };
     for (api_domain, id) in cbid::launch_set() {
         let _ = cupti.enable_callback(subscriber, u32::from(api_domain), id, false);
     }
