@@ -8,6 +8,8 @@
 //! It is the only crate of prof with an async runtime (tokio, for the supervisor): reading a
 //! trace never needs it.
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod capture;
 pub mod guard;
 pub mod serve_watch;

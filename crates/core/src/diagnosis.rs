@@ -66,45 +66,44 @@ use shape::Shape;
 use steps::StepSource;
 
 /// Least GEMV share of compute time, percent, for a healthy dense decode.
-pub const HEALTHY_GEMV_MIN_SHARE_PCT: f64 = 30.0;
+pub(crate) const HEALTHY_GEMV_MIN_SHARE_PCT: f64 = 30.0;
 /// Least grouped-matmul share of compute time, percent, for an MoE shape.
-pub const MOE_MIN_GROUPED_SHARE_PCT: f64 = 5.0;
+pub(crate) const MOE_MIN_GROUPED_SHARE_PCT: f64 = 5.0;
 /// Routing time at least this multiple of grouped-matmul time is flagged.
-pub const MOE_ROUTING_RIVAL_RATIO: f64 = 0.5;
+pub(crate) const MOE_ROUTING_RIVAL_RATIO: f64 = 0.5;
 /// Least quantize share of compute time, percent, to report quant prep.
-pub const QUANT_MIN_SHARE_PCT: f64 = 1.0;
+pub(crate) const QUANT_MIN_SHARE_PCT: f64 = 1.0;
 /// Quantize time at least this multiple of matmul time is flagged.
-pub const QUANT_DWARF_RATIO: f64 = 2.0;
+pub(crate) const QUANT_DWARF_RATIO: f64 = 2.0;
 /// Softmax-between-matmuls launches per step from which attention counts as unfused.
-pub const UNFUSED_ATTN_SOFTMAX_PER_STEP: f64 = 2.0;
+pub(crate) const UNFUSED_ATTN_SOFTMAX_PER_STEP: f64 = 2.0;
 /// Without steps: fewest softmax-between-matmuls launches for unfused attention.
-pub const UNFUSED_ATTN_MIN_CALLS: u64 = 8;
+pub(crate) const UNFUSED_ATTN_MIN_CALLS: u64 = 8;
 /// Without steps: least softmax-between-matmuls launches per 100 matmul launches.
-pub const UNFUSED_ATTN_MIN_PER_MATMUL_PCT: f64 = 5.0;
+pub(crate) const UNFUSED_ATTN_MIN_PER_MATMUL_PCT: f64 = 5.0;
 /// Least elementwise share of compute time, percent, for unfused norm/RoPE.
-pub const UNFUSED_ELEMENTWISE_MIN_SHARE_PCT: f64 = 20.0;
+pub(crate) const UNFUSED_ELEMENTWISE_MIN_SHARE_PCT: f64 = 20.0;
 /// Least elementwise calls per matmul call for unfused norm/RoPE.
-pub const UNFUSED_ELEMENTWISE_CALLS_PER_MATMUL: f64 = 3.0;
+pub(crate) const UNFUSED_ELEMENTWISE_CALLS_PER_MATMUL: f64 = 3.0;
 /// Elementwise launches one unfused norm takes (pow, mean, add, rsqrt, mul, mul): the device
 /// time the unfused-norm finding is about is this many per rsqrt.
-pub const UNFUSED_NORM_KERNELS: u64 = 6;
+pub(crate) const UNFUSED_NORM_KERNELS: u64 = 6;
 /// Fewest steps for the re-prefill rule.
 pub const REPREFILL_MIN_STEPS: usize = 3;
 /// Least large-GEMM share of a step's matmul time, percent, for a prefill-shaped step.
-pub const REPREFILL_GEMM_STEP_SHARE_PCT: f64 = 50.0;
+pub(crate) const REPREFILL_GEMM_STEP_SHARE_PCT: f64 = 50.0;
 /// Least share of steps, percent, that must be prefill-shaped.
-pub const REPREFILL_STEP_FRACTION_PCT: f64 = 80.0;
+pub(crate) const REPREFILL_STEP_FRACTION_PCT: f64 = 80.0;
 /// Least large-GEMM share of compute time, percent, for re-prefill.
-pub const REPREFILL_MIN_COMPUTE_SHARE_PCT: f64 = 30.0;
+pub(crate) const REPREFILL_MIN_COMPUTE_SHARE_PCT: f64 = 30.0;
 /// Large-GEMM time per step growing by at least this factor (last third of the steps
 /// against the first third) makes prefill-shaped steps a re-prefill.
-pub const REPREFILL_GROWTH_RATIO: f64 = 1.05;
+pub(crate) const REPREFILL_GROWTH_RATIO: f64 = 1.05;
 /// Busy share of wall time, percent, below which the device is host-bound.
 pub const HOST_BOUND_BUSY_PCT: f64 = 50.0;
 /// Least share of a device's busy span, percent, that a clock must spend below nominal for
 /// the run to count as throttled (a short dip at a load change is not).
-pub const THROTTLED_MIN_SHARE_PCT: f64 = 10.0;
-pub use throttled::UTILIZATION_SERIES;
+pub(crate) const THROTTLED_MIN_SHARE_PCT: f64 = 10.0;
 
 /// Which rule a finding comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

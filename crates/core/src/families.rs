@@ -50,7 +50,7 @@ use table::{ASCEND_ELEMENTWISE, BUILTIN};
 mod table;
 
 /// A GEMM whose CTA tile has a side at most this long is matrix-vector shaped (GEMV).
-pub const SKINNY_TILE_MAX: u32 = 16;
+pub(crate) const SKINNY_TILE_MAX: u32 = 16;
 
 /// The kind of work a kernel does.
 ///

@@ -19,33 +19,35 @@
 //! assert_eq!(timeline.ops.len(), 1);
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod analysis;
 pub mod answer;
 pub mod breakdown;
 pub mod deepdive;
 pub mod diagnosis;
-pub mod door;
+mod door;
 pub mod families;
 pub mod kernel_summary;
 pub mod op_totals;
 pub mod part_buffers;
 pub mod phases;
-pub mod probe;
+mod probe;
 pub mod process_group;
 pub mod rank_job;
-pub mod recognition;
+mod recognition;
 pub mod recorder;
-pub mod registry;
+mod registry;
 pub mod run_plan;
 pub mod samples_csv;
 pub mod step_runner;
 pub mod tool_cache;
 pub mod tools;
 pub mod util_csv;
-pub mod util_summary;
+mod util_summary;
 pub mod util_ticks;
-pub mod util_verdict;
-pub mod vendor;
+mod util_verdict;
+mod vendor;
 pub mod vendor_tables;
 
 pub use breakdown::{

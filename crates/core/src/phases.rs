@@ -34,7 +34,6 @@ mod marks;
 pub mod slice;
 pub mod util;
 
-pub use marks::BURST_END_KERNELS;
 use marks::{leading_burst_end, warmup_marks, NameSet};
 
 use crate::diagnosis::step_source;
@@ -45,14 +44,14 @@ use serde::Serialize;
 pub use slice::PhaseChoice;
 
 /// A leading step this many times longer than the median step is warm-up.
-pub const SLOW_STEP_RATIO: f64 = 3.0;
+pub(crate) const SLOW_STEP_RATIO: f64 = 3.0;
 /// Steps in a row, none of them slow, that start the steady state.
-pub const SETTLED_STEPS: usize = 3;
+pub(crate) const SETTLED_STEPS: usize = 3;
 /// Host-to-device copies making at least this share (percent) of the device time before the
 /// steady state make that stretch a load phase.
-pub const LOAD_COPY_SHARE_PCT: f64 = 30.0;
+pub(crate) const LOAD_COPY_SHARE_PCT: f64 = 30.0;
 /// Or moving at least this many bytes.
-pub const LOAD_COPY_BYTES: u64 = 16 << 20;
+pub(crate) const LOAD_COPY_BYTES: u64 = 16 << 20;
 
 /// What a phase is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -146,7 +145,7 @@ impl Phases {
 }
 
 /// True for a copy from host to device, by its name as the sources spell it.
-pub fn is_host_to_device(name: &str) -> bool {
+pub(crate) fn is_host_to_device(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     ["htod", "h2d", "hosttodevice", "host_to_device", "host to device", "-> device"].iter().any(|p| lower.contains(p))
 }

@@ -179,7 +179,7 @@ impl Recording {
 }
 
 /// Rejects intervals below [`MIN_INTERVAL`] with a message that says what is allowed.
-pub fn check_interval(interval: Duration) -> Result<()> {
+pub(crate) fn check_interval(interval: Duration) -> Result<()> {
     if interval < MIN_INTERVAL {
         return Err(Error::Unsupported(format!(
             "sampling interval {interval:?} is too short: the minimum is {} ms (default {} ms)",

@@ -30,7 +30,7 @@ pub fn run_step(plan: &RunPlan) -> Result<RunOutcome> {
 }
 
 /// The runner without a supervisor (see the module).
-pub fn run_plain(plan: &RunPlan) -> Result<RunOutcome> {
+pub(crate) fn run_plain(plan: &RunPlan) -> Result<RunOutcome> {
     let program = plan.program();
     let Some((first, rest)) = plan.argv.split_first() else {
         return Err(Error::Unsupported("empty command".to_owned()));

@@ -19,13 +19,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// Environment variable that turns the cache off (any value but empty or `0`).
-pub const NO_CACHE_ENV: &str = "PROF_NO_CACHE";
+pub(crate) const NO_CACHE_ENV: &str = "PROF_NO_CACHE";
 
 /// The cache file's name inside `<cache dir>/prof`.
-pub const FILE_NAME: &str = "tool-versions.json";
+pub(crate) const FILE_NAME: &str = "tool-versions.json";
 
 /// The format tag written into the file; a file with any other tag is ignored and replaced.
-pub const FORMAT: &str = "prof.tool-versions.v1";
+pub(crate) const FORMAT: &str = "prof.tool-versions.v1";
 
 /// Most entries kept; the oldest go first past it (a machine has a handful of tools).
 const MAX_ENTRIES: usize = 64;

@@ -211,7 +211,7 @@ pub fn query_version(tool: &str, program: &Path, timeout: Duration) -> std::resu
 /// [`query_version`] with an explicit `cache`. Only a query that gave a version is cached (its
 /// stdout, parsed again on each hit); failures and time-outs run again next time. The answer is
 /// stored only when the file is unchanged across the run, so one replaced mid-query is not.
-pub fn query_version_with(
+pub(crate) fn query_version_with(
     cache: &ToolCache,
     tool: &str,
     program: &Path,

@@ -21,7 +21,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// The numeric columns read as series: (column, series name, unit).
-pub const UTIL_CSV_SERIES: [(&str, &str, &str); 8] = [
+pub(crate) const UTIL_CSV_SERIES: [(&str, &str, &str); 8] = [
     ("gpu_util_pct", "GPU utilization", "%"),
     ("mem_util_pct", "memory utilization", "%"),
     ("mem_used_mib", "memory used", "MiB"),
@@ -79,7 +79,7 @@ fn header_matches(line: &str) -> bool {
 }
 
 /// Loads the recording at `path` (see the module doc).
-pub fn load_util_csv(path: &Path) -> Result<Timeline> {
+pub(crate) fn load_util_csv(path: &Path) -> Result<Timeline> {
     let file = File::open(path).map_err(|e| Error::Artifact {
         path: path.to_owned(),
         line: 0,

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 /// A sample counts as busy when its `gpu_util_pct` is at least this (percent): NVML and
 /// the SMIs report a few percent on an idle device from housekeeping kernels.
-pub const BUSY_UTIL_PCT: f64 = 5.0;
+pub(crate) const BUSY_UTIL_PCT: f64 = 5.0;
 
 /// Everything `prof util` knows about one device over a recording.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -117,7 +117,7 @@ pub fn summarize(ticks: &[Tick]) -> Vec<DeviceSummary> {
 }
 
 /// The summary of one device from its `(t_ns, sample)` series.
-pub fn summarize_device(device: u32, series: &[(u64, &DeviceSample)]) -> DeviceSummary {
+pub(crate) fn summarize_device(device: u32, series: &[(u64, &DeviceSample)]) -> DeviceSummary {
     let samples: Vec<&DeviceSample> = series.iter().map(|(_, s)| *s).collect();
     let first = series.iter().map(|(t, _)| *t).min().unwrap_or(0);
     let last = series.iter().map(|(t, _)| *t).max().unwrap_or(0);

@@ -29,20 +29,20 @@ use serde::Serialize;
 use std::ffi::OsStr;
 
 /// Fewer samples than this give "too short to tell" instead of a verdict.
-pub const MIN_VERDICT_SAMPLES: usize = 3;
+pub(crate) const MIN_VERDICT_SAMPLES: usize = 3;
 /// Below this mean utilization (percent) a device that ran a command is host-bound.
-pub const HOST_BOUND_MEAN_UTIL_PCT: f64 = 10.0;
+pub(crate) const HOST_BOUND_MEAN_UTIL_PCT: f64 = 10.0;
 /// Below this share of busy samples (percent) a device that ran a command is host-bound.
-pub const HOST_BOUND_BUSY_SHARE_PCT: f64 = 30.0;
+pub(crate) const HOST_BOUND_BUSY_SHARE_PCT: f64 = 30.0;
 /// A non-idle throttle reason active in at least this share of busy samples (percent) makes
 /// the run clock-limited; a reason seen less often is a transient.
-pub const CLOCK_LIMITED_BUSY_SHARE_PCT: f64 = 20.0;
+pub(crate) const CLOCK_LIMITED_BUSY_SHARE_PCT: f64 = 20.0;
 /// The throttle reason that only says the device had nothing to do.
-pub const IDLE_THROTTLE_REASON: &str = "gpu_idle";
+pub(crate) const IDLE_THROTTLE_REASON: &str = "gpu_idle";
 /// The activity metric that says how busy the SMs were, not only whether a kernel was resident.
-pub const SM_ACTIVITY_METRIC: &str = "sm_activity_pct";
+pub(crate) const SM_ACTIVITY_METRIC: &str = "sm_activity_pct";
 /// SM activity below this fraction of the mean utilization counts as "much lower".
-pub const RESIDENT_NOT_ACTIVE_RATIO: f64 = 0.5;
+pub(crate) const RESIDENT_NOT_ACTIVE_RATIO: f64 = 0.5;
 
 /// The main answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

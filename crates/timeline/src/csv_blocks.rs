@@ -19,6 +19,7 @@ pub enum Instructions {
 }
 
 impl Instructions {
+    /// The best this CPU offers.
     pub fn of_cpu() -> Self {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("popcnt") {

@@ -25,7 +25,12 @@ const EMPTY: u32 = u32::MAX;
 #[derive(Debug, Clone)]
 pub enum LaunchIndex {
     /// `slots[id - first]` is the span, or [`EMPTY`].
-    Table { first: u64, slots: Vec<u32> },
+    Table {
+        /// The smallest id.
+        first: u64,
+        /// One slot per id from `first` on.
+        slots: Vec<u32>,
+    },
     /// Ids too spread out (or more spans than a slot can number).
     Map(FxHashMap<u64, usize>),
 }

@@ -15,6 +15,8 @@
 //! assert_eq!(timeline.ops.len(), 1);
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod bit_masks;
 pub mod correlation;
 pub mod csv_blocks;

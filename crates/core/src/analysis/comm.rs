@@ -159,7 +159,8 @@ pub fn timeline_comm_samples(timeline: &Timeline, families: &Families) -> Vec<Co
 
 /// Bandwidth per collective type over the communication ops of `timeline`; empty when it
 /// has none.
-pub fn timeline_collectives(timeline: &Timeline, families: &Families) -> Vec<CollectiveStats> {
+#[cfg(test)]
+fn timeline_collectives(timeline: &Timeline, families: &Families) -> Vec<CollectiveStats> {
     summarize_collectives(timeline_comm_samples(timeline, families))
 }
 

@@ -25,16 +25,16 @@ use prof_timeline::timeline::{CounterSeries, Timeline};
 use serde::Serialize;
 
 /// Words in a counter's name that mark it as a clock or frequency.
-pub const FREQUENCY_NAME_HINTS: [&str; 3] = ["freq", "clock", "clk"];
+pub(crate) const FREQUENCY_NAME_HINTS: [&str; 3] = ["freq", "clock", "clk"];
 /// Units that mark a counter as a frequency.
-pub const FREQUENCY_UNITS: [&str; 3] = ["mhz", "ghz", "khz"];
+pub(crate) const FREQUENCY_UNITS: [&str; 3] = ["mhz", "ghz", "khz"];
 /// How far below nominal, percent, a value must be to count as a drop (sampling noise and
 /// boost steps of a few MHz are not drops).
-pub const DROP_TOLERANCE_PCT: f64 = 2.0;
+pub(crate) const DROP_TOLERANCE_PCT: f64 = 2.0;
 /// Drops listed per series, longest first.
-pub const TOP_DROPS: usize = 10;
+pub(crate) const TOP_DROPS: usize = 10;
 /// The name prefix of a 0/1 throttle-reason series (`throttle reason sw_power_cap`).
-pub const THROTTLE_REASON_PREFIX: &str = "throttle reason ";
+pub(crate) const THROTTLE_REASON_PREFIX: &str = "throttle reason ";
 
 /// One stretch below nominal.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -115,7 +115,7 @@ pub fn counter_drops(timeline: &Timeline) -> Vec<SeriesDrops> {
 
 /// Whether a counter's name or unit marks it as a frequency (a throttle-reason series, even
 /// `applications_clocks_setting`, is not one).
-pub fn is_frequency(name: &str, unit: Option<&str>) -> bool {
+pub(crate) fn is_frequency(name: &str, unit: Option<&str>) -> bool {
     if throttle_reason(name).is_some() {
         return false;
     }
@@ -142,12 +142,12 @@ pub fn throttle_reasons(timeline: &Timeline) -> Vec<(Option<u32>, String, Interv
 }
 
 /// The time each point of `points` holds (until the next point) where `keep` says so.
-pub fn held_where(points: &[(u64, f64)], keep: impl Fn(f64) -> bool) -> IntervalSet {
+pub(crate) fn held_where(points: &[(u64, f64)], keep: impl Fn(f64) -> bool) -> IntervalSet {
     IntervalSet::from_unsorted(points.windows(2).filter(|w| keep(w[0].1)).map(|w| (w[0].0, w[1].0)).collect())
 }
 
 /// The value below which a series with maximum `nominal` counts as dropped.
-pub fn drop_line(nominal: f64) -> f64 {
+pub(crate) fn drop_line(nominal: f64) -> f64 {
     nominal * (1.0 - DROP_TOLERANCE_PCT / 100.0)
 }
 
@@ -229,7 +229,7 @@ fn series_drops(
 }
 
 /// The drops of `points` below `nominal`, in time order.
-pub fn drop_spans(points: &[(u64, f64)], nominal: f64) -> Vec<DropSpan> {
+pub(crate) fn drop_spans(points: &[(u64, f64)], nominal: f64) -> Vec<DropSpan> {
     let line = drop_line(nominal);
     let mut drops = Vec::new();
     // (start time, lowest value) of the drop being followed.

@@ -30,9 +30,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// A change of at least this much, percent, is named in the verdict.
-pub const VERDICT_MIN_CHANGE_PCT: f64 = 10.0;
+pub(crate) const VERDICT_MIN_CHANGE_PCT: f64 = 10.0;
 /// B's launches per op over A's at or below which B launched its ops in batches.
-pub const FEWER_LAUNCHES_RATIO: f64 = 0.5;
+pub(crate) const FEWER_LAUNCHES_RATIO: f64 = 0.5;
 
 /// One number on both sides.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -35,18 +35,18 @@ use sweep::{Context, Sweep};
 mod sweep;
 
 /// Longest gap, ns, between an early-launched op and the op before it that counts as kernel wait.
-pub const KERNEL_WAIT_MAX_NS: u64 = 10_000;
+pub(crate) const KERNEL_WAIT_MAX_NS: u64 = 10_000;
 /// Gaps listed per device (and per main stream), longest first.
-pub const TOP_GAPS: usize = 10;
+pub(crate) const TOP_GAPS: usize = 10;
 /// Host spans listed per gap.
-pub const HOST_SPANS_PER_GAP: usize = 5;
+pub(crate) const HOST_SPANS_PER_GAP: usize = 5;
 /// Share of device-gap time, percent, from which a cause's remedy is given.
-pub const REMEDY_MIN_IDLE_SHARE_PCT: f64 = 25.0;
+pub(crate) const REMEDY_MIN_IDLE_SHARE_PCT: f64 = 25.0;
 /// A gap at least this long, ns, is a stall (the host stopped: input, a sync, I/O,
 /// compilation), not launch overhead between kernels: [`CauseTotal::long_count`].
-pub const STALL_MIN_NS: u64 = 1_000_000;
+pub(crate) const STALL_MIN_NS: u64 = 1_000_000;
 /// Upper bounds, ns, of the gap-length buckets; the last bucket is open.
-pub const BUCKET_BOUNDS_NS: [u64; 4] = [10_000, 100_000, 1_000_000, 10_000_000];
+pub(crate) const BUCKET_BOUNDS_NS: [u64; 4] = [10_000, 100_000, 1_000_000, 10_000_000];
 
 const BUCKET_LABELS: [&str; 5] = ["< 10 µs", "10-100 µs", "100 µs-1 ms", "1-10 ms", ">= 10 ms"];
 

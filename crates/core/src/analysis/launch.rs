@@ -28,15 +28,15 @@ use serde::Serialize;
 /// A kernel shorter than this, ns, is a short kernel.
 pub const SHORT_KERNEL_NS: u64 = 10_000;
 /// Share of kernels, percent, shorter than their launch call from which the verdict is launch-bound.
-pub const LAUNCH_BOUND_PCT: f64 = 50.0;
+pub(crate) const LAUNCH_BOUND_PCT: f64 = 50.0;
 /// Share of kernels, percent, shorter than their launch call from which the verdict is partly launch-bound.
-pub const PARTLY_LAUNCH_BOUND_PCT: f64 = 20.0;
+pub(crate) const PARTLY_LAUNCH_BOUND_PCT: f64 = 20.0;
 /// A median queue wait (launch delay less the launch call) of at least this, ns, means the
 /// launch queue holds work: the host runs ahead of the device, which does not wait for
 /// launches (an empty queue starts a kernel within some 5-20 µs of its launch call).
-pub const LAUNCH_QUEUE_DEEP_NS: u64 = 100_000;
+pub(crate) const LAUNCH_QUEUE_DEEP_NS: u64 = 100_000;
 /// A launch delay longer than this, ns, means the correlation link is broken (60 s).
-pub const MAX_PLAUSIBLE_DELAY_NS: u64 = 60_000_000_000;
+pub(crate) const MAX_PLAUSIBLE_DELAY_NS: u64 = 60_000_000_000;
 
 /// Nearest-rank percentiles of a set of durations, ns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -40,9 +40,7 @@ use prof_timeline::intern::NameId;
 use prof_timeline::timeline::{DeviceOp, Timeline};
 use serde::Serialize;
 
-pub use super::repeats::{
-    CANDIDATE_PERIODS, MIN_PERIOD_OPS, MIN_REPEATS, MISMATCH_TOLERANCE, SMALLER_PERIOD_SLACK_PCT,
-};
+use super::repeats::MISMATCH_TOLERANCE;
 
 /// One op of the representative layer.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -52,7 +52,7 @@ pub struct DeviceOverlap {
 /// Ops in start order (as loaded timelines hold them) are merged as they come, without keeping
 /// their intervals: the overlap is `|cover| + |covered| - |cover ∪ covered|`. Otherwise every
 /// interval is gathered and the two unions intersected.
-pub fn pair_overlap(
+pub(crate) fn pair_overlap(
     timeline: &Timeline,
     cover: impl Fn(usize, &DeviceOp) -> bool,
     covered: impl Fn(usize, &DeviceOp) -> bool,

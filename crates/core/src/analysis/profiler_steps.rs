@@ -5,16 +5,16 @@ use prof_timeline::intern::{FxHashMap, NameId};
 use prof_timeline::{HostCategory, Timeline};
 
 /// The prefix of torch.profiler's step annotations.
-pub const PROFILER_STEP_PREFIX: &str = "ProfilerStep#";
+pub(crate) const PROFILER_STEP_PREFIX: &str = "ProfilerStep#";
 
 /// How many profiler-step annotations (`ProfilerStep#N`) the timeline holds, `None` for none:
 /// what `diagnosis::steps::segment` counts when it uses them, without assigning the ops to steps.
-pub fn profiler_step_count(timeline: &Timeline) -> Option<usize> {
+pub(crate) fn profiler_step_count(timeline: &Timeline) -> Option<usize> {
     Some(profiler_step_spans(timeline).len()).filter(|&n| n > 0)
 }
 
 /// The `[start, end)` of each profiler-step annotation, in start order.
-pub fn profiler_step_spans(timeline: &Timeline) -> Vec<(u64, u64)> {
+pub(crate) fn profiler_step_spans(timeline: &Timeline) -> Vec<(u64, u64)> {
     let mut is_step: FxHashMap<NameId, bool> = FxHashMap::default();
     let mut spans: Vec<(u64, u64)> = timeline
         .host

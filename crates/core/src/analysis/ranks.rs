@@ -126,7 +126,7 @@ pub fn missing_ranks(ranks: &[u32]) -> Vec<u32> {
 
 /// The rank number in a per-rank file or directory name: the digits after the last `rank`
 /// (any case), optionally after one `_` or `-`. `None` when the name carries no rank.
-pub fn rank_in_name(name: &str) -> Option<u32> {
+pub(crate) fn rank_in_name(name: &str) -> Option<u32> {
     let lower = name.to_ascii_lowercase();
     lower.rmatch_indices("rank").find_map(|(at, word)| {
         let rest = &lower[at + word.len()..];

@@ -7,20 +7,20 @@ use crate::analysis::prefix::PrefixSums;
 use prof_timeline::intern::{FxHashMap, NameId};
 
 /// Candidate periods taken from each of the two rankings of recurrence distances.
-pub const CANDIDATE_PERIODS: usize = 8;
+pub(crate) const CANDIDATE_PERIODS: usize = 8;
 /// Shortest layer, ops: a "layer" of one op repeated is a loop, not a layer.
-pub const MIN_PERIOD_OPS: usize = 2;
+pub(crate) const MIN_PERIOD_OPS: usize = 2;
 /// Fewest layers a repeating region must hold.
-pub const MIN_REPEATS: usize = 2;
+pub(crate) const MIN_REPEATS: usize = 2;
 /// Longest run of mismatching positions a region tolerates, as a fraction of the period.
-pub const MISMATCH_TOLERANCE: f64 = 0.1;
+pub(crate) const MISMATCH_TOLERANCE: f64 = 0.1;
 /// Fewest positions of a region (percent) whose op is named as the op one period later: past
 /// the runs of mismatches tolerated, a wrong period's chance matches (a name as common as an
 /// elementwise kernel's, every twenty ops) had strung a whole run into one region, which won
 /// over the true period two ops longer (an H100 decode capture: 5 % matching against 99 %).
-pub const MIN_MATCH_PCT: usize = 50;
+pub(crate) const MIN_MATCH_PCT: usize = 50;
 /// How much less op time (percent) a smaller period may cover and still win over a larger one.
-pub const SMALLER_PERIOD_SLACK_PCT: f64 = 5.0;
+pub(crate) const SMALLER_PERIOD_SLACK_PCT: f64 = 5.0;
 
 /// A repeating region: first op index, period and number of layers, and the op time it covers.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,7 +51,7 @@ pub fn repeats(names: &[NameId], prefix: &PrefixSums) -> Option<Repeats> {
 
 /// [`repeats`] with periods shorter than `max_period` only (to look inside a repeat that
 /// holds the whole run twice, such as two `generate` calls).
-pub fn repeats_below(names: &[NameId], prefix: &PrefixSums, max_period: usize) -> Option<Repeats> {
+pub(crate) fn repeats_below(names: &[NameId], prefix: &PrefixSums, max_period: usize) -> Option<Repeats> {
     let best = best_region_below(names, prefix, max_period, true)?;
     let regions = regions_of(names, prefix, best.period).into_iter().map(|r| (r.start, r.repeats)).collect();
     let first = &names[best.start..best.start + best.period];

@@ -22,7 +22,7 @@ use prof_timeline::timeline::{DeviceOp, Timeline};
 use serde::Serialize;
 
 /// Share of a stream's op time, percent, one activity must reach to name the stream's role.
-pub const MOSTLY_SHARE_PCT: f64 = 50.0;
+pub(crate) const MOSTLY_SHARE_PCT: f64 = 50.0;
 
 /// What a stream is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -30,13 +30,13 @@ pub enum Activity {
 /// the family table (as the first op of that name, in the timeline's order, is classified: its
 /// type, where the source gives one, can decide). Read as the ops are walked: no table of an
 /// activity per op is built (10 MB at 10 M ops, once for each of four analyses).
-pub fn activity_of<'a>(timeline: &'a Timeline, families: &'a Families) -> impl Fn(usize) -> Activity + 'a {
+pub(crate) fn activity_of<'a>(timeline: &'a Timeline, families: &'a Families) -> impl Fn(usize) -> Activity + 'a {
     activity_of_ops(timeline, &timeline.ops, families)
 }
 
 /// [`activity_of`] of `ops`, some of `timeline`'s ops in its order (those a cut of it would
 /// keep): `index` counts in `ops`, and each name's activity is its first op's there.
-pub fn activity_of_ops<'a>(
+pub(crate) fn activity_of_ops<'a>(
     timeline: &'a Timeline,
     ops: &'a [DeviceOp],
     families: &'a Families,

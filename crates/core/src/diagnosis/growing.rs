@@ -14,12 +14,12 @@ use super::steps::Steps;
 use prof_timeline::timeline::{OpKind, Timeline};
 
 /// Blocks per step, 90th over 10th percentile, from which the work grows.
-pub const GROWTH_P90_P10: f64 = 1.3;
+pub(super) const GROWTH_P90_P10: f64 = 1.3;
 /// Share of consecutive step pairs (percent) whose blocks must grow.
-pub const GROWING_PAIRS_PCT: f64 = 75.0;
+pub(super) const GROWING_PAIRS_PCT: f64 = 75.0;
 
 /// What the launched blocks say about the steps.
-pub enum Work {
+pub(super) enum Work {
     /// Each step launches more than the one before: the evidence lines.
     Growing(Vec<String>),
     /// The grids are known and the work per step does not grow: step times that grow are
@@ -30,7 +30,7 @@ pub enum Work {
 }
 
 /// Whether each step launches more work than the one before.
-pub fn growing_work(timeline: &Timeline, steps: &Steps) -> Work {
+pub(super) fn growing_work(timeline: &Timeline, steps: &Steps) -> Work {
     if steps.count < super::REPREFILL_MIN_STEPS {
         return Work::Unknown;
     }

@@ -31,13 +31,13 @@ use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 
 /// Share of the idle time, percent, that one gap must hold to be a stall rather than launch
 /// overhead.
-pub const IDLE_STRETCH_SHARE_PCT: f64 = 50.0;
+pub(crate) const IDLE_STRETCH_SHARE_PCT: f64 = 50.0;
 /// Least share of device busy time, percent, that pageable copies must take to be reported.
-pub const PAGEABLE_MIN_BUSY_PCT: f64 = 10.0;
+pub(crate) const PAGEABLE_MIN_BUSY_PCT: f64 = 10.0;
 /// Least mean duration of a pageable copy, ns, to be reported.
-pub const PAGEABLE_MIN_MEAN_NS: u64 = 10_000;
+pub(crate) const PAGEABLE_MIN_MEAN_NS: u64 = 10_000;
 /// Host syncs per step from which they are reported.
-pub const SYNCS_PER_STEP: f64 = 4.0;
+pub(crate) const SYNCS_PER_STEP: f64 = 4.0;
 
 /// True for a host call that waits for the device.
 pub fn is_sync_call(name: &str) -> bool {

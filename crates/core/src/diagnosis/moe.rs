@@ -23,14 +23,14 @@ use crate::families::Family;
 use crate::kernel_summary::KernelSummary;
 
 /// Top-k selections per attention kernel from which the top-k is per-layer routing.
-pub const TOPK_PER_ATTENTION: f64 = 0.5;
+pub(crate) const TOPK_PER_ATTENTION: f64 = 0.5;
 /// Top-k selections per step from which the top-k is per-layer routing (runs without an
 /// attention kernel).
-pub const TOPK_PER_STEP: f64 = 2.0;
+pub(crate) const TOPK_PER_STEP: f64 = 2.0;
 /// Scatter-adds per top-k selection from which experts are combined one at a time.
-pub const LOOP_SCATTERS_PER_TOPK: f64 = 2.0;
+pub(crate) const LOOP_SCATTERS_PER_TOPK: f64 = 2.0;
 /// Matmul launches per scatter-add in an expert loop (gate/up and down projections).
-pub const LOOP_MATMULS_PER_SCATTER: f64 = 2.0;
+pub(crate) const LOOP_MATMULS_PER_SCATTER: f64 = 2.0;
 
 /// Why the run counts as MoE routing, if it does.
 fn routing(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Option<String> {

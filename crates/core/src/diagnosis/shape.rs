@@ -12,18 +12,18 @@ use prof_timeline::timeline::{OpKind, Timeline};
 /// A softmax counts as attention-shaped when a matmul runs at most this many kernels before it
 /// on the same stream (QKᵀ, scale, mask, cast to fp32, softmax: seen in transformers' eager
 /// attention on the H200)…
-pub const SANDWICH_BEFORE: usize = 4;
+pub(crate) const SANDWICH_BEFORE: usize = 4;
 /// …and at most this many after it (softmax, cast back, ·V).
-pub const SANDWICH_AFTER: usize = 3;
+pub(crate) const SANDWICH_AFTER: usize = 3;
 
 /// Kernel-name parts (lower case) that only training runs launch: backward kernels and
 /// optimizer steps.
-pub const TRAINING_MARKS: [&str; 9] =
+pub(crate) const TRAINING_MARKS: [&str; 9] =
     ["backward", "_bwd", "bwd_", "bprop", "dgrad", "wgrad", "multi_tensor_apply", "adam", "sgd_"];
 
 /// Kernel-name parts (lower case) of scatter-adds into a token buffer (`index_add_`), the
 /// combine step of an eager MoE expert loop.
-pub const SCATTER_ADD_MARKS: [&str; 3] = ["indexfuncsmallindex", "indexfunclargeindex", "index_add"];
+pub(crate) const SCATTER_ADD_MARKS: [&str; 3] = ["indexfuncsmallindex", "indexfunclargeindex", "index_add"];
 
 /// The structure of one timeline.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -36,18 +36,17 @@ use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 use serde::Serialize;
 
 /// A kernel must run at least this many times to mark steps.
-pub const MIN_ANCHOR_CALLS: u64 = 3;
+pub(crate) const MIN_ANCHOR_CALLS: u64 = 3;
 
 use crate::analysis::profiler_steps::profiler_step_spans;
-pub use crate::analysis::profiler_steps::{profiler_step_count, PROFILER_STEP_PREFIX};
 
 /// Fewest steps a repeating op sequence must give.
 pub const MIN_SEQUENCE_STEPS: usize = 3;
 /// Share (percent) of the main stream's ops from the first step on that the steps must hold.
-pub const MIN_STEP_COVERAGE_PCT: f64 = 50.0;
+pub(crate) const MIN_STEP_COVERAGE_PCT: f64 = 50.0;
 /// Share of regions (percent) that must hold the same number of repeats for the regions to be
 /// the steps.
-pub const REGULAR_REGIONS_PCT: f64 = 70.0;
+pub(crate) const REGULAR_REGIONS_PCT: f64 = 70.0;
 
 /// Where the steps came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -88,13 +87,14 @@ impl Steps {
 }
 
 /// Segments `timeline` into steps, or `None` when no source finds any.
-pub fn segment(timeline: &Timeline) -> Option<Steps> {
+#[cfg(test)]
+fn segment(timeline: &Timeline) -> Option<Steps> {
     segment_with(timeline, None)
 }
 
 /// [`segment`], with [`sequence_steps`] of `timeline` already found (`Some(found)`, where
 /// `found` may be `None`) or not (`None`).
-pub fn segment_with(timeline: &Timeline, sequence: Option<Option<StepSpans>>) -> Option<Steps> {
+pub(crate) fn segment_with(timeline: &Timeline, sequence: Option<Option<StepSpans>>) -> Option<Steps> {
     sequence
         .unwrap_or_else(|| sequence_steps(timeline))
         .map(StepSpans::assign)
@@ -120,12 +120,12 @@ impl StepSpans {
 }
 
 /// The steps of a repeating op sequence on the main stream (source 0 above), or `None`.
-pub fn sequence_steps(timeline: &Timeline) -> Option<StepSpans> {
+pub(crate) fn sequence_steps(timeline: &Timeline) -> Option<StepSpans> {
     sequence_steps_in(&timeline.ops)
 }
 
 /// [`sequence_steps`] of some of a timeline's ops (those after its load, say).
-pub fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
+pub(crate) fn sequence_steps_in(all: &[DeviceOp]) -> Option<StepSpans> {
     let mut main = MainStream::of(all);
     let len = main.len();
     let (names, prefix) = (&main.names, &main.prefix);
@@ -248,6 +248,7 @@ fn repeating_kernel(timeline: &Timeline) -> Option<Steps> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::profiler_steps::profiler_step_count;
     use prof_timeline::timeline::{DeviceOp, HostSpan};
     use prof_timeline::HostCategory;
 

@@ -12,7 +12,7 @@ use prof_timeline::timeline::{CounterSeries, Timeline};
 
 /// The series whose points say how busy a device was, when a timeline has no ops on it
 /// (prof's util CSV names it so).
-pub const UTILIZATION_SERIES: &str = "GPU utilization";
+pub(crate) const UTILIZATION_SERIES: &str = "GPU utilization";
 
 /// Where a busy span came from.
 enum BusySource {
@@ -40,7 +40,7 @@ impl Judged<'_> {
 
 /// The finding, when a frequency-like series is below nominal for at least
 /// [`THROTTLED_MIN_SHARE_PCT`] of its device's busy span (the worst such series is reported).
-pub fn throttled(timeline: &Timeline) -> Option<Diagnosis> {
+pub(super) fn throttled(timeline: &Timeline) -> Option<Diagnosis> {
     let worst = timeline
         .counters
         .iter()

@@ -8,7 +8,7 @@ use prof_timeline::intern::{FxHashMap, NameId};
 use prof_timeline::timeline::{DeviceOp, OpKind, Timeline};
 
 /// Kernels in a row with no host-to-device copy that end a leading burst of copies.
-pub const BURST_END_KERNELS: usize = 50;
+pub(crate) const BURST_END_KERNELS: usize = 50;
 
 /// Without steps: the end of the last host-to-device copy of the leading burst (copies with
 /// fewer than [`BURST_END_KERNELS`] kernels in a row between them), if the run starts with one.

@@ -66,11 +66,11 @@ pub fn util_phases(ticks: &[Tick]) -> Phases {
 /// Utilization under which a sample is quiet (nothing ran), percent: a lead-in's idle
 /// stretch is quiet throughout. Below [`BUSY_UTIL_PCT`] but above this is low activity, such
 /// as a batch-1 decode at 2–3 % (seen on the H200), which is the run itself, not its load.
-pub const QUIET_UTIL_PCT: f64 = 1.0;
+pub(crate) const QUIET_UTIL_PCT: f64 = 1.0;
 /// A quiet stretch at least this long ends a lead-in…
-pub const LEAD_IN_IDLE_NS: u64 = 2_000_000_000;
+pub(crate) const LEAD_IN_IDLE_NS: u64 = 2_000_000_000;
 /// …when the activity before it is at most this share of the activity after it, percent.
-pub const LEAD_IN_BLIP_PCT: usize = 50;
+pub(crate) const LEAD_IN_BLIP_PCT: usize = 50;
 
 /// Where the active phase starts: `first` (the first active tick), or later, past each quiet
 /// stretch of at least [`LEAD_IN_IDLE_NS`] that lasts longer than the activity before it,
