@@ -81,7 +81,7 @@ fn auto_opens_after_four_blocks_of_launches_once_the_upload_is_over() {
 #[cfg(feature = "nvidia")]
 #[test]
 fn a_window_that_never_opens_says_why() {
-    let explained = prof_backend_nvidia::cupti_tool::tracer_warnings(&log("never")).unwrap();
+    let explained = prof_backend_nvidia::fuzz::cupti_tool::tracer_warnings(&log("never")).unwrap();
     assert_eq!(
         explained,
         "prof-cupti: warning: the capture window never opened: no cudaProfilerStart/cuProfilerStart call was made"

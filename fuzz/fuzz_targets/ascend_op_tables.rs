@@ -7,8 +7,8 @@
 //! Never a panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use prof_backend_ascend::csv_table::CsvTable;
-use prof_backend_ascend::{op_statistic, op_table, op_table_summary};
+use prof_backend_ascend::fuzz::csv_table::CsvTable;
+use prof_backend_ascend::fuzz::{op_statistic, op_table, op_table_summary};
 use prof_core::{Families, NameId, Timeline};
 use std::path::Path;
 

@@ -1,10 +1,10 @@
-//! Fuzzes `prof_backend_nvidia::nsys_sqlite::load` and `summarize_device_ops` (nsys SQLite
+//! Fuzzes `prof_backend_nvidia::fuzz::nsys_sqlite::load` and `summarize_device_ops` (nsys SQLite
 //! exports; path-only, so through a temp file) on arbitrary bytes: both must return Ok or Err,
 //! never panic, and when both succeed the device-ops summary must equal the one of the whole
 //! timeline (what `prof analyze --summary-only` relies on).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use prof_backend_nvidia::nsys_sqlite;
+use prof_backend_nvidia::fuzz::nsys_sqlite;
 use prof_core::{summarize_kernels, Families};
 
 fuzz_target!(|data: &[u8]| {

@@ -1,10 +1,10 @@
-//! Fuzzes `prof_backend_amd::rocprof_legacy::read` (legacy rocprof results.csv) on arbitrary bytes: it must return Ok or Err, never panic.
+//! Fuzzes `prof_backend_amd::fuzz::rocprof_legacy::read` (legacy rocprof results.csv) on arbitrary bytes: it must return Ok or Err, never panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(csv) = prof_backend_amd::rocprof_csv::CsvReader::from_reader(data, Path::new("results.csv")) else { return };
+    let Ok(csv) = prof_backend_amd::fuzz::rocprof_csv::CsvReader::from_reader(data, Path::new("results.csv")) else { return };
     let mut timeline = prof_core::Timeline::new("fuzz");
-    let _ = prof_backend_amd::rocprof_legacy::read(csv, &mut timeline);
+    let _ = prof_backend_amd::fuzz::rocprof_legacy::read(csv, &mut timeline);
 });

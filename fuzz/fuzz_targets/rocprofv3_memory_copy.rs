@@ -1,13 +1,13 @@
-//! Fuzzes `prof_backend_amd::rocprofv3_trace::load_memory_copies` (rocprofv3 memory_copy_trace.csv) on arbitrary bytes: it must return Ok or Err, never panic.
+//! Fuzzes `prof_backend_amd::fuzz::rocprofv3_trace::load_memory_copies` (rocprofv3 memory_copy_trace.csv) on arbitrary bytes: it must return Ok or Err, never panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(csv) = prof_backend_amd::rocprof_csv::CsvReader::from_reader(data, Path::new("memory_copy_trace.csv"))
+    let Ok(csv) = prof_backend_amd::fuzz::rocprof_csv::CsvReader::from_reader(data, Path::new("memory_copy_trace.csv"))
     else {
         return;
     };
     let mut timeline = prof_core::Timeline::new("fuzz");
-    let _ = prof_backend_amd::rocprofv3_trace::load_memory_copies(csv, None, 0, &mut timeline);
+    let _ = prof_backend_amd::fuzz::rocprofv3_trace::load_memory_copies(csv, None, 0, &mut timeline);
 });

@@ -4,7 +4,7 @@
 //! `/opt/rocm-*/bin`), the ROCm SMI and AMD SMI libraries (by file; the ROCm SMI one is then
 //! loaded at run time for its version, never linked), and the profilers `rocprofv3` and legacy
 //! `rocprof`, each with its exact install line. Utilization comes from the ROCm SMI library
-//! ([`rsmi_lib`]) first, then amdgpu sysfs, then the SMI tools.
+//! (`rsmi_lib`) first, then amdgpu sysfs, then the SMI tools.
 //! Devices and the driver version come from `rocm-smi … --json` (the flag list whose output is
 //! recorded), else the plain `rocm-smi` table, else `amd-smi monitor -ptumv`.
 //!
@@ -16,58 +16,40 @@
 //! }
 //! ```
 
-// The public face is the vendor type, its tools and importers (and `error`, `tools`); the
-// other modules are public only for the fuzz targets, benches and tests (`#[doc(hidden)]`):
-// prof reaches them through `prof_core::Registry` and the traits.
-#[doc(hidden)]
-pub mod amd_smi;
-#[doc(hidden)]
-pub mod detect;
-pub mod error;
-#[doc(hidden)]
-pub mod rocm_smi_concise;
-#[doc(hidden)]
-pub mod rocm_smi_json;
-#[doc(hidden)]
-pub mod rocpd;
+// The public face is the vendor type and its error type: prof reaches everything else through
+// `prof_core::Registry` and the traits. Every module is private; `fuzz` hands the single-file
+// parsers to the fuzz targets, examples and workspace tests.
+mod amd_smi;
+mod detect;
+mod error;
+mod rocm_smi_concise;
+mod rocm_smi_json;
+mod rocpd;
 mod rocprof_bytes;
-#[doc(hidden)]
-pub mod rocprof_csv;
-pub mod rocprof_importers;
-#[doc(hidden)]
-pub mod rocprof_legacy;
+mod rocprof_csv;
+mod rocprof_importers;
+mod rocprof_legacy;
 mod rocprof_line;
 mod rocprof_row;
-#[doc(hidden)]
-pub mod rocprof_stats;
-#[doc(hidden)]
-pub mod rocprof_v1_db;
-#[doc(hidden)]
-pub mod rocprof_v1_json;
-#[doc(hidden)]
-pub mod rocprofv3_counter_report;
-#[doc(hidden)]
-pub mod rocprofv3_counters;
-pub mod rocprofv3_deep_dive;
+mod rocprof_stats;
+mod rocprof_v1_db;
+mod rocprof_v1_json;
+mod rocprofv3_counter_report;
+mod rocprofv3_counters;
+mod rocprofv3_deep_dive;
 mod rocprofv3_details;
 mod rocprofv3_hip;
-#[doc(hidden)]
-pub mod rocprofv3_json;
+mod rocprofv3_json;
 mod rocprofv3_parts;
 mod rocprofv3_rows;
 mod rocprofv3_summary;
-pub mod rocprofv3_tool;
-#[doc(hidden)]
-pub mod rocprofv3_trace;
-#[doc(hidden)]
-pub mod rsmi_lib;
-#[doc(hidden)]
-pub mod smi_probe;
-#[doc(hidden)]
-pub mod smi_sample;
-#[doc(hidden)]
-pub mod sysfs_probe;
-pub mod tools;
+mod rocprofv3_tool;
+mod rocprofv3_trace;
+mod rsmi_lib;
+mod smi_probe;
+mod smi_sample;
+mod sysfs_probe;
+mod tools;
 
 #[cfg(test)]
 mod test_fixtures;
@@ -75,6 +57,42 @@ mod test_fixtures;
 pub use detect::DetectConfig;
 pub use error::AmdError;
 pub use tools::SearchPaths;
+
+/// What the fuzz targets (`fuzz/`), the examples and the workspace tests reach past the
+/// [`Vendor`] face: the parsers of single files, module by module. Not a stable API.
+#[doc(hidden)]
+pub mod fuzz {
+    pub mod amd_smi {
+        pub use crate::amd_smi::*;
+    }
+    pub mod rocm_smi_concise {
+        pub use crate::rocm_smi_concise::*;
+    }
+    pub mod rocm_smi_json {
+        pub use crate::rocm_smi_json::*;
+    }
+    pub mod rocprof_csv {
+        pub use crate::rocprof_csv::*;
+    }
+    pub mod rocprof_legacy {
+        pub use crate::rocprof_legacy::*;
+    }
+    pub mod rocprof_stats {
+        pub use crate::rocprof_stats::*;
+    }
+    pub mod rocprofv3_counters {
+        pub use crate::rocprofv3_counters::*;
+    }
+    pub mod rocprofv3_trace {
+        pub use crate::rocprofv3_trace::*;
+    }
+    pub mod rsmi_lib {
+        pub use crate::rsmi_lib::*;
+    }
+    pub mod smi_sample {
+        pub use crate::smi_sample::*;
+    }
+}
 
 use prof_core::{Detection, Vendor};
 

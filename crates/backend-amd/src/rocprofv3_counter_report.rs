@@ -206,9 +206,3 @@ pub fn merge_passes(passes: &[Vec<CounterDispatch>]) -> Vec<AmdKernelCounters> {
     }
     launches
 }
-
-/// The launches whose kernel name contains `pattern` (all when it is empty): for recordings
-/// taken without `--kernel-include-regex`.
-pub fn select(launches: Vec<AmdKernelCounters>, pattern: &str) -> Vec<AmdKernelCounters> {
-    launches.into_iter().filter(|l| pattern.is_empty() || l.report.kernel.contains(pattern)).collect()
-}

@@ -56,6 +56,7 @@ impl Rocprofv3CounterTool {
     }
 
     /// Uses the `rocprofv3` at `path` instead of searching for it.
+    #[cfg(test)]
     pub fn with_program(mut self, path: impl Into<PathBuf>) -> Self {
         self.program = Some(path.into());
         self
@@ -68,6 +69,7 @@ impl Rocprofv3CounterTool {
     }
 
     /// Collects these counter passes instead of [`DEFAULT_PASSES`] (each must fit one pass).
+    #[cfg(test)]
     pub fn with_passes(mut self, passes: Vec<Vec<String>>) -> Self {
         self.passes = passes;
         self

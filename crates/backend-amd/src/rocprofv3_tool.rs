@@ -125,6 +125,7 @@ impl Rocprofv3Tool {
     }
 
     /// Uses the `rocprofv3` at `path` instead of searching for it.
+    #[cfg(test)]
     pub fn with_program(mut self, path: impl Into<PathBuf>) -> Self {
         self.program = Some(path.into());
         self
@@ -148,6 +149,7 @@ impl Rocprofv3Tool {
     }
 
     /// Loads the rocprofv3 CSV traces at `path` (a file of one, or a directory holding them).
+    #[cfg(test)]
     pub fn load_path(path: &Path) -> Result<Timeline> {
         let groups = find_traces(path)?;
         if groups.is_empty() {

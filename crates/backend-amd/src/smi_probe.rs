@@ -94,6 +94,7 @@ impl AmdSmiProbe {
     }
 
     /// The invocation this probe replays.
+    #[cfg(test)]
     pub fn query(&self) -> SmiQuery {
         self.query
     }

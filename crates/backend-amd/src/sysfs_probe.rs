@@ -69,6 +69,7 @@ impl SysfsProbe {
     }
 
     /// True when `root` holds at least one amdgpu card with `gpu_busy_percent`.
+    #[cfg(test)]
     pub fn available(root: &Path) -> bool {
         Self::open(root).is_ok()
     }

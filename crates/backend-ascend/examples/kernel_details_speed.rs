@@ -7,7 +7,7 @@
 //!
 //! `cargo run --release -p prof-backend-ascend --example kernel_details_speed -- FILE`
 
-use prof_backend_ascend::op_table;
+use prof_backend_ascend::fuzz::op_table;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

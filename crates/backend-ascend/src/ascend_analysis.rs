@@ -10,7 +10,7 @@
 //!
 //! [`Timeline`]: prof_core::Timeline
 
-pub use crate::ascend_report::{AscendReport, BoundReport, OpBound, StateShare, CUBE_UTILIZATION, OP_STATE, TOP_OPS};
+pub use crate::ascend_report::AscendReport;
 use crate::csv_table::CsvReader;
 use crate::error::AscendError;
 use crate::op_checks::OpChecks;

@@ -3,93 +3,102 @@
 //! Detection finds `npu-smi` (and the DCMI library) from the NPU driver and `msprof` from the
 //! CANN toolkit, runs `npu-smi info` under a timeout, and reports devices, the driver version
 //! and each tool with its install line. The parsers are pure functions over the tools' text,
-//! tested on real recordings: [`npu_smi::parse_info`] for `npu-smi info`,
-//! [`common_info::parse_common`] for `npu-smi info -t common -i N` (for the utilization probe),
-//! [`toolkit_info::parse_toolkit_info`] for the toolkit's `ascend_toolkit_install.info`.
+//! tested on real recordings: `npu_smi::parse_info` for `npu-smi info`,
+//! `common_info::parse_common` for `npu-smi info -t common -i N` (for the utilization probe),
+//! `toolkit_info::parse_toolkit_info` for the toolkit's `ascend_toolkit_install.info`.
 //!
-//! The capabilities: [`npu_smi_probe::NpuSmiProbe`] samples utilization with those parsers;
-//! [`msprof_tool::MsprofTool`] plans an msprof capture and loads its `PROF_*` directory with
-//! [`profile_dir`]; [`importers`] read msprof and torch_npu exports, whose trace flow events
-//! become correlation ids ([`trace_flows`]); [`ascend_analysis`] (with [`pipe_bound`]) holds the
+//! The capabilities: `npu_smi_probe::NpuSmiProbe` samples utilization with those parsers;
+//! `msprof_tool::MsprofTool` plans an msprof capture and loads its `PROF_*` directory with
+//! `profile_dir`; `importers` read msprof and torch_npu exports, whose trace flow events
+//! become correlation ids (`trace_flows`); `ascend_analysis` (with `pipe_bound`) holds the
 //! Ascend-only checks of `prof analyze`: compute- or memory-bound per op, static vs dynamic ops.
 //! Nothing here has run on Ascend hardware: everything is tested on recorded outputs and
 //! profiles, and the tools are driven by fakes that replay them.
 //!
 //! ```
-//! use prof_backend_ascend::npu_smi::parse_info;
-//! // The first NPU of the real npu-smi 25.5.6 recording.
-//! let text = "\
-//! +------------------------------------------------------------------------------------------------+
-//! | npu-smi 25.5.6                   Version: 25.5.6                                               |
-//! +---------------------------+---------------+----------------------------------------------------+
-//! | NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|
-//! | Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |
-//! +===========================+===============+====================================================+
-//! | 4     910B2               | OK            | 92.8        39                0    / 0             |
-//! | 0                         | 0000:01:00.0  | 0           0    / 0          3405 / 65536         |
-//! +===========================+===============+====================================================+
-//! ";
-//! let info = parse_info(text).unwrap();
-//! assert_eq!(info.version.as_deref(), Some("25.5.6"));
-//! assert_eq!((info.chips[0].name.as_str(), info.chips[0].hbm_total_mib), ("910B2", Some(65536)));
+//! use prof_backend_ascend::AscendVendor;
+//! use prof_core::Vendor;
+//! // The backend as the registry holds it: what it reads, without any Ascend hardware.
+//! let vendor = AscendVendor::new();
+//! assert_eq!(vendor.id(), "ascend");
+//! let names: Vec<_> = vendor.importers().iter().map(|i| i.name()).collect();
+//! assert!(!names.is_empty());
 //! ```
 
-// The public face is the vendor type, its tools and importers (and `error`, `tools`); the
-// other modules are public only for the fuzz targets, benches and tests (`#[doc(hidden)]`):
-// prof reaches them through `prof_core::Registry` and the traits.
-#[doc(hidden)]
-pub mod ascend_analysis;
+// The public face is the vendor type and its error type: prof reaches everything else through
+// `prof_core::Registry` and the traits. Every module is private; `fuzz` hands the single-file
+// parsers to the fuzz targets, examples and workspace tests.
+mod ascend_analysis;
 mod ascend_report;
-#[doc(hidden)]
-pub mod common_info;
-#[doc(hidden)]
-pub mod communication;
-#[doc(hidden)]
-pub mod communication_matrix;
+mod common_info;
+mod communication;
+mod communication_matrix;
 use prof_timeline::csv_blocks;
 mod csv_parts;
-#[doc(hidden)]
-pub mod csv_table;
+mod csv_table;
 mod detect;
-pub mod error;
-pub mod importers;
-#[doc(hidden)]
-pub mod micros;
-pub mod msprof_tool;
-#[doc(hidden)]
-pub mod npu_smi;
-#[doc(hidden)]
-pub mod npu_smi_probe;
+mod error;
+mod importers;
+mod micros;
+mod msprof_tool;
+mod npu_smi;
+mod npu_smi_probe;
 mod op_checks;
 mod op_columns;
-#[doc(hidden)]
-pub mod op_statistic;
-#[doc(hidden)]
-pub mod op_table;
-#[doc(hidden)]
-pub mod op_table_summary;
-#[doc(hidden)]
-pub mod pipe_bound;
-#[doc(hidden)]
-pub mod profile_dir;
-#[doc(hidden)]
-pub mod step_trace;
+mod op_statistic;
+mod op_table;
+mod op_table_summary;
+mod pipe_bound;
+mod profile_dir;
+mod step_trace;
 mod table;
-#[doc(hidden)]
-pub mod task_type;
+mod task_type;
 #[cfg(test)]
 mod test_fixtures;
-#[doc(hidden)]
-pub mod toolkit_info;
-pub mod tools;
-#[doc(hidden)]
-pub mod trace_flows;
-#[doc(hidden)]
-pub mod trace_json;
+mod toolkit_info;
+mod tools;
+mod trace_flows;
+mod trace_json;
 mod vendor_extras;
 
 pub use error::AscendError;
 pub use tools::SearchPaths;
+
+/// What the fuzz targets (`fuzz/`), the examples and the workspace tests reach past the
+/// [`Vendor`] face: the parsers of single files, module by module. Not a stable API.
+#[doc(hidden)]
+pub mod fuzz {
+    pub mod common_info {
+        pub use crate::common_info::*;
+    }
+    pub mod communication {
+        pub use crate::communication::*;
+    }
+    pub mod communication_matrix {
+        pub use crate::communication_matrix::*;
+    }
+    pub mod csv_table {
+        pub use crate::csv_table::*;
+    }
+    pub mod npu_smi {
+        pub use crate::npu_smi::*;
+    }
+    pub mod op_statistic {
+        pub use crate::op_statistic::*;
+    }
+    pub mod op_table {
+        pub use crate::op_table::*;
+    }
+    pub mod op_table_summary {
+        pub use crate::op_table_summary::*;
+    }
+    pub mod step_trace {
+        pub use crate::step_trace::*;
+    }
+    pub mod trace_json {
+        pub use crate::trace_json::*;
+    }
+}
 
 use prof_core::{Detection, Importer, Vendor};
 

@@ -58,16 +58,6 @@ impl NpuSmiProbe {
         let usages = answering(&npus, "-t usages", &mut notes, |npu| read_usages(&program, npu).map(|u| u.notes));
         Ok(Self { program, devices, common, usages, notes })
     }
-
-    /// The NPUs whose `-t common` report is read on every sample.
-    pub fn common_npus(&self) -> &[u32] {
-        &self.common
-    }
-
-    /// The NPUs whose `-t usages` report is read on every sample.
-    pub fn usages_npus(&self) -> &[u32] {
-        &self.usages
-    }
 }
 
 /// The NPUs of `npus` for which `query` answers; notes what it said it left out, and which

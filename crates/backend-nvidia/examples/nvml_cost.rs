@@ -3,7 +3,7 @@
 //! `cargo run --release -p prof-backend-nvidia --example nvml_cost [ITERATIONS]`.
 
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
-use prof_backend_nvidia::nvml_probe::{shared_nvml, NvmlProbe};
+use prof_backend_nvidia::fuzz::nvml_probe::{shared_nvml, NvmlProbe};
 use prof_core::UtilizationProbe;
 use std::time::Instant;
 

@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release -p prof-backend-nvidia --example torch_trace_speed -- 200`
 
-use prof_backend_nvidia::torch_trace::load_torch_trace;
+use prof_backend_nvidia::fuzz::torch_trace::load_torch_trace;
 use std::io::{BufWriter, Write};
 use std::time::Instant;
 

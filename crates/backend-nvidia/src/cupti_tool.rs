@@ -57,18 +57,21 @@ impl CuptiTool {
     }
 
     /// Uses the tracer library at `path` instead of searching for it.
+    #[cfg(test)]
     pub fn with_tracer(mut self, path: impl Into<PathBuf>) -> Self {
         self.tracer = Some(path.into());
         self
     }
 
     /// Keeps only activity that starts `skip` after CUDA initialised (in-process warm-up skip).
+    #[cfg(test)]
     pub fn with_start_after(mut self, skip: Duration) -> Self {
         self.start_after = skip;
         self
     }
 
     /// Records the API calls `api` selects instead of `$PROF_CUPTI_API` (default launch).
+    #[cfg(test)]
     pub fn with_api(mut self, api: ApiMode) -> Self {
         self.api = Some(api);
         self

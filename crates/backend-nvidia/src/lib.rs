@@ -15,59 +15,38 @@
 //! assert_eq!(NvidiaVendor::new().id(), "nvidia");
 //! ```
 
-// The public face is the vendor type, its tools and importers (and `error`, `tools`); the
-// other modules are public only for the fuzz targets, benches and tests (`#[doc(hidden)]`):
-// prof reaches them through `prof_core::Registry` and the traits.
+// The public face is the vendor type and its error type: prof reaches everything else through
+// `prof_core::Registry` and the traits. Every module is private; `fuzz` hands the single-file
+// parsers to the fuzz targets, examples and workspace tests.
 mod copy_names;
-pub mod cupti_tool;
-#[doc(hidden)]
-pub mod cupti_trace;
-#[doc(hidden)]
-pub mod detect;
-pub mod error;
-#[doc(hidden)]
-pub mod ncu_analysis;
-#[doc(hidden)]
-pub mod ncu_csv;
-#[doc(hidden)]
-pub mod ncu_failure;
+mod cupti_tool;
+mod cupti_trace;
+mod detect;
+mod error;
+mod ncu_analysis;
+mod ncu_csv;
+mod ncu_failure;
 mod ncu_limits;
-#[doc(hidden)]
-pub mod ncu_pages;
-#[doc(hidden)]
-pub mod ncu_report;
-#[doc(hidden)]
-pub mod ncu_text;
-pub mod ncu_tool;
-#[doc(hidden)]
-pub mod ncu_units;
-#[doc(hidden)]
-pub mod nsys_sqlite;
-#[doc(hidden)]
-pub mod nsys_stats_csv;
-pub mod nsys_tool;
-#[doc(hidden)]
-pub mod nvml_detect;
-#[doc(hidden)]
-pub mod nvml_probe;
-#[doc(hidden)]
-pub mod proton_hatchet;
-#[doc(hidden)]
-pub mod query_csv;
-#[doc(hidden)]
-pub mod reasons;
-#[doc(hidden)]
-pub mod smi_probe;
-#[doc(hidden)]
-pub mod smi_query;
-#[doc(hidden)]
-pub mod smi_xml;
-pub mod tools;
-pub mod torch_importer;
-#[doc(hidden)]
-pub mod torch_trace;
-#[doc(hidden)]
-pub mod values;
+mod ncu_pages;
+mod ncu_report;
+mod ncu_text;
+mod ncu_tool;
+mod ncu_units;
+mod nsys_sqlite;
+mod nsys_stats_csv;
+mod nsys_tool;
+mod nvml_detect;
+mod nvml_probe;
+mod proton_hatchet;
+mod query_csv;
+mod reasons;
+mod smi_probe;
+mod smi_query;
+mod smi_xml;
+mod tools;
+mod torch_importer;
+mod torch_trace;
+mod values;
 
 #[cfg(test)]
 mod test_fixtures;
@@ -79,6 +58,36 @@ pub use smi_query::{
     parse_compute_apps, parse_detect_query, parse_sample_query, sample_from_row, ComputeApp, SmiDevices,
 };
 pub use smi_xml::{parse_smi_xml, SmiGpu, SmiLog};
+
+/// What the fuzz targets (`fuzz/`), the examples and the workspace tests reach past the
+/// [`Vendor`] face: the parsers of single files, module by module. Not a stable API.
+#[doc(hidden)]
+pub mod fuzz {
+    pub mod cupti_tool {
+        pub use crate::cupti_tool::*;
+    }
+    pub mod cupti_trace {
+        pub use crate::cupti_trace::*;
+    }
+    pub mod ncu_pages {
+        pub use crate::ncu_pages::*;
+    }
+    pub mod ncu_text {
+        pub use crate::ncu_text::*;
+    }
+    pub mod nvml_probe {
+        pub use crate::nvml_probe::*;
+    }
+    pub mod nsys_sqlite {
+        pub use crate::nsys_sqlite::*;
+    }
+    pub mod nsys_stats_csv {
+        pub use crate::nsys_stats_csv::*;
+    }
+    pub mod torch_trace {
+        pub use crate::torch_trace::*;
+    }
+}
 
 use prof_core::{BreakdownTool, DeepDive, Detection, Error, Importer, Result, UtilizationProbe, Vendor};
 

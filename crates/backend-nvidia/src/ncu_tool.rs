@@ -56,6 +56,7 @@ impl NcuTool {
     }
 
     /// Uses the `ncu` at `path` instead of searching for it.
+    #[cfg(test)]
     pub fn with_program(mut self, path: impl Into<PathBuf>) -> Self {
         self.program = Some(path.into());
         self

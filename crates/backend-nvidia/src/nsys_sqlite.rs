@@ -148,6 +148,7 @@ fn host_bounds(export: &Export) -> Result<Option<(u64, u64)>> {
 }
 
 /// The `META_DATA_EXPORT` facts of the export at `path`, after the same checks as [`load`].
+#[cfg(test)]
 pub fn export_info(path: &Path) -> Result<ExportInfo> {
     Export::open(path).map(|export| export.info)
 }

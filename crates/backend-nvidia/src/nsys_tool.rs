@@ -99,6 +99,7 @@ impl NsysTool {
     }
 
     /// Uses the `nsys` at `path` instead of searching for it.
+    #[cfg(test)]
     pub fn with_program(mut self, path: impl Into<PathBuf>) -> Self {
         self.program = Some(path.into());
         self
@@ -106,6 +107,7 @@ impl NsysTool {
 
     /// Starts collecting `delay` after the profiled run starts (`--delay`, whole seconds,
     /// rounded up): an in-process warm-up skip.
+    #[cfg(test)]
     pub fn with_delay(mut self, delay: Duration) -> Self {
         self.delay = delay;
         self

@@ -17,34 +17,9 @@ pub const COMPUTE_APPS_TOOL: &str = "nvidia-smi --query-compute-apps";
 pub const DETECT_FIELDS: &[&str] =
     &["index", "name", "uuid", "pci.bus_id", "driver_version", "memory.total", "compute_cap"];
 
-/// The fields the utilization fallback asks for (every one [`sample_from_row`] reads).
-pub const SAMPLE_FIELDS: &[&str] = &[
-    "index",
-    "utilization.gpu",
-    "utilization.memory",
-    "memory.used",
-    "memory.total",
-    "clocks.current.sm",
-    "clocks.max.sm",
-    "clocks.current.memory",
-    "clocks.max.memory",
-    "power.draw",
-    "enforced.power.limit",
-    "temperature.gpu",
-    "clocks_event_reasons.active",
-];
-
-/// The fields asked of `--query-compute-apps`.
-pub const COMPUTE_APPS_FIELDS: &[&str] = &["gpu_uuid", "pid", "process_name", "used_gpu_memory"];
-
 /// The arguments of a `--query-gpu` run for `fields`, CSV with header and units.
 pub fn query_gpu_args(fields: &[&str]) -> Vec<String> {
     vec![format!("--query-gpu={}", fields.join(",")), "--format=csv".to_owned()]
-}
-
-/// The arguments of a `--query-compute-apps` run for `fields`.
-pub fn compute_apps_args(fields: &[&str]) -> Vec<String> {
-    vec![format!("--query-compute-apps={}", fields.join(",")), "--format=csv".to_owned()]
 }
 
 /// Devices and driver version as detection reports them.

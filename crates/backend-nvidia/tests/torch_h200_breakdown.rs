@@ -6,7 +6,7 @@
 //! summed per `name` over `cat == "kernel"` / `"gpu_memset"` events); busy and wall time
 //! from the union of the sorted op intervals (1 375 299 of 4 801 387 ns).
 
-use prof_backend_nvidia::torch_trace::load_torch_trace;
+use prof_backend_nvidia::fuzz::torch_trace::load_torch_trace;
 use prof_core::diagnosis::steps::StepSource;
 use prof_core::{diagnose, summarize_kernels, DiagnosisKind, Families, Family, Severity};
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! 4 memsets of 4 MiB, 20 `vadd` launches (grid 4096, block 256), 10 `scale` (2048, 512). The
 //! three traces must decode to the same records.
 
-use prof_backend_nvidia::cupti_trace::load_paths;
+use prof_backend_nvidia::fuzz::cupti_trace::load_paths;
 use prof_core::{OpKind, Timeline};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! `PROF_CUPTI_API=launch` and `none` (2 ms windows of work.py; see tests/fixtures/nvidia/SOURCES.md).
 //! Expected numbers were counted from the files with a separate Python walk of the format.
 
-use prof_backend_nvidia::cupti_trace::load_paths;
+use prof_backend_nvidia::fuzz::cupti_trace::load_paths;
 use prof_core::{HostCategory, OpKind, Timeline};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -2,8 +2,8 @@
 //! CUPTI kernel record taken through decode and the recorder) come back from
 //! `prof_backend_nvidia`'s loader with every field intact.
 
-use prof_backend_nvidia::cupti_tool::CuptiTool;
-use prof_backend_nvidia::cupti_trace::{load_paths, TraceHeader};
+use prof_backend_nvidia::fuzz::cupti_tool::CuptiTool;
+use prof_backend_nvidia::fuzz::cupti_trace::{load_paths, TraceHeader};
 use prof_core::{BreakdownTool, HostCategory, OpKind};
 use prof_cupti::activity;
 use prof_cupti::format::{domain, trace_file_name, Api, Header, Kernel, Memcpy, MemoryOp, Memset};
@@ -122,7 +122,7 @@ fn written_records_load_back_field_for_field() {
 
     let bytes = std::fs::read(&path).unwrap();
     let mut scratch_timeline = prof_core::Timeline::new("x");
-    let loaded = prof_backend_nvidia::cupti_trace::load_bytes(&bytes, &path, 0, &mut scratch_timeline).unwrap();
+    let loaded = prof_backend_nvidia::fuzz::cupti_trace::load_bytes(&bytes, &path, 0, &mut scratch_timeline).unwrap();
     assert_eq!(loaded.header, TraceHeader { pid: 31_337, rank: Some(2), local_rank: Some(0), t0: 5_000 });
     assert_eq!(loaded.records, 5);
     std::fs::remove_dir_all(&dir).unwrap();

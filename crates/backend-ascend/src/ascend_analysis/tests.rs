@@ -7,6 +7,7 @@
 //! `OP State` counted per value (tasks, Σ ns, distinct op types).
 
 use super::*;
+use crate::ascend_report::TOP_OPS;
 use crate::pipe_bound::Bound;
 use crate::test_fixtures::{fixture_path, A003_OP_SUMMARY, CANN8_GROUP, CANN8_PIPE, KERNEL_DETAILS, TRACE_VIEW};
 
