@@ -153,6 +153,19 @@ impl Vendor for AscendVendor {
         vendor_extras::sections(path)
     }
 
+    /// The job tables of torch_npu and msprof-analyze.
+    fn job_tables(&self) -> Option<&dyn prof_core::JobTables> {
+        Some(self)
+    }
+
+    /// msprof captures loaded as profile directories ([`msprof_tool::MsprofTool`]).
+    fn breakdown_tools(&self) -> Vec<Box<dyn prof_core::BreakdownTool>> {
+        vec![Box::new(msprof_tool::MsprofTool::with_paths(self.paths.clone()))]
+    }
+}
+
+/// What torch_npu and msprof-analyze write about a multi-rank job.
+impl prof_core::JobTables for AscendVendor {
     /// `communication.json` under or beside the artifact.
     fn communication(&self, path: &std::path::Path) -> Option<prof_core::Result<prof_core::vendor_tables::CommTable>> {
         vendor_extras::communication(path)
@@ -178,10 +191,5 @@ impl Vendor for AscendVendor {
         table: &std::path::Path,
     ) -> prof_core::Result<Vec<(u32, prof_core::analysis::ranks::RankSplit)>> {
         vendor_extras::cluster_splits(table)
-    }
-
-    /// msprof captures loaded as profile directories ([`msprof_tool::MsprofTool`]).
-    fn breakdown_tools(&self) -> Vec<Box<dyn prof_core::BreakdownTool>> {
-        vec![Box::new(msprof_tool::MsprofTool::with_paths(self.paths.clone()))]
     }
 }

@@ -130,7 +130,7 @@ pub fn is_gzipped_trace(file: &Path) -> bool {
 
 /// What loading one file found besides its records.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Loaded {
+pub struct LoadedFile {
     /// The header.
     pub header: TraceHeader,
     /// Kernel, memcpy, memset and API records added.
@@ -141,7 +141,7 @@ pub struct Loaded {
 
 /// Appends the records of one trace (`bytes`, read from `path`, the `index`-th file of a
 /// load) to `timeline`.
-pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline) -> Result<Loaded> {
+pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline) -> Result<LoadedFile> {
     let header = Header::decode(bytes).map_err(|e| Error::artifact(path, 0, e.to_string()))?;
     let rank = |r: i32| u32::try_from(r).ok();
     let header =
@@ -213,7 +213,7 @@ pub fn load_bytes(bytes: &[u8], path: &Path, index: u32, timeline: &mut Timeline
     if dropped > 0 {
         reasons.push(format!("CUPTI dropped {dropped} records for lack of buffer space"));
     }
-    Ok(Loaded { header, records, partial: (!reasons.is_empty()).then(|| reasons.join("; ")) })
+    Ok(LoadedFile { header, records, partial: (!reasons.is_empty()).then(|| reasons.join("; ")) })
 }
 
 /// Turns one file's decoded records into timeline entries: names, correlation ids, checks.

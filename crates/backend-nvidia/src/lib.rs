@@ -120,13 +120,9 @@ impl Vendor for NvidiaVendor {
         vec![Box::new(cupti_tool::CuptiTool::new()), Box::new(nsys_tool::NsysTool::new())]
     }
 
-    /// A Kineto trace's `distributedInfo.rank` (torch.profiler names its files by host, pid
-    /// or worker, not rank).
-    fn rank_of_entry(&self, entry: &std::path::Path) -> Option<u32> {
-        if !entry.is_file() || !torch_trace::looks_like_torch_trace(entry) {
-            return None;
-        }
-        torch_trace::distributed_rank(entry)
+    /// Which rank a Kineto trace is.
+    fn job_tables(&self) -> Option<&dyn prof_core::JobTables> {
+        Some(self)
     }
 
     fn importers(&self) -> Vec<Box<dyn Importer>> {
@@ -158,5 +154,17 @@ impl Vendor for NvidiaVendor {
                 Err(Error::Unsupported(format!("{nvml_error}; and the nvidia-smi fallback: {smi_error}")))
             }
         })
+    }
+}
+
+/// The rank of a Kineto trace in a job directory.
+impl prof_core::JobTables for NvidiaVendor {
+    /// A Kineto trace's `distributedInfo.rank` (torch.profiler names its files by host, pid
+    /// or worker, not rank).
+    fn rank_of_entry(&self, entry: &std::path::Path) -> Option<u32> {
+        if !entry.is_file() || !torch_trace::looks_like_torch_trace(entry) {
+            return None;
+        }
+        torch_trace::distributed_rank(entry)
     }
 }

@@ -22,30 +22,28 @@ use prof_timeline::error::{Error, Result};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+/// The fatal patterns, then `extra`: one list written once, so the early set cannot drift
+/// from the fatal one.
+macro_rules! fatal_and {
+    ($($extra:literal),*) => {
+        &[
+            "Traceback (most recent call last)",
+            "out of memory",
+            "CUDA error",
+            "Address already in use",
+            "Segmentation fault",
+            "panicked at",
+            $($extra),*
+        ]
+    };
+}
+
 /// Signs of a broken server wherever they appear in its log.
-pub const FATAL_PATTERNS: &[&str] = &[
-    "Traceback (most recent call last)",
-    "out of memory",
-    "CUDA error",
-    "Address already in use",
-    "Segmentation fault",
-    "panicked at",
-];
+pub const FATAL_PATTERNS: &[&str] = fatal_and!();
 
 /// Every fatal pattern plus the looser signs of a bad start (missing model or file, bad flag),
 /// looked for only in the first seconds of a server's life, and fatal only with its death.
-pub const EARLY_PATTERNS: &[&str] = &[
-    "Traceback (most recent call last)",
-    "out of memory",
-    "CUDA error",
-    "Address already in use",
-    "Segmentation fault",
-    "panicked at",
-    "No such file",
-    "not found",
-    "error:",
-    "unrecognized arguments",
-];
+pub const EARLY_PATTERNS: &[&str] = fatal_and!("No such file", "not found", "error:", "unrecognized arguments");
 
 /// The most of one unfinished line kept in memory: past it, the line is matched as it stands,
 /// and only its head and its last [`LINE_TAIL`] bytes are kept (so a pattern split across two
@@ -176,6 +174,12 @@ impl LogWatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_early_signs_hold_every_fatal_one() {
+        assert_eq!(&EARLY_PATTERNS[..FATAL_PATTERNS.len()], FATAL_PATTERNS);
+        assert!(EARLY_PATTERNS.len() > FATAL_PATTERNS.len());
+    }
     use std::io::Write;
 
     #[test]

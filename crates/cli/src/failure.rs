@@ -150,7 +150,9 @@ impl From<Error> for Failure {
     fn from(error: Error) -> Self {
         let message = error.to_string();
         match error {
-            Error::ToolOutput { .. } | Error::Unsupported(_) => Self::new(Kind::Failed, message),
+            Error::ToolOutput { .. } | Error::Unsupported(_) | Error::UnknownFormat { .. } => {
+                Self::new(Kind::Failed, message)
+            }
             Error::Artifact { path, line, .. } => {
                 let line = (line > 0).then_some(line);
                 Self { line, ..Self::new(Kind::BadInput, message).at_path(path.display().to_string()) }

@@ -11,7 +11,7 @@ pub mod svg;
 mod util_plot;
 
 use crate::render::{display_name, human_ns};
-use crate::sections::Section;
+use crate::sections::RenderedSection;
 use prof_core::diagnosis::DiagnosisReport;
 use prof_core::families::Family;
 use prof_core::kernel_summary::KernelSummary;
@@ -107,7 +107,7 @@ fn write_page(path: &Path, html: &str) -> Result<(), String> {
 pub fn breakdown_page(
     timeline: Option<&Timeline>,
     summary: &KernelSummary,
-    sections: &[Section],
+    sections: &[RenderedSection],
     answer: &Answer,
 ) -> String {
     // The window as the text report names it: the busiest device's first op start to last op
@@ -275,7 +275,7 @@ pub fn write_breakdown(
     path: &Path,
     timeline: Option<&Timeline>,
     summary: &KernelSummary,
-    sections: &[Section],
+    sections: &[RenderedSection],
     answer: &Answer,
 ) -> Result<(), String> {
     write_page(path, &breakdown_page(timeline, summary, sections, answer))

@@ -3,7 +3,7 @@
 //! (one self-contained page with SVG plots; see [`html_report`]). Shared by `prof analyze` and
 //! `prof breakdown`.
 
-use crate::sections::Section;
+use crate::sections::RenderedSection;
 use crate::{chrome_trace, html_report};
 use clap::Args;
 use prof_core::kernel_summary::KernelSummary;
@@ -36,7 +36,7 @@ pub fn write(
     outputs: &OutputArgs,
     timeline: Option<&Timeline>,
     summary: &KernelSummary,
-    sections: &[Section],
+    sections: &[RenderedSection],
     answer: &html_report::Answer,
 ) -> Result<Vec<String>, String> {
     let mut written = Vec::new();

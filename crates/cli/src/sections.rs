@@ -1,7 +1,7 @@
 //! The analysis sections `prof analyze` (and `prof breakdown`) print after the kernel
 //! breakdown: one module per analysis, each turning a core analysis of the timeline into a
 //! titled text block and a JSON value (the `analyses` object of `prof.breakdown.v1`, keyed by
-//! [`Section::key`]). A section with nothing to say (no host spans, one stream, no counters)
+//! [`RenderedSection::key`]). A section with nothing to say (no host spans, one stream, no counters)
 //! is left out rather than printed empty.
 
 pub(crate) mod comm;
@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// One analysis, rendered.
-pub struct Section {
+pub struct RenderedSection {
     /// Key in the JSON `analyses` object.
     pub key: &'static str,
     /// Heading of the text block.
@@ -135,7 +135,7 @@ impl<'a> SectionContext<'a> {
 }
 
 /// Every section that has something to say about `timeline`, in reading order.
-pub fn all(timeline: &Timeline, context: &SectionContext) -> Vec<Section> {
+pub fn all(timeline: &Timeline, context: &SectionContext) -> Vec<RenderedSection> {
     all_beside(timeline, context, || ()).0
 }
 
@@ -145,8 +145,8 @@ pub fn all_beside<T: Send>(
     timeline: &Timeline,
     context: &SectionContext,
     beside: impl FnOnce() -> T + Send,
-) -> (Vec<Section>, T) {
-    type Builder = fn(&Timeline, &SectionContext) -> Option<Section>;
+) -> (Vec<RenderedSection>, T) {
+    type Builder = fn(&Timeline, &SectionContext) -> Option<RenderedSection>;
     // The sections in report order.
     let builders: [Builder; 8] = [
         temporal::section,
@@ -166,7 +166,7 @@ pub fn all_beside<T: Send>(
     // end 0.04 s apart on the rocprofv3 file, not 0.1 s).
     const JOBS: [Option<usize>; 9] = [Some(5), None, Some(2), Some(0), Some(3), Some(7), Some(4), Some(1), Some(6)];
     let next = AtomicUsize::new(0);
-    let built: Vec<Mutex<Option<Section>>> = builders.iter().map(|_| Mutex::new(None)).collect();
+    let built: Vec<Mutex<Option<RenderedSection>>> = builders.iter().map(|_| Mutex::new(None)).collect();
     let beside = Mutex::new(Some(beside));
     let besides = Mutex::new(None);
     let work = || {
@@ -185,7 +185,7 @@ pub fn all_beside<T: Send>(
         work();
         second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     });
-    let mut sections: Vec<Section> =
+    let mut sections: Vec<RenderedSection> =
         built.into_iter().filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner())).collect();
     sections.extend(timeline.sections.iter().cloned().map(vendor::render));
     sections.extend(context.vendor.take());
@@ -199,7 +199,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The sections as one text block, each under its title.
-pub fn render_text(sections: &[Section]) -> String {
+pub fn render_text(sections: &[RenderedSection]) -> String {
     let mut out = String::new();
     for section in sections {
         out.push_str(&format!("\n{}\n{}", section.title, section.text));
@@ -246,6 +246,6 @@ fn analyses_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schem
     })
 }
 
-pub fn to_json(sections: &[Section]) -> serde_json::Value {
+pub fn to_json(sections: &[RenderedSection]) -> serde_json::Value {
     serde_json::Value::Object(sections.iter().map(|s| (s.key.to_owned(), s.json.clone())).collect())
 }

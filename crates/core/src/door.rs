@@ -275,12 +275,7 @@ impl Registry {
     fn unrecognised(&self, path: &Path) -> Error {
         let lines: Vec<String> =
             self.formats_by_vendor().iter().map(|(v, names)| format!("  {v}: {}", names.join(", "))).collect();
-        Error::Unsupported(format!(
-            "{}: not a format prof reads: it is {}; prof reads\n{}",
-            path.display(),
-            describe(path),
-            lines.join("\n")
-        ))
+        Error::UnknownFormat { path: path.to_owned(), looks_like: describe(path), reads: lines.join("\n") }
     }
 }
 

@@ -41,6 +41,8 @@ mod registry;
 pub mod run_plan;
 pub mod samples_csv;
 pub mod step_runner;
+#[doc(hidden)]
+pub mod testing;
 pub mod tool_cache;
 pub mod tools;
 pub mod util_csv;
@@ -66,7 +68,7 @@ pub use run_plan::{RunOutcome, RunPlan};
 pub use samples_csv::write_csv;
 pub use util_summary::{summarize, ActivityMean, DeviceSummary, ProcessPeak, ThrottleShare};
 pub use util_verdict::{judge_run, judge_snapshot, FindingKind, UtilFinding, Verdict, VerdictKind};
-pub use vendor::{Detection, DeviceInfo, ToolKind, ToolStatus, Vendor};
+pub use vendor::{Detection, DeviceInfo, JobTables, ToolKind, ToolStatus, Vendor};
 
 // The model every analysis reads, from the crate that holds it (`prof-timeline`).
 pub use prof_timeline::{

@@ -7,7 +7,7 @@
 
 use crate::analysis::ranks::rank_in_name;
 use crate::registry::Registry;
-use crate::vendor_tables::{ClusterTable, CommTable, RankTables};
+use crate::vendor_tables::{ClusterTable, CommTable, JobTables, RankTables};
 use crate::Result;
 use prof_timeline::section::Section;
 use std::collections::BTreeMap;
@@ -34,7 +34,7 @@ impl Registry {
         if !path.is_dir() {
             return None;
         }
-        let cluster = self.vendors().iter().find_map(|v| v.cluster_table(path));
+        let cluster = self.job_tables().find_map(|j| j.cluster_table(path));
         let root = cluster.as_ref().map_or_else(|| path.to_owned(), |c| c.root.clone());
         let mut entries: Vec<PathBuf> = std::fs::read_dir(&root).ok()?.flatten().map(|e| e.path()).collect();
         entries.sort();
@@ -71,18 +71,18 @@ impl Registry {
         if name.starts_with('.') {
             return None;
         }
-        rank_in_name(name).or_else(|| self.vendors().iter().find_map(|v| v.rank_of_entry(entry)))
+        rank_in_name(name).or_else(|| self.job_tables().find_map(|j| j.rank_of_entry(entry)))
     }
 
     /// The per-rank tables of the first backend that has some under `path`.
     pub fn rank_tables(&self, path: &Path) -> RankTables {
-        self.vendors().iter().map(|v| v.rank_tables(path)).find(|t| t.found).unwrap_or_default()
+        self.job_tables().map(|j| j.rank_tables(path)).find(|t| t.found).unwrap_or_default()
     }
 
     /// The per-op communication table under or beside `path`, from the first backend that
     /// has one.
     pub fn communication(&self, path: &Path) -> Option<Result<CommTable>> {
-        self.vendors().iter().find_map(|v| v.communication(path))
+        self.job_tables().find_map(|j| j.communication(path))
     }
 
     /// Every backend's own sections about `path`.
@@ -92,10 +92,15 @@ impl Registry {
 
     /// The per-rank splits of a job's cluster table, by rank, from the backend that found it.
     pub fn cluster_splits(&self, table: &ClusterTable) -> Result<Vec<(u32, crate::analysis::ranks::RankSplit)>> {
-        let vendor = self.vendors().iter().find(|v| v.cluster_table(&table.root).as_ref() == Some(table));
-        match vendor {
-            Some(vendor) => vendor.cluster_splits(&table.file),
+        let tables = self.job_tables().find(|j| j.cluster_table(&table.root).as_ref() == Some(table));
+        match tables {
+            Some(tables) => tables.cluster_splits(&table.file),
             None => Err(crate::Error::Unsupported(format!("{}: no backend reads this table", table.file.display()))),
         }
+    }
+
+    /// The job-directory knowledge of every backend that has some, in registry order.
+    fn job_tables(&self) -> impl Iterator<Item = &dyn JobTables> {
+        self.vendors().iter().filter_map(|v| v.job_tables())
     }
 }

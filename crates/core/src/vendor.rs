@@ -1,11 +1,10 @@
 //! The [`Vendor`] trait and what detection reports: devices, driver, and each tool's status.
 
-use crate::analysis::ranks::RankSplit;
 use crate::breakdown::{BreakdownTool, Importer};
 use crate::deepdive::DeepDive;
 pub use crate::probe::DeviceInfo;
 use crate::probe::UtilizationProbe;
-use crate::vendor_tables::{ClusterTable, CommTable, RankTables};
+pub use crate::vendor_tables::JobTables;
 use prof_timeline::error::Result;
 use prof_timeline::section::Section;
 use serde::Serialize;
@@ -48,30 +47,10 @@ pub trait Vendor: Send + Sync {
         let _ = path;
         Vec::new()
     }
-    /// The vendor's per-op communication table under or beside `path`, when there is one.
-    fn communication(&self, path: &Path) -> Option<Result<CommTable>> {
-        let _ = path;
+    /// What the backend knows of multi-rank job directories (which rank an entry is, its
+    /// tools' per-rank and job-wide tables); `None` when it knows nothing of them.
+    fn job_tables(&self) -> Option<&dyn JobTables> {
         None
-    }
-    /// The vendor's own per-rank tables under `path` (a rank's entry in a job directory).
-    fn rank_tables(&self, path: &Path) -> RankTables {
-        let _ = path;
-        RankTables::default()
-    }
-    /// The rank of a job directory's entry that has no rank in its name, read from what the
-    /// vendor's tools write inside it (a torch_npu `profiler_info_<R>.json`).
-    fn rank_of_entry(&self, entry: &Path) -> Option<u32> {
-        let _ = entry;
-        None
-    }
-    /// The job-wide table of per-rank splits at or under `path`, when the vendor writes one.
-    fn cluster_table(&self, path: &Path) -> Option<ClusterTable> {
-        let _ = path;
-        None
-    }
-    /// The per-rank splits of a [`ClusterTable`] file, by rank.
-    fn cluster_splits(&self, table: &Path) -> Result<Vec<(u32, RankSplit)>> {
-        Err(crate::Error::Unsupported(format!("{}: {} reads no cluster table", table.display(), self.name())))
     }
 }
 

@@ -6,8 +6,9 @@
 
 use crate::analysis::comm::CommSample;
 use crate::analysis::ranks::RankSplit;
+use prof_timeline::Result;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Totals of one transport (`HCCS`, `RDMA`, …).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -74,4 +75,36 @@ pub struct ClusterTable {
     pub root: PathBuf,
     /// The table.
     pub file: PathBuf,
+}
+
+/// A backend's knowledge of multi-rank job directories, the one optional capability
+/// ([`crate::Vendor::job_tables`]) behind which its tools' own directory layout stays: every
+/// method has a default that knows nothing.
+pub trait JobTables: Send + Sync {
+    /// The rank of a job directory's entry that has no rank in its name, read from what the
+    /// vendor's tools write inside it (a torch_npu `profiler_info_<R>.json`, a Kineto trace's
+    /// `distributedInfo.rank`).
+    fn rank_of_entry(&self, entry: &Path) -> Option<u32> {
+        let _ = entry;
+        None
+    }
+    /// The vendor's per-op communication table under or beside `path`, when there is one.
+    fn communication(&self, path: &Path) -> Option<Result<CommTable>> {
+        let _ = path;
+        None
+    }
+    /// The vendor's own per-rank tables under `path` (a rank's entry in a job directory).
+    fn rank_tables(&self, path: &Path) -> RankTables {
+        let _ = path;
+        RankTables::default()
+    }
+    /// The job-wide table of per-rank splits at or under `path`, when the vendor writes one.
+    fn cluster_table(&self, path: &Path) -> Option<ClusterTable> {
+        let _ = path;
+        None
+    }
+    /// The per-rank splits of a [`ClusterTable`] file, by rank.
+    fn cluster_splits(&self, table: &Path) -> Result<Vec<(u32, RankSplit)>> {
+        Err(prof_timeline::Error::Unsupported(format!("{}: this backend reads no cluster table", table.display())))
+    }
 }

@@ -109,6 +109,16 @@ pub enum Error {
     /// The request cannot be served by this backend or on this machine.
     #[error("{0}")]
     Unsupported(String),
+    /// No reader of any backend takes the path.
+    #[error("{}: not a format prof reads: it is {looks_like}; prof reads\n{reads}", path.display())]
+    UnknownFormat {
+        /// The path given.
+        path: PathBuf,
+        /// What it looked like (`a JSON object`, `an empty file`).
+        looks_like: String,
+        /// The formats prof reads, one backend a line.
+        reads: String,
+    },
 }
 
 /// `SIGINT (Ctrl-C)`, `SIGTERM`, … for a signal number.

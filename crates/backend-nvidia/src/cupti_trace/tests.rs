@@ -88,7 +88,7 @@ fn sample() -> Trace {
     t
 }
 
-fn load(bytes: &[u8]) -> Result<(Timeline, Loaded)> {
+fn load(bytes: &[u8]) -> Result<(Timeline, LoadedFile)> {
     let mut timeline = Timeline::new("test");
     let loaded = load_bytes(bytes, Path::new("/traces/prof-cupti-4242-rank0.pcupti"), 0, &mut timeline)?;
     Ok((timeline, loaded))

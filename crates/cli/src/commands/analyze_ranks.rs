@@ -37,7 +37,7 @@ struct RanksReport<'a> {
     ranks: &'a [RankResult],
     slowest: Option<SlowestRank>,
     collectives: Vec<CollectiveStats>,
-    communication_matrix: Vec<&'a load::Link>,
+    communication_matrix: Vec<&'a load::LinkBandwidth>,
 }
 
 /// Runs the multi-rank analysis when `path` is a multi-rank directory; `None` otherwise.
@@ -83,7 +83,7 @@ fn run(
     let splits: Vec<_> = results.iter().filter_map(|r| Some((r.rank, r.split?))).collect();
     let slowest = slowest_rank(&splits);
     let collectives = summarize_collectives(results.iter().flat_map(|r| r.samples.iter().cloned()));
-    let matrix: Vec<&load::Link> = results.iter().flat_map(|r| &r.links).collect();
+    let matrix: Vec<&load::LinkBandwidth> = results.iter().flat_map(|r| &r.links).collect();
     let report = RanksReport {
         schema: "prof.ranks.v1",
         root: job.root.display().to_string(),

@@ -13,7 +13,7 @@ use crate::render::print_json;
 use crate::serve::health::Readiness;
 use crate::serve::http::Url;
 use crate::serve::load::{LoadResult, LoadSpec};
-use crate::serve::plan::{self, PlanRequest, ServePlan, WindowControl};
+use crate::serve::plan::{self, PlanRequest, ServePlan, ServeWindow};
 use crate::serve::report::{ArtifactPart, BenchPart, LoadPart, ServeReport, ServerPart, UtilPart};
 use crate::serve::session::{self, Load, SessionInput, SessionReport};
 use crate::serve::shell_words;
@@ -311,7 +311,7 @@ fn finish(
             let paths: Vec<PathBuf> = plan.artifacts.iter().map(|a| a.path.clone()).collect();
             Some(tool.load(&paths).map_err(|e| e.to_string())?)
         }
-        (None, WindowControl::Http { traces, .. }) => {
+        (None, ServeWindow::Http { traces, .. }) => {
             crate::serve::server_profiler::load_traces(registry, traces, &mut plan.notes)?
         }
         _ => None,

@@ -5,7 +5,7 @@
 use super::family_color;
 use super::svg::Svg;
 use crate::render::{display_name, ellipsize, human_ns};
-use crate::sections::Section;
+use crate::sections::RenderedSection;
 use prof_core::kernel_summary::KernelSummary;
 
 const LABEL_W: f64 = 330.0;
@@ -76,7 +76,7 @@ pub(super) const PARTS: [(&str, &str, &str); 5] = [
 ];
 
 /// One stacked bar per device from the `temporal` section, or `None` when there is none.
-pub fn temporal_bars(sections: &[Section]) -> Option<String> {
+pub fn temporal_bars(sections: &[RenderedSection]) -> Option<String> {
     let devices = sections.iter().find(|s| s.key == "temporal")?.json.as_array()?;
     let field = |d: &serde_json::Value, key: &str| d.get(key).and_then(serde_json::Value::as_u64);
     let mut svg = Svg::new(LABEL_W + BAR_W + 90.0, devices.len() as f64 * ROW_H + 34.0);

@@ -4,7 +4,7 @@
 //! artifact when there is one (it carries bytes and per-transport link rates), else from the
 //! timeline's communication ops (bytes where the source gives `args.bytes`).
 
-use super::{Section, SectionContext};
+use super::{RenderedSection, SectionContext};
 use crate::render::{human_ns, table};
 use prof_core::analysis::comm::{gbps, summarize_collectives, timeline_comm_samples, CollectiveStats};
 use prof_core::analysis::streams::communication_ops;
@@ -40,7 +40,7 @@ pub struct CommReport {
 }
 
 /// The communication section, `None` when the artifact has no communication.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
+pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
     let report = match context.path.and_then(|path| vendor_report(context.registry, path)) {
         Some(Ok(report)) => report,
         Some(Err(error)) => return Some(error_section(error)),
@@ -55,7 +55,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     if report.collectives.is_empty() {
         return None;
     }
-    Some(Section {
+    Some(RenderedSection {
         key: "comm",
         title: "communication bandwidth per collective (effective = bytes / latency)".to_owned(),
         text: render(&report),
@@ -63,8 +63,8 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     })
 }
 
-fn error_section(error: String) -> Section {
-    Section {
+fn error_section(error: String) -> RenderedSection {
+    RenderedSection {
         key: "comm",
         title: "communication bandwidth per collective".to_owned(),
         text: format!("skipped: {error}\n"),

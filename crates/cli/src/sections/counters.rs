@@ -2,13 +2,13 @@
 //! nominal (maximum) value with the throttle reasons active in each (core's [`counter_drops`]).
 //! A throttle-reason series (0/1) is shown as the share of its samples where it was active.
 
-use super::{Section, SectionContext};
+use super::{RenderedSection, SectionContext};
 use crate::render::{human_ns, table};
 use prof_core::analysis::counters::{counter_drops, throttle_reason};
 use prof_core::Timeline;
 
 /// The counter section, when the timeline has counter series.
-pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Section> {
+pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<RenderedSection> {
     let series = counter_drops(timeline);
     if series.is_empty() {
         return None;
@@ -81,7 +81,7 @@ pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Section
         }
     }
     let json = serde_json::to_value(&series).ok()?;
-    Some(Section {
+    Some(RenderedSection {
         key: "counters",
         title: "counters and clock drops (nominal = the series' maximum)".to_owned(),
         text,

@@ -2,7 +2,7 @@
 //! main stream, by length and by cause, each stream's own idle time, the longest gaps with the ops around them and the
 //! host activity inside, and the remedies that apply (core's [`idle_gaps`]).
 
-use super::{Section, SectionContext};
+use super::{RenderedSection, SectionContext};
 use crate::render::{ellipsize, human_ns, table};
 use prof_core::analysis::gaps::{DeviceGaps, GapCause, GapStats};
 use prof_core::Timeline;
@@ -15,7 +15,7 @@ const TEXT_GAPS: usize = 5;
 const TEXT_STREAMS: usize = 6;
 
 /// The idle gaps, when some device has any.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
+pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
     let devices = context.idle_gaps(timeline);
     if !devices.iter().any(|d| d.device_gaps.count > 0) {
         return None;
@@ -55,7 +55,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
         }
     }
     let json = serde_json::to_value(devices).ok()?;
-    Some(Section { key: "gaps", title: "idle gaps (bubbles) per device".to_owned(), text, json })
+    Some(RenderedSection { key: "gaps", title: "idle gaps (bubbles) per device".to_owned(), text, json })
 }
 
 fn summary(stats: &GapStats) -> String {

@@ -1,13 +1,13 @@
 //! "Are kernels launch-bound": launch delay, CPU launch time against kernel time, and the
 //! share of kernels shorter than their launch call (core's [`launch_stats`]).
 
-use super::{Section, SectionContext};
+use super::{RenderedSection, SectionContext};
 use crate::render::{human_ns, table};
 use prof_core::analysis::launch::{Percentiles, SHORT_KERNEL_NS};
 use prof_core::Timeline;
 
 /// The launch statistics, when some kernel links to its launch call.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
+pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
     let stats = context.launch_stats(timeline)?;
     let cells = |p: &Percentiles| [p.p50_ns, p.p90_ns, p.p99_ns, p.max_ns].map(|ns| human_ns(ns as f64));
     let mut rows = vec![["", "p50", "p90", "p99", "max"].map(String::from).to_vec()];
@@ -36,5 +36,5 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     ));
     text.push_str(&format!("verdict: {}\n", stats.verdict_line));
     let json = serde_json::to_value(stats).ok()?;
-    Some(Section { key: "launch", title: "kernel launches".to_owned(), text, json })
+    Some(RenderedSection { key: "launch", title: "kernel launches".to_owned(), text, json })
 }

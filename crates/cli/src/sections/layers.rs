@@ -1,7 +1,7 @@
 //! "One layer": the layers (or steps) found from the main stream's repeating op pattern and
 //! the per-op cost of one representative layer, most expensive first (core's [`find_layers`]).
 
-use super::{Section, SectionContext};
+use super::{RenderedSection, SectionContext};
 use crate::render::{ellipsize, human_ns, table};
 use prof_core::analysis::layers::find_layers_of_roles;
 use prof_core::Timeline;
@@ -10,7 +10,7 @@ use prof_core::Timeline;
 const LISTED_OPS: usize = 15;
 
 /// The layer section, when an op pattern repeats on the main stream.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
+pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
     let layers = find_layers_of_roles(timeline, context.stream_roles(timeline))?;
     let mut text = format!(
         "device {} stream {}: {} layers of {} ops from op {} of {} (+{}), {:.1} % of the stream's op time\n",
@@ -62,7 +62,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
         ));
     }
     let json = serde_json::to_value(&layers).ok()?;
-    Some(Section {
+    Some(RenderedSection {
         key: "layers",
         title: "one layer (repeating op pattern on the main stream; costliest ops first)".to_owned(),
         text,

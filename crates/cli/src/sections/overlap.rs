@@ -1,14 +1,14 @@
 //! "What ran hidden under what": per device, the share of communication time that overlapped
 //! compute and the share of cube time that overlapped vector work (core's [`overlaps`]).
 
-use super::{Section, SectionContext};
+use super::{RenderedSection, SectionContext};
 use crate::render::{human_ns, table};
 use prof_core::analysis::overlap::{overlaps_of, PairOverlap};
 use prof_core::analysis::streams::communication_ops;
 use prof_core::Timeline;
 
 /// The overlaps, when some device ran both compute and communication, or cube and vector ops.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
+pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
     let communication = communication_ops(context.stream_roles(timeline)) > 0;
     let devices = overlaps_of(timeline, context.families, communication);
     if devices.is_empty() {
@@ -34,7 +34,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
         }
     }
     let json = serde_json::to_value(&devices).ok()?;
-    Some(Section {
+    Some(RenderedSection {
         key: "overlap",
         title: "overlap (share of the covered time that ran under the other)".to_owned(),
         text: table(&rows),

@@ -1,14 +1,14 @@
 //! "Which stream does what": per device, each stream's role (main, communication, memory,
 //! side), ops, busy time and share of the device's busy time (core's [`stream_roles`]).
 
-use super::{Section, SectionContext};
+use super::{RenderedSection, SectionContext};
 use crate::render::{human_ns, table};
 use prof_core::analysis::streams::StreamRole;
 use prof_core::analysis::temporal::Activity;
 use prof_core::Timeline;
 
 /// The stream roles, when some device has more than one stream.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
+pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
     let devices = context.stream_roles(timeline);
     if !devices.iter().any(|d| d.streams.len() > 1) {
         return None;
@@ -29,7 +29,12 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
         }
     }
     let json = serde_json::to_value(devices).ok()?;
-    Some(Section { key: "streams", title: "streams per device (main = most ops)".to_owned(), text: table(&rows), json })
+    Some(RenderedSection {
+        key: "streams",
+        title: "streams per device (main = most ops)".to_owned(),
+        text: table(&rows),
+        json,
+    })
 }
 
 fn role(role: StreamRole) -> &'static str {

@@ -1,13 +1,13 @@
 //! "Where the wall time went": compute / communication / memory / other / idle share of each
 //! device's wall time (core's [`temporal_breakdown`]).
 
-use super::{Section, SectionContext};
+use super::{RenderedSection, SectionContext};
 use crate::render::{human_ns, table};
 use prof_core::analysis::temporal::temporal_breakdown;
 use prof_core::Timeline;
 
 /// The temporal breakdown, when the timeline has device ops.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section> {
+pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
     let devices = temporal_breakdown(timeline, context.families);
     if devices.is_empty() {
         return None;
@@ -28,7 +28,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Section>
     }
     let text = table(&rows);
     let json = serde_json::to_value(&devices).ok()?;
-    Some(Section {
+    Some(RenderedSection {
         key: "temporal",
         title: "wall time per device (exclusive: compute > communication > memory > other)".to_owned(),
         text,

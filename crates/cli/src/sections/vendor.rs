@@ -5,7 +5,7 @@
 //! reader that finds a section in the same pass as the ops (an Ascend op table's checks)
 //! carries it on the timeline instead ([`prof_core::Timeline::sections`]), rendered here too.
 
-use super::Section;
+use super::RenderedSection;
 use crate::render::{ellipsize, human_ns, table};
 use prof_timeline::section::{Cell, Section as VendorSection};
 use std::path::Path;
@@ -31,14 +31,14 @@ impl VendorPrefetch {
 
     /// The sections, rendered, once; empty when none were started (or the thread panicked, a
     /// bug that should not take the report with it).
-    pub fn take(&self) -> Vec<Section> {
+    pub fn take(&self) -> Vec<RenderedSection> {
         let handle = self.running.lock().ok().and_then(|mut running| running.take());
         handle.and_then(|h| h.join().ok()).unwrap_or_default().into_iter().map(render).collect()
     }
 }
 
 /// A vendor section as text under its title, and its JSON.
-pub(super) fn render(section: VendorSection) -> Section {
+pub(super) fn render(section: VendorSection) -> RenderedSection {
     let mut text = String::new();
     for line in &section.lines {
         text.push_str(&format!("{}\n", line_text(line)));
@@ -54,7 +54,7 @@ pub(super) fn render(section: VendorSection) -> Section {
     for note in &section.notes {
         text.push_str(&format!("note: {note}\n"));
     }
-    Section { key: section.key, title: section.title, text, json: section.json }
+    RenderedSection { key: section.key, title: section.title, text, json: section.json }
 }
 
 fn line_text(line: &[Cell]) -> String {

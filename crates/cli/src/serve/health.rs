@@ -43,9 +43,9 @@ fn log_error(server: &Supervised, found: &LogError, when: &str) -> SessionFailur
     ))
 }
 
-/// `failure` with the start-up's suspect log line added, unless it quotes a log line already.
+/// `failure` (which quotes no log line) with the start-up's suspect log line added.
 fn with_suspect(mut failure: SessionFailure, suspect: Option<&LogError>) -> SessionFailure {
-    if let Some(found) = suspect.filter(|_| failure.stopped_by.is_none() && !failure.message.contains("(log line")) {
+    if let Some(found) = suspect.filter(|_| failure.stopped_by.is_none()) {
         failure.message.push_str(&format!(
             "\n(log line {} at start-up, matched `{}`: {})",
             found.line_number, found.pattern, found.line
@@ -73,9 +73,13 @@ pub async fn check_alive(
         }
         Err(error) => {
             *group_done = true;
-            let cause = watch.poll_final(EARLY_PATTERNS).ok().flatten();
-            let cause = cause.map(|c| format!("\n(log line {}: {})", c.line_number, c.line)).unwrap_or_default();
-            Err(with_suspect(SessionFailure::new(format!("{error}{cause}")), suspect))
+            // The log's own error line when it has one, else the start-up's suspect line.
+            match watch.poll_final(EARLY_PATTERNS).ok().flatten() {
+                Some(cause) => {
+                    Err(SessionFailure::new(format!("{error}\n(log line {}: {})", cause.line_number, cause.line)))
+                }
+                None => Err(with_suspect(SessionFailure::new(error.to_string()), suspect)),
+            }
         }
     }
 }

@@ -24,7 +24,7 @@ pub const UTIL_CSV: &str = "serve-util.csv";
 
 /// How the capture window is opened and closed around the load.
 #[derive(Debug, Clone)]
-pub enum WindowControl {
+pub enum ServeWindow {
     /// No capture: only the load runs (`--tool none`).
     LoadOnly,
     /// prof's utilization recorder samples during the window (`--tool util`).
@@ -79,7 +79,7 @@ pub struct ServePlan {
     /// The benchmark command, when given.
     pub bench: Option<RunPlan>,
     /// How the window is opened and closed.
-    pub window: WindowControl,
+    pub window: ServeWindow,
     /// Steps run after the server stopped (exports).
     pub after: Vec<RunPlan>,
     /// Clean-up steps run once the server stopped, whatever happened (the nsys session's
@@ -142,9 +142,9 @@ pub fn without_tool(request: &PlanRequest, utilization: bool) -> ServePlan {
     let (window, artifacts, how_to_open) = if utilization {
         let csv = request.out_dir.join(UTIL_CSV);
         let open = format!("{} holds one row per device and sample (any spreadsheet)", csv.display());
-        (WindowControl::Utilization, vec![ExpectedArtifact { path: csv, min_bytes: 1 }], Some(open))
+        (ServeWindow::Utilization, vec![ExpectedArtifact { path: csv, min_bytes: 1 }], Some(open))
     } else {
-        (WindowControl::LoadOnly, Vec::new(), None)
+        (ServeWindow::LoadOnly, Vec::new(), None)
     };
     ServePlan {
         tool: if utilization { "util" } else { "none" }.to_owned(),
@@ -191,13 +191,13 @@ pub fn with_tool(request: &PlanRequest, tool: &dyn BreakdownTool) -> Result<Serv
                  the server must initialise CUDA before it reports healthy"
                     .to_owned(),
             );
-            (server, WindowControl::Signal)
+            (server, ServeWindow::Signal)
         }
         prof_core::WindowControl::Commands { launch, start, stop, shutdown } => {
             let mut server = base_server(request, launch.argv);
             server.env.extend(launch.env);
             cleanup = vec![*shutdown];
-            (server, WindowControl::Commands { start, stop })
+            (server, ServeWindow::Commands { start, stop })
         }
         prof_core::WindowControl::Fixed => {
             let mut server = base_server(request, capture.argv.clone());
@@ -206,7 +206,7 @@ pub fn with_tool(request: &PlanRequest, tool: &dyn BreakdownTool) -> Result<Serv
                 "{} has no start/stop control here: it records the server's whole run, warm-up included",
                 tool.name()
             ));
-            (server, WindowControl::WholeRun)
+            (server, ServeWindow::WholeRun)
         }
     };
     Ok(ServePlan {
@@ -244,14 +244,14 @@ impl ServePlan {
         ));
         out.push_str(&format!("  warm-up (unprofiled): {warmup}\n"));
         let window = match &self.window {
-            WindowControl::LoadOnly => "no capture, the load only".to_owned(),
-            WindowControl::Utilization => "prof's utilization recorder samples the devices".to_owned(),
-            WindowControl::Signal => "SIGUSR1 to the server opens the window, a second closes it".to_owned(),
-            WindowControl::Commands { start, stop } => {
+            ServeWindow::LoadOnly => "no capture, the load only".to_owned(),
+            ServeWindow::Utilization => "prof's utilization recorder samples the devices".to_owned(),
+            ServeWindow::Signal => "SIGUSR1 to the server opens the window, a second closes it".to_owned(),
+            ServeWindow::Commands { start, stop } => {
                 format!("\n    {}\n    … load …\n    {}", start.display_command(), stop.display_command())
             }
-            WindowControl::WholeRun => "the whole server run is recorded".to_owned(),
-            WindowControl::Http { start, stop, traces } => format!(
+            ServeWindow::WholeRun => "the whole server run is recorded".to_owned(),
+            ServeWindow::Http { start, stop, traces } => format!(
                 "the server's own profiler\n    {}\n    … load …\n    {} (the server then writes its traces into {})",
                 start.describe(),
                 stop.describe(),
@@ -320,6 +320,7 @@ mod tests {
 
     /// The registry's breakdown tool called `name` (tools are configured by their documented
     /// environment variables here, as a user would).
+    #[cfg(feature = "nvidia")]
     fn registry_tool(name: &str) -> Box<dyn BreakdownTool> {
         let registry = crate::registry::build();
         let mut tools = registry.vendors().iter().flat_map(|v| v.breakdown_tools());
@@ -344,7 +345,7 @@ mod tests {
         assert_eq!(env("PROF_CUPTI_SIGNAL"), Some("paused"));
         assert_eq!(env("PROF_CUPTI_DURATION_MS"), Some("10000"));
         assert!(env("CUDA_INJECTION64_PATH").is_some_and(|p| p.ends_with("libprof_cupti_tracer.so")));
-        assert!(matches!(plan.window, WindowControl::Signal));
+        assert!(matches!(plan.window, ServeWindow::Signal));
         assert_eq!(plan.artifacts[0].path, PathBuf::from("/tmp/out/cupti"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -364,7 +365,7 @@ mod tests {
         assert!(launch.contains(&"--trace=cuda,nvtx,osrt".to_owned()), "{launch:?}");
         assert!(launch.ends_with(&["max", "serve", "--model", "m"].map(String::from)), "{launch:?}");
         assert_eq!(plan.server.env, [("MODULAR_ENABLE_PROFILING".into(), "detailed".into())]);
-        let WindowControl::Commands { start, stop } = &plan.window else { panic!("{:?}", plan.window) };
+        let ServeWindow::Commands { start, stop } = &plan.window else { panic!("{:?}", plan.window) };
         assert_eq!(words(start)[1..3], ["start".to_owned(), format!("--session={session}")]);
         assert!(words(start).contains(&"--output=/tmp/out/prof-nsys".to_owned()), "{:?}", words(start));
         assert_eq!(words(stop)[1..], ["stop".to_owned(), format!("--session={session}")]);
@@ -381,7 +382,7 @@ mod tests {
         assert_eq!(util.server.argv, request().server);
         assert_eq!(util.artifacts[0].path, PathBuf::from("/tmp/out/serve-util.csv"));
         let none = without_tool(&request(), false);
-        assert!(none.artifacts.is_empty() && matches!(none.window, WindowControl::LoadOnly));
+        assert!(none.artifacts.is_empty() && matches!(none.window, ServeWindow::LoadOnly));
         let text = none.describe("http://h/health", Duration::from_secs(120), "3 requests", "10 requests");
         assert!(text.contains("max serve --model m") && text.contains("GET http://h/health until 200"), "{text}");
     }

@@ -5,7 +5,7 @@
 //! through the registry's one door.
 
 use super::http::{self, Url};
-use super::plan::{base_server, bench, PlanRequest, ServePlan, WindowControl};
+use super::plan::{base_server, bench, PlanRequest, ServePlan, ServeWindow};
 use prof_capture::servers::{self, HttpCall};
 use prof_core::ExpectedArtifact;
 use std::path::{Path, PathBuf};
@@ -78,7 +78,7 @@ pub fn plan(request: &PlanRequest, health: &Url) -> Result<ServePlan, String> {
         tool: "server".to_owned(),
         server,
         bench: bench(request),
-        window: WindowControl::Http { start: Box::new(start), stop: Box::new(stop), traces: dir.clone() },
+        window: ServeWindow::Http { start: Box::new(start), stop: Box::new(stop), traces: dir.clone() },
         after: Vec::new(),
         cleanup: Vec::new(),
         artifacts: vec![ExpectedArtifact { path: dir.clone(), min_bytes: 1 }],

@@ -5,7 +5,7 @@
 
 use super::health::{self, Readiness};
 use super::load::{self, LoadResult, LoadSpec};
-use super::plan::{ServePlan, WindowControl};
+use super::plan::{ServePlan, ServeWindow};
 use prof_capture::supervisor::{StopSignals, Supervised};
 use prof_core::process_group::live_group_members;
 use prof_core::recorder::{Recorder, RecorderHandle, Recording};
@@ -252,20 +252,20 @@ async fn open_window(
     interval: Duration,
 ) -> Result<OpenWindow, SessionFailure> {
     match &plan.window {
-        WindowControl::Utilization => match probe {
+        ServeWindow::Utilization => match probe {
             Some(probe) => Recorder::start(probe, interval)
                 .map(OpenWindow::Recorder)
                 .map_err(|e| SessionFailure::new(e.to_string())),
             None => Ok(OpenWindow::Nothing),
         },
-        WindowControl::Signal => signal_server(server, "open").map(|()| OpenWindow::Nothing),
-        WindowControl::Commands { start, .. } => run_checked(start).await.map(|()| OpenWindow::Nothing),
-        WindowControl::Http { start, .. } => start.send().await.map(|()| OpenWindow::Nothing).map_err(|e| {
+        ServeWindow::Signal => signal_server(server, "open").map(|()| OpenWindow::Nothing),
+        ServeWindow::Commands { start, .. } => run_checked(start).await.map(|()| OpenWindow::Nothing),
+        ServeWindow::Http { start, .. } => start.send().await.map(|()| OpenWindow::Nothing).map_err(|e| {
             SessionFailure::new(format!(
                 "the server's profiler did not start: {e} (is it enabled? see the plan's environment)"
             ))
         }),
-        WindowControl::LoadOnly | WindowControl::WholeRun => Ok(OpenWindow::Nothing),
+        ServeWindow::LoadOnly | ServeWindow::WholeRun => Ok(OpenWindow::Nothing),
     }
 }
 
@@ -278,9 +278,9 @@ async fn close_window(
         return Ok(Some(handle.stop()));
     }
     match &plan.window {
-        WindowControl::Signal if server.is_running() => signal_server(server, "close").map(|()| None),
-        WindowControl::Commands { stop, .. } => run_checked(stop).await.map(|()| None),
-        WindowControl::Http { stop, traces, .. } => {
+        ServeWindow::Signal if server.is_running() => signal_server(server, "close").map(|()| None),
+        ServeWindow::Commands { stop, .. } => run_checked(stop).await.map(|()| None),
+        ServeWindow::Http { stop, traces, .. } => {
             stop.send().await.map_err(|e| SessionFailure::new(format!("the server's profiler did not stop: {e}")))?;
             super::server_profiler::wait_for_traces(traces).await.map_err(SessionFailure::new)?;
             Ok(None)

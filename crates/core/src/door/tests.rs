@@ -1,53 +1,7 @@
-use super::{Certainty, Loaded, Recognition};
-use crate::vendor::{Detection, Vendor};
-use crate::{DeviceOp, Families, Importer, OpKind, Registry, Result, Timeline};
-use std::path::{Path, PathBuf};
-
-/// An importer that takes files whose name ends in `suffix`, as sure as `certainty`, and
-/// loads one kernel named after itself.
-struct Fake {
-    name: &'static str,
-    suffix: &'static str,
-    certainty: Certainty,
-}
-
-impl Importer for Fake {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn recognizes(&self, path: &Path) -> bool {
-        path.is_file() && path.to_string_lossy().ends_with(self.suffix)
-    }
-    fn recognize(&self, path: &Path) -> Option<Recognition> {
-        self.recognizes(path).then(|| Recognition::new(self.certainty, format!("ends in {}", self.suffix)))
-    }
-    fn load(&self, path: &Path) -> Result<Timeline> {
-        let mut timeline = Timeline::new(path.display().to_string());
-        let name = timeline.intern(self.name);
-        timeline.push_op(DeviceOp::new(OpKind::Kernel, name, 0, 7, 0, 10));
-        Ok(timeline)
-    }
-}
-
-struct FakeVendor(&'static str, Vec<(&'static str, &'static str, Certainty)>);
-
-impl Vendor for FakeVendor {
-    fn id(&self) -> &'static str {
-        self.0
-    }
-    fn name(&self) -> &'static str {
-        self.0
-    }
-    fn detect(&self) -> Detection {
-        Detection::new(self.0, self.0)
-    }
-    fn importers(&self) -> Vec<Box<dyn Importer>> {
-        self.1
-            .iter()
-            .map(|&(name, suffix, certainty)| Box::new(Fake { name, suffix, certainty }) as Box<dyn Importer>)
-            .collect()
-    }
-}
+use super::{Certainty, Loaded};
+use crate::testing::TestVendor as FakeVendor;
+use crate::{Families, Registry};
+use std::path::PathBuf;
 
 fn registry() -> Registry {
     Registry::new(vec![

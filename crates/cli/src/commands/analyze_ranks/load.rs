@@ -3,14 +3,14 @@
 //! own per-step split (`step_trace_time.csv`), per-op communication (`communication.json`) and
 //! link matrix (`communication_matrix.json`), which win over the timeline where both exist.
 
-use super::super::analyze::{load_any, Loaded};
+use crate::failure::{Failure, Kind};
 use crate::sections::comm::TransportRow;
 use prof_core::analysis::comm::{gbps, summarize_collectives, timeline_comm_samples, CollectiveStats, CommSample};
 use prof_core::analysis::ranks::RankSplit;
 use prof_core::analysis::temporal::temporal_breakdown;
 use prof_core::families::Families;
 use prof_core::kernel_summary::{summarize_kernels, KernelSummary};
-use prof_core::Registry;
+use prof_core::{Error, Loaded, Registry};
 use serde::Serialize;
 use std::path::Path;
 
@@ -27,7 +27,7 @@ pub struct TopKernel {
 
 /// One link of the communication matrix, with its bandwidth.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct Link {
+pub struct LinkBandwidth {
     /// The link as the vendor's table gives it.
     #[serde(flatten)]
     pub link: prof_core::vendor_tables::Link,
@@ -55,7 +55,7 @@ pub struct RankResult {
     /// Per transport (Ascend).
     pub transports: Vec<TransportRow>,
     /// Links of this rank (Ascend `communication_matrix.json`).
-    pub links: Vec<Link>,
+    pub links: Vec<LinkBandwidth>,
     /// Why the rank could not be analysed.
     pub error: Option<String>,
     /// What is missing or was cut short.
@@ -103,16 +103,16 @@ pub fn rank(registry: &Registry, rank: u32, path: &Path, families: &Families) ->
             result.notes.push("per-kernel totals only: no wall-time split".to_owned());
             None
         }
-        Ok(Loaded::Kernels(_)) => {
-            Some(format!("{}: holds single-kernel deep-dive reports, not a timeline", path.display()))
-        }
+        Ok(Loaded::Kernels(_)) => Some(RankLoadError {
+            message: format!("{}: holds single-kernel deep-dive reports, not a timeline", path.display()),
+            unknown_format: None,
+        }),
         Err(error) => Some(error),
     };
-    if let Some(error) = timeline_error {
-        // load_any's list of every format it knows says nothing about this rank.
-        let unknown = error.contains("not a format prof reads");
-        let error = error.split("; prof reads\n").next().unwrap_or(&error);
-        if vendor_files && unknown {
+    if let Some(RankLoadError { message, unknown_format }) = timeline_error {
+        // The door's list of every format it knows says nothing about this rank.
+        let error = unknown_format.as_deref().unwrap_or(&message);
+        if vendor_files && unknown_format.is_some() {
             result.notes.push(format!("no op timeline, so no top kernel ({error})"));
         } else if result.error.is_none() {
             result.error = Some(format!("rank {rank}: {error}"));
@@ -125,10 +125,28 @@ fn top_kernel(summary: &KernelSummary) -> Option<TopKernel> {
     summary.kernels.first().map(|k| TopKernel { name: k.name.clone(), total_ns: k.total_ns, share_pct: k.share_pct })
 }
 
-/// [`load_any`] on the rank's entry (a directory holding one artifact, torch.profiler's
+/// Why a rank's artifact gave no timeline.
+struct RankLoadError {
+    /// What `prof analyze` would say of the path.
+    message: String,
+    /// When no reader takes the path: the message without the list of every format prof
+    /// reads (which says nothing about this rank).
+    unknown_format: Option<String>,
+}
+
+/// The registry's load of the rank's entry (a directory holding one artifact, torch.profiler's
 /// `rank0/trace.json`, is read as that artifact by the registry).
-fn load_rank_artifact(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, String> {
-    load_any(registry, path, families).map_err(|error| error.message)
+fn load_rank_artifact(registry: &Registry, path: &Path, families: &Families) -> Result<Loaded, RankLoadError> {
+    registry.load(path, families).map(|(loaded, _)| loaded).map_err(|error| {
+        let unknown_format = match &error {
+            Error::UnknownFormat { path, looks_like, .. } => {
+                Some(format!("{}: not a format prof reads: it is {looks_like}", path.display()))
+            }
+            _ => None,
+        };
+        let message = Failure::from(error).or_kind(Kind::BadInput).at_path(path.display().to_string()).message;
+        RankLoadError { message, unknown_format }
+    })
 }
 
 /// Reads the vendor's per-rank tables under `path` into `result`; true when any was found.
@@ -142,8 +160,11 @@ fn vendor_tables(registry: &Registry, result: &mut RankResult, path: &Path) -> b
         result.collectives = summarize_collectives(result.samples.clone());
         result.transports = crate::sections::comm::transport_rows(&comm.transports);
     }
-    result.links =
-        tables.links.into_iter().map(|link| Link { bandwidth_gbps: gbps(link.bytes, link.transit_ns), link }).collect();
+    result.links = tables
+        .links
+        .into_iter()
+        .map(|link| LinkBandwidth { bandwidth_gbps: gbps(link.bytes, link.transit_ns), link })
+        .collect();
     if let Some(error) = tables.errors.first().filter(|_| result.error.is_none()) {
         result.error = Some(format!("rank {}: {error}", result.rank));
     }
