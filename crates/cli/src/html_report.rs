@@ -153,12 +153,38 @@ pub fn breakdown_page(
     );
     block(&mut body, "Where each device's wall time went", bars::temporal_bars(sections));
     for section in sections {
-        block(&mut body, &section.title, Some(text_to_html(&section.text)));
+        block(&mut body, &section.title, Some(blocks_html(&section.text)));
     }
     page(&format!("prof breakdown: {}", summary.source), &body)
 }
 
-/// A section's text as HTML: runs of two or more lines that split into the same number (two or
+/// Typed blocks as HTML, from the data: each table an HTML table (its first row the header, a
+/// blank cell kept blank), each line of running text a paragraph.
+pub fn blocks_html(blocks: &crate::render::Blocks) -> String {
+    use crate::render::Block;
+    let mut out = String::new();
+    for block in blocks.blocks() {
+        match block {
+            Block::Table(rows) => {
+                out.push_str("<table>\n");
+                for (index, row) in rows.iter().enumerate() {
+                    let tag = if index == 0 { "th" } else { "td" };
+                    let cells: String = row.iter().map(|c| format!("<{tag}>{}</{tag}>", escape(c.trim()))).collect();
+                    out.push_str(&format!("<tr>{cells}</tr>\n"));
+                }
+                out.push_str("</table>\n");
+            }
+            Block::Text(text) => {
+                for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                    out.push_str(&format!("<p class=\"line\">{}</p>\n", escape(line)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A text report's text as HTML (`prof diff`, `prof deep-dive`, whose reports are text): runs of two or more lines that split into the same number (two or
 /// more) of columns at runs of two spaces (what [`crate::render::table`] writes) become a
 /// table, its first line the header; every other line a paragraph.
 pub fn text_to_html(text: &str) -> String {
@@ -312,7 +338,29 @@ pub fn write_util(path: &Path, recording: &Recording, report: &str) -> Result<()
 
 #[cfg(test)]
 mod tests {
-    use super::text_to_html;
+    use super::{blocks_html, text_to_html};
+    use crate::render::Blocks;
+
+    #[test]
+    fn a_table_with_an_empty_last_column_stays_a_table_with_its_header() {
+        // The idle-gap table of a trace without host spans: its last column is empty in every
+        // row, which the text re-splitting read as a paragraph and a one-row-shorter header.
+        let mut blocks = Blocks::from("device 0: 2 gaps\n".to_owned());
+        let row = |cells: [&str; 4]| cells.map(String::from).to_vec();
+        blocks.push_table(vec![
+            row(["at", "length", "cause", "host in the gap"]),
+            row(["+1.00 ms", "2.00 ms", "launch", ""]),
+            row(["+9.00 ms", "3.00 ms", "unknown", ""]),
+        ]);
+        let html = blocks_html(&blocks);
+        assert!(html.starts_with("<p class=\"line\">device 0: 2 gaps</p>\n<table>\n"), "{html}");
+        assert!(html.contains("<tr><th>at</th><th>length</th><th>cause</th><th>host in the gap</th></tr>"), "{html}");
+        assert!(html.contains("<tr><td>+1.00 ms</td><td>2.00 ms</td><td>launch</td><td></td></tr>"), "{html}");
+        assert_eq!(html.matches("<tr>").count(), 3, "{html}");
+        // The text is the same blocks written out: the line, then the aligned table.
+        let text = blocks.text();
+        assert!(text.starts_with("device 0: 2 gaps\nat        length   cause    host in the gap\n+1.00 ms"), "{text}");
+    }
 
     #[test]
     fn section_text_tables_become_html_tables() {

@@ -29,8 +29,8 @@ pub struct RenderedSection {
     pub key: &'static str,
     /// Heading of the text block.
     pub title: String,
-    /// The text block (tables, findings), ending in a newline.
-    pub text: String,
+    /// The text block (tables, findings) as typed blocks, its text ending in a newline.
+    pub text: crate::render::Blocks,
     /// The same facts for `--json`.
     pub json: serde_json::Value,
 }
@@ -202,7 +202,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub fn render_text(sections: &[RenderedSection]) -> String {
     let mut out = String::new();
     for section in sections {
-        out.push_str(&format!("\n{}\n{}", section.title, section.text));
+        out.push_str(&format!("\n{}\n{}", section.title, section.text.text()));
     }
     out
 }

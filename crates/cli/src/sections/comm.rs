@@ -5,7 +5,7 @@
 //! timeline's communication ops (bytes where the source gives `args.bytes`).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, table};
+use crate::render::{human_ns, Blocks};
 use prof_core::analysis::comm::{gbps, summarize_collectives, timeline_comm_samples, CollectiveStats};
 use prof_core::analysis::streams::communication_ops;
 use prof_core::vendor_tables::{CommTable, TransportTotal};
@@ -67,7 +67,7 @@ fn error_section(error: String) -> RenderedSection {
     RenderedSection {
         key: "comm",
         title: "communication bandwidth per collective".to_owned(),
-        text: format!("skipped: {error}\n"),
+        text: Blocks::from(format!("skipped: {error}\n")),
         json: serde_json::json!({ "error": error }),
     }
 }
@@ -102,7 +102,7 @@ pub fn transport_rows(totals: &[TransportTotal]) -> Vec<TransportRow> {
 }
 
 /// The report as text: the collective table, then the transport table when there is one.
-pub fn render(report: &CommReport) -> String {
+pub fn render(report: &CommReport) -> Blocks {
     let mut rows =
         vec![["collective", "ops", "total", "bytes", "effective GB/s", "link GB/s"].map(String::from).to_vec()];
     for c in &report.collectives {
@@ -117,15 +117,16 @@ pub fn render(report: &CommReport) -> String {
             c.link_gbps.map_or("-".to_owned(), |g| format!("{g:.2}")),
         ]);
     }
-    let mut out = format!("source: {}\n{}", report.source, table(&rows));
-    out.push_str(&render_transports(&report.transports));
+    let mut out = Blocks::from(format!("source: {}\n", report.source));
+    out.push_table(rows);
+    out.append(render_transports(&report.transports));
     out
 }
 
 /// The per-transport table; empty for no transports.
-pub fn render_transports(transports: &[TransportRow]) -> String {
+pub fn render_transports(transports: &[TransportRow]) -> Blocks {
     if transports.is_empty() {
-        return String::new();
+        return Blocks::default();
     }
     let mut rows = vec![["transport", "ops", "bytes", "transit", "link GB/s"].map(String::from).to_vec()];
     for t in transports {
@@ -137,7 +138,7 @@ pub fn render_transports(transports: &[TransportRow]) -> String {
             t.link_gbps.map_or("-".to_owned(), |g| format!("{g:.2}")),
         ]);
     }
-    let mut out = table(&rows);
+    let mut out = Blocks::from_table(rows);
     out.push_str("(link GB/s: transit bytes / transit time as the vendor measured it; SDMA = HCCS + PCIE)\n");
     out
 }
@@ -167,7 +168,7 @@ mod tests {
         assert_eq!(report.collectives.iter().map(|c| c.count).sum::<u64>(), 28);
         let transports: Vec<&str> = report.transports.iter().map(|t| t.transport.as_str()).collect();
         assert_eq!(transports, ["HCCS", "RDMA", "SDMA"]);
-        let text = render(&report);
+        let text = render(&report).text();
         assert!(text.contains("all_gather") && text.contains("SDMA = HCCS + PCIE"), "{text}");
         assert!(vendor_report(&registry, &dir.join("profiler_info_0.json")).is_none());
         assert_eq!(human_bytes(1_174_406_620), "1.17 GB");

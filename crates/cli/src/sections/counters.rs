@@ -3,7 +3,7 @@
 //! A throttle-reason series (0/1) is shown as the share of its samples where it was active.
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, table};
+use crate::render::{human_ns, Blocks};
 use prof_core::analysis::counters::{counter_drops, throttle_reason};
 use prof_core::Timeline;
 
@@ -42,7 +42,8 @@ pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Rendere
             if s.frequency { s.drop_count.to_string() } else { "-".to_owned() },
         ]);
     }
-    let mut text = table(&rows);
+    let mut text = Blocks::default();
+    text.push_table(rows);
     for s in series.iter().filter(|s| s.frequency) {
         if s.drops.is_empty() {
             text.push_str(&format!(
@@ -64,7 +65,7 @@ pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Rendere
                 if d.reasons.is_empty() { "-".to_owned() } else { d.reasons.join(", ") },
             ]);
         }
-        text.push_str(&table(&drop_rows));
+        text.push_table(drop_rows);
         if !s.reasons_below_nominal.is_empty() {
             let listed: Vec<String> = s
                 .reasons_below_nominal

@@ -3,7 +3,7 @@
 //! host activity inside, and the remedies that apply (core's [`idle_gaps`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{ellipsize, human_ns, table};
+use crate::render::{ellipsize, human_ns, Blocks};
 use prof_core::analysis::gaps::{DeviceGaps, GapCause, GapStats};
 use prof_core::Timeline;
 
@@ -20,7 +20,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
     if !devices.iter().any(|d| d.device_gaps.count > 0) {
         return None;
     }
-    let mut text = String::new();
+    let mut text = Blocks::default();
     for d in devices.iter().filter(|d| d.device_gaps.count > 0) {
         text.push_str(&format!(
             "device {}: {} gaps, {} idle ({:.1} % of {}); main stream {}: {} gaps, {} ({:.1} %)\n",
@@ -49,7 +49,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
                 host,
             ]);
         }
-        text.push_str(&table(&rows));
+        text.push_table(rows);
         for remedy in &d.remedies {
             text.push_str(&format!("  {}: {}\n", cause(remedy.cause), remedy.advice));
         }

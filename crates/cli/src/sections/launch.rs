@@ -2,7 +2,7 @@
 //! share of kernels shorter than their launch call (core's [`launch_stats`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, table};
+use crate::render::{human_ns, Blocks};
 use prof_core::analysis::launch::{Percentiles, SHORT_KERNEL_NS};
 use prof_core::Timeline;
 
@@ -17,7 +17,10 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
         row.extend(cells(p));
         rows.push(row);
     }
-    let mut text = if rows.len() > 1 { table(&rows) } else { String::new() };
+    let mut text = Blocks::default();
+    if rows.len() > 1 {
+        text.push_table(rows);
+    }
     text.push_str(&format!(
         "{} kernels linked to their launch ({} broken links); launch calls {} against kernels {}\n",
         stats.kernels,

@@ -2,7 +2,7 @@
 //! the per-op cost of one representative layer, most expensive first (core's [`find_layers`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{ellipsize, human_ns, table};
+use crate::render::{ellipsize, human_ns, Blocks};
 use prof_core::analysis::layers::find_layers_of_roles;
 use prof_core::Timeline;
 
@@ -12,7 +12,8 @@ const LISTED_OPS: usize = 15;
 /// The layer section, when an op pattern repeats on the main stream.
 pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
     let layers = find_layers_of_roles(timeline, context.stream_roles(timeline))?;
-    let mut text = format!(
+    let mut text = Blocks::default();
+    text.push_str(&format!(
         "device {} stream {}: {} layers of {} ops from op {} of {} (+{}), {:.1} % of the stream's op time\n",
         layers.device,
         layers.stream,
@@ -22,7 +23,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
         layers.stream_ops,
         human_ns(layers.offset_ns as f64),
         layers.covered_pct,
-    );
+    ));
     text.push_str(&format!("  found by: {}\n", layers.method));
     text.push_str(&format!(
         "  layer time: mean {}, min {}, max {}\n",
@@ -54,7 +55,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
             format!("{:.1} %", op.share_pct),
         ]);
     }
-    text.push_str(&table(&rows));
+    text.push_table(rows);
     if layers.ops.len() > LISTED_OPS {
         text.push_str(&format!(
             "  ({} more ops in the layer; --json-full lists all in order)\n",

@@ -2,7 +2,7 @@
 //! compute and the share of cube time that overlapped vector work (core's [`overlaps`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, table};
+use crate::render::{human_ns, Blocks};
 use prof_core::analysis::overlap::{overlaps_of, PairOverlap};
 use prof_core::analysis::streams::communication_ops;
 use prof_core::Timeline;
@@ -37,7 +37,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
     Some(RenderedSection {
         key: "overlap",
         title: "overlap (share of the covered time that ran under the other)".to_owned(),
-        text: table(&rows),
+        text: Blocks::from_table(rows),
         json,
     })
 }

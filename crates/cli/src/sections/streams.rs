@@ -2,7 +2,7 @@
 //! side), ops, busy time and share of the device's busy time (core's [`stream_roles`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, table};
+use crate::render::{human_ns, Blocks};
 use prof_core::analysis::streams::StreamRole;
 use prof_core::analysis::temporal::Activity;
 use prof_core::Timeline;
@@ -32,7 +32,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
     Some(RenderedSection {
         key: "streams",
         title: "streams per device (main = most ops)".to_owned(),
-        text: table(&rows),
+        text: Blocks::from_table(rows),
         json,
     })
 }

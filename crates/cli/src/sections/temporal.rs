@@ -2,7 +2,7 @@
 //! device's wall time (core's [`temporal_breakdown`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, table};
+use crate::render::{human_ns, Blocks};
 use prof_core::analysis::temporal::temporal_breakdown;
 use prof_core::Timeline;
 
@@ -26,7 +26,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
             cell(d.idle_ns),
         ]);
     }
-    let text = table(&rows);
+    let text = Blocks::from_table(rows);
     let json = serde_json::to_value(&devices).ok()?;
     Some(RenderedSection {
         key: "temporal",

@@ -6,7 +6,7 @@
 //! carries it on the timeline instead ([`prof_core::Timeline::sections`]), rendered here too.
 
 use super::RenderedSection;
-use crate::render::{ellipsize, human_ns, table};
+use crate::render::{ellipsize, human_ns, Blocks};
 use prof_timeline::section::{Cell, Section as VendorSection};
 use std::path::Path;
 use std::sync::Mutex;
@@ -39,14 +39,14 @@ impl VendorPrefetch {
 
 /// A vendor section as text under its title, and its JSON.
 pub(super) fn render(section: VendorSection) -> RenderedSection {
-    let mut text = String::new();
+    let mut text = Blocks::default();
     for line in &section.lines {
         text.push_str(&format!("{}\n", line_text(line)));
     }
     if let Some(t) = &section.table {
         let mut rows = vec![t.header.clone()];
         rows.extend(t.rows.iter().map(|row| row.iter().map(cell).collect()));
-        text.push_str(&table(&rows));
+        text.push_table(rows);
     }
     for line in &section.after {
         text.push_str(&format!("{}\n", line_text(line)));
@@ -94,7 +94,8 @@ mod tests {
         section.notes.push("no OP State column".into());
         let rendered = render(section);
         assert_eq!((rendered.key, rendered.title.as_str()), ("v", "a vendor check"));
-        let lines: Vec<&str> = rendered.text.lines().collect();
+        let text = rendered.text.text();
+        let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "busy 1.50 ms (12.3 %)");
         assert!(lines[1].starts_with("op ") && lines[1].ends_with("limiter"), "{}", lines[1]);
         assert!(lines[2].starts_with(&format!("{}…  3", "x".repeat(35))), "{}", lines[2]);

@@ -51,9 +51,9 @@ pub(super) fn render(report: &RanksReport) -> String {
             transports: Vec::new(),
         };
         out.push_str("\ncommunication bandwidth per collective (effective = bytes / latency)\n");
-        out.push_str(&comm::render(&all));
+        out.push_str(&comm::render(&all).text());
         for r in report.ranks.iter().filter(|r| !r.transports.is_empty()) {
-            out.push_str(&format!("rank {} per transport\n{}", r.rank, comm::render_transports(&r.transports)));
+            out.push_str(&format!("rank {} per transport\n{}", r.rank, comm::render_transports(&r.transports).text()));
         }
     }
     if !report.communication_matrix.is_empty() {
