@@ -47,6 +47,7 @@ mod tools;
 mod torch_importer;
 mod torch_trace;
 mod values;
+mod xplane;
 
 #[cfg(test)]
 mod test_fixtures;
@@ -131,6 +132,7 @@ impl Vendor for NvidiaVendor {
             Box::new(nsys_tool::NsysExportImporter),
             Box::new(nsys_tool::NsysStatsImporter),
             Box::new(proton_hatchet::ProtonImporter),
+            Box::new(xplane::XplaneImporter),
         ]
     }
 

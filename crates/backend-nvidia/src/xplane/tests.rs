@@ -1,0 +1,90 @@
+//! Checked against a separate Python decoder of the protobuf wire format run on the same files
+//! (the numbers quoted: op count, device ns with each length rounded to the nearest ns,
+//! per-stream counts, the top kernel, host spans and correlation links).
+
+use super::*;
+use prof_core::{summarize_kernels, Families, HostCategory, OpKind, Registry};
+use std::path::PathBuf;
+
+/// `tests/fixtures/<name>` of the workspace.
+fn fixture_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name)
+}
+
+fn load(name: &str) -> Timeline {
+    let path = fixture_path(&format!("xla/{name}"));
+    let registry = Registry::new(vec![Box::new(crate::NvidiaVendor::new())]);
+    let (loaded, _) = registry.load(&path, &Families::builtin()).unwrap();
+    match loaded {
+        prof_core::Loaded::Timeline(t) => *t,
+        _ => panic!("{name} is not read as a timeline"),
+    }
+}
+
+#[test]
+fn a_jax_gpu_xspace_reads_its_stream_lines_and_links_every_launch() {
+    let path = fixture_path("xla/jax08_gemm_mi300_rocm.xplane.pb");
+    let found = XplaneImporter.recognize(&path).unwrap();
+    assert_eq!(found.certainty, Certainty::Signature);
+    let t = load("jax08_gemm_mi300_rocm.xplane.pb");
+    // python: ops 54 device_ns 3475484 streams {(0,16): 42, (0,17): 12}
+    assert_eq!(t.ops.len(), 54);
+    assert_eq!(t.ops.iter().map(|op| op.dur_ns()).sum::<u64>(), 3_475_484);
+    assert_eq!(t.ops.iter().filter(|op| op.stream() == 16).count(), 42);
+    assert!(t.ops.iter().all(|op| op.device() == 0 && op.kind() == OpKind::Kernel));
+    // python: first op start 1220562, last end 10676774
+    assert_eq!(t.ops.iter().map(|op| op.start_ns).min(), Some(1_220_562));
+    assert_eq!(t.ops.iter().map(|op| op.end_ns()).max(), Some(10_676_774));
+    let summary = summarize_kernels(&t, &Families::builtin());
+    // python: top Cijk_Ailk_Bljk_BBS_BH_MT256x224x64_… 3 calls, 1833003 ns
+    let top = &summary.kernels[0];
+    assert!(top.name.starts_with("Cijk_Ailk_Bljk_BBS_BH_MT256x224x64_MI16x16x16x1"), "{}", top.name);
+    assert_eq!((top.calls, top.total_ns), (3, 1_833_003));
+    // python: host 3728 spans, 54 hip launches each with a correlation id, all 54 linked
+    assert_eq!(t.host.len(), 3728);
+    assert_eq!(t.host.iter().filter(|s| s.category == HostCategory::Runtime).count(), 54);
+    let launches = t.host_by_correlation();
+    assert_eq!(t.ops.iter().filter(|op| op.correlation.get().is_some_and(|c| launches.contains_key(&c))).count(), 54);
+    // kernel_details: grid and block of each kernel
+    assert!(t.ops.iter().all(|op| t.details_of(op).and_then(|d| d.block).is_some()));
+    assert_eq!(t.recorded_on.as_deref(), Some("AMD GPU, 8 device planes"));
+    assert!(t.unread.iter().any(|(k, _)| k == "plane /host:metadata") || t.unread.is_empty());
+}
+
+#[test]
+fn a_tpu_xspace_reads_the_xla_ops_line_of_each_core() {
+    let t = load("tpu_inference_2.xplane.pb.gz");
+    // python: ops 6013 device_ns 315122705480 devices [0..3], 1504/1503/1503/1503
+    assert_eq!(t.ops.len(), 6013);
+    assert_eq!(t.ops.iter().map(|op| op.dur_ns()).sum::<u64>(), 315_122_705_480);
+    assert_eq!(t.ops.iter().filter(|op| op.device() == 0).count(), 1504);
+    assert_eq!(t.ops.iter().filter(|op| op.device() == 3).count(), 1503);
+    // python: host 19270 spans, no launch correlation on a TPU
+    assert_eq!(t.host.len(), 19_270);
+    assert_eq!(t.recorded_on.as_deref(), Some("TPU, 4 device planes"));
+}
+
+#[test]
+fn a_fused_attention_xspace_keeps_its_ck_kernels() {
+    let t = load("jax_te_fused_attn_gfx950.xplane.pb.gz");
+    // python: ops 150 device_ns 12133585; top ck_tile FmhaBwdDQDKDVKernel 10 calls 4279357 ns
+    assert_eq!(t.ops.len(), 150);
+    assert_eq!(t.ops.iter().map(|op| op.dur_ns()).sum::<u64>(), 12_133_585);
+    let summary = summarize_kernels(&t, &Families::builtin());
+    let top = &summary.kernels[0];
+    assert!(top.name.contains("FmhaBwdDQDKDVKernel"), "{}", top.name);
+    assert_eq!((top.calls, top.total_ns), (10, 4_279_357));
+}
+
+#[test]
+fn a_cut_xspace_is_an_error_naming_the_file_and_byte() {
+    let bytes = std::fs::read(fixture_path("xla/jax08_gemm_mi300_rocm.xplane.pb")).unwrap();
+    let cut = &bytes[..bytes.len() / 2];
+    let err = space::read(cut, Path::new("cut.xplane.pb")).unwrap_err().to_string();
+    assert!(err.starts_with("cut.xplane.pb") && err.contains("at byte"), "{err}");
+    let err = space::read(b"", Path::new("empty.xplane.pb")).unwrap_err().to_string();
+    assert!(err.contains("holds no XPlane"), "{err}");
+    // A Kineto JSON trace is not an XSpace.
+    assert!(!looks_like_xspace(b"{\"traceEvents\": []}"));
+    assert!(!looks_like_xspace(&[0x0a, 0x05, 0x12, 0x03, b'a', b'b', b'c']));
+}
