@@ -184,6 +184,18 @@ impl Registry {
         if let Some(winner) = self.unzipped(path) {
             return Ok(winner);
         }
+        if let Some((run, runs)) = profile_runs::latest_run(path) {
+            // A TensorBoard log directory: its latest profile run is the artifact.
+            let mut winner = self.winner(&run)?;
+            let of = if runs == 1 { "its one run".to_owned() } else { format!("the latest of {runs} runs") };
+            winner.format.inner.get_or_insert_with(|| winner.path.clone());
+            winner.format.recognition.reason = format!(
+                "a TensorBoard log directory, {of} (plugins/profile/{}): {}",
+                run.file_name().unwrap_or_default().to_string_lossy(),
+                winner.format.recognition.reason
+            );
+            return Ok(winner);
+        }
         if path.is_dir() {
             // Inside a directory only files read by content count (a name alone is too weak a
             // reason to pick one entry over the directory given; subdirectories are rank jobs'
@@ -340,6 +352,8 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
 fn builtin_importers() -> Vec<Box<dyn Importer>> {
     vec![Box::new(UtilCsvImporter)]
 }
+
+mod profile_runs;
 
 #[cfg(test)]
 mod tests;

@@ -80,3 +80,29 @@ fn an_unknown_path_is_described_with_what_each_backend_reads() {
     assert!(error.ends_with("prof reads\n  prof: prof util CSV\n  A: a-trace, a-db\n  B: b-trace, b-db"), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_tensorboard_log_directory_reads_its_latest_profile_run() {
+    let dir = scratch("logdir");
+    let registry = registry();
+    let runs = dir.join("plugins/profile");
+    for (run, file) in [("2026_12_06_09_00_00", "old.trace.json"), ("2026_12_06_22_00_00", "new.trace.json")] {
+        std::fs::create_dir_all(runs.join(run)).unwrap();
+        std::fs::write(runs.join(run).join(file), "{}").unwrap();
+    }
+    let (_, format) = registry.load(&dir, &Families::builtin()).unwrap();
+    let read = runs.join("2026_12_06_22_00_00/new.trace.json");
+    assert_eq!(format.inner.as_deref(), Some(read.as_path()));
+    let reason = &format.recognition.reason;
+    assert!(
+        reason.starts_with("a TensorBoard log directory, the latest of 2 runs (plugins/profile/2026_12_06_22_00_00): the only artifact"),
+        "{reason}"
+    );
+    // A log directory whose runs hold nothing prof reads says so, naming the run.
+    let empty = scratch("logdir-empty");
+    std::fs::create_dir_all(empty.join("plugins/profile/2026_01_01_00_00_00")).unwrap();
+    let err = registry.recognize(&empty).unwrap_err().to_string();
+    assert!(err.contains("2026_01_01_00_00_00") && err.contains("not a format prof reads"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&empty).unwrap();
+}
