@@ -2,8 +2,8 @@
 //! and its log shows no early error for a few seconds), then the health URL is polled until
 //! it answers 200 or the limit passes. Waiting stops the moment the process dies.
 
+use super::failure::SessionFailure;
 use super::http::{self, Url};
-use super::session::SessionFailure;
 use prof_capture::serve_watch::{LogError, LogWatch, EARLY_PATTERNS, FATAL_PATTERNS};
 use prof_capture::supervisor::{StopSignals, Supervised};
 use prof_core::process_group::log_tail;

@@ -44,9 +44,9 @@ pub enum ServeWindow {
     /// server then writes its traces into `traces` (`--tool server`).
     Http {
         /// Opens the window.
-        start: Box<super::server_profiler::Call>,
+        start: Box<super::profiler_call::Call>,
         /// Closes it.
-        stop: Box<super::server_profiler::Call>,
+        stop: Box<super::profiler_call::Call>,
         /// Where the server writes its traces.
         traces: PathBuf,
     },

@@ -1,12 +1,13 @@
 //! `prof serve --tool server`: the capture window through the server's own profiler, as its
-//! table in [`prof_core::servers`] describes it (vLLM and SGLang: an output-directory variable
+//! table in `prof_capture::servers` describes it (vLLM and SGLang: an output-directory variable
 //! and `/start_profile` / `/stop_profile`). The server writes torch.profiler traces into the
 //! output directory when the window closes; prof waits for them to be written and reads them
 //! through the registry's one door.
 
-use super::http::{self, Url};
+use super::http::Url;
 use super::plan::{base_server, bench, PlanRequest, ServePlan, ServeWindow};
-use prof_capture::servers::{self, HttpCall};
+pub use super::profiler_call::Call;
+use prof_capture::servers;
 use prof_core::ExpectedArtifact;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -15,41 +16,6 @@ use std::time::{Duration, Instant};
 pub const TRACE_DIR: &str = "server-traces";
 /// How long the server is given to finish writing its traces after the window closed.
 pub const WRITE_LIMIT: Duration = Duration::from_secs(300);
-/// Longest wait for one answer of a profiler endpoint (stopping writes the trace: slow).
-pub const CALL_LIMIT: Duration = Duration::from_secs(600);
-
-/// One request to a profiler endpoint.
-#[derive(Debug, Clone)]
-pub struct Call {
-    /// The URL (the health URL's host and port, the endpoint's path).
-    pub url: Url,
-    /// The body; `POST` always sends one (`{}` when the table gives none).
-    pub body: Option<Vec<u8>>,
-}
-
-impl Call {
-    fn new(health: &Url, call: &HttpCall) -> Result<Self, String> {
-        let url = Url::parse(&format!("http://{}:{}{}", health.host, health.port, call.path))?;
-        let body = (call.method == "POST")
-            .then(|| call.body.as_ref().map_or_else(|| b"{}".to_vec(), |b| b.to_string().into_bytes()));
-        Ok(Self { url, body })
-    }
-
-    /// `METHOD URL`, for the plan.
-    pub fn describe(&self) -> String {
-        format!("{} {}", if self.body.is_some() { "POST" } else { "GET" }, self.url.text)
-    }
-
-    /// Sends it; a non-2xx answer is an error saying what the server answered.
-    pub async fn send(&self) -> Result<(), String> {
-        let answer = http::send(&self.url, self.body.as_deref(), CALL_LIMIT).await?;
-        if answer.is_success() {
-            Ok(())
-        } else {
-            Err(format!("{} answered status {}", self.describe(), answer.status))
-        }
-    }
-}
 
 /// The plan that uses the server's own profiler.
 pub fn plan(request: &PlanRequest, health: &Url) -> Result<ServePlan, String> {
