@@ -258,6 +258,10 @@ fn read_line(
     if start_ns < 0 {
         return Err(format!("line `{name}` (byte {base}) starts at a negative time, {start_ns} ns"));
     }
+    // A TPU's `XLA Ops` events are named by their whole HLO instruction
+    // (`%fusion.3 = f32[…] fusion(…), kind=kLoop, …`): the op is its name before ` = `, and its
+    // type that name without XLA's `.N` numbering (`fusion`, `copy-done`).
+    let hlo_ops = name == "XLA Ops";
     let line_kind = if name.contains("Memcpy") {
         OpKind::Memcpy
     } else if name.contains("Memset") {
@@ -270,7 +274,9 @@ fn read_line(
         let start_ps = (start_ns as u128) * 1000 + e.offset_ps as u128;
         let start = u64::try_from(start_ps / 1000).map_err(|_| format!("an event at byte {at} starts past 2^64 ns"))?;
         let dur = (e.duration_ps + 500) / 1000;
-        let label = timeline.intern(e.name);
+        let op = if hlo_ops { hlo_name(e.name) } else { e.name };
+        let label = timeline.intern(op);
+        let op_type = hlo_ops.then(|| timeline.intern(numbering_dropped(op)));
         match device {
             Some(device) => {
                 let lower = e.name.to_ascii_lowercase();
@@ -278,9 +284,12 @@ fn read_line(
                     if lower.contains("nccl") || lower.contains("rccl") { OpKind::Communication } else { line_kind };
                 let mut op = DeviceOp::new(kind, label, device, id as u64, start, dur);
                 op.correlation = e.correlation.into();
-                match e.details {
-                    Some(details) => timeline.push_op_with(op, details),
-                    None => timeline.push_op(op),
+                match (e.details, op_type) {
+                    (Some(details), op_type) => timeline.push_op_with(op, OpDetails { op_type, ..details }),
+                    (None, Some(op_type)) => {
+                        timeline.push_op_with(op, OpDetails { op_type: Some(op_type), ..OpDetails::default() })
+                    }
+                    (None, None) => timeline.push_op(op),
                 }
             }
             None => {
@@ -294,6 +303,22 @@ fn read_line(
         }
     }
     Ok(())
+}
+
+/// The instruction name of an HLO instruction's text (`%fusion.3 = f32[…] …` → `fusion.3`).
+pub(super) fn hlo_name(text: &str) -> &str {
+    match text.split_once(" = ") {
+        Some((name, _)) => name.trim_start_matches('%'),
+        None => text,
+    }
+}
+
+/// `fusion.3` → `fusion`: an HLO instruction's name without the number XLA adds.
+pub(super) fn numbering_dropped(name: &str) -> &str {
+    match name.rsplit_once('.') {
+        Some((base, n)) if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => name,
+    }
 }
 
 fn host_category(name: &str) -> HostCategory {

@@ -2,6 +2,7 @@
 //! (the numbers quoted: op count, device ns with each length rounded to the nearest ns,
 //! per-stream counts, the top kernel, host spans and correlation links).
 
+use super::space::{hlo_name, numbering_dropped};
 use super::*;
 use prof_core::{summarize_kernels, Families, HostCategory, OpKind, Registry};
 use std::path::PathBuf;
@@ -59,6 +60,16 @@ fn a_tpu_xspace_reads_the_xla_ops_line_of_each_core() {
     assert_eq!(t.ops.iter().map(|op| op.dur_ns()).sum::<u64>(), 315_122_705_480);
     assert_eq!(t.ops.iter().filter(|op| op.device() == 0).count(), 1504);
     assert_eq!(t.ops.iter().filter(|op| op.device() == 3).count(), 1503);
+    // python: 17 ops by HLO instruction name; top copy-done.2, 400 calls, 87957829865 ns
+    let summary = summarize_kernels(&t, &Families::builtin());
+    assert_eq!(summary.kernels.len(), 17);
+    let top = &summary.kernels[0];
+    assert_eq!((top.name.as_str(), top.calls, top.total_ns), ("copy-done.2", 400, 87_957_829_865));
+    let op_type = t.details_of(&t.ops[0]).and_then(|d| d.op_type).map(|id| t.name(id).to_owned());
+    assert!(op_type.is_some_and(|ty| !ty.contains('.') && !ty.contains(' ')), "the HLO opcode is the op type");
+    assert_eq!(numbering_dropped("fusion.3"), "fusion");
+    assert_eq!(numbering_dropped("copy-done"), "copy-done");
+    assert_eq!(hlo_name("%fusion.3 = f32[8]{0} fusion(f32[8]{0} %p), kind=kLoop"), "fusion.3");
     // python: host 19270 spans, no launch correlation on a TPU
     assert_eq!(t.host.len(), 19_270);
     assert_eq!(t.recorded_on.as_deref(), Some("TPU, 4 device planes"));

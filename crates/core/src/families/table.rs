@@ -30,6 +30,10 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Collective, "::intranode"),
     (Family::Memcpy, "memcpy"),
     (Family::Memcpy, "rocclr_copybuffer"),
+    // XLA's asynchronous copies (`copy-start.N` … `copy-done.N` in a TPU's `XLA Ops` line and
+    // in HLO dumps): host-offload and cross-memory-space transfers; `copy-done` is the wait.
+    (Family::Memcpy, "copy-start"),
+    (Family::Memcpy, "copy-done"),
     (Family::Memset, "memset"),
     (Family::Memset, "rocclr_fillbuffer"),
     (Family::Attention, "flash_fwd"),
