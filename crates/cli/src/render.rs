@@ -119,7 +119,13 @@ pub fn print_json(value: &impl Serialize) -> Result<(), String> {
     Ok(())
 }
 
-/// Cuts every list of `document` to its first `rows` rows and, when any was cut, adds a
+/// Characters a JSON string keeps unless `--json-full` was given (a whole HLO instruction or
+/// a C++ template name can run to tens of thousands): its first `JSON_STRING_CHARS - 1` and
+/// `…`, with `"kept"` and `"of"` (in characters) in `truncated`.
+pub const JSON_STRING_CHARS: usize = 16_384;
+
+/// Cuts every list of `document` to its first `rows` rows and every string to
+/// [`JSON_STRING_CHARS`] characters and, when any was cut, adds a
 /// top-level `truncated` list: `{"path": "analyses.layers.ops", "kept": 100, "of": 1450}` per
 /// cut list (`--json-full` gives them whole). Lists prof ranks (kernels, families, gaps) hold
 /// their largest rows first, so what is kept is what matters most.
@@ -156,6 +162,16 @@ pub fn bound_json_except(document: &mut serde_json::Value, rows: usize, whole: &
                     path.pop();
                 }
             }
+            serde_json::Value::String(text) => {
+                let chars = text.chars().count();
+                if chars > JSON_STRING_CHARS {
+                    let kept = JSON_STRING_CHARS - 1;
+                    cut.push(serde_json::json!({ "path": path.join("."), "kept": kept, "of": chars }));
+                    let end = text.char_indices().nth(kept).map_or(text.len(), |(at, _)| at);
+                    text.truncate(end);
+                    text.push('…');
+                }
+            }
             _ => {}
         }
     }
@@ -169,6 +185,21 @@ pub fn bound_json_except(document: &mut serde_json::Value, rows: usize, whole: &
 #[cfg(test)]
 mod tests {
     use super::{bound_json, table};
+
+    #[test]
+    fn long_strings_are_cut_at_a_character_and_said_so() {
+        let long = "é".repeat(super::JSON_STRING_CHARS + 10);
+        let mut doc = serde_json::json!({ "kernels": [{ "name": long }], "short": "kept" });
+        bound_json(&mut doc, 100);
+        let name = doc["kernels"][0]["name"].as_str().unwrap();
+        assert_eq!(name.chars().count(), super::JSON_STRING_CHARS);
+        assert!(name.ends_with("é…"), "the cut keeps whole characters");
+        assert_eq!(doc["short"], "kept");
+        assert_eq!(
+            doc["truncated"],
+            serde_json::json!([{ "path": "kernels.0.name", "kept": super::JSON_STRING_CHARS - 1, "of": super::JSON_STRING_CHARS + 10 }])
+        );
+    }
 
     #[test]
     fn long_lists_are_cut_and_said_so() {
