@@ -56,7 +56,7 @@ for _ in range(repeats):
 print(f"timed {steps} steps {statistics.median(times):.4f} s (median of {' '.join(f'{v:.4f}' for v in times)})")
 PY
 
-# Walks a trace by the format in crates/cupti-tracer/src/format.rs; prints a summary.
+# Walks a trace by the format in crates/cupti-format/src (the .pcupti layout); prints a summary.
 cat >"$out/walk.py" <<'PY'
 import struct, sys, collections
 data = open(sys.argv[1], "rb").read()
