@@ -331,6 +331,11 @@ pub fn write_text_page(path: &Path, title: &str, text: &str) -> Result<(), Strin
     write_page(path, &page(title, &text_to_html(text)))
 }
 
+/// A page of a report made of typed blocks (`prof diff`): built from the blocks.
+pub fn write_blocks_page(path: &Path, title: &str, blocks: &crate::render::Blocks) -> Result<(), String> {
+    write_page(path, &page(title, &blocks_html(blocks)))
+}
+
 /// Writes [`util_page`] to `path`.
 pub fn write_util(path: &Path, recording: &Recording, report: &str) -> Result<(), String> {
     write_page(path, &util_page(recording, report))

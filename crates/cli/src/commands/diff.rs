@@ -14,7 +14,7 @@
 
 use super::analyze::{families, load_any, Loaded};
 use crate::progress;
-use crate::render::{ellipsize, human_ns, print_json, table};
+use crate::render::{ellipsize, human_ns, print_json, Blocks};
 use clap::Args;
 use prof_core::analysis::diff::{diff_profiles, signed_pct, Delta, OneSided, ProfileDiff, RowDiff, Side};
 use prof_core::kernel_summary::{summarize_kernels, KernelSummary};
@@ -96,10 +96,11 @@ pub fn run(registry: &Registry, args: &DiffArgs) -> Result<ExitCode, crate::fail
         &Side { summary: &b.summary, timeline: b.timeline.as_ref() },
         &families,
     );
-    let text = render_text(&diff, args.top);
+    let blocks = render(&diff, args.top);
+    let text = blocks.text();
     if let Some(page) = &args.html {
         let title = format!("prof diff: {} → {}", args.before.display(), args.after.display());
-        crate::html_report::write_text_page(page, &title, &text)?;
+        crate::html_report::write_blocks_page(page, &title, &blocks)?;
         eprintln!("wrote {} (open in a browser)", page.display());
     }
     if args.json {
@@ -134,9 +135,9 @@ fn count_row(label: &str, delta: &Delta, decimals: usize) -> Vec<String> {
     ]
 }
 
-fn rows_table(rows: &[RowDiff], top: usize, name_width: usize) -> String {
+fn rows_table(rows: &[RowDiff], top: usize, name_width: usize) -> Blocks {
     if rows.is_empty() {
-        return "  (none)\n".to_owned();
+        return Blocks::from("  (none)\n".to_owned());
     }
     let mut out = vec![["name", "calls A", "calls B", "total A", "total B", "delta", "mean A", "mean B"]
         .map(String::from)
@@ -158,7 +159,7 @@ fn rows_table(rows: &[RowDiff], top: usize, name_width: usize) -> String {
             human_ns(r.mean.after),
         ]);
     }
-    table(&out)
+    Blocks::from_table(out)
 }
 
 fn one_sided(label: &str, rows: &[OneSided], top: usize) -> String {
@@ -175,9 +176,10 @@ fn one_sided(label: &str, rows: &[OneSided], top: usize) -> String {
 /// Walls and op counts both further apart than this ratio get a note that totals do not compare.
 const WINDOWS_DIFFER: f64 = 1.5;
 
-/// The diff as text: sources, timeline table, families, kernels, one-sided kernels, verdict.
-fn render_text(diff: &ProfileDiff, top: usize) -> String {
-    let mut out = format!("A: {}\nB: {}\n\n", diff.before, diff.after);
+/// The diff as blocks of text and tables: sources, timeline table, families, kernels,
+/// one-sided kernels, verdict.
+fn render(diff: &ProfileDiff, top: usize) -> Blocks {
+    let mut out = Blocks::from(format!("A: {}\nB: {}\n\n", diff.before, diff.after));
     let mut rows = vec![["", "A", "B", "delta", "change"].map(String::from).to_vec()];
     rows.push(time_row("device time (sum of ops)", &diff.device_time));
     if let Some(t) = &diff.timeline {
@@ -201,7 +203,7 @@ fn render_text(diff: &ProfileDiff, top: usize) -> String {
             rows.push(count_row("launches per op", l, 2));
         }
     }
-    out.push_str(&table(&rows));
+    out.push_table(rows);
     if let Some(t) = &diff.timeline {
         // The same work in a shorter window is the improvement itself; different amounts of
         // work (ops) in windows of different lengths make the totals incomparable.
@@ -222,9 +224,9 @@ fn render_text(diff: &ProfileDiff, top: usize) -> String {
         out.push_str(&format!("skipped: {line}\n"));
     }
     out.push_str("\nfamilies (by absolute change of total time):\n");
-    out.push_str(&rows_table(&diff.families, usize::MAX, 24));
+    out.append(rows_table(&diff.families, usize::MAX, 24));
     out.push_str(&format!("\nkernels in both (by absolute change of total time, top {top}):\n"));
-    out.push_str(&rows_table(&diff.kernels, top, 60));
+    out.append(rows_table(&diff.kernels, top, 60));
     out.push_str(&one_sided("only in A", &diff.only_before, top));
     out.push_str(&one_sided("only in B", &diff.only_after, top));
     out.push_str(&format!("\nverdict: {}\n", diff.verdict));
