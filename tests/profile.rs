@@ -255,3 +255,61 @@ fn a_prefill_loop_that_slows_as_the_device_heats_is_not_re_prefill() {
     assert_eq!(doc["summary"]["kernels"][0]["calls"], 59);
     assert_eq!(step["diagnosis"]["findings"], doc["diagnosis"]["findings"]);
 }
+
+/// A `prof profile --yes --json` document of issue #49's real clients, recorded on the H200
+/// (tests/fixtures/nvidia/h200-answers; scripts/device/check_answers.sh with
+/// scripts/device/answer_clients.py). Each client's right answer was written down before prof ran.
+fn answer_of(name: &str) -> Value {
+    let path = support::fixtures().join("nvidia/h200-answers").join(format!("{name}.json"));
+    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn the_real_clients_of_issue_49_get_the_answer_an_engineer_gives() {
+    // load-then-gemm: 12 s of host-side loading, then bf16 GEMMs. Once failing (the window
+    // closed before the GEMMs began, a 1 µs fill kernel was called dominant and the deep dive
+    // found no launch); now the window holds the GEMMs and the deep dive says "at the roofline".
+    for client in ["load-then-gemm", "gemm-now"] {
+        let doc = answer_of(client);
+        assert_eq!(doc["stopped_after"], "deep-dive", "{client}");
+        let breakdown = &doc["steps"][1]["document"];
+        assert_eq!(breakdown["answer"]["verdict"], "dominant_kernel", "{client}");
+        let top = &breakdown["summary"]["kernels"][0];
+        assert!(top["name"].as_str().unwrap().starts_with("nvjet_sm90"), "{client}: the GEMM, not a fill kernel");
+        assert!(top["share_pct"].as_f64().unwrap() > 99.0, "{client}");
+        let limits = &doc["steps"][2]["document"]["kernels"][0]["limits"];
+        assert_eq!(limits["bound"], "at_roofline", "{client}: a GEMM at the roofline is not memory-bound");
+        assert!(limits["tensor_pipe_pct"].as_f64().unwrap() > 90.0, "{client}");
+        assert!(doc["answer"].as_str().unwrap().contains("at the roofline"), "{client}");
+    }
+    // The breakdown's own trace of load-then-gemm, read again: the same answer.
+    let trace = support::fixture_arg("nvidia/h200-answers/load-then-gemm.breakdown.pcupti.gz");
+    let again = support::prof_json(&["analyze", "--json", &trace]);
+    assert_eq!(again["answer"]["verdict"], "dominant_kernel");
+    assert!(again["summary"]["kernels"][0]["name"].as_str().unwrap().starts_with("nvjet_sm90"));
+    // tiny (one-by-one 256-element adds) and a torch.compile'd decoder stepping one token at a
+    // time: the device waits for the host; prof stops after util and takes no trace.
+    for client in ["tiny", "compiled-decode"] {
+        let doc = answer_of(client);
+        assert_eq!(doc["stopped_after"], "util", "{client}");
+        assert_eq!(doc["steps"][0]["document"]["verdict"]["kind"], "host_bound", "{client}");
+    }
+    // jax-mlp: a jitted MLP with a deep launch queue, 95.7 % busy: not launch-bound whatever its
+    // kernel lengths; the GEMM fusion dominates and is compute-bound at the tensor pipe.
+    let jax = answer_of("jax-mlp");
+    let breakdown = &jax["steps"][1]["document"];
+    assert_eq!(breakdown["answer"]["verdict"], "dominant_kernel");
+    let idle_launch: f64 = breakdown["answer"]["account"]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["cause"] == "launch_gaps")
+        .map(|p| p["pct"].as_f64().unwrap())
+        .sum();
+    assert!(idle_launch < 10.0, "waiting for launches is {idle_launch} %, not the answer");
+    let kernel = &jax["steps"][2]["document"]["kernels"][0];
+    assert_eq!(
+        (kernel["kernel"].as_str().unwrap(), &kernel["limits"]["bound"]),
+        ("gemm_fusion_dot_general_7", &Value::from("compute_bound"))
+    );
+}

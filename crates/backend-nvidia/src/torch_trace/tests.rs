@@ -100,6 +100,27 @@ fn hta_alexnet_gz_with_distributed_info_first() {
 }
 
 #[test]
+fn a_torch_compile_trace_reads_its_triton_and_library_kernels() {
+    // Recorded on the H200 this session (scripts/device/answer_clients.py compiled-trace,
+    // torch 2.11): a torch.compile'd decoder's steps. python: 205 kernels, 582296 ns; top
+    // nvjet_sm90_tst_64x8_64x16_4x1_v_bz_bias_TNT 209215 ns; 3 Triton kernels; cpu_op 195,
+    // cuda_runtime 47, cuda_driver 160.
+    let t = load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/nvidia/torch/h200_torch2.11_compiled_decoder_trace.json.gz"
+    ));
+    assert_eq!((count(&t, OpKind::Kernel), kernel_ns(&t)), (205, 582_296));
+    assert_eq!((host(&t, HostCategory::Runtime), host(&t, HostCategory::Driver)), (47, 160));
+    let summary = summarize_kernels(&t, &Families::builtin());
+    assert_eq!(
+        (summary.kernels[0].name.as_str(), summary.kernels[0].total_ns),
+        ("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_bias_TNT", 209_215)
+    );
+    assert_eq!(summary.kernels.iter().filter(|k| k.name.starts_with("triton_")).count(), 3);
+    assert_eq!(t.recorded_on.as_deref(), Some("NVIDIA H200"));
+}
+
+#[test]
 fn hta_resnet_gz_exact_nanoseconds_and_keys_after_events() {
     let t = load(RESNET);
     assert_eq!(t.partial, None);

@@ -53,6 +53,23 @@ fn a_jax_gpu_xspace_reads_its_stream_lines_and_links_every_launch() {
 }
 
 #[test]
+fn a_jax_xspace_from_an_h200_reads_its_fusions() {
+    // Recorded on the H200 this session (scripts/device/answer_clients.py jax-trace, JAX 0.11):
+    // a jitted MLP's 4 steps. python: ops 48 device_ns 2433534, all on stream 14; top
+    // gemm_fusion_dot_general_7 20 calls 1750177 ns; 147 host events, 4 with a correlation id.
+    let t = load("jax0.11_mlp_h200.xplane.pb");
+    assert_eq!((t.ops.len(), t.ops.iter().map(|op| op.dur_ns()).sum::<u64>()), (48, 2_433_534));
+    assert!(t.ops.iter().all(|op| op.stream() == 14));
+    let summary = summarize_kernels(&t, &Families::builtin());
+    assert_eq!(
+        (summary.kernels[0].name.as_str(), summary.kernels[0].calls, summary.kernels[0].total_ns),
+        ("gemm_fusion_dot_general_7", 20, 1_750_177)
+    );
+    assert_eq!(t.host.len(), 147);
+    assert_eq!(t.recorded_on.as_deref(), Some("Nvidia GPU, 1 device planes"));
+}
+
+#[test]
 fn a_tpu_xspace_reads_the_xla_ops_line_of_each_core() {
     let t = load("tpu_inference_2.xplane.pb.gz");
     // python: ops 6013 device_ns 315122705480 devices [0..3], 1504/1503/1503/1503
