@@ -3,6 +3,7 @@
 //! read into the timeline ([`space`] says how) by a wire decoder of its own ([`wire`]); no
 //! protobuf library.
 
+mod names;
 mod space;
 mod wire;
 

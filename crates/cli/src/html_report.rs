@@ -160,8 +160,8 @@ pub fn breakdown_page(
 
 /// Typed blocks as HTML, from the data: each table an HTML table (its first row the header, a
 /// blank cell kept blank), each line of running text a paragraph.
-pub fn blocks_html(blocks: &crate::render::Blocks) -> String {
-    use crate::render::Block;
+pub fn blocks_html(blocks: &crate::blocks::Blocks) -> String {
+    use crate::blocks::Block;
     let mut out = String::new();
     for block in blocks.blocks() {
         match block {
@@ -332,7 +332,7 @@ pub fn write_text_page(path: &Path, title: &str, text: &str) -> Result<(), Strin
 }
 
 /// A page of a report made of typed blocks (`prof diff`): built from the blocks.
-pub fn write_blocks_page(path: &Path, title: &str, blocks: &crate::render::Blocks) -> Result<(), String> {
+pub fn write_blocks_page(path: &Path, title: &str, blocks: &crate::blocks::Blocks) -> Result<(), String> {
     write_page(path, &page(title, &blocks_html(blocks)))
 }
 
@@ -344,7 +344,7 @@ pub fn write_util(path: &Path, recording: &Recording, report: &str) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::{blocks_html, text_to_html};
-    use crate::render::Blocks;
+    use crate::blocks::Blocks;
 
     #[test]
     fn a_table_with_an_empty_last_column_stays_a_table_with_its_header() {

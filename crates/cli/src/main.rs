@@ -6,6 +6,7 @@
 #[macro_use]
 mod stdout;
 mod answer_view;
+mod blocks;
 mod breakdown_view;
 mod chrome_trace;
 mod commands;

@@ -30,7 +30,7 @@ pub struct RenderedSection {
     /// Heading of the text block.
     pub title: String,
     /// The text block (tables, findings) as typed blocks, its text ending in a newline.
-    pub text: crate::render::Blocks,
+    pub text: crate::blocks::Blocks,
     /// The same facts for `--json`.
     pub json: serde_json::Value,
 }

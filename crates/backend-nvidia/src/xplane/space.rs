@@ -15,8 +15,9 @@
 //!
 //! Times are rounded to whole nanoseconds, each start down and each length to the nearest.
 
+use super::names::{hlo_name, host_category, kernel_details, numbering_dropped};
 use super::wire::{Fields, Value};
-use prof_core::{DeviceOp, HostCategory, HostSpan, OpDetails, OpKind, Result, Timeline};
+use prof_core::{DeviceOp, HostSpan, OpDetails, OpKind, Result, Timeline};
 use prof_timeline::intern::FxHashMap;
 use std::path::Path;
 
@@ -305,33 +306,6 @@ fn read_line(
     Ok(())
 }
 
-/// The instruction name of an HLO instruction's text (`%fusion.3 = f32[…] …` → `fusion.3`).
-pub(super) fn hlo_name(text: &str) -> &str {
-    match text.split_once(" = ") {
-        Some((name, _)) => name.trim_start_matches('%'),
-        None => text,
-    }
-}
-
-/// `fusion.3` → `fusion`: an HLO instruction's name without the number XLA adds.
-pub(super) fn numbering_dropped(name: &str) -> &str {
-    match name.rsplit_once('.') {
-        Some((base, n)) if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
-        _ => name,
-    }
-}
-
-fn host_category(name: &str) -> HostCategory {
-    let b = name.as_bytes();
-    if name.starts_with("cuda") || name.starts_with("hip") {
-        HostCategory::Runtime
-    } else if b.len() > 2 && b.starts_with(b"cu") && b[2].is_ascii_uppercase() {
-        HostCategory::Driver
-    } else {
-        HostCategory::Other
-    }
-}
-
 /// One event, read.
 struct Event<'a> {
     name: &'a str,
@@ -373,30 +347,4 @@ fn event_of<'a>(bytes: &'a [u8], base: usize, tables: &Tables<'a>) -> std::resul
         }
     }
     Ok(Some(event))
-}
-
-/// Grid, block, registers and shared memory from a `kernel_details` stat.
-fn kernel_details(text: &str) -> Option<OpDetails> {
-    let mut details = OpDetails::default();
-    let dims = |v: &str| {
-        let mut parts = v.split(',').map(|p| p.trim().parse::<u32>().ok());
-        Some([parts.next()??, parts.next()??, parts.next()??])
-    };
-    let mut shared: Option<u64> = None;
-    for pair in text.split_whitespace() {
-        let Some((key, value)) = pair.split_once(':') else { continue };
-        match key {
-            "grid" => details.grid = dims(value),
-            "block" => details.block = dims(value),
-            "regs" => details.registers_per_thread = value.parse().ok(),
-            "static_shared" | "dynamic_shared" | "group_mem" => {
-                if let Ok(bytes) = value.parse::<u64>() {
-                    shared = Some(shared.unwrap_or(0) + bytes);
-                }
-            }
-            _ => {}
-        }
-    }
-    details.shared_memory_bytes = shared;
-    (details != OpDetails::default()).then_some(details)
 }

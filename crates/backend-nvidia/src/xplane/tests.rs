@@ -2,7 +2,7 @@
 //! (the numbers quoted: op count, device ns with each length rounded to the nearest ns,
 //! per-stream counts, the top kernel, host spans and correlation links).
 
-use super::space::{hlo_name, numbering_dropped};
+use super::names::{hlo_name, numbering_dropped};
 use super::*;
 use prof_core::{summarize_kernels, Families, HostCategory, OpKind, Registry};
 use std::path::PathBuf;

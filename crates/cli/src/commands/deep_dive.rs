@@ -144,7 +144,7 @@ pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, Failure
     let measured = measure(registry, args, None)?;
     if let Some(page) = &args.html {
         // The report is running text (no tables): each line a paragraph of the page.
-        let blocks = crate::render::Blocks::from(render_text(&measured.reports));
+        let blocks = crate::blocks::Blocks::from(render_text(&measured.reports));
         crate::html_report::write_blocks_page(page, &format!("prof deep-dive: {}", args.kernel), &blocks)?;
         eprintln!("wrote {} (open in a browser)", page.display());
     }

@@ -13,8 +13,9 @@
 //! `{before, after, delta, change_pct}` (`change_pct` null when `before` is 0); times are ns.
 
 use super::analyze::{families, load_any, Loaded};
+use crate::blocks::Blocks;
 use crate::progress;
-use crate::render::{ellipsize, human_ns, print_json, Blocks};
+use crate::render::{ellipsize, human_ns, print_json};
 use clap::Args;
 use prof_core::analysis::diff::{diff_profiles, signed_pct, Delta, OneSided, ProfileDiff, RowDiff, Side};
 use prof_core::kernel_summary::{summarize_kernels, KernelSummary};

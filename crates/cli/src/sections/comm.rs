@@ -5,7 +5,8 @@
 //! timeline's communication ops (bytes where the source gives `args.bytes`).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, Blocks};
+use crate::blocks::Blocks;
+use crate::render::human_ns;
 use prof_core::analysis::comm::{gbps, summarize_collectives, timeline_comm_samples, CollectiveStats};
 use prof_core::analysis::streams::communication_ops;
 use prof_core::vendor_tables::{CommTable, TransportTotal};

@@ -3,7 +3,8 @@
 //! A throttle-reason series (0/1) is shown as the share of its samples where it was active.
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, Blocks};
+use crate::blocks::Blocks;
+use crate::render::human_ns;
 use prof_core::analysis::counters::{counter_drops, throttle_reason};
 use prof_core::Timeline;
 

@@ -3,7 +3,8 @@
 //! host activity inside, and the remedies that apply (core's [`idle_gaps`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{ellipsize, human_ns, Blocks};
+use crate::blocks::Blocks;
+use crate::render::{ellipsize, human_ns};
 use prof_core::analysis::gaps::{DeviceGaps, GapCause, GapStats};
 use prof_core::Timeline;
 

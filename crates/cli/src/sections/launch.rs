@@ -2,7 +2,8 @@
 //! share of kernels shorter than their launch call (core's [`launch_stats`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, Blocks};
+use crate::blocks::Blocks;
+use crate::render::human_ns;
 use prof_core::analysis::launch::{Percentiles, SHORT_KERNEL_NS};
 use prof_core::Timeline;
 

@@ -2,7 +2,8 @@
 //! the per-op cost of one representative layer, most expensive first (core's [`find_layers`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{ellipsize, human_ns, Blocks};
+use crate::blocks::Blocks;
+use crate::render::{ellipsize, human_ns};
 use prof_core::analysis::layers::find_layers_of_roles;
 use prof_core::Timeline;
 

@@ -2,7 +2,8 @@
 //! compute and the share of cube time that overlapped vector work (core's [`overlaps`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, Blocks};
+use crate::blocks::Blocks;
+use crate::render::human_ns;
 use prof_core::analysis::overlap::{overlaps_of, PairOverlap};
 use prof_core::analysis::streams::communication_ops;
 use prof_core::Timeline;

@@ -2,7 +2,8 @@
 //! side), ops, busy time and share of the device's busy time (core's [`stream_roles`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, Blocks};
+use crate::blocks::Blocks;
+use crate::render::human_ns;
 use prof_core::analysis::streams::StreamRole;
 use prof_core::analysis::temporal::Activity;
 use prof_core::Timeline;

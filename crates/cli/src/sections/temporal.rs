@@ -2,7 +2,8 @@
 //! device's wall time (core's [`temporal_breakdown`]).
 
 use super::{RenderedSection, SectionContext};
-use crate::render::{human_ns, Blocks};
+use crate::blocks::Blocks;
+use crate::render::human_ns;
 use prof_core::analysis::temporal::temporal_breakdown;
 use prof_core::Timeline;
 

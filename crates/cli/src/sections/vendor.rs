@@ -6,7 +6,8 @@
 //! carries it on the timeline instead ([`prof_core::Timeline::sections`]), rendered here too.
 
 use super::RenderedSection;
-use crate::render::{ellipsize, human_ns, Blocks};
+use crate::blocks::Blocks;
+use crate::render::{ellipsize, human_ns};
 use prof_timeline::section::{Cell, Section as VendorSection};
 use std::path::Path;
 use std::sync::Mutex;
