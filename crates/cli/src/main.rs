@@ -24,6 +24,7 @@ mod phases_view;
 mod progress;
 mod registry;
 mod render;
+mod report_args;
 mod sections;
 mod serve;
 

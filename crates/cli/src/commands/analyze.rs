@@ -32,12 +32,8 @@ pub struct AnalyzeArgs {
     /// holding a single artifact, a profile directory, or one artifact per rank.
     /// Omitted: the embedded H200 profile.
     path: Option<PathBuf>,
-    /// Kernels to list.
-    #[arg(long, default_value_t = 20)]
-    top: usize,
-    /// Extra kernel-family rules (`family pattern` per line), tried before the built-ins.
-    #[arg(long)]
-    families: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) report: crate::report_args::ReportArgs,
     /// Print a JSON document instead of tables: `prof.breakdown.v1` for a timeline or kernel
     /// table, `prof.ranks.v1` for a rank directory, `prof.deep-dive.v1` for an ncu report
     /// (`prof.error.v1` on failure).
@@ -94,7 +90,7 @@ pub fn families(path: Option<&Path>) -> Result<Families, Failure> {
 /// Runs `prof analyze`.
 pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure> {
     args.outputs.check().map_err(|e| Failure::new(Kind::Usage, e))?;
-    let families = families(args.families.as_deref())?;
+    let families = families(args.report.families.as_deref())?;
     if args.summary_only {
         if let Some(trace) = &args.outputs.chrome_trace {
             return Err(Failure::new(
@@ -107,10 +103,14 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         }
         let html = args.outputs.html.as_deref();
         return match &args.path {
-            Some(path) => super::analyze_summary::run(registry, path, &families, args.json, args.top, html),
-            None => {
-                super::analyze_summary::run_timeline(&load_embedded(registry)?, &families, args.json, args.top, html)
-            }
+            Some(path) => super::analyze_summary::run(registry, path, &families, args.json, args.report.top, html),
+            None => super::analyze_summary::run_timeline(
+                &load_embedded(registry)?,
+                &families,
+                args.json,
+                args.report.top,
+                html,
+            ),
         };
     }
     if let Some(path) = &args.path {
@@ -195,7 +195,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     };
     let view = AnswerView::new(found, &summary, &dive, &origin);
     let next = view.deep_dive_command();
-    let answer = crate::html_report::Answer { diagnosis: has_timeline, answer: Some(&view), top: args.top };
+    let answer = crate::html_report::Answer { diagnosis: has_timeline, answer: Some(&view), top: args.report.top };
     // A `prof util --csv` recording is re-plotted as the utilization page `prof util --html` draws.
     let mut util_page = None;
     let breakdown_outputs = match (util_csv.zip(util_ticks), &args.outputs.html) {
@@ -232,7 +232,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         if let Some(format) = &format {
             outln!("{}", read_as_line(format, summary.recorded_on.as_deref(), timeline.as_ref()));
         }
-        out!("{}", render_text(&summary, &diagnosis, args.top));
+        out!("{}", render_text(&summary, &diagnosis, args.report.top));
         out!("{}", sections::render_text(&sections));
     }
     for line in written {

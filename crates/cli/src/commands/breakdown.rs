@@ -55,15 +55,11 @@ pub struct BreakdownArgs {
     /// Hard limit for each run of the command.
     #[arg(long, default_value = "10m", value_parser = parse_duration)]
     timeout: Duration,
-    /// Kernels to list.
-    #[arg(long, default_value_t = 20)]
-    top: usize,
+    #[command(flatten)]
+    pub(crate) report: crate::report_args::ReportArgs,
     /// Directory for logs and artifacts.
     #[arg(long, default_value = "prof-out")]
     out: PathBuf,
-    /// Extra kernel-family rules (`family pattern` per line), tried before the built-ins.
-    #[arg(long)]
-    families: Option<PathBuf>,
     /// Print the `prof.breakdown.v1` JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -177,9 +173,8 @@ impl BreakdownArgs {
             capture_range: None,
             window: settings.window,
             timeout: settings.timeout,
-            top: settings.top,
+            report: crate::report_args::ReportArgs { top: settings.top, families: settings.families },
             out: settings.out,
-            families: settings.families,
             json: settings.json,
             phase: prof_core::phases::PhaseChoice::Steady,
             outputs: OutputArgs::default(),
@@ -243,7 +238,7 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
 /// tool is `vendor`'s (detected here when `None`) unless `--tool` names one.
 pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Vendor>) -> Result<Measured, Failure> {
     args.outputs.check().map_err(|e| Failure::new(Kind::Usage, e))?;
-    let families = families(args.families.as_deref())?;
+    let families = families(args.report.families.as_deref())?;
     let tool = choose_tool(registry, args.tool.as_deref(), vendor)?;
     // Two runs into one --out would overwrite each other's artifacts.
     let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
@@ -352,7 +347,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     let origin = crate::answer_view::Origin { command: &args.command, path: None };
     let answer = AnswerView::new(context.answer(Some(&timeline), Some(&diagnosis)), &summary, &dive, &origin);
     let deep_dive = answer.deep_dive_command();
-    let page = crate::html_report::Answer { diagnosis: Some(&diagnosis), answer: Some(&answer), top: args.top };
+    let page = crate::html_report::Answer { diagnosis: Some(&diagnosis), answer: Some(&answer), top: args.report.top };
     let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections, &page)?;
     for line in written {
         eprintln!("{line}");
@@ -366,7 +361,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     let mut text = answer.render_text();
     text.push('\n');
     text.push_str(&crate::phases_view::render_text(&phases));
-    text.push_str(&render_text(&summary, &diagnosis, args.top));
+    text.push_str(&render_text(&summary, &diagnosis, args.report.top));
     text.push_str(&sections::render_text(&sections));
     for (path, size) in &captured.artifacts {
         text.push_str(&format!("\nartifact: {} ({size} bytes)\n", path.display()));

@@ -45,15 +45,11 @@ pub struct ProfileArgs {
     /// Hard limit for each run of the command.
     #[arg(long, default_value = "10m", value_parser = parse_duration)]
     timeout: Duration,
-    /// Kernels to list.
-    #[arg(long, default_value_t = 20)]
-    top: usize,
+    #[command(flatten)]
+    pub(crate) report: crate::report_args::ReportArgs,
     /// Directory for logs and artifacts (one folder per step under it).
     #[arg(long, default_value = "prof-out")]
     out: PathBuf,
-    /// Extra kernel-family rules (`family pattern` per line).
-    #[arg(long)]
-    families: Option<PathBuf>,
     /// Print the `prof.profile.v1` JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -131,9 +127,9 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         tool: args.tool.clone(),
         window: args.window,
         timeout: args.timeout,
-        top: args.top,
+        top: args.report.top,
         out: args.out.join("breakdown"),
-        families: args.families.clone(),
+        families: args.report.families.clone(),
         json: args.json,
         // Where the utilization run found the work: the window opens there for a tool that
         // cannot open it on the work itself.
