@@ -17,6 +17,8 @@ import os
 import subprocess
 import sys
 
+from fixture_paths import fixture_paths
+
 
 def run(prof, path, *flags):
     return subprocess.run([prof, "analyze", *flags, path], capture_output=True, timeout=600)
@@ -25,11 +27,7 @@ def run(prof, path, *flags):
 def main():
     prof = sys.argv[1]
     root = sys.argv[2] if len(sys.argv) > 2 else "tests/fixtures"
-    paths = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        paths.append(dirpath)
-        paths.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f != "SOURCES.md")
+    paths = fixture_paths(root)
     broken, answered, refused = [], 0, 0
     for path in paths:
         text = run(prof, path)

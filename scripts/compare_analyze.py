@@ -7,9 +7,10 @@ every number as it was:
     python3 scripts/compare_analyze.py OLD_PROF NEW_PROF [tests/fixtures]
 """
 import json
-import os
 import subprocess
 import sys
+
+from fixture_paths import fixture_paths
 
 
 def answer(prof, path):
@@ -32,11 +33,7 @@ def answer(prof, path):
 def main():
     old, new = sys.argv[1], sys.argv[2]
     root = sys.argv[3] if len(sys.argv) > 3 else "tests/fixtures"
-    paths = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        paths.append(dirpath)
-        paths.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f != "SOURCES.md")
+    paths = fixture_paths(root)
     same = differ = 0
     for path in paths:
         a, b = answer(old, path), answer(new, path)

@@ -20,6 +20,8 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from fixture_paths import fixture_paths
+
 RUNS = [["analyze", "--phase", "all", "--json"], ["analyze"], ["analyze", "--html", "PAGE"]]
 # Wall-clock figures are the only output allowed to move between two runs of one binary.
 TIMED = re.compile(rb"\d+(\.\d+)? ?(ns|us|\xc2\xb5s|ms|s|GB/s|MB/s)\b")
@@ -57,11 +59,7 @@ def compare(old, new, path):
 def main():
     old, new = sys.argv[1], sys.argv[2]
     root = sys.argv[3] if len(sys.argv) > 3 else "tests/fixtures"
-    paths = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        paths.append(dirpath)
-        paths.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f != "SOURCES.md")
+    paths = fixture_paths(root)
     differ = 0
     with ThreadPoolExecutor(max_workers=2) as pool:
         for path, problems in pool.map(lambda p: compare(old, new, p), paths):
