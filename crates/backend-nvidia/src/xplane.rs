@@ -21,21 +21,13 @@ const HEAD: u64 = 64 * 1024;
 /// True when `head` starts as an XSpace does: a first plane (field 1) whose name (field 2)
 /// is one a profiler writes (`/device:…`, `/host:…`, `Task Environment`).
 fn looks_like_xspace(head: &[u8]) -> bool {
-    // The first plane may be longer than the head: read its fields as far as they go.
-    let Some(body) = head.strip_prefix(&[0x0a]) else { return false };
-    let mut at = 0;
-    let mut len = 0u64;
-    for (i, &byte) in body.iter().enumerate().take(10) {
-        len |= u64::from(byte & 0x7f) << (7 * i);
-        if byte < 0x80 {
-            at = i + 1;
-            break;
-        }
-    }
-    if at == 0 || len == 0 {
-        return false;
-    }
-    let plane = &body[at..body.len().min(at + len as usize)];
+    // The first plane may be longer than the head: read its key and length, then its fields as
+    // far as the head goes.
+    let mut top = wire::Fields::new(head, 0);
+    let (Ok(0x0a), Ok(len)) = (top.varint(), top.varint()) else { return false };
+    let at = top.offset();
+    let Some(len) = usize::try_from(len).ok().filter(|&len| len > 0) else { return false };
+    let plane = &head[at..head.len().min(at.saturating_add(len))];
     let mut fields = wire::Fields::new(plane, 0);
     while let Ok(Some((number, value, _))) = fields.next_field() {
         if let (2, wire::Value::Bytes(name)) = (number, value) {

@@ -45,7 +45,8 @@ impl<'a> Fields<'a> {
         self.base + self.at
     }
 
-    fn varint(&mut self) -> Result<u64, String> {
+    /// The next varint, as the wire format writes one (a key, a length).
+    pub(crate) fn varint(&mut self) -> Result<u64, String> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let Some(&byte) = self.bytes.get(self.at) else {
