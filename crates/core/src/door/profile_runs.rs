@@ -9,14 +9,7 @@ use std::path::{Path, PathBuf};
 /// how many runs it holds; `None` when `dir` has no `plugins/profile/` with a run in it.
 pub(super) fn latest_run(dir: &Path) -> Option<(PathBuf, usize)> {
     let runs_dir = dir.join("plugins").join("profile");
-    let mut runs: Vec<PathBuf> = std::fs::read_dir(&runs_dir)
-        .ok()?
-        .flatten()
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    runs.sort();
+    let mut runs: Vec<PathBuf> = super::entries(&runs_dir).into_iter().filter(|p| p.is_dir()).collect();
     let count = runs.len();
     runs.pop().map(|latest| (latest, count))
 }
