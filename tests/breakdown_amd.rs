@@ -43,7 +43,12 @@ fn rocprofv3_breakdown_captures_and_reports_the_top_kernel() {
     let o = prof(&[], &args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let plan = String::from_utf8_lossy(&o.stderr);
-    assert!(plan.contains("1. warm-up") && plan.contains("2. capture"), "{plan}");
+    // rocprofv3 cannot open its window on the work: the warm-up run is the utilization
+    // pre-pass (sampled with the fake rocm-smi's idle MI300A recording, so it finds no active
+    // phase and the window opens at the start), and the capture is the plan's one step.
+    assert!(plan.contains("prof: the utilization pre-pass found no active phase"), "{plan}");
+    assert!(out.join("prepass/util-workload.log").is_file(), "the pre-pass run has its log");
+    assert!(!plan.contains("warm-up (limit") && plan.contains("1. capture"), "{plan}");
     assert!(
         plan.contains(
             "--kernel-trace --memory-copy-trace --hip-runtime-trace --stats --collection-period 0:10:1 \
@@ -69,6 +74,15 @@ fn rocprofv3_breakdown_captures_and_reports_the_top_kernel() {
     let findings = doc["diagnosis"]["findings"].as_array().unwrap();
     assert!(findings.iter().all(|f| f["kind"] != "host_bound"), "66.6 % busy: {findings:?}");
     assert!(doc["artifacts"][0].as_str().unwrap().ends_with("rocprofv3"));
+    // --warmup 0: no run to sample, so no pre-pass; the window is the default time window.
+    let window = &doc["capture_window"];
+    assert_eq!((window["opens_on"].as_str(), window["skip_ns"].as_u64()), (Some("time"), Some(0)), "{window}");
+    assert_eq!((window["length_ns"].as_u64(), window.get("chosen_by")), (Some(10_000_000_000), None), "{window}");
+    let mut prepassed = args.to_vec();
+    prepassed.insert(1, "--json");
+    let doc = success_json(&prof(&[], &prepassed));
+    let chosen = doc["capture_window"]["chosen_by"].as_str().unwrap_or_default();
+    assert!(chosen.starts_with("the utilization pre-pass found no active phase (too short to tell"), "{chosen}");
 
     // + sdk1.0_memory_copy_trace.csv, a recording of another run: its clocks lie days away from
     // the kernels', so joining them would make one idle "run"; it is refused instead.

@@ -29,16 +29,20 @@ fn nsys_breakdown_runs_warm_up_capture_export_and_reports() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let plan = String::from_utf8_lossy(&o.stderr);
+    // nsys cannot open its window on the work: the warm-up run is the utilization pre-pass
+    // (sampled through the fake NVML; a run this short has no active phase, so the window opens
+    // at the start) and the plan is capture and export.
+    assert!(plan.contains("prof: the utilization pre-pass found no active phase (too short to tell"), "{plan}");
     assert!(
-        plan.contains("1. warm-up (limit 600 s): sh -c")
-            && plan.contains("2. capture (limit 600 s): ")
-            && plan.contains("3. export"),
+        !plan.contains("warm-up (limit")
+            && plan.contains("1. capture (limit 600 s): ")
+            && plan.contains("2. export"),
         "{plan}"
     );
     assert_eq!(
         std::fs::read_to_string(&marker).unwrap().lines().count(),
         2,
-        "warm-up and capture both ran the command"
+        "the pre-pass (the warm-up) and the capture both ran the command"
     );
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // report1.sqlite (python sqlite3): one kernel, matrixMulKernel, 2,523,567 ns.

@@ -188,7 +188,8 @@ async fn every_tool_answers_a_real_client_as_the_verb_does() {
         (Some("matrixMulKernel(float *, float *, float *, int)"), Some(2_523_567))
     );
     let progress = client.progress.lock().unwrap().clone();
-    assert!(progress.iter().any(|line| line.contains("1. warm-up")), "{progress:?}");
+    assert!(progress.iter().any(|line| line.contains("utilization pre-pass")), "{progress:?}");
+    assert!(progress.iter().any(|line| line.contains("1. capture")), "{progress:?}");
 
     // deep_dive with the fake ncu: h200-verify/deep-dive-ncu-details.csv's 90.32 %.
     let args = json!({"command": ["true"], "kernel": "^nvjet$", "confirm": true});

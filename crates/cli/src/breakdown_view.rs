@@ -62,6 +62,29 @@ pub struct BreakdownReport<'a> {
     /// (added in 0.6.0; see `crate::answer_view`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answer: Option<&'a crate::answer_view::AnswerView>,
+    /// For a capture (`prof breakdown`, `prof profile`): where its window opened and how long
+    /// it was asked to stay open (added in 0.7.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture_window: Option<CaptureWindow>,
+}
+
+/// Where a capture's window opened (`capture_window` of `prof.breakdown.v1`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CaptureWindow {
+    /// `time` (a time after the start), `auto` (on the work: the program's profiler start or
+    /// second step range, else the end of the load), `profiler`, `range`, `kernel`.
+    pub opens_on: &'static str,
+    /// In words: `at the work (…)`, `3.2 s after the start`, `at the range `step*``.
+    pub opens: String,
+    /// For `time`: nanoseconds after the command's start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skip_ns: Option<u64>,
+    /// How long the window was asked to stay open, in nanoseconds.
+    pub length_ns: u64,
+    /// Why it opened there when prof chose the time: the utilization pre-pass, `prof
+    /// profile`'s utilization step, or the retry after an `auto` window that never opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen_by: Option<String>,
 }
 
 impl<'a> BreakdownReport<'a> {
@@ -90,6 +113,7 @@ impl<'a> BreakdownReport<'a> {
             recorded_on: None,
             unread: &[],
             answer: None,
+            capture_window: None,
         }
     }
 }

@@ -93,7 +93,10 @@ impl CaptureRange {
     pub fn describe(&self) -> String {
         match self {
             Self::Time => "a time after the start".to_owned(),
-            Self::Auto => "the end of the load (--skip auto)".to_owned(),
+            Self::Auto => {
+                "the work (--skip auto: the program's cudaProfilerStart or second step range, else the end of the load)"
+                    .to_owned()
+            }
             Self::ProfilerApi => "the profiler start/stop calls".to_owned(),
             Self::Range { name } => format!("the range `{name}`"),
             Self::KernelLaunch { pattern, nth } => format!("launch {nth} of a kernel named like `{pattern}`"),
@@ -311,6 +314,6 @@ mod tests {
             assert!(error.starts_with('`'), "{bad}: {error}");
         }
         let refusal = CaptureRange::Auto.unsupported("msprof", "a time (--skip) only").to_string();
-        assert!(refusal.contains("msprof cannot open its window at the end of the load"), "{refusal}");
+        assert!(refusal.contains("msprof cannot open its window at the work (--skip auto"), "{refusal}");
     }
 }

@@ -3,8 +3,8 @@
 //! the trigger's answer to the window.
 //!
 //! Only the callbacks the trigger needs are switched on: the profiler start/stop calls for
-//! `profiler`; kernel and graph launches for `kernel`; launches and host-to-device copy calls
-//! for `auto`; NVTX ranges for `nvtx`. Once the trigger is done the callback returns at its
+//! `profiler`; kernel and graph launches for `kernel`; launches, host-to-device copy calls,
+//! the profiler calls and NVTX ranges for `auto`; NVTX ranges for `nvtx`. Once the trigger is done the callback returns at its
 //! first check. Layouts read here, from CUDA 13.0's `cupti_callbacks.h`,
 //! `generated_cuda_runtime_api_meta.h`, `generated_cuda_meta.h` and
 //! `generated_nvtx_meta.h` and NVTX 3's `nvToolsExt.h`:
@@ -127,14 +127,14 @@ pub fn install(cupti: &Cupti, start_on: StartOn, apply: fn(Action, &Trigger)) ->
     let wanted = |role: Role| match start_on {
         StartOn::ProfilerApi => matches!(role, Role::ProfilerStart | Role::ProfilerStop),
         StartOn::Kernel { .. } => role == Role::Launch,
-        StartOn::Auto => matches!(role, Role::Launch | Role::RuntimeCopy | Role::DriverHostToDevice),
+        StartOn::Auto => role != Role::Ignored,
         StartOn::Nvtx(_) => false,
     };
     let mut ids: Vec<(u32, u32)> = Vec::new();
     for (domain, table) in [(RUNTIME, &runtime), (DRIVER, &driver)] {
         ids.extend(table.iter().enumerate().filter(|(_, role)| wanted(**role)).map(|(cbid, _)| (domain, cbid as u32)));
     }
-    if matches!(start_on, StartOn::Nvtx(_)) {
+    if matches!(start_on, StartOn::Nvtx(_) | StartOn::Auto) {
         ids.extend(nvtx::cbid::ALL.iter().map(|&cbid| (NVTX, cbid)));
     }
     let watch = Watch { trigger: Trigger::new(start_on), runtime, driver, registered: Mutex::default(), apply };

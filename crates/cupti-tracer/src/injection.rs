@@ -133,7 +133,7 @@ fn start() -> Result<(), TracerError> {
 /// Arms the event that opens the window; when CUPTI will not call back, the window opens
 /// at the start instead, with a warning.
 fn watch(tracer: &Tracer, start_on: StartOn, t0: u64) {
-    if let StartOn::Nvtx(_) = start_on {
+    if let StartOn::Nvtx(_) | StartOn::Auto = start_on {
         route_nvtx(&tracer.cupti);
     }
     let wanted = start_on.to_env();
@@ -172,7 +172,10 @@ fn apply_trigger(action: Action, trigger: &Trigger) {
     let now = tracer.cupti.timestamp();
     let wanted = trigger.start_on().to_env();
     match action {
-        Action::Open if tracer.recorder.window.open(now) => note(&format!("{wanted}: capture window opened")),
+        Action::Open if tracer.recorder.window.open(now) => match trigger.opener() {
+            Some(opener) => note(&format!("{wanted}: capture window opened at {}", opener.describe())),
+            None => note(&format!("{wanted}: capture window opened")),
+        },
         Action::Close if tracer.recorder.window.close(now) => note(&format!("{wanted}: capture window closed")),
         _ => {}
     }

@@ -7,11 +7,17 @@
 //!   end closes (a push/pop range ends at the pop that returns its thread's stack to the
 //!   depth it had; a start/end range at the end of its id).
 //! - `kernel:TEXT@N`: the `N`th launch of a kernel whose name contains `TEXT` opens.
-//! - `auto`: launches are counted in blocks of [`AUTO_BLOCK`] and the host-to-device bytes
-//!   each block copies are summed; the window opens once [`AUTO_SETTLED`] blocks in a row
-//!   copy about the same (the largest at most 1.5× the smallest, or all under
-//!   [`AUTO_SMALL_BYTES`]): the bulk upload of the load is over and the first launches, where
-//!   compilation and autotuning happen, are behind.
+//! - `auto`: whichever comes first of
+//!   - the program's own marks: its first `cudaProfilerStart` opens (the next stop closes,
+//!     as for `profiler`: Megatron's `--profile`, NeMo's nsys callback); the start of its
+//!     second *step range* opens (an NVTX range named like a training or decode step, see
+//!     [`is_step_range`]; the first step is where compilation, autotuning and allocator growth
+//!     happen);
+//!   - the end of the load: launches are counted in blocks of [`AUTO_BLOCK`] and the
+//!     host-to-device bytes each block copies are summed; the window opens once
+//!     [`AUTO_SETTLED`] blocks in a row copy about the same (the largest at most 1.5× the
+//!     smallest, or all under [`AUTO_SMALL_BYTES`]): the bulk upload of the load is over and
+//!     the first launches, where compilation and autotuning happen, are behind.
 
 pub use crate::format::StartOn;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -83,6 +89,45 @@ pub enum Action {
     Close,
 }
 
+/// What opened an `auto` window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opener {
+    /// The launches and copies settled after the load.
+    Load,
+    /// The program's `cudaProfilerStart` (its stop closes the window).
+    Profiler,
+    /// The program's second step range.
+    Step,
+}
+
+impl Opener {
+    /// How the tracer's log says it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Load => "the end of the load (launches and copies settled)",
+            Self::Profiler => "the program's cudaProfilerStart",
+            Self::Step => "the program's second step range (NVTX)",
+        }
+    }
+}
+
+/// Step ranges seen before `auto` opens on the second.
+pub const AUTO_STEP: u32 = 2;
+
+/// An NVTX range named like one step of a loop: its name begins (any case) with
+/// `ProfilerStep`, `train_step`, `training_step`, `train step`, `step`, `iteration` or `iter`,
+/// followed by nothing, a digit, space, `#`, `_`, `-`, `:` or `=` (so `step 3`, `ProfilerStep#7`,
+/// `iteration_12`, `train_step`; not `stepper` nor `iterator`).
+pub fn is_step_range(name: &str) -> bool {
+    const STEMS: [&str; 7] = ["profilerstep", "train_step", "training_step", "train step", "step", "iteration", "iter"];
+    let lower = name.trim_start().as_bytes();
+    STEMS.iter().any(|stem| {
+        lower.len() >= stem.len()
+            && lower[..stem.len()].eq_ignore_ascii_case(stem.as_bytes())
+            && lower.get(stem.len()).is_none_or(|&next| next.is_ascii_digit() || b" #_-:=".contains(&next))
+    })
+}
+
 #[derive(Debug, Default)]
 struct State {
     /// `auto`: bytes of the last full blocks, oldest first.
@@ -91,6 +136,10 @@ struct State {
     pushed: Option<(u64, u32)>,
     /// `nvtx`: the open start/end range's id.
     started: Option<u64>,
+    /// `auto`: step ranges begun so far.
+    steps: u32,
+    /// `auto`: what opened the window.
+    opener: Option<Opener>,
 }
 
 /// The decision for one [`StartOn`], shared by every thread that makes CUDA calls.
@@ -132,7 +181,17 @@ impl Trigger {
     /// True once nothing can change any more (opened, and closed where it closes).
     pub fn done(&self) -> bool {
         self.closed.load(Ordering::Acquire)
-            || (self.opened() && matches!(self.start_on, StartOn::Kernel { .. } | StartOn::Auto))
+            || (self.opened()
+                && match self.start_on {
+                    StartOn::Kernel { .. } => true,
+                    StartOn::Auto => self.opener() != Some(Opener::Profiler),
+                    _ => false,
+                })
+    }
+
+    /// What opened an `auto` window (`None` before, or for other starts).
+    pub fn opener(&self) -> Option<Opener> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner).opener
     }
 
     /// Why the window has not opened yet, for the tracer's exit line.
@@ -149,8 +208,37 @@ impl Trigger {
             }
             StartOn::Auto => format!(
                 "{seen} launches: the host-to-device copies per block of {AUTO_BLOCK} launches never settled \
-                 for {AUTO_SETTLED} blocks in a row"
+                 for {AUTO_SETTLED} blocks in a row, the program called no cudaProfilerStart and began {} of the \
+                 {AUTO_STEP} step ranges (NVTX) that would have opened it",
+                self.state.lock().unwrap_or_else(PoisonError::into_inner).steps
             ),
+        }
+    }
+
+    /// Opens an `auto` window, remembering why.
+    fn open_by(&self, opener: Opener) -> Action {
+        // Under the lock, so that `done` never sees the window open without its opener.
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let action = self.open();
+        if action == Action::Open {
+            state.opener = Some(opener);
+        }
+        action
+    }
+
+    /// `auto` on a step range's start: the [`AUTO_STEP`]th opens.
+    fn step_range(&self, name: &str) -> Action {
+        if !is_step_range(name) {
+            return Action::None;
+        }
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.steps += 1;
+        let opens = state.steps >= AUTO_STEP;
+        drop(state);
+        if opens {
+            self.open_by(Opener::Step)
+        } else {
+            Action::None
         }
     }
 
@@ -184,6 +272,11 @@ impl Trigger {
                 }
                 Action::None
             }
+            (StartOn::Auto, Event::ProfilerStart) if !self.opened() => self.open_by(Opener::Profiler),
+            (StartOn::Auto, Event::ProfilerStop) if self.opener() == Some(Opener::Profiler) => self.close(),
+            (StartOn::Auto, Event::Push { name, .. } | Event::RangeStart { name, .. }) if !self.opened() => {
+                self.step_range(name)
+            }
             (StartOn::Auto, Event::HostToDevice { bytes }) if !self.opened() => {
                 self.block_bytes.fetch_add(bytes, Ordering::AcqRel);
                 Action::None
@@ -199,8 +292,8 @@ impl Trigger {
                     state.blocks.remove(0);
                 }
                 if state.blocks.len() == AUTO_SETTLED && settled(&state.blocks) {
-                    drop(state);
-                    return self.open();
+                    drop(state); // open_by takes it again
+                    return self.open_by(Opener::Load);
                 }
                 Action::None
             }

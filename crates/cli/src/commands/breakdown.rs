@@ -3,8 +3,9 @@
 //! warm up unprofiled, capture a small window under the supervisor, verify the artifact,
 //! then load it and report the ranked kernels, families and diagnosis (`prof.breakdown.v1`).
 
+use super::breakdown_prepass;
 use crate::answer_view::AnswerView;
-use crate::breakdown_view::{render_text, BreakdownReport};
+use crate::breakdown_view::{render_text, BreakdownReport, CaptureWindow};
 use crate::commands::analyze::families;
 use crate::deep_dive_target::{deep_dive_available, DeepDiveContext};
 use crate::durations::parse_duration;
@@ -32,10 +33,13 @@ pub struct BreakdownArgs {
     #[arg(long, default_value_t = 1)]
     warmup: u32,
     /// Skip this much of the profiled run before recording (in-process warm-up; cupti, nsys,
-    /// rocprofv3, msprof), or `auto`: wait for the end of the load, when launches go on
-    /// without bulk host-to-device copies (cupti). Default: `auto` where the tool has it
-    /// (cupti; a window that never opens is captured once more from the start, and prof says
-    /// so), else `0s`.
+    /// rocprofv3, msprof), or `auto`: open on the work (cupti): the program's own
+    /// cudaProfilerStart (closed by its stop), the start of its second NVTX step range
+    /// (`ProfilerStep#N`, `step N`, `iteration N`, …), or the end of the load (launches go on
+    /// without bulk host-to-device copies), whichever comes first. Default: `auto` where the
+    /// tool has it (a window that never opens is captured once more from the start, and prof
+    /// says so); other tools open where a utilization pre-pass (the warm-up run, sampled) saw
+    /// the device start working.
     #[arg(long, value_parser = parse_skip)]
     skip: Option<Skip>,
     /// Where a time window opens when neither --skip nor --capture-range is given and the tool
@@ -96,6 +100,40 @@ fn window_hint(request: &CaptureRequest, ran: Duration) -> String {
             ran.as_secs_f64()
         )
     }
+}
+
+/// Where the capture's window opened, for the JSON document.
+fn capture_window(request: &CaptureRequest, chosen_by: Option<String>, from_profile: Duration) -> CaptureWindow {
+    let opens_on = match request.range {
+        CaptureRange::Time => "time",
+        CaptureRange::Auto => "auto",
+        CaptureRange::ProfilerApi => "profiler",
+        CaptureRange::Range { .. } => "range",
+        CaptureRange::KernelLaunch { .. } => "kernel",
+    };
+    let (opens, skip_ns) = match request.range {
+        CaptureRange::Time => {
+            (format!("{:.1} s after the start", request.skip.as_secs_f64()), Some(request.skip.as_nanos() as u64))
+        }
+        ref range => (format!("at {}", range.describe()), None),
+    };
+    let chosen_by = chosen_by.or_else(|| {
+        (request.range == CaptureRange::Time && !from_profile.is_zero() && request.skip == from_profile)
+            .then(|| "the active phase of prof profile's utilization step".to_owned())
+    });
+    CaptureWindow { opens_on, opens, skip_ns, length_ns: request.window.as_nanos() as u64, chosen_by }
+}
+
+/// The time window a default capture falls back to (a tool without `auto`, or an `auto` window
+/// that never opened): from `skip` after the start.
+fn fall_back(
+    tool: &Box<dyn BreakdownTool>,
+    request: &mut CaptureRequest,
+    skip: Duration,
+) -> Result<prof_core::CapturePlan, Failure> {
+    request.range = CaptureRange::Time;
+    request.skip = skip;
+    tool.plan(request).map_err(|e| Failure::from(e).or_kind(Kind::Usage))
 }
 
 /// `--skip`: a time, or `auto`.
@@ -262,13 +300,23 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     // Else (a tool without it, or a window that never opened) the time window the default falls
     // back to.
     let defaulted = args.skip.is_none() && args.capture_range.is_none();
-    let fall_back = |request: &mut CaptureRequest| {
-        request.range = CaptureRange::Time;
-        request.skip = args.fallback_skip;
-        tool.plan(request).map_err(|e| Failure::from(e).or_kind(Kind::Usage))
-    };
+    let mut fallback_skip = args.fallback_skip;
+    let mut opened_by = None;
     let mut plan = match tool.plan(&request) {
-        Err(prof_core::Error::Unsupported(_)) if defaulted => fall_back(&mut request)?,
+        Err(prof_core::Error::Unsupported(_)) if defaulted => {
+            // The tool cannot open on the work: where `prof profile` found no start for it, the
+            // first warm-up run is sampled and the window opens where the work began.
+            if fallback_skip.is_zero() && request.warmup_runs > 0 {
+                let found = breakdown_prepass::run(registry, &args.command, args.timeout, &args.out)?;
+                if let Some(skip) = found.skip() {
+                    request.warmup_runs -= 1;
+                    fallback_skip = skip;
+                }
+                eprintln!("prof: {}", found.describe());
+                opened_by = Some(found.describe());
+            }
+            fall_back(&tool, &mut request, fallback_skip)?
+        }
         planned => planned.map_err(|e| Failure::from(e).or_kind(Kind::Usage))?,
     };
     let mut started;
@@ -303,10 +351,11 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
                     "prof: the window never opened at {} (the run's launches and copies never settled); capturing \
                      once more with the window {:.1} s after the start (--skip {:.1}s)",
                     CaptureRange::Auto.describe(),
-                    args.fallback_skip.as_secs_f64(),
-                    args.fallback_skip.as_secs_f64()
+                    fallback_skip.as_secs_f64(),
+                    fallback_skip.as_secs_f64()
                 );
-                plan = fall_back(&mut request)?;
+                plan = fall_back(&tool, &mut request, fallback_skip)?;
+                opened_by = Some("the retry after the window never opened at the work".to_owned());
             }
             Err(error) => {
                 let explained = tool.explain_failure(&args.out);
@@ -357,6 +406,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     report.analyses = Some(sections::to_json(&sections));
     report.phases = Some(&phases);
     report.answer = Some(&answer);
+    report.capture_window = Some(capture_window(&request, opened_by, args.fallback_skip));
     let document = serde_json::to_value(&report).map_err(|e| format!("cannot encode JSON: {e}"))?;
     let mut text = answer.render_text();
     text.push('\n');

@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod analyze_ranks;
 pub mod analyze_summary;
 pub mod breakdown;
+pub mod breakdown_prepass;
 pub mod deep_dive;
 pub mod detect;
 pub mod diff;

@@ -88,3 +88,55 @@ fn an_nvtx_start_end_range_closes_at_its_id_and_a_star_matches_a_prefix() {
     assert!(matches("step", "step") && !matches("step 2", "step") && matches("step 2", "step*"));
     assert!(Trigger::new(StartOn::Nvtx("x".into())).pending().contains("NVTX_INJECTION64_PATH"));
 }
+
+#[test]
+fn auto_opens_at_the_programs_own_profiler_start_and_closes_at_its_stop() {
+    let t = Trigger::new(StartOn::Auto);
+    assert_eq!(t.on(Event::HostToDevice { bytes: 4 << 30 }), Action::None);
+    assert_eq!(t.on(launch("load")), Action::None);
+    assert_eq!(t.on(Event::ProfilerStop), Action::None, "a stop before any start changes nothing");
+    assert_eq!(t.on(Event::ProfilerStart), Action::Open);
+    assert_eq!(t.opener(), Some(Opener::Profiler));
+    assert!(!t.done(), "the program's stop is still to come");
+    assert_eq!(t.on(Event::ProfilerStop), Action::Close);
+    assert!(t.done());
+}
+
+#[test]
+fn auto_opens_at_the_second_step_range_not_at_the_first() {
+    let t = Trigger::new(StartOn::Auto);
+    let push = |name| Event::Push { name, stack: 1, depth: 0 };
+    assert_eq!(t.on(push("load_weights")), Action::None);
+    assert_eq!(t.on(push("ProfilerStep#0")), Action::None, "the first step compiles and autotunes");
+    assert_eq!(t.on(push("aten::mm")), Action::None);
+    assert!(t.pending().contains("began 1 of the 2 step ranges"), "{}", t.pending());
+    assert_eq!(t.on(Event::RangeStart { name: "ProfilerStep#1", id: 9 }), Action::Open);
+    assert_eq!(t.opener(), Some(Opener::Step));
+    assert!(t.done(), "a step-opened window is closed by its time, not by the range");
+    assert_eq!(t.on(Event::ProfilerStart), Action::None, "once open, nothing else opens it");
+}
+
+#[test]
+fn a_window_opened_at_the_end_of_the_load_ignores_later_marks() {
+    let t = Trigger::new(StartOn::Auto);
+    let mut opened = None;
+    for index in 0..AUTO_BLOCK * AUTO_SETTLED as u64 {
+        if t.on(launch("k")) == Action::Open {
+            opened = Some(index);
+        }
+    }
+    assert_eq!(opened, Some(AUTO_BLOCK * AUTO_SETTLED as u64 - 1));
+    assert_eq!(t.opener(), Some(Opener::Load));
+    assert!(t.done());
+    assert_eq!(t.on(Event::ProfilerStop), Action::None, "a stop closes only what a start opened");
+}
+
+#[test]
+fn step_ranges_are_named_like_steps() {
+    for name in ["ProfilerStep#3", "step", "Step 12", "train_step", "training_step_4", "iteration 7", "iter:3", "STEP-2"] {
+        assert!(is_step_range(name), "{name}");
+    }
+    for name in ["stepper", "iterator", "aten::step", "optimizer.step", "load", "", "steps", "prefill"] {
+        assert!(!is_step_range(name), "{name}");
+    }
+}
