@@ -34,9 +34,7 @@ fn nsys_breakdown_runs_warm_up_capture_export_and_reports() {
     // at the start) and the plan is capture and export.
     assert!(plan.contains("prof: the utilization pre-pass found no active phase (too short to tell"), "{plan}");
     assert!(
-        !plan.contains("warm-up (limit")
-            && plan.contains("1. capture (limit 600 s): ")
-            && plan.contains("2. export"),
+        !plan.contains("warm-up (limit") && plan.contains("1. capture (limit 600 s): ") && plan.contains("2. export"),
         "{plan}"
     );
     assert_eq!(

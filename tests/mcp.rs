@@ -365,3 +365,59 @@ fn a_signal_to_prof_mcp_stops_the_workload_of_the_call_in_flight() {
         drop(input);
     }
 }
+
+/// A tool call that runs past `prof mcp --call-limit` is stopped like a cancelled one: its
+/// workload is gone, the result is an error that names the limit, and the server serves on.
+#[test]
+fn a_call_past_its_limit_is_stopped_and_says_so() {
+    use std::io::{BufRead, Write};
+    let scratch = Scratch::new("mcp-call-limit");
+    let pidfile = scratch.path().join("workload.pid");
+    let mut server = hermetic(path_with(&fakes("nvidia")))
+        .args(["mcp", "--call-limit", "2s"])
+        .env("FAKE_NVIDIA_SMI", "busy")
+        .current_dir(scratch.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    let mut output = std::io::BufReader::new(server.stdout.take().unwrap());
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    writeln!(input, "{initialize}").unwrap();
+    writeln!(input, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+    let script = format!("echo $$ > {}; exec sleep 60", pidfile.display());
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "util",
+        "arguments": {"command": ["sh", "-c", script], "confirm": true}}});
+    writeln!(input, "{call}").unwrap();
+    let started = Instant::now();
+    let answer = loop {
+        let mut line = String::new();
+        assert!(output.read_line(&mut line).unwrap() > 0, "prof mcp closed its output");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            break message;
+        }
+    };
+    assert!(started.elapsed() < Duration::from_secs(20), "stopped at the limit, not at the workload's end");
+    let result = &answer["result"];
+    assert_eq!(result["isError"], true, "{answer}");
+    let said = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(said.contains("ran past its limit of 2s (prof mcp --call-limit)"), "{said}");
+    let workload: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let stopping = Instant::now();
+    while alive(workload) && stopping.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(workload), "the workload {workload} outlived its call");
+    let detect =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "detect", "arguments": {}}});
+    writeln!(input, "{detect}").unwrap();
+    let mut line = String::new();
+    output.read_line(&mut line).unwrap();
+    assert!(line.contains("\"id\":3") && line.contains("prof.detect.v1"), "the server serves on: {line}");
+    drop(input);
+    let _ = server.wait();
+}

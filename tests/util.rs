@@ -214,3 +214,46 @@ fn csv_to_a_device_leaves_the_device_and_a_link_is_refused() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is a symbolic link"));
     assert_eq!(std::fs::read_to_string(&aim).unwrap(), "kept");
 }
+
+/// Runs `prof util ARGS` with the fake nvidia-smi and a file-size limit of 0 (SIGXFSZ
+/// ignored), so that every write to a regular file fails (EFBIG) as on a full disk.
+fn prof_util_on_a_full_disk(args: &[&str]) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut command = hermetic(path_with(&fakes("nvidia")));
+    command.arg("util").args(args).env("FAKE_NVIDIA_SMI", "busy").current_dir(std::env::temp_dir());
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let none = libc::rlimit { rlim_cur: 0, rlim_max: libc::RLIM_INFINITY };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &none) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command.output().unwrap()
+}
+
+/// A full disk under `--csv`, `--html` and the command's log: the report still comes, then one
+/// line per lost file saying what was kept, and exit 74, never 0 (issue #52).
+#[test]
+fn files_lost_to_a_full_disk_are_named_after_the_report_and_exit_74() {
+    let dir = scratch_dir("util-full-disk");
+    let (csv, page, out) = (dir.join("u.csv"), dir.join("u.html"), dir.join("out"));
+    let (csv, page, out) = (csv.to_str().unwrap(), page.to_str().unwrap(), out.to_str().unwrap());
+    let args =
+        ["--interval", "50ms", "--csv", csv, "--html", page, "--out", out, "--", "sh", "-c", "echo hello; sleep 0.3"];
+    let o = prof_util_on_a_full_disk(&args);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{stderr}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("verdict:"), "the report is printed whole");
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("samples written to"), "no false claim");
+    for lost in [csv, page, &format!("{out}/util-workload.log")] {
+        let line = stderr.lines().find(|line| line.contains(lost) && line.contains("only this file is lost"));
+        assert!(line.is_some(), "{lost} not reported lost:\n{stderr}");
+    }
+    assert!(stderr.contains("the command's output is lost"), "{stderr}");
+    assert_eq!(stderr.matches(csv).count(), 1, "the CSV's failure is said once:\n{stderr}");
+    assert!(!std::path::Path::new(page).exists(), "no partial page is left");
+}

@@ -97,7 +97,18 @@ impl Supervised {
         if let Some(dir) = plan.log.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
-        let log = std::fs::File::create(&plan.log).map_err(|e| Error::io(&plan.log, e))?;
+        // Never through a link: a link planted at the log's path would have the run write a place
+        // the user did not name (as root, any file).
+        let log = {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&plan.log)
+                .map_err(|e| Error::io(&plan.log, e))?
+        };
         let mut command = Command::new(first);
         command
             .args(rest)

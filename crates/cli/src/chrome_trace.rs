@@ -25,7 +25,7 @@ const GLOBAL_COUNTERS_PID: u32 = i32::MAX as u32;
 const HOST_SORT_INDEX: u32 = 1 << 20;
 
 /// Writes `timeline` to the file at `path`; returns how many events were written.
-pub fn write_file(timeline: &Timeline, path: &Path) -> Result<u64, String> {
+pub fn write_file(timeline: &Timeline, path: &Path) -> Result<u64, crate::output_file::WriteError> {
     crate::output_file::write(path, |mut out| write(timeline, &mut out))
 }
 

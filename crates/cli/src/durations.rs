@@ -20,6 +20,18 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// A duration as the flags write it back: `1500ms`, `90s`, `30m`.
+pub fn human(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms % 60_000 == 0 && ms > 0 {
+        format!("{}m", ms / 60_000)
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -33,5 +45,8 @@ mod tests {
         assert!(parse_duration("fast").is_err());
         assert!(parse_duration("10h").unwrap_err().contains("unknown unit"));
         assert!(parse_duration("1e999").is_err());
+        for text in ["1500ms", "90s", "30m", "0s"] {
+            assert_eq!(human(parse_duration(text).unwrap()), text);
+        }
     }
 }

@@ -43,6 +43,9 @@ pub enum Kind {
     Interrupted,
     /// The profiled command failed.
     WorkloadFailed,
+    /// An output prof was asked to write was lost (a full disk, a short write): stdout or a
+    /// file; exit 74 (sysexits' `EX_IOERR`).
+    OutputLost,
 }
 
 /// One failure of a verb.
@@ -78,6 +81,7 @@ fn status(kind: Kind) -> u8 {
         Kind::TimedOut => 124,
         Kind::CannotStart => 127,
         Kind::Interrupted => 130,
+        Kind::OutputLost => 74,
     }
 }
 

@@ -97,7 +97,9 @@ fn block(out: &mut String, heading: &str, content: Option<String>) {
     }
 }
 
-fn write_page(path: &Path, html: &str) -> Result<(), String> {
+use crate::output_file::WriteError;
+
+fn write_page(path: &Path, html: &str) -> Result<(), WriteError> {
     crate::output_file::write_bytes(path, html.as_bytes())
 }
 
@@ -303,7 +305,7 @@ pub fn write_breakdown(
     summary: &KernelSummary,
     sections: &[RenderedSection],
     answer: &Answer,
-) -> Result<(), String> {
+) -> Result<(), WriteError> {
     write_page(path, &breakdown_page(timeline, summary, sections, answer))
 }
 
@@ -327,17 +329,17 @@ pub fn util_page(recording: &Recording, report: &str) -> String {
 
 /// A page of a text report (`prof diff`, `prof deep-dive`): its tables as HTML tables, its
 /// other lines as paragraphs (see [`text_to_html`]).
-pub fn write_text_page(path: &Path, title: &str, text: &str) -> Result<(), String> {
+pub fn write_text_page(path: &Path, title: &str, text: &str) -> Result<(), WriteError> {
     write_page(path, &page(title, &text_to_html(text)))
 }
 
 /// A page of a report made of typed blocks (`prof diff`): built from the blocks.
-pub fn write_blocks_page(path: &Path, title: &str, blocks: &crate::blocks::Blocks) -> Result<(), String> {
+pub fn write_blocks_page(path: &Path, title: &str, blocks: &crate::blocks::Blocks) -> Result<(), WriteError> {
     write_page(path, &page(title, &blocks_html(blocks)))
 }
 
 /// Writes [`util_page`] to `path`.
-pub fn write_util(path: &Path, recording: &Recording, report: &str) -> Result<(), String> {
+pub fn write_util(path: &Path, recording: &Recording, report: &str) -> Result<(), WriteError> {
     write_page(path, &util_page(recording, report))
 }
 

@@ -70,7 +70,7 @@ enum Command {
     /// The JSON Schema of each `--json` document (`prof schema prof.breakdown.v1`).
     Schema(commands::schema::SchemaArgs),
     /// Serve prof's verbs as Model Context Protocol tools over stdio (for AI coding agents).
-    Mcp,
+    Mcp(mcp::McpArgs),
     /// Profile a model server under a short benchmark (plan, fail fast, warm up, capture, clean up).
     Serve(commands::serve::ServeArgs),
 }
@@ -87,7 +87,7 @@ impl Command {
             Command::Diff(args) => args.json,
             Command::Serve(args) => args.json,
             Command::Profile(args) => args.json,
-            Command::Mcp | Command::Schema(_) => false,
+            Command::Mcp(_) | Command::Schema(_) => false,
         }
     }
 }
@@ -189,7 +189,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => commands::diff::run(&registry, &args),
         Command::Serve(args) => commands::serve::run(&registry, &args),
         Command::Profile(args) => commands::profile::run(&registry, &args),
-        Command::Mcp => mcp::serve(),
+        Command::Mcp(args) => mcp::serve(&args),
         Command::Schema(args) => commands::schema::run(&args),
     };
     match result {

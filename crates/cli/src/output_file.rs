@@ -9,8 +9,9 @@
 //! - A symbolic link: refused with a sentence (writing through it would write a place the user
 //!   did not name; renaming over it would replace the link).
 //!
-//! Every write is checked: a short write or a full disk is an error naming the file, and the
-//! temporary file is removed.
+//! Every write is checked: a short write or a full disk is an error naming the file and what
+//! was kept ([`WriteError`], exit 74), and the temporary file is removed. An existing regular
+//! file is replaced: every flag that names an output file says so in its help.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -74,19 +75,57 @@ fn partial(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.prof-{}.partial", std::process::id()))
 }
 
+/// A file prof could not write: refused before anything was written (a link, a directory:
+/// exit 2), or lost to a failed write (a full disk, a short write: exit 74, what was kept
+/// said in the message).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteError {
+    /// The file, the cause, and what was kept.
+    pub message: String,
+    /// True when nothing was attempted (the path itself is refused).
+    pub refused: bool,
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<WriteError> for String {
+    fn from(error: WriteError) -> Self {
+        error.message
+    }
+}
+
+impl From<WriteError> for crate::failure::Failure {
+    fn from(error: WriteError) -> Self {
+        use crate::failure::{Failure, Kind};
+        Failure::new(if error.refused { Kind::Usage } else { Kind::OutputLost }, error.message)
+    }
+}
+
+fn refused(message: String) -> WriteError {
+    WriteError { message, refused: true }
+}
+
 /// Writes `path` with `write` (given a buffered writer): atomically for a regular file, in
 /// place for a device, FIFO or socket, refused for a link. Returns what `write` returned.
-pub fn write<T>(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> Result<T, String> {
-    let failed = |error: io::Error| format!("{}: {error}", path.display());
-    match target(path)? {
+pub fn write<T>(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> Result<T, WriteError> {
+    match target(path).map_err(refused)? {
         Target::Special => {
-            let file = OpenOptions::new().write(true).open(path).map_err(failed)?;
+            let lost = |error: io::Error| WriteError {
+                message: format!("{}: {error}; what was written before the failure went to it", path.display()),
+                refused: false,
+            };
+            let file = OpenOptions::new().write(true).open(path).map_err(lost)?;
             let mut out = BufWriter::with_capacity(1 << 20, file);
-            let value = write(&mut out).map_err(failed)?;
-            out.flush().map_err(failed)?;
+            let value = write(&mut out).map_err(lost)?;
+            out.flush().map_err(lost)?;
             Ok(value)
         }
         Target::Regular => {
+            let existed = path.exists();
             let temporary = partial(path);
             let result = (|| {
                 let mut out = BufWriter::with_capacity(1 << 20, File::create(&temporary)?);
@@ -99,13 +138,17 @@ pub fn write<T>(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<T>
             if result.is_err() {
                 let _ = std::fs::remove_file(&temporary);
             }
-            result.map_err(failed)
+            let kept = if existed { "the file that was there is kept as it was" } else { "no file was left there" };
+            result.map_err(|error: io::Error| WriteError {
+                message: format!("{}: {error}; {kept}", path.display()),
+                refused: false,
+            })
         }
     }
 }
 
 /// Writes `bytes` to `path` as [`write`] does.
-pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     write(path, |out| out.write_all(bytes))
 }
 
@@ -134,7 +177,8 @@ mod tests {
             Err::<(), _>(io::Error::other("disk full"))
         })
         .unwrap_err();
-        assert!(error.contains("out.csv: disk full"), "{error}");
+        assert!(!error.refused, "{error}");
+        assert!(error.message.contains("out.csv: disk full; the file that was there is kept as it was"), "{error}");
         assert_eq!(std::fs::read(&path).unwrap(), b"new\n");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         std::fs::remove_dir_all(dir).unwrap();
@@ -150,7 +194,7 @@ mod tests {
         }
         let before = std::fs::metadata("/dev/full").map(|m| m.file_type().is_char_device());
         let error = write_bytes(Path::new("/dev/full"), &[b'x'; 4096]).unwrap_err();
-        assert!(error.starts_with("/dev/full: "), "{error}");
+        assert!(error.message.starts_with("/dev/full: ") && !error.refused, "{error}");
         assert_eq!(std::fs::metadata("/dev/full").map(|m| m.file_type().is_char_device()).ok(), before.ok());
         write_bytes(Path::new("/dev/null"), b"gone").unwrap();
         assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
@@ -164,9 +208,9 @@ mod tests {
         let link = dir.join("link.txt");
         std::os::unix::fs::symlink(&aim, &link).unwrap();
         let error = write_bytes(&link, b"over").unwrap_err();
-        assert!(error.contains("is a symbolic link"), "{error}");
+        assert!(error.message.contains("is a symbolic link") && error.refused, "{error}");
         assert_eq!(std::fs::read_to_string(&aim).unwrap(), "kept");
-        assert!(write_bytes(&dir, b"x").unwrap_err().contains("is a directory"));
+        assert!(write_bytes(&dir, b"x").unwrap_err().message.contains("is a directory"));
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

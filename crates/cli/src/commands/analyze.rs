@@ -197,19 +197,24 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     let next = view.deep_dive_command();
     let answer = crate::html_report::Answer { diagnosis: has_timeline, answer: Some(&view), top: args.report.top };
     // A `prof util --csv` recording is re-plotted as the utilization page `prof util --html` draws.
-    let mut util_page = None;
+    let mut util_page = outputs::Written::default();
     let breakdown_outputs = match (util_csv.zip(util_ticks), &args.outputs.html) {
         (Some((csv, ticks)), Some(page)) => {
             let recording = prof_core::util_ticks::recording_of(&csv.display().to_string(), ticks);
             let report = util_verdict.as_ref().map(super::util::render_verdict).unwrap_or_default();
-            crate::html_report::write_util(page, &recording, &report)?;
-            util_page = Some(format!("wrote {} (the recording re-plotted; open in a browser)", page.display()));
+            match crate::html_report::write_util(page, &recording, &report) {
+                Ok(()) => util_page
+                    .lines
+                    .push(format!("wrote {} (the recording re-plotted; open in a browser)", page.display())),
+                Err(error) => util_page.lost.push(error.into()),
+            }
             outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: None }
         }
         _ => outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: args.outputs.html.clone() },
     };
     let mut written = outputs::write(&breakdown_outputs, timeline.as_ref(), &summary, &sections, &answer)?;
-    written.extend(util_page);
+    written.lines.extend(util_page.lines);
+    written.lost.splice(0..0, util_page.lost);
     if args.json {
         let artifacts = args.path.iter().map(|p| p.display().to_string()).collect();
         let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, None, next);
@@ -235,10 +240,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         out!("{}", render_text(&summary, &diagnosis, args.report.top));
         out!("{}", sections::render_text(&sections));
     }
-    for line in written {
-        eprintln!("{line}");
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(written.finish())
 }
 
 /// `read as: READER (DEVICE), by REASON`: the device the source names when it names one

@@ -243,6 +243,8 @@ pub struct ForCommand {
 
 /// What one breakdown capture found, rendered both ways.
 pub struct Measured {
+    /// The `--html`/`--chrome-trace` files written, or lost (reported after the report).
+    pub written: outputs::Written,
     /// The capture tool used.
     pub tool: String,
     /// The report a person reads (phases, kernels, diagnosis, sections, artifacts).
@@ -269,7 +271,7 @@ pub fn run(registry: &Registry, args: &BreakdownArgs) -> Result<ExitCode, Failur
     } else {
         out!("{}", measured.text);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(measured.written.finish())
 }
 
 /// Captures as `args` asks, loads and analyses the capture, and renders it both ways; the
@@ -398,9 +400,6 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     let deep_dive = answer.deep_dive_command();
     let page = crate::html_report::Answer { diagnosis: Some(&diagnosis), answer: Some(&answer), top: args.report.top };
     let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections, &page)?;
-    for line in written {
-        eprintln!("{line}");
-    }
     let artifacts = paths.iter().map(|p| p.display().to_string()).collect();
     let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, Some(&plan.how_to_open), deep_dive.clone());
     report.analyses = Some(sections::to_json(&sections));
@@ -418,6 +417,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     }
     text.push_str(&format!("open: {}\n", plan.how_to_open));
     Ok(Measured {
+        written,
         tool: tool.name().to_owned(),
         text,
         document,

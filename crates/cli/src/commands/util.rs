@@ -122,6 +122,11 @@ pub struct Measured {
     pub summaries: Vec<DeviceSummary>,
     /// The verdict.
     pub verdict: Verdict,
+    /// The `--csv` file or the command's log, when lost (a full disk): reported after the
+    /// report.
+    pub lost: Vec<Failure>,
+    /// Whether the `--csv` file is among them.
+    pub csv_lost: bool,
 }
 
 impl UtilArgs {
@@ -149,7 +154,13 @@ pub fn measure(registry: &Registry, args: &UtilArgs) -> Result<Measured, Failure
         crate::output_file::check(path).map_err(|e| Failure::new(crate::failure::Kind::Usage, e))?;
     }
     let mut probe = open_probe(registry, args.vendor.as_deref())?;
-    let sampling = Sampling { interval: args.interval, csv: args.csv.as_deref(), watch: args.watch };
+    let sampling = Sampling {
+        interval: args.interval,
+        csv: args.csv.as_deref(),
+        watch: args.watch,
+        csv_error: Default::default(),
+        log_error: Default::default(),
+    };
     let (mode, recording, ended) = if !args.command.is_empty() {
         let log = args.out.join("util-workload.log");
         let (recording, ended) = record_command(probe, &sampling, &args.command, args.timeout, &log)?;
@@ -176,10 +187,16 @@ pub fn measure(registry: &Registry, args: &UtilArgs) -> Result<Measured, Failure
         let (phases, summaries, verdict) = crate::phases_view::judge_util(&recording.ticks, args.phase, &args.command)?;
         (Some(phases), summaries, verdict)
     };
+    let mut lost = Vec::new();
     if let Some(path) = &args.csv {
-        util_record::rewrite_csv(path, &recording)?;
+        let stream_error = sampling.csv_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        lost.extend(util_record::rewrite_csv(path, &recording, stream_error).err());
     }
-    Ok(Measured { mode, recording, ended, exit_code, phases, summaries, verdict })
+    let csv_lost = !lost.is_empty();
+    if let Some(error) = sampling.log_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+        lost.push(Failure::new(crate::failure::Kind::OutputLost, error));
+    }
+    Ok(Measured { mode, recording, ended, exit_code, phases, summaries, verdict, lost, csv_lost })
 }
 
 /// The `prof.util.v1` document of `measured`.
@@ -215,21 +232,27 @@ pub fn text(measured: &Measured) -> String {
 
 /// Runs `prof util`.
 pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
-    let measured = measure(registry, args)?;
+    let mut measured = measure(registry, args)?;
+    let csv_lost = measured.csv_lost;
+    let mut written = crate::outputs::Written { lost: std::mem::take(&mut measured.lost), ..Default::default() };
     let recording = &measured.recording;
     if let Some(path) = &args.html {
         let report = render_text(recording, &measured.summaries, &measured.verdict, measured.exit_code);
-        crate::html_report::write_util(path, recording, &report)?;
-        eprintln!("wrote {} (open in a browser)", path.display());
+        match crate::html_report::write_util(path, recording, &report) {
+            Ok(()) => written.lines.push(format!("wrote {} (open in a browser)", path.display())),
+            Err(error) => written.lost.push(error.into()),
+        }
     }
     if args.json {
         print_json(&document(args, &measured)?)?;
     } else {
         out!("{}", text(&measured));
-        if let Some(path) = &args.csv {
+        if let Some(path) = args.csv.as_ref().filter(|_| !csv_lost) {
             outln!("samples written to {}", path.display());
         }
     }
+    let lost = !written.lost.is_empty();
+    let lost_status = written.finish();
     let ended = measured.ended;
     if let Some(stopped) = ended.stopped_by() {
         eprintln!(
@@ -237,7 +260,9 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
             recording.ticks.len()
         );
     }
-    Ok(exit_status(ended))
+    // A signal, the time limit or a failed command says how the recording ended; else a lost
+    // file is the status.
+    Ok(if lost && matches!(ended, Ended::Exited(None | Some(0))) { lost_status } else { exit_status(ended) })
 }
 
 /// The exit status `prof util` gives for how the recording `ended`.

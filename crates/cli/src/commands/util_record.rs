@@ -20,7 +20,15 @@ pub struct Sampling<'a> {
     pub csv: Option<&'a Path>,
     /// Print a line every [`WATCH_EVERY`] on stderr.
     pub watch: bool,
+    /// The first failed write to the CSV stream (a full disk): the samples stay in memory;
+    /// `--watch` says so at once, and the verb reports it at the end.
+    pub csv_error: CsvError,
+    /// The command's log, when it could not be written (a full disk).
+    pub log_error: CsvError,
 }
+
+/// Where the CSV stream (or the command's log) leaves its first failure.
+pub type CsvError = std::sync::Arc<std::sync::Mutex<Option<String>>>;
 
 /// How often `--watch` prints a line.
 pub const WATCH_EVERY: Duration = Duration::from_secs(5);
@@ -53,16 +61,22 @@ fn start(probe: Box<dyn UtilizationProbe>, sampling: &Sampling<'_>) -> Result<Re
     let mut stream = match sampling.csv {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| Failure::from(prof_core::Error::io(path, e)))?;
-            Some((CsvStream::new(std::io::BufWriter::new(file)), path.display().to_string(), false))
+            Some((CsvStream::new(std::io::BufWriter::new(file)), path.display().to_string()))
         }
         None => None,
     };
     let mut watch = sampling.watch.then(WatchLines::default);
+    let (failed, live) = (sampling.csv_error.clone(), sampling.watch);
     let sink = Box::new(move |tick: &Tick| {
-        if let Some((stream, shown, warned)) = stream.as_mut() {
+        if let Some((stream, shown)) = stream.as_mut() {
             if let Err(error) = stream.push(tick) {
-                if !std::mem::replace(warned, true) {
-                    eprintln!("prof util: cannot write {shown}: {error}; the samples are kept in memory");
+                let mut first = failed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if first.is_none() {
+                    let message = format!("{shown}: {error}");
+                    if live {
+                        eprintln!("prof util: cannot write {message}; the samples are kept in memory");
+                    }
+                    *first = Some(message);
                 }
             }
         }
@@ -112,12 +126,20 @@ impl WatchLines {
 /// Writes the whole recording to `path` through a temporary file, so the streamed copy stays
 /// until the complete one replaces it. A device, FIFO or socket already took every row as it
 /// was streamed: it is left alone, never replaced (see [`crate::output_file`]).
-pub fn rewrite_csv(path: &Path, recording: &Recording) -> Result<(), Failure> {
-    let fail = |e: String| Failure::new(crate::failure::Kind::Failed, e);
+/// A stream that failed to a device, FIFO or socket (no rewrite can mend it) is the lost
+/// output then.
+pub fn rewrite_csv(path: &Path, recording: &Recording, stream_error: Option<String>) -> Result<(), Failure> {
+    let fail = |e: String| Failure::new(crate::failure::Kind::Usage, e);
     if crate::output_file::is_special(path).map_err(fail)? {
-        return Ok(());
+        return match stream_error {
+            Some(error) => Err(Failure::new(
+                crate::failure::Kind::OutputLost,
+                format!("{error}; the rows before the failure went to it, the rest only into the report"),
+            )),
+            None => Ok(()),
+        };
     }
-    crate::output_file::write(path, |out| prof_core::write_csv(&recording.ticks, out)).map_err(fail)
+    Ok(crate::output_file::write(path, |out| prof_core::write_csv(&recording.ticks, out))?)
 }
 
 /// Samples while `command` runs under the supervisor (its output in `log`). The samples are
@@ -136,7 +158,14 @@ pub fn record_command(
     let outcome = supervisor::run(&plan);
     let recording = handle.stop();
     let ended = match outcome {
-        Ok(outcome) => Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s))),
+        Ok(outcome) => {
+            if let Some(error) = &outcome.log_error {
+                // The verb reports it after the report, as a lost output.
+                *sampling.log_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                    Some(format!("{}: {error}; the command's output is lost", log.display()));
+            }
+            Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s)))
+        }
         Err(prof_core::Error::Interrupted { signal, .. }) => Ended::Signal(signal),
         Err(prof_core::Error::TimedOut { .. }) => Ended::TimedOut,
         Err(other) => return Err(other.into()),

@@ -31,6 +31,17 @@ use std::ffi::OsString;
 #[derive(Clone)]
 pub struct ProfServer {
     tool_router: ToolRouter<Self>,
+    call_limit: std::time::Duration,
+}
+
+/// Arguments of `prof mcp`.
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    /// Longest one tool call may run, whatever it runs (a capture's warm-up, capture and
+    /// export together; an analysis of a huge file): past it the run is stopped as a cancelled
+    /// call is (Ctrl-C to it, which stops its workload; killed 10 s later), and the result says so.
+    #[arg(long, default_value = "30m", value_parser = crate::durations::parse_duration)]
+    pub call_limit: std::time::Duration,
 }
 
 fn os(args: &[&str]) -> Vec<OsString> {
@@ -99,8 +110,8 @@ fn inside_workdir(path: &str) -> Result<OsString, CallToolResult> {
 #[tool_router]
 impl ProfServer {
     /// A server with every tool.
-    pub fn new() -> Self {
-        Self { tool_router: Self::tool_router() }
+    pub fn new(call_limit: std::time::Duration) -> Self {
+        Self { tool_router: Self::tool_router(), call_limit }
     }
 
     #[tool(
@@ -112,7 +123,7 @@ impl ProfServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let shape = p.shape();
-        call(os(&["detect", "--json"]), &shape, ctx).await
+        call(os(&["detect", "--json"]), &shape, ctx, self.call_limit).await
     }
 
     #[tool(
@@ -134,7 +145,7 @@ impl ProfServer {
         if !p.command.is_empty() {
             args = with_command(args, &p.command);
         }
-        call(args, &shape, ctx).await
+        call(args, &shape, ctx, self.call_limit).await
     }
 
     #[tool(
@@ -156,7 +167,7 @@ impl ProfServer {
         push_opt(&mut args, "--warmup", p.warmup);
         push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
         push_opt(&mut args, "--phase", p.phase);
-        call(with_command(args, &p.command), &shape, ctx).await
+        call(with_command(args, &p.command), &shape, ctx, self.call_limit).await
     }
 
     #[tool(
@@ -175,7 +186,7 @@ impl ProfServer {
         push_opt(&mut args, "--launch-skip", p.launch_skip);
         push_opt(&mut args, "--launch-count", p.launch_count);
         push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
-        call(with_command(args, &p.command), &shape, ctx).await
+        call(with_command(args, &p.command), &shape, ctx, self.call_limit).await
     }
 
     #[tool(
@@ -198,7 +209,7 @@ impl ProfServer {
                 Err(refused) => return Ok(refused),
             }
         }
-        call(args, &shape, ctx).await
+        call(args, &shape, ctx, self.call_limit).await
     }
 
     #[tool(
@@ -217,7 +228,7 @@ impl ProfServer {
                 Err(refused) => return Ok(refused),
             }
         }
-        call(args, &shape, ctx).await
+        call(args, &shape, ctx, self.call_limit).await
     }
 
     #[tool(
@@ -236,15 +247,18 @@ impl ProfServer {
         push_opt(&mut args, "--max-depth", p.max_depth);
         push_opt(&mut args, "--tool", p.tool);
         push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
-        call(with_command(args, &p.command), &shape, ctx).await
+        call(with_command(args, &p.command), &shape, ctx, self.call_limit).await
     }
 }
 
 impl Default for ProfServer {
     fn default() -> Self {
-        Self::new()
+        Self::new(DEFAULT_CALL_LIMIT)
     }
 }
+
+/// `prof mcp --call-limit`'s default.
+pub const DEFAULT_CALL_LIMIT: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 
 /// Runs prof with `args`, forwarding its stderr as progress and stopping it on cancellation,
 /// and shapes its document.
@@ -252,6 +266,7 @@ async fn call(
     args: Vec<OsString>,
     shape: &Shape,
     ctx: RequestContext<RoleServer>,
+    limit: std::time::Duration,
 ) -> Result<CallToolResult, ErrorData> {
     let token = ctx.meta.get_progress_token();
     let peer = ctx.peer.clone();
@@ -267,11 +282,22 @@ async fn call(
         })
     };
     let cancelled = ctx.ct.clone();
-    let ran = run::run_prof(args, progress, async move { cancelled.cancelled().await })
+    let ran = run::run_prof(args, progress, async move { cancelled.cancelled().await }, limit)
         .await
         .map_err(|e| ErrorData::internal_error(e, None))?;
-    if ran.cancelled {
-        return Ok(CallToolResult::error(vec![ContentBlock::text("cancelled: the run was stopped")]));
+    match ran.stopped {
+        Some(run::Stopped::Cancelled) => {
+            return Ok(CallToolResult::error(vec![ContentBlock::text("cancelled: the run was stopped")]));
+        }
+        Some(run::Stopped::PastLimit) => {
+            let message = format!(
+                "stopped: the call ran past its limit of {} (prof mcp --call-limit); its workload was stopped. Ask \
+                 for a shorter window, or start the server with a larger --call-limit",
+                crate::durations::human(limit)
+            );
+            return Ok(CallToolResult::error(vec![ContentBlock::text(message)]));
+        }
+        None => {}
     }
     let document: Option<serde_json::Value> = serde_json::from_slice(&ran.stdout).ok();
     match document {
@@ -316,14 +342,14 @@ impl ServerHandler for ProfServer {
 /// (INT, TERM, HUP, QUIT) stops it: then it exits at once with 128 + the signal, and every run
 /// in flight, linked to it by its parent-death signal (see [`run::run_prof`]), gets a Ctrl-C and
 /// stops its workload as it would at a terminal.
-pub fn serve() -> Result<std::process::ExitCode, crate::failure::Failure> {
+pub fn serve(args: &McpArgs) -> Result<std::process::ExitCode, crate::failure::Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let signal = runtime.block_on(async {
         let mut stop = prof_capture::supervisor::StopSignals::listen().map_err(|e| e.to_string())?;
-        let service = ProfServer::new()
+        let service = ProfServer::new(args.call_limit)
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| format!("MCP handshake failed: {e}"))?;

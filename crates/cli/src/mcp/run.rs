@@ -1,6 +1,6 @@
 //! One tool call: prof itself, run as a child with `--json`, in its own process group, its
 //! stderr lines forwarded as progress, stopped (Ctrl-C first, then killed) when the client
-//! cancels the call.
+//! cancels the call or the call runs past `prof mcp --call-limit`.
 
 use std::ffi::OsString;
 use std::process::Stdio;
@@ -15,8 +15,17 @@ pub struct Ran {
     pub stdout: Vec<u8>,
     /// Its last stderr lines (the plan, warnings, the error text).
     pub stderr_tail: Vec<String>,
-    /// True when the client cancelled the call and the run was stopped.
-    pub cancelled: bool,
+    /// Why the run was stopped before it ended, if it was.
+    pub stopped: Option<Stopped>,
+}
+
+/// Why a run was stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// The client cancelled the call.
+    Cancelled,
+    /// The call ran past `prof mcp --call-limit`.
+    PastLimit,
 }
 
 /// Stderr lines kept for the result.
@@ -28,11 +37,12 @@ const CANCEL_GRACE: Duration = Duration::from_secs(10);
 pub type Sent = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
 /// Runs `prof ARGS` and waits for it; `progress` gets each stderr line as it comes; `cancel`
-/// resolving stops the run.
+/// resolving, or `limit` passing, stops the run.
 pub async fn run_prof(
     args: Vec<OsString>,
     mut progress: impl FnMut(String) -> Sent,
     cancel: impl std::future::Future<Output = ()>,
+    limit: Duration,
 ) -> Result<Ran, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find prof's own binary: {e}"))?;
     let mut command = tokio::process::Command::new(exe);
@@ -67,8 +77,10 @@ pub async fn run_prof(
     });
     let mut lines = BufReader::new(stderr).lines();
     let mut tail: Vec<String> = Vec::new();
-    let mut cancelled = false;
+    let mut stopped = None;
     tokio::pin!(cancel);
+    let past_limit = tokio::time::sleep(limit);
+    tokio::pin!(past_limit);
     loop {
         tokio::select! {
             line = lines.next_line() => match line {
@@ -81,8 +93,13 @@ pub async fn run_prof(
                 }
                 _ => break,
             },
-            _ = &mut cancel, if !cancelled => {
-                cancelled = true;
+            why = async {
+                tokio::select! {
+                    _ = &mut cancel => Stopped::Cancelled,
+                    _ = &mut past_limit => Stopped::PastLimit,
+                }
+            }, if stopped.is_none() => {
+                stopped = Some(why);
                 // prof forwards a Ctrl-C to what it started and cleans up; the guard and the
                 // kill below cover a run that does not stop.
                 if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
@@ -99,5 +116,5 @@ pub async fn run_prof(
     }
     let status = child.wait().await.map_err(|e| format!("cannot wait for prof: {e}"))?;
     let stdout = read_stdout.await.unwrap_or_default();
-    Ok(Ran { status: status.code(), stdout, stderr_tail: tail, cancelled })
+    Ok(Ran { status: status.code(), stdout, stderr_tail: tail, stopped })
 }

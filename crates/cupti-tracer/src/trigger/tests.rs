@@ -133,7 +133,9 @@ fn a_window_opened_at_the_end_of_the_load_ignores_later_marks() {
 
 #[test]
 fn step_ranges_are_named_like_steps() {
-    for name in ["ProfilerStep#3", "step", "Step 12", "train_step", "training_step_4", "iteration 7", "iter:3", "STEP-2"] {
+    for name in
+        ["ProfilerStep#3", "step", "Step 12", "train_step", "training_step_4", "iteration 7", "iter:3", "STEP-2"]
+    {
         assert!(is_step_range(name), "{name}");
     }
     for name in ["stepper", "iterator", "aten::step", "optimizer.step", "load", "", "steps", "prefill"] {
