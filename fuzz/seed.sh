@@ -188,4 +188,26 @@ open(os.path.join(torch, "adv_overflow.json"), "w").write(json.dumps({"schemaVer
 text = json.dumps({"schemaVersion": 1, "traceEvents": events[:1]})
 open(os.path.join(torch, "adv_duplicate_key.json"), "w").write(text[:-1] + ', "traceEvents": ' + json.dumps(events[1:]) + "}")
 PY
+# The door's targets: a name byte (its index in the target's NAMES) before a real file, and a
+# tree of one run (TensorBoard layout: plugins/profile/RUN/host.xplane.pb) built from entries.
+python3 - "$here/corpus" "$fx" <<'PY'
+import os, sys
+root, fx = sys.argv[1], sys.argv[2]
+door = os.path.join(root, "door_recognize"); os.makedirs(door, exist_ok=True)
+for index, fixture in [(0, "nvidia/h200-answers/load-then-gemm.breakdown.pcupti.gz"),
+                       (3, "amd/rocprofv3/sdk1.0_kernel_trace.csv"),
+                       (6, "amd/rocprof-v1/hpctrain-laplacian_results.stats.csv"),
+                       (14, "nvidia/h200-cupti/prof-cupti-682-launch.pcupti"),
+                       (18, "xla/jax0.11_mlp_h200.xplane.pb")]:
+    path = os.path.join(fx, fixture)
+    if os.path.exists(path):
+        data = open(path, "rb").read()
+        open(os.path.join(door, f"seed_{index}_" + os.path.basename(fixture)), "wb").write(bytes([index]) + data)
+walk = os.path.join(root, "door_walk"); os.makedirs(walk, exist_ok=True)
+xplane = open(os.path.join(fx, "xla/jax0.11_mlp_h200.xplane.pb"), "rb").read()[:255]
+tree = bytes([0, 0, 0, 0, 0, 1, 1, 0, 0, 2, 2, 0, 3, 3, 3, len(xplane)]) + xplane
+open(os.path.join(walk, "seed_tensorboard"), "wb").write(tree)
+link = tree + bytes([2, 29, 3, 1])  # a link inside the run back to plugins/: a loop
+open(os.path.join(walk, "seed_loop"), "wb").write(link)
+PY
 echo "seeded $(find "$here/corpus" -type f | wc -l) files into $here/corpus"

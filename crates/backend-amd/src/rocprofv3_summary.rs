@@ -2,14 +2,16 @@
 //! processes' files without holding their timeline. Each kernel trace is folded part by part
 //! ([`crate::rocprofv3_parts::fold_kernel_file`]), the copies of each process are loaded and
 //! folded, and the HIP calls count only for the run's span (each read and dropped); the checks are
-//! [`load_processes`]'s (files of different runs are an error for copies, and leave the calls
-//! out for HIP calls, saying so), so the summary equals [`prof_core::summarize_kernels`] over
+//! [`load_processes`]'s (a sibling of another run is left out, saying so: the copies, or the
+//! kernels when the copies file is the one named; the HIP calls), so the summary equals [`prof_core::summarize_kernels`] over
 //! the timeline [`load_processes`] would build.
 
 use crate::rocprof_csv::CsvReader;
 use crate::rocprofv3_hip::read_hip_api;
 use crate::rocprofv3_parts::fold_kernel_file;
-use crate::rocprofv3_trace::{different_runs, load_memory_copies, load_processes, AgentMap, TraceFiles};
+use crate::rocprofv3_trace::{
+    different_runs, left_out, load_memory_copies, load_processes, named, AgentMap, TraceFiles,
+};
 use prof_core::op_totals::OpTotals;
 use prof_core::{Error, Families, KernelSummary, Result, Timeline};
 
@@ -30,12 +32,22 @@ pub fn summarize_processes(groups: &[TraceFiles], source: &str, families: &Famil
             let mut copies = Timeline::new(source);
             load_memory_copies(CsvReader::open(path)?, agents.as_ref(), base, &mut copies)?;
             let copied = OpTotals::of_timeline(&copies);
-            if let (Some(kernel_file), Some(k), Some(c)) = (&files.kernel, kernels, copied.span()) {
-                if let Some(apart) = different_runs(kernel_file, k, c) {
-                    return Err(Error::artifact(path, 0, format!("{apart}; analyze them one at a time")));
+            let apart = match (&files.kernel, kernels, copied.span()) {
+                (Some(kernel_file), Some(k), Some(c)) => {
+                    different_runs(kernel_file, k, c).map(|a| (kernel_file, a, different_runs(path, c, k)))
                 }
+                _ => None,
+            };
+            match apart {
+                // As the load: the named file is kept, its sibling of another run left out.
+                Some((kernel_file, apart, from_copies)) if named(source, path) => {
+                    process = process.notes_only();
+                    process.absorb(copied);
+                    process.note(left_out(kernel_file, &from_copies.unwrap_or(apart), path));
+                }
+                Some((kernel_file, apart, _)) => process.note(left_out(path, &apart, kernel_file)),
+                None => process.absorb(copied),
             }
-            process.absorb(copied);
         }
         if let Some(path) = &files.hip_api {
             // Only the calls' span counts: each call is read and dropped.
@@ -125,16 +137,24 @@ mod tests {
     }
 
     #[test]
-    fn files_of_different_runs_fail_as_the_load_does() {
-        // The recorded copies lie 492188 s from the recorded kernels.
-        let groups = [files(
-            Some(fixture_path("rocprofv3/sdk1.0_kernel_trace.csv")),
-            Some(fixture_path("rocprofv3/sdk1.0_memory_copy_trace.csv")),
-            None,
-        )];
-        let streamed = summarize_processes(&groups, "src", &Families::builtin()).unwrap_err().to_string();
-        assert_eq!(streamed, loaded(&groups).unwrap_err().to_string());
-        assert!(streamed.contains("different runs"), "{streamed}");
+    fn a_sibling_of_another_run_is_left_out_as_the_load_leaves_it() {
+        // The recorded copies lie 492188 s from the recorded kernels: the copies are left out
+        // (9 kernels, 96,160 ns), unless the copies file is the one named (its 4 copies).
+        let (kernels, copies) =
+            (fixture_path("rocprofv3/sdk1.0_kernel_trace.csv"), fixture_path("rocprofv3/sdk1.0_memory_copy_trace.csv"));
+        let groups = [files(Some(kernels.clone()), Some(copies.clone()), None)];
+        let streamed = same(&groups);
+        assert_eq!((streamed.ops, streamed.device_ns), (9, 96_160));
+        assert!(streamed.partial.as_deref().unwrap_or_default().contains("different runs; it was left out"));
+        let named = copies.display().to_string();
+        let streamed = summarize_processes(&groups, &named, &Families::builtin()).unwrap();
+        let mut whole = load_processes(&groups, &named).unwrap();
+        whole.finish_loading().unwrap();
+        let whole = prof_core::summarize_kernels(&whole, &Families::builtin());
+        assert_eq!((streamed.ops, whole.ops), (4, 4));
+        assert_eq!(streamed.partial, whole.partial);
+        let note = streamed.partial.unwrap_or_default();
+        assert!(note.starts_with(&format!("{}: its times lie", kernels.display())), "{note}");
     }
 
     #[test]

@@ -74,7 +74,16 @@ pub fn load_processes(groups: &[TraceFiles], source: &str) -> Result<Timeline> {
             let spans = (span(&timeline.ops[before..kernels_end]), span(&timeline.ops[kernels_end..]));
             if let (Some(k), Some(c)) = spans {
                 if let Some(apart) = different_runs(kernels, k, c) {
-                    return Err(Error::artifact(copies, 0, format!("{apart}; analyze them one at a time")));
+                    // The file the user named is read; its sibling of another run is left out,
+                    // and the answer says so (joined, they would make one long idle "run").
+                    if named(source, copies) {
+                        timeline.ops.drain(before..kernels_end);
+                        let apart = different_runs(copies, c, k).unwrap_or(apart);
+                        timeline.note_partial(left_out(kernels, &apart, copies));
+                    } else {
+                        timeline.ops.truncate(kernels_end);
+                        timeline.note_partial(left_out(copies, &apart, kernels));
+                    }
                 }
             }
         }
@@ -93,6 +102,16 @@ pub fn load_processes(groups: &[TraceFiles], source: &str) -> Result<Timeline> {
         }
     }
     Ok(timeline)
+}
+
+/// Whether `path` is the file the user named (the timeline's source).
+pub(crate) fn named(source: &str, path: &Path) -> bool {
+    Path::new(source) == path
+}
+
+/// The note for a file of another run left out in favour of `kept`.
+pub(crate) fn left_out(dropped: &Path, apart: &str, kept: &Path) -> String {
+    format!("{}: {apart}; it was left out and {} read alone", dropped.display(), kept.display())
 }
 
 /// First start and last end of host `spans`, ns.

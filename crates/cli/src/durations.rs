@@ -23,9 +23,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// A duration as the flags write it back: `1500ms`, `90s`, `30m`.
 pub fn human(duration: Duration) -> String {
     let ms = duration.as_millis();
-    if ms % 60_000 == 0 && ms > 0 {
+    if ms.is_multiple_of(60_000) && ms > 0 {
         format!("{}m", ms / 60_000)
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")

@@ -145,6 +145,19 @@ impl OpTotals {
         };
     }
 
+    /// Adds a note on what was left out, after the notes so far (as [`Timeline::note_partial`]).
+    pub fn note(&mut self, reason: String) {
+        self.partial = Some(match self.partial.take() {
+            Some(earlier) => format!("{earlier}; {reason}"),
+            None => reason,
+        });
+    }
+
+    /// The notes alone, the ops dropped (a file of another run left out, its notes kept).
+    pub fn notes_only(self) -> Self {
+        Self { partial: self.partial, ..Self::default() }
+    }
+
     /// The first start and last end of the ops folded so far, if any.
     pub fn span(&self) -> Option<(u64, u64)> {
         self.devices.iter().filter(|d| d.ops > 0).fold(None, |span, d| {

@@ -127,7 +127,7 @@ fn capture_window(request: &CaptureRequest, chosen_by: Option<String>, from_prof
 /// The time window a default capture falls back to (a tool without `auto`, or an `auto` window
 /// that never opened): from `skip` after the start.
 fn fall_back(
-    tool: &Box<dyn BreakdownTool>,
+    tool: &dyn BreakdownTool,
     request: &mut CaptureRequest,
     skip: Duration,
 ) -> Result<prof_core::CapturePlan, Failure> {
@@ -317,7 +317,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
                 eprintln!("prof: {}", found.describe());
                 opened_by = Some(found.describe());
             }
-            fall_back(&tool, &mut request, fallback_skip)?
+            fall_back(tool.as_ref(), &mut request, fallback_skip)?
         }
         planned => planned.map_err(|e| Failure::from(e).or_kind(Kind::Usage))?,
     };
@@ -356,7 +356,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
                     fallback_skip.as_secs_f64(),
                     fallback_skip.as_secs_f64()
                 );
-                plan = fall_back(&tool, &mut request, fallback_skip)?;
+                plan = fall_back(tool.as_ref(), &mut request, fallback_skip)?;
                 opened_by = Some("the retry after the window never opened at the work".to_owned());
             }
             Err(error) => {
