@@ -45,7 +45,11 @@ async fn connect(dir: &std::path::Path) -> (RunningService<RoleClient, Client>, 
     (service, client)
 }
 
-async fn call(service: &RunningService<RoleClient, Client>, name: &'static str, arguments: Value) -> CallToolResult {
+async fn call<C: ClientHandler>(
+    service: &RunningService<RoleClient, C>,
+    name: &'static str,
+    arguments: Value,
+) -> CallToolResult {
     let Value::Object(arguments) = arguments else { panic!("arguments must be an object") };
     let params = CallToolRequestParams::new(name).with_arguments(arguments);
     service.call_tool(params).await.unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -420,4 +424,53 @@ fn a_call_past_its_limit_is_stopped_and_says_so() {
     assert!(line.contains("\"id\":3") && line.contains("prof.detect.v1"), "the server serves on: {line}");
     drop(input);
     let _ = server.wait();
+}
+
+/// A client that declares one root (MCP `roots/list`).
+#[derive(Clone)]
+struct RootsClient {
+    root: std::path::PathBuf,
+}
+
+#[allow(deprecated)] // roots are deprecated by SEP-2577, still what clients declare
+impl ClientHandler for RootsClient {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.roots = Some(Default::default());
+        ClientConfig::new(capabilities, Implementation::new("prof-test-roots", "0"))
+    }
+
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        let uri = format!("file://{}", self.root.display().to_string().replace(' ', "%20"));
+        Ok(rmcp::model::ListRootsResult::new(vec![rmcp::model::Root::new(uri)]))
+    }
+}
+
+/// With roots declared, analyze reads under them (a path with a space, percent-encoded in the
+/// URI) and nowhere else: not even the server's working directory.
+#[tokio::test]
+async fn analyze_reads_only_under_the_roots_the_client_declares() {
+    let scratch = Scratch::new("mcp-roots");
+    let root = scratch.path().join("my project");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::copy(fixture_arg("nvidia/h200-diff/eager.json"), root.join("eager.json")).unwrap();
+    let served = scratch.path().join("served");
+    std::fs::create_dir_all(&served).unwrap();
+    std::fs::copy(fixture_arg("nvidia/h200-diff/graph.json"), served.join("graph.json")).unwrap();
+    let std_command = hermetic(path_with(&fakes("nvidia")));
+    let mut command = tokio::process::Command::from(std_command);
+    command.arg("mcp").current_dir(&served);
+    let transport = TokioChildProcess::new(command).expect("start prof mcp");
+    let service = RootsClient { root: root.clone() }.serve(transport).await.expect("MCP handshake");
+    let path = root.join("eager.json");
+    let read = call(&service, "analyze", json!({"path": path.to_str().unwrap()})).await;
+    assert_eq!(structured(&read)["schema"], "prof.breakdown.v1");
+    let refused = call(&service, "analyze", json!({"path": "graph.json"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    let said = text(&refused);
+    assert!(said.contains("is outside the directory prof mcp serves") && said.contains("my project"), "{said}");
+    service.cancel().await.unwrap();
 }
