@@ -10,7 +10,7 @@ use serde_json::Value;
 use support::{fixture_arg, prof_json};
 
 /// The README columns after "workload", in order, as `DiagnosisKind` names.
-const COLUMNS: [&str; 11] = [
+const COLUMNS: [&str; 12] = [
     "healthy_dense_decode",
     "moe_shape",
     "moe_expert_loop",
@@ -22,6 +22,7 @@ const COLUMNS: [&str; 11] = [
     "idle_stretch",
     "pageable_copies",
     "host_syncs",
+    "layout_transposes",
 ];
 
 struct Row {

@@ -31,7 +31,7 @@ fn h200_families_summary_and_diagnosis() {
         family_of("void at::native::(anonymous namespace)::cunn_SoftMaxForwardReg"),
         (Family::Reduction, 22_878, 5)
     );
-    assert_eq!(family_of("void at::native::bitonicSortKVInPlace"), (Family::Other, 19_424, 5));
+    assert_eq!(family_of("void at::native::bitonicSortKVInPlace"), (Family::Index, 19_424, 5));
     assert_eq!(family_of("void at::native::unrolled_elementwise_kernel"), (Family::Elementwise, 13_153, 5));
     assert_eq!(family_of("void cudnn::fusion::lean_reduction_kernel"), (Family::Reduction, 9_760, 5));
     assert_eq!(family_of("Memset (Device)"), (Family::Memset, 4_288, 5));

@@ -33,6 +33,8 @@
 //!   does not grow is not re-prefill however the times drift). Decode without a KV cache re-runs the whole sequence each step (O(n²) over a
 //!   generation). Steps of a flat cost are not reported: an encoder, a prefill or a CNN looks
 //!   the same.
+//! - **layout transposes** (opportunity): see [`layout`] (layout transforms around
+//!   convolutions: channels-last).
 //! - **host-bound**, **idle stretch**, **pageable copies** and **host syncs**: see [`host`].
 //! - **throttled** (warning): a frequency-like counter of a device (an SM clock, Ascend's
 //!   `AI Core Freq`; see [`crate::analysis::counters`]) is below its nominal value (its
@@ -47,6 +49,7 @@
 
 mod growing;
 pub mod host;
+mod layout;
 pub mod moe;
 mod no_device;
 mod re_prefill;
@@ -122,6 +125,8 @@ pub enum DiagnosisKind {
     UnfusedAttention,
     /// Norm (and RoPE) as many elementwise kernels.
     UnfusedNormRope,
+    /// Layout transposes around convolutions (an NCHW model): use channels-last.
+    LayoutTransposes,
     /// Prefill-shaped work repeating every step.
     RePrefill,
     /// The device waits for the host between many small kernels.
@@ -261,6 +266,7 @@ pub fn diagnose_with_sequence(
         quant_prep(&mix),
         attention,
         unfused_norm(&mix, &shape, step_count.unwrap_or(1)),
+        layout::layout_transposes(&mix, summary.device_ns),
         steps.as_ref().and_then(|s| re_prefill::re_prefill(&mix, timeline, summary, s)),
         host::waiting(timeline, summary),
         host::pageable_copies(timeline, summary),

@@ -18,8 +18,8 @@
 //! A pattern is everything after the family up to the end of the line (there are no inline
 //! comments: kernel names contain `#`, as in `{lambda()#1}`). Families are the names of
 //! [`Family`] in snake_case (`gemv`, `gemm`, `conv`, `attention`, `norm`, `rope`,
-//! `moe_routing`, `topk`, `grouped_matmul`, `quantize`, `elementwise`, `reduction`, `memcpy`,
-//! `memset`, `collective`, `other`), or a new family's name (lower-case letters, digits, `_`):
+//! `moe_routing`, `topk`, `grouped_matmul`, `quantize`, `elementwise`, `layout`, `index`, `rng`,
+//! `optimizer`, `reduction`, `memcpy`, `memset`, `collective`, `other`), or a new family's name (lower-case letters, digits, `_`):
 //! `sparse_attn  ~sparse_fwd` reports those kernels as `sparse_attn`.
 //!
 //! Decisions the built-in table makes:
@@ -32,7 +32,11 @@
 //!   its own family (`topk`), since sampling and MoE routing both run it.
 //! - convolutions are **conv**, also when the kernel is an implicit GEMM (`fprop`, `dgrad`,
 //!   `wgrad`, cuDNN engines, Winograd, FFT); cuDNN's layout transforms (`nchwToNhwc`) are
-//!   elementwise.
+//!   **layout**, which the layout rule charges to the convolutions around them.
+//! - sort, scan, gather, scatter and index kernels are **index**, after top-k (`gatherTopK`
+//!   is top-k) and after the scatter-adds of an expert loop are counted (by name, in
+//!   `diagnosis::shape`); RNG kernels are **rng**; foreach/fused optimizer steps are
+//!   **optimizer**; what a compiler generated is named by its own scheme (the README's table).
 //! - a block-scaled (MX, NVFP4) matmul is a GEMM unless it is grouped or batched over experts
 //!   (`bmm_MxE4m3…`, CUTLASS `GroupProblemShape`): those are grouped matmuls.
 //! - a built-in GEMM match whose name carries a CTA tile (`64x8` in
@@ -81,8 +85,19 @@ pub enum Family {
     GroupedMatmul,
     /// Quantize / dequantize and low-bit casts.
     Quantize,
-    /// Elementwise kernels, activations and layout transforms.
+    /// Elementwise kernels and activations.
     Elementwise,
+    /// Layout transforms: cuDNN's `nchwToNhwc`/`nhwcToNchw` around convolutions of an NCHW
+    /// model, MIOpen's batched transposes, XLA transpose fusions, Ascend `TransData`.
+    Layout,
+    /// Index work: sort, scan (cumsum), gather, scatter, index/index_select, embedding
+    /// lookups, unique, nonzero.
+    Index,
+    /// Random number generation (`distribution_*`, Philox, `randperm`, Ascend `DSARandom*`).
+    Rng,
+    /// Optimizer steps (PyTorch's `multi_tensor_apply` foreach/fused steps, Adam, SGD, LAMB;
+    /// Ascend `ApplyAdamW`).
+    Optimizer,
     /// Reductions, softmax and pooling included.
     Reduction,
     /// Memory copies.
@@ -120,7 +135,7 @@ impl schemars::JsonSchema for Family {
 
 impl Family {
     /// Every built-in family, in report order.
-    pub const ALL: [Family; 16] = [
+    pub const ALL: [Family; 20] = [
         Family::Gemv,
         Family::Gemm,
         Family::Conv,
@@ -132,6 +147,10 @@ impl Family {
         Family::GroupedMatmul,
         Family::Quantize,
         Family::Elementwise,
+        Family::Layout,
+        Family::Index,
+        Family::Rng,
+        Family::Optimizer,
         Family::Reduction,
         Family::Memcpy,
         Family::Memset,
@@ -153,6 +172,10 @@ impl Family {
             Family::GroupedMatmul => "grouped_matmul",
             Family::Quantize => "quantize",
             Family::Elementwise => "elementwise",
+            Family::Layout => "layout",
+            Family::Index => "index",
+            Family::Rng => "rng",
+            Family::Optimizer => "optimizer",
             Family::Reduction => "reduction",
             Family::Memcpy => "memcpy",
             Family::Memset => "memset",

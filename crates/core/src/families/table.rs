@@ -90,6 +90,8 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Conv, "igemm_fwd"),
     (Family::Conv, "igemm_bwd"),
     (Family::Conv, "igemm_wrw"),
+    (Family::Conv, "im2col"),
+    (Family::Conv, "col2im"),
     // cuDNN's convolution kernels by precision and tensor-core shape (`volta_scudnn_128x64_relu_…`,
     // `cudnn_infer_ampere_scudnn_…`, `turing_h1688cudnn_…`, `ampere_fp16_s16816cudnn_…`,
     // `volta_h884cudnn_…`), and the offset kernels of its implicit-GEMM convolutions
@@ -141,6 +143,9 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Norm, "instancenorm"),
     (Family::Norm, "bn_fw"),
     (Family::Norm, "bn_bw"),
+    // A compiler's fused normalisation: Inductor's `triton_per_fused_…_mean_mul_pow_rsqrt_0`
+    // (an RMSNorm written as ops, fused into one persistent reduction).
+    (Family::Norm, "triton_*fused*rsqrt"),
     (Family::Rope, "rotary"),
     (Family::Rope, "~rope"),
     (Family::Reduction, "softmax"),
@@ -154,19 +159,80 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Reduction, "avgpool"),
     (Family::Reduction, "pooling"),
     (Family::Reduction, "average_pool"),
+    // Compilers' generated reductions: Inductor's reduction and persistent-reduction kernels,
+    // nvFuser's reduction and persistent schedulers.
+    (Family::Reduction, "~triton_red_"),
+    (Family::Reduction, "~triton_per_"),
+    (Family::Reduction, "nvfuser_reduction"),
+    (Family::Reduction, "nvfuser_inner_persistent"),
+    (Family::Reduction, "nvfuser_outer_persistent"),
+    // Layout transforms before elementwise (an XLA `loop_transpose_fusion` is a transpose):
+    // cuDNN's NCHW↔NHWC conversions around the convolutions of an NCHW model (the H200 zoo's
+    // resnet-train and alexnet-infer), MIOpen's batched transposes, plain transpose kernels.
+    (Family::Layout, "nchwtonhwc"),
+    (Family::Layout, "nhwctonchw"),
+    (Family::Layout, "nchw2nhwc"),
+    (Family::Layout, "nhwc2nchw"),
+    (Family::Layout, "batched_transpose"),
+    (Family::Layout, "~transpose"),
+    // Ascend's format conversions (`TransData`: ND ↔ FRACTAL_NZ / NC1HWC0) and transposes.
+    (Family::Layout, "transdata"),
+    // Index work: sort (PyTorch's bitonic/radix sorts, CUB's radix sorts), scan (CUB's
+    // DeviceScan, cumsum), gather/scatter/index kernels, embedding lookups (seen in the H200
+    // zoo's MoE clients and the kineto 8-rank fixtures).
+    (Family::Index, "radixsort"),
+    (Family::Index, "radix_sort"),
+    (Family::Index, "merge_sort"),
+    (Family::Index, "onesweep"),
+    (Family::Index, "bitonicsort"),
+    (Family::Index, "segmentedsort"),
+    (Family::Index, "mergesort"),
+    (Family::Index, "~sort"),
+    (Family::Index, "devicescan"),
+    (Family::Index, "cumsum"),
+    (Family::Index, "cumprod"),
+    (Family::Index, "~scan"),
+    (Family::Index, "gather"),
+    (Family::Index, "scatter"),
+    (Family::Index, "index_"),
+    (Family::Index, "indexing"),
+    (Family::Index, "indexfunc"),
+    (Family::Index, "write_indices"),
+    (Family::Index, "embedding"),
+    (Family::Index, "~unique"),
+    (Family::Index, "nonzero"),
+    // Ascend's `Index` op type (matched whole).
+    (Family::Index, "=index"),
+    // RNG: PyTorch's distribution kernels (randn, dropout masks drawn alone), Philox, cuRAND,
+    // Ascend's random ops (`aclnnInplaceNormal_DSARandomNormal…`).
+    (Family::Rng, "distribution_"),
+    (Family::Rng, "philox"),
+    (Family::Rng, "curand"),
+    (Family::Rng, "randperm"),
+    (Family::Rng, "dsarandom"),
+    (Family::Rng, "randomnormal"),
+    (Family::Rng, "randomuniform"),
+    // Optimizer steps: PyTorch's foreach/fused steps (`multi_tensor_apply_kernel`), named
+    // Adam/SGD/LAMB kernels, Ascend `ApplyAdamW`.
+    (Family::Optimizer, "multi_tensor_apply"),
+    (Family::Optimizer, "fused_adam"),
+    (Family::Optimizer, "~adam"),
+    (Family::Optimizer, "applyadam"),
+    (Family::Optimizer, "~sgd"),
+    (Family::Optimizer, "fused_lamb"),
+    (Family::Optimizer, "multi_tensor_lamb"),
     (Family::Elementwise, "elementwise"),
     (Family::Elementwise, "silu"),
     (Family::Elementwise, "gelu"),
     (Family::Elementwise, "swiglu"),
-    (Family::Elementwise, "nchwtonhwc"),
-    (Family::Elementwise, "nhwctonchw"),
-    // PyTorch's fused optimizer steps, dropout and concatenation, cuDNN's tensor scaling.
-    (Family::Elementwise, "multi_tensor_apply"),
+    // Dropout and concatenation, cuDNN's tensor scaling.
     (Family::Elementwise, "dropout"),
     (Family::Elementwise, "catarraybatchedcopy"),
     (Family::Elementwise, "scalepackedtensor"),
     // torch.compile's pointwise fusions (`triton_poi_fused_add_mul_0`).
     (Family::Elementwise, "~triton_poi_"),
+    // nvFuser's pointwise scheduler (`nvfuser_pointwise_f0_c1_r0_g0`).
+    (Family::Elementwise, "nvfuser_pointwise"),
     // XLA's loop fusions (`loop_multiply_fusion`) and input fusions other than reductions
     // (`input_concatenate_fusion`; `input_reduce_fusion` is a reduction above), seen in the
     // H200 JAX capture (tests/fixtures/nvidia/h200-phases/jax-loop).
@@ -185,8 +251,6 @@ pub(super) const ASCEND_ELEMENTWISE: &[&str] = &[
     "RealDiv",
     "Div",
     "Cast",
-    "TransData",
-    "Transpose",
     "Square",
     "Sqrt",
     "Rsqrt",
