@@ -16,6 +16,10 @@ pub struct AnswerView {
     pub answer: Answer,
     /// The next step as a command line (or, where there is nothing to run, a sentence).
     pub next_line: String,
+    /// The command of the next step alone, where it has one (added in 0.7.0): what to run,
+    /// without the sentence around it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_command: Option<String>,
     /// The deep-dive target, when the next step is one (not in the JSON: `next_line` has it).
     #[serde(skip)]
     #[schemars(skip)]
@@ -40,24 +44,34 @@ impl AnswerView {
             prof_core::run_plan::shell_join(origin.command)
         };
         let target = crate::deep_dive_target::dominant_kernel(summary, dive, &answer);
-        let next_line = match (&answer.next, &target) {
-            (Next::DeepDive { .. }, Some(target)) => target.command(origin.command),
-            (Next::DeepDive { .. }, None) => {
-                "no single-kernel deep dive for this source's vendor: the kernel table below is the answer".to_owned()
+        let (prose, next_command) = match (&answer.next, &target) {
+            (Next::DeepDive { .. }, Some(target)) => (None, Some(target.command(origin.command))),
+            (Next::DeepDive { .. }, None) => (
+                Some("no single-kernel deep dive for this source's vendor: the kernel table below is the answer"),
+                None,
+            ),
+            (Next::CaptureMore, _) => {
+                (Some("capture more"), Some(format!("prof breakdown --skip auto --window 30s -- {cmd}")))
             }
-            (Next::CaptureMore, _) => format!("capture more: prof breakdown --skip auto --window 30s -- {cmd}"),
-            (Next::Breakdown, _) => format!("see which kernels take the time: prof breakdown -- {cmd}"),
+            (Next::Breakdown, _) => (Some("see which kernels take the time"), Some(format!("prof breakdown -- {cmd}"))),
             (Next::ApplyAndCompare, _) => {
                 let before = origin.path.map_or_else(|| "BEFORE".to_owned(), prof_core::run_plan::shell_quote);
-                format!("apply the remedy, capture again, then compare: prof diff {before} AFTER")
+                (Some("apply the remedy, capture again, then compare"), Some(format!("prof diff {before} AFTER")))
             }
-            (Next::Done, _) => {
-                "nothing more to capture: no kernel dominates, so a deep dive would explain little; the tables below \
-                 rank kernels and families"
-                    .to_owned()
-            }
+            (Next::Done, _) => (
+                Some(
+                    "nothing more to capture: no kernel dominates, so a deep dive would explain little; the tables \
+                     below rank kernels and families",
+                ),
+                None,
+            ),
         };
-        Self { answer, next_line, target }
+        let next_line = match (prose, &next_command) {
+            (Some(prose), Some(command)) => format!("{prose}: {command}"),
+            (Some(prose), None) => prose.to_owned(),
+            (None, command) => command.clone().unwrap_or_default(),
+        };
+        Self { answer, next_line, next_command, target }
     }
 
     /// The deep-dive command, when the answer leads to one (then it is the next line).
@@ -65,18 +79,31 @@ impl AnswerView {
         self.target.as_ref().map(|_| self.next_line.clone())
     }
 
-    /// The text lines that open the report: the headline, its evidence, the remedy, the next
-    /// step and the time account.
+    /// The text lines that open the report: the headline, the next step (its command on a
+    /// line of its own, whole, so it can be copied), the evidence, the remedy and the time
+    /// account, wrapped to the terminal ([`crate::wrap`]).
     pub fn render_text(&self) -> String {
         let a = &self.answer;
-        let mut out = format!("answer: {}\n  evidence: {}\n", a.headline, a.evidence_line);
+        let width = crate::wrap::width();
+        let mut out = crate::wrap::wrap(&format!("answer: {}\n", a.headline), width);
+        match (&self.next_command, self.next_line.strip_suffix(self.next_command.as_deref().unwrap_or_default())) {
+            (Some(command), Some(prose)) if !prose.is_empty() => {
+                out.push_str(&crate::wrap::wrap(&format!("  next: {}\n", prose.trim_end()), width));
+                out.push_str(&format!("    {command}\n"));
+            }
+            // The command alone: on the label's line when it fits, else on a line of its own.
+            (Some(command), _) if command.chars().count() + 8 <= width => out.push_str(&format!("  next: {command}\n")),
+            (Some(command), _) => out.push_str(&format!("  next: see why it is slow:\n    {command}\n")),
+            (None, _) => out.push_str(&crate::wrap::wrap(&format!("  next: {}\n", self.next_line), width)),
+        }
+        let mut rest = format!("  evidence: {}\n", a.evidence_line);
         if let Some(remedy) = &a.remedy {
-            out.push_str(&format!("  remedy: {remedy}\n"));
+            rest.push_str(&format!("  remedy: {remedy}\n"));
         }
-        out.push_str(&format!("  next: {}\n", self.next_line));
         if let Some(account) = &a.account {
-            out.push_str(&format!("  time: {}\n", account_line(account)));
+            rest.push_str(&format!("  time: {}\n", account_line(account)));
         }
+        out.push_str(&crate::wrap::wrap(&rest, width));
         out
     }
 }

@@ -55,12 +55,14 @@ impl Blocks {
         &self.0
     }
 
-    /// The blocks as text: running text as written, each table aligned by [`table`].
+    /// The blocks as text: running text wrapped to the terminal ([`crate::wrap`]), each table
+    /// aligned by [`table`].
     pub fn text(&self) -> String {
+        let width = crate::wrap::width();
         self.0
             .iter()
             .map(|block| match block {
-                Block::Text(text) => text.clone(),
+                Block::Text(text) => crate::wrap::wrap(text, width),
                 Block::Table(rows) => table(rows),
             })
             .collect()

@@ -130,12 +130,13 @@ pub fn render_text_summary_only(summary: &KernelSummary, top: usize) -> String {
 }
 
 fn render_with(summary: &KernelSummary, diagnosis: Option<&DiagnosisReport>, top: usize) -> String {
-    let mut out = format!("source: {}\n", summary.source);
+    let width = crate::wrap::width();
+    let mut head = format!("source: {}\n", summary.source);
     if let Some(partial) = &summary.partial {
-        out.push_str(&format!("PARTIAL: {partial}\n"));
+        head.push_str(&format!("PARTIAL: {partial}\n"));
     }
     for d in &summary.devices {
-        out.push_str(&format!(
+        head.push_str(&format!(
             "device {}: busy {} of {} wall ({:.1} %), {} ops\n",
             d.device,
             human_ns(d.busy_ns as f64),
@@ -144,17 +145,20 @@ fn render_with(summary: &KernelSummary, diagnosis: Option<&DiagnosisReport>, top
             d.ops
         ));
     }
+    // The source, partial and device lines are prose; the tables after them are not.
+    let mut out = crate::wrap::wrap(&head, width);
     out.push('\n');
     if summary.kernels.is_empty() {
         // The diagnosis says why there are no ops, unless the source is a utilization recording.
-        out.push_str(match diagnosis.map(|d| d.get(DiagnosisKind::NoDeviceActivity).is_some()) {
+        let why = match diagnosis.map(|d| d.get(DiagnosisKind::NoDeviceActivity).is_some()) {
             Some(true) => "no device ops, so no kernel or family table (the diagnosis says what the source holds)\n",
             Some(false) => "no device ops: a utilization recording (counters only), so no kernel or family table\n",
             None => {
                 "no device ops, so no kernel or family table (`prof analyze` without --summary-only says what the \
                  source holds)\n"
             }
-        });
+        };
+        out.push_str(&crate::wrap::wrap(why, width));
     } else {
         kernel_tables(summary, top, &mut out);
     }
@@ -162,16 +166,17 @@ fn render_with(summary: &KernelSummary, diagnosis: Option<&DiagnosisReport>, top
         out.push_str("\ndiagnosis: not run (--summary-only)\n");
         return out;
     };
-    out.push_str("\ndiagnosis:\n");
+    let mut prose = String::from("\ndiagnosis:\n");
     if diagnosis.findings.is_empty() {
-        out.push_str("  no pattern rule fired (the answer above weighs the time account)\n");
+        prose.push_str("  no pattern rule fired (the answer above weighs the time account)\n");
     }
     for finding in &diagnosis.findings {
-        out.push_str(&format!("  - {}\n", finding.headline));
+        prose.push_str(&format!("  - {}\n", finding.headline));
         for line in &finding.evidence {
-            out.push_str(&format!("      {line}\n"));
+            prose.push_str(&format!("      {line}\n"));
         }
     }
+    out.push_str(&crate::wrap::wrap(&prose, width));
     out
 }
 

@@ -79,5 +79,5 @@ pub fn render_text(reports: &[KernelReport]) -> String {
         }
         out.push('\n');
     }
-    out
+    crate::wrap::wrap(&out, crate::wrap::width())
 }

@@ -27,6 +27,7 @@ mod render;
 mod report_args;
 mod sections;
 mod serve;
+mod wrap;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -176,20 +176,22 @@ pub fn render_text(view: &PhaseView) -> String {
         return String::new();
     }
     let mut out = String::from("phases:\n");
+    let width = crate::wrap::width();
     for phase in &phases.phases {
         let marker = match view.window_ns {
             Some((start, end)) if phase.start_ns >= start && phase.end_ns <= end => "*",
             None => "*",
             _ => " ",
         };
-        out.push_str(&format!(
-            "{marker} {:<8} at +{:<9} {:>9}  busy {:>5.1} %  {}\n",
+        let columns = format!(
+            "{marker} {:<8} at +{:<9} {:>9}  busy {:>5.1} %  ",
             phase.kind.label(),
             human_ns(phase.offset_ns as f64),
             human_ns(phase.len_ns() as f64),
             phase.busy_pct,
-            phase.marks
-        ));
+        );
+        let hang = columns.chars().count();
+        out.push_str(&crate::wrap::wrap_with(&format!("{columns}{}\n", phase.marks), width, Some(hang)));
     }
     let answer = match view.window_ns {
         None if view.chosen != "steady" => "answers below: the whole run (--phase all)".to_owned(),
@@ -211,7 +213,7 @@ pub fn render_text(view: &PhaseView) -> String {
             )
         }
     };
-    out.push_str(&answer);
+    out.push_str(&crate::wrap::wrap(&answer, width));
     out.push_str("\n\n");
     out
 }

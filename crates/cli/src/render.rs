@@ -164,8 +164,13 @@ pub fn set_wide(wide: bool) {
     WIDE.store(wide, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Columns of the terminal on stdout (`COLUMNS` first, then the terminal's own size); 100
-/// when stdout is no terminal and `COLUMNS` is unset.
+/// Whether `--wide` was given (names and prose whole).
+pub fn is_wide() -> bool {
+    WIDE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Columns of the terminal on stdout (`COLUMNS` first, then the terminal's own size); 80
+/// when stdout is no terminal and `COLUMNS` is unset (what a pager, a log or a CI page shows).
 pub fn terminal_width() -> usize {
     if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()) {
         return columns.max(40);
@@ -176,7 +181,7 @@ pub fn terminal_width() -> usize {
     if ok && size.ws_col > 0 {
         usize::from(size.ws_col).max(40)
     } else {
-        100
+        80
     }
 }
 

@@ -235,7 +235,8 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             outln!("{}", super::util::render_verdict(verdict).trim_start());
         }
         if let Some(format) = &format {
-            outln!("{}", read_as_line(format, summary.recorded_on.as_deref(), timeline.as_ref()));
+            let line = read_as_line(format, summary.recorded_on.as_deref(), timeline.as_ref());
+            out!("{}", crate::wrap::wrap(&format!("{line}\n"), crate::wrap::width()));
         }
         out!("{}", render_text(&summary, &diagnosis, args.report.top));
         out!("{}", sections::render_text(&sections));
