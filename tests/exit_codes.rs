@@ -240,3 +240,25 @@ fn a_csv_with_bare_cr_line_endings_is_refused_not_read_as_empty() {
         assert!(out.status.success(), "{fixture} with CRLF: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// `--strict`: an answer that rests on partial input (here the sdk1.0 kernel trace, whose copy
+/// and HIP siblings come from other runs and are left out) still prints, then exits 6; without
+/// it the same report exits 0, and a whole input exits 0 either way. `prof --help` lists the
+/// statuses.
+#[test]
+fn strict_exits_6_on_partial_input_and_help_lists_the_statuses() {
+    let partial = fixture_arg("amd/rocprofv3/sdk1.0_kernel_trace.csv");
+    let strict = prof(&["analyze", "--strict", &partial]);
+    assert_eq!(strict.status.code(), Some(6), "{}", String::from_utf8_lossy(&strict.stderr));
+    assert!(String::from_utf8_lossy(&strict.stdout).contains("PARTIAL: "), "the report is printed first");
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("--strict exits 6"));
+    let json = prof(&["analyze", "--strict", "--json", &partial]);
+    assert_eq!(json.status.code(), Some(6));
+    let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert!(doc["partial"].as_str().is_some_and(|p| p.contains("left out")), "{doc}");
+    assert_eq!(prof(&["analyze", &partial]).status.code(), Some(0));
+    assert_eq!(prof(&["analyze", "--strict"]).status.code(), Some(0), "the embedded trace is whole");
+    let help = String::from_utf8(prof(&["--help"]).stdout).unwrap();
+    assert!(help.contains("Exit statuses:") && help.contains("6 partial input (with --strict)"), "{help}");
+    assert!(help.contains("Global options:") && help.contains("--strict"), "{help}");
+}

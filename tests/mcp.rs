@@ -100,6 +100,28 @@ async fn every_tool_answers_a_real_client_as_the_verb_does() {
             let required = schema["required"].as_array().unwrap();
             assert!(required.contains(&json!("command")), "{}: {schema}", tool.name);
         }
+        // Annotations (#53): the tools that start nothing are read-only and closed-world; the
+        // ones that run the user's command are open-world and not destructive.
+        let hints = tool.annotations.as_ref().unwrap_or_else(|| panic!("{} has annotations", tool.name));
+        assert_eq!(hints.read_only_hint, Some(!runs_command), "{}", tool.name);
+        assert_eq!(hints.open_world_hint, Some(runs_command), "{}", tool.name);
+        if runs_command {
+            assert_eq!(hints.destructive_hint, Some(false), "{}", tool.name);
+        }
+        // Output schemas are the documents' own, except analyze's (its document depends on the file).
+        let output = tool.output_schema.as_ref().map(|s| Value::Object((**s).clone()));
+        match tool.name.as_ref() {
+            "analyze" => assert!(output.is_none()),
+            name => {
+                let schema = output.unwrap_or_else(|| panic!("{name} declares an output schema"));
+                let expected = name.replace('_', "-");
+                assert!(
+                    schema["title"].as_str().is_some_and(|t| t.contains(&expected))
+                        || schema.to_string().contains(&format!("prof.{expected}.v1")),
+                    "{name}: {schema}"
+                );
+            }
+        }
     }
 
     // detect: the fakes' NVIDIA machine, as `prof detect --json` sees it.
@@ -107,6 +129,9 @@ async fn every_tool_answers_a_real_client_as_the_verb_does() {
     let expected = direct(scratch.path(), &["detect", "--json"]);
     let got = structured(&detect);
     assert_eq!(got["schema"], "prof.detect.v1");
+    // The text beside it is one line, not the document again.
+    let said = text(&detect);
+    assert!(said.len() < 400 && said.contains("prof.detect.v1") && !said.contains('{'), "{said}");
     assert_eq!(got["vendors"][0]["devices"], expected["vendors"][0]["devices"]);
 
     // analyze (the embedded profile): a summary by default, the whole document on request.
@@ -299,7 +324,7 @@ fn the_python_sdk_client_gets_the_same_answers() {
     assert_eq!(got["analyze"]["doc"]["summary"]["kernels"].as_array().unwrap().len(), 2);
     assert_eq!(got["breakdown"]["doc"]["summary"]["kernels"][0]["total_ns"], 2_523_567);
     assert!(
-        got["progress"].as_array().unwrap().iter().any(|l| l.as_str().unwrap_or("").contains("1. warm-up")),
+        got["progress"].as_array().unwrap().iter().any(|l| l.as_str().unwrap_or("").contains("utilization pre-pass")),
         "{}",
         got["progress"]
     );

@@ -100,7 +100,7 @@ impl<'a> BreakdownReport<'a> {
         Self {
             schema: "prof.breakdown.v1",
             source: &summary.source,
-            partial: summary.partial.as_deref(),
+            partial: summary.partial.as_deref().inspect(|_| crate::render::note_partial()),
             summary,
             diagnosis,
             artifacts,
@@ -133,6 +133,7 @@ fn render_with(summary: &KernelSummary, diagnosis: Option<&DiagnosisReport>, top
     let width = crate::wrap::width();
     let mut head = format!("source: {}\n", summary.source);
     if let Some(partial) = &summary.partial {
+        crate::render::note_partial();
         head.push_str(&format!("PARTIAL: {partial}\n"));
     }
     for d in &summary.devices {

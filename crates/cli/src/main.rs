@@ -40,17 +40,34 @@ struct Cli {
     command: Command,
     /// Most memory a loaded timeline may hold (e.g. 512M, 4G): a larger artifact is read up to
     /// it and reported as partial. Default: PROF_MEMORY_BUDGET, else half of this machine's memory.
-    #[arg(long, global = true, value_name = "SIZE", value_parser = prof_timeline::load_budget::parse_size)]
+    #[arg(
+        long,
+        global = true,
+        value_name = "SIZE",
+        value_parser = prof_timeline::load_budget::parse_size,
+        help_heading = "Global options"
+    )]
     memory_budget: Option<u64>,
     /// With --json: every row of every list. Without it a list keeps its first 100 rows (the
     /// largest first where the list is ranked) and the document's `truncated` says what was cut,
     /// so any input gives a document of bounded size.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Global options")]
     json_full: bool,
     /// Tables print kernel names whole instead of shortened to the terminal's width.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Global options")]
     wide: bool,
+    /// Exit 6 (after printing the report) when the answer rests on partial input: a cut file, a
+    /// spent memory budget, a file of another run left out (the report says PARTIAL).
+    #[arg(long, global = true, help_heading = "Global options")]
+    strict: bool,
 }
+
+/// The top-level help's closing lines: what the exit statuses mean.
+const EXIT_STATUSES: &str = "Exit statuses:
+  0 success   1 failed   2 usage   3 bad input   4 tool missing   5 no artifact
+  6 partial input (with --strict)   74 output lost (full disk)   124 timed out
+  127 cannot start   130/143/129 Ctrl-C/SIGTERM/SIGHUP   the workload's own status
+  when it failed. With --json a failure is also a prof.error.v1 document.";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -149,6 +166,7 @@ fn parse(registry: &prof_core::Registry) -> Cli {
     formats.push('\n');
     formats.push_str(EXAMPLES_ANALYZE);
     let command = Cli::command()
+        .after_help(EXIT_STATUSES)
         .mut_subcommand("analyze", |analyze| analyze.after_help(formats))
         .mut_subcommand("detect", |c| c.after_help(EXAMPLES_DETECT))
         .mut_subcommand("util", |c| c.after_help(EXAMPLES_UTIL))
@@ -194,6 +212,10 @@ fn main() -> ExitCode {
         Command::Schema(args) => commands::schema::run(&args),
     };
     match result {
+        Ok(code) if cli.strict && code == ExitCode::SUCCESS && render::was_partial() => {
+            eprintln!("prof: the answer rests on partial input (see PARTIAL in the report); --strict exits 6");
+            ExitCode::from(render::EXIT_PARTIAL)
+        }
         Ok(code) => code,
         Err(failure) => failure.report(json),
     }

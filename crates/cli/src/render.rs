@@ -164,6 +164,22 @@ pub fn set_wide(wide: bool) {
     WIDE.store(wide, std::sync::atomic::Ordering::Relaxed);
 }
 
+static PARTIAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records that a report rests on partial input (a cut file, a spent memory budget, a file of
+/// another run left out): `--strict` then ends prof with [`EXIT_PARTIAL`] after the report.
+pub fn note_partial() {
+    PARTIAL.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a report printed so far rested on partial input.
+pub fn was_partial() -> bool {
+    PARTIAL.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Exit status of `--strict` when the answer rests on partial input.
+pub const EXIT_PARTIAL: u8 = 6;
+
 /// Whether `--wide` was given (names and prose whole).
 pub fn is_wide() -> bool {
     WIDE.load(std::sync::atomic::Ordering::Relaxed)

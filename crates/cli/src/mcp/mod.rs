@@ -167,7 +167,9 @@ impl ProfServer {
     }
 
     #[tool(
-        description = "Which accelerators, drivers and profiling tools this machine has (prof.detect.v1). Fast, starts nothing."
+        description = "Which accelerators, drivers and profiling tools this machine has (prof.detect.v1). Fast, starts nothing.",
+        annotations(read_only_hint = true, open_world_hint = false),
+        output_schema = output_schema("prof.detect.v1")
     )]
     async fn detect(
         &self,
@@ -179,7 +181,9 @@ impl ProfServer {
     }
 
     #[tool(
-        description = "Is the accelerator busy? Samples utilization while COMMAND runs (a long-lived process: needs confirm: true), for duration_s (needs confirm: true), or once (instant). The verdict (busy, host_bound, idle) is on the steady phase, after the model load (prof.util.v1)."
+        description = "Is the accelerator busy? Samples utilization while COMMAND runs (a long-lived process: needs confirm: true), for duration_s (needs confirm: true), or once (instant). The verdict (busy, host_bound, idle) is on the steady phase, after the model load (prof.util.v1).",
+        annotations(read_only_hint = false, destructive_hint = false, open_world_hint = true),
+        output_schema = output_schema("prof.util.v1")
     )]
     async fn util(
         &self,
@@ -201,7 +205,9 @@ impl ProfServer {
     }
 
     #[tool(
-        description = "Where does the device time go? Runs COMMAND (a long-lived process: one warm-up run, then one run under the vendor's tracer; needs confirm: true) and returns ranked kernels, families, the diagnosis and, when one kernel dominates, the deep-dive command (prof.breakdown.v1)."
+        description = "Where does the device time go? Runs COMMAND (a long-lived process: one warm-up run, then one run under the vendor's tracer; needs confirm: true) and returns ranked kernels, families, the diagnosis and, when one kernel dominates, the deep-dive command (prof.breakdown.v1).",
+        annotations(read_only_hint = false, destructive_hint = false, open_world_hint = true),
+        output_schema = output_schema("prof.breakdown.v1")
     )]
     async fn breakdown(
         &self,
@@ -223,7 +229,9 @@ impl ProfServer {
     }
 
     #[tool(
-        description = "Why is this kernel slow? Runs COMMAND under the kernel profiler (ncu, rocprofv3 counters), which replays the matching launch once per metric pass: slow, minutes; needs confirm: true. Returns speed-of-light, occupancy, stalls, roofline and the profiler's findings (prof.deep-dive.v1)."
+        description = "Why is this kernel slow? Runs COMMAND under the kernel profiler (ncu, rocprofv3 counters), which replays the matching launch once per metric pass: slow, minutes; needs confirm: true. Returns speed-of-light, occupancy, stalls, roofline and the profiler's findings (prof.deep-dive.v1).",
+        annotations(read_only_hint = false, destructive_hint = false, open_world_hint = true),
+        output_schema = output_schema("prof.deep-dive.v1")
     )]
     async fn deep_dive(
         &self,
@@ -242,7 +250,8 @@ impl ProfServer {
     }
 
     #[tool(
-        description = "Read an artifact a profiler already wrote (PyTorch/Kineto trace, nsys export or report, prof's CUPTI trace, rocprofv3/rocpd output, Ascend msprof/torch_npu output, ncu CSV, a directory of per-rank traces); default: the embedded H200 profile. Starts nothing (prof.breakdown.v1, prof.ranks.v1 for rank directories)."
+        description = "Read an artifact a profiler already wrote (PyTorch/Kineto trace, nsys export or report, prof's CUPTI trace, rocprofv3/rocpd output, Ascend msprof/torch_npu output, ncu CSV, a directory of per-rank traces); default: the embedded H200 profile. Starts nothing (prof.breakdown.v1, prof.ranks.v1 for rank directories).",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn analyze(
         &self,
@@ -269,7 +278,9 @@ impl ProfServer {
     }
 
     #[tool(
-        description = "Compare two profiles (any format analyze reads): per-family and per-kernel deltas, idle time and gaps (prof.diff.v1). Starts nothing."
+        description = "Compare two profiles (any format analyze reads): per-family and per-kernel deltas, idle time and gaps (prof.diff.v1). Starts nothing.",
+        annotations(read_only_hint = true, open_world_hint = false),
+        output_schema = output_schema("prof.diff.v1")
     )]
     async fn diff(
         &self,
@@ -292,7 +303,9 @@ impl ProfServer {
     }
 
     #[tool(
-        description = "All three questions in one call, in the method's order: utilization (stop if the device waits: host-bound), then a kernel breakdown (stop unless one kernel dominates), then a deep dive of that kernel. Runs COMMAND up to four times, the last under a kernel profiler (slow): needs confirm: true. Returns each step's headline, evidence, artifacts and the command to rerun it alone (prof.profile.v1)."
+        description = "All three questions in one call, in the method's order: utilization (stop if the device waits: host-bound), then a kernel breakdown (stop unless one kernel dominates), then a deep dive of that kernel. Runs COMMAND up to four times, the last under a kernel profiler (slow): needs confirm: true. Returns each step's headline, evidence, artifacts and the command to rerun it alone (prof.profile.v1).",
+        annotations(read_only_hint = false, destructive_hint = false, open_world_hint = true),
+        output_schema = output_schema("prof.profile.v1")
     )]
     async fn profile(
         &self,
@@ -314,6 +327,28 @@ impl ProfServer {
 impl Default for ProfServer {
     fn default() -> Self {
         Self::new(DEFAULT_CALL_LIMIT)
+    }
+}
+
+/// The JSON Schema a tool's structured result follows: the document's own (`prof schema
+/// NAME`). `analyze` declares none: it returns a breakdown, a rank job or a deep-dive page by
+/// what the file is.
+fn output_schema(name: &str) -> std::sync::Arc<rmcp::model::JsonObject> {
+    let schema = crate::commands::schema::schema(name);
+    let object = schema.and_then(|s| s.as_object().cloned()).unwrap_or_default();
+    std::sync::Arc::new(object)
+}
+
+/// The text beside a structured result: its answer in one line (the document itself is the
+/// structured content, sent once).
+fn short_text(document: &serde_json::Value) -> String {
+    let schema = document["schema"].as_str().unwrap_or("a document");
+    let said = [&document["answer"]["headline"], &document["answer"], &document["verdict"]["headline"]]
+        .into_iter()
+        .find_map(|v| v.as_str());
+    match said {
+        Some(said) => format!("{said} (the whole {schema} document is the structured content)"),
+        None => format!("{schema}: the document is the structured content"),
     }
 }
 
@@ -369,7 +404,11 @@ async fn call(
             if ran.status != Some(0) {
                 shaped["exit_status"] = ran.status.into();
             }
-            Ok(CallToolResult::structured(shaped))
+            let mut result = CallToolResult::structured(shaped);
+            if let Some(document) = &result.structured_content {
+                result.content = vec![ContentBlock::text(short_text(document))];
+            }
+            Ok(result)
         }
         Some(error) => Ok(CallToolResult::structured_error(error)),
         None => {
