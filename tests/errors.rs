@@ -27,7 +27,10 @@ fn every_failure_says_what_why_and_what_to_do() {
     let trace = fixtures().join("nvidia/h200-probe/torch-trace.json").display().to_string();
     let cases = [
         case(&["analyze", "/nonexistent/trace.json"], &["/nonexistent/trace.json", "no such file"]),
-        case(&["analyze", &unknown], &["x.bin", "not a format prof reads", "NVIDIA: ", "torch-trace"]),
+        case(
+            &["analyze", &unknown],
+            &["x.bin", "not a format prof reads", "prof analyze --help", "NVIDIA: ", "torch-trace"],
+        ),
         case(
             &["analyze", "--families", "/nonexistent/f.txt", &trace],
             &["/nonexistent/f.txt", "--families", "cannot read"],
@@ -43,7 +46,8 @@ fn every_failure_says_what_why_and_what_to_do() {
         case(
             &["util", "--duration", "1s"],
             &[
-                "no utilization probe could be opened",
+                "no accelerator to sample here",
+                "prof analyze PATH",
                 "NVIDIA: NVML (libnvidia-ml.so.1) or nvidia-smi is not installed: sudo apt-get",
             ],
         ),
@@ -62,4 +66,20 @@ fn every_failure_says_what_why_and_what_to_do() {
         assert!(!stderr.contains(":0: "), "no line 0: {stderr}");
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// With --json the failure document carries a `hint` where there is one thing to do: the
+/// formats list for an unknown file, prof analyze for a machine without an accelerator.
+#[test]
+fn json_errors_carry_the_hint() {
+    let dir = scratch_dir("errors-hint");
+    let unknown = dir.join("Cargo.toml");
+    std::fs::write(&unknown, "[workspace]\nmembers = []\n").unwrap();
+    let out = prof_on_path(NOWHERE, &[], &["analyze", "--json", unknown.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["hint"], "`prof analyze --help` lists the formats prof reads, with examples", "{doc}");
+    assert!(doc["message"].as_str().unwrap().contains("(INI or TOML, not JSON)"), "{doc}");
+    let out = prof_on_path(NOWHERE, &[], &["util", "--json", "--duration", "1s"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["hint"].as_str().unwrap().starts_with("prof analyze PATH"), "{doc}");
 }

@@ -154,9 +154,11 @@ impl From<Error> for Failure {
     fn from(error: Error) -> Self {
         let message = error.to_string();
         match error {
-            Error::ToolOutput { .. } | Error::Unsupported(_) | Error::UnknownFormat { .. } => {
-                Self::new(Kind::Failed, message)
-            }
+            Error::UnknownFormat { path, .. } => Self {
+                hint: Some("`prof analyze --help` lists the formats prof reads, with examples".to_owned()),
+                ..Self::new(Kind::Failed, message).at_path(path.display().to_string())
+            },
+            Error::ToolOutput { .. } | Error::Unsupported(_) => Self::new(Kind::Failed, message),
             Error::Artifact { path, line, .. } => {
                 let line = (line > 0).then_some(line);
                 Self { line, ..Self::new(Kind::BadInput, message).at_path(path.display().to_string()) }

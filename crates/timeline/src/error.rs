@@ -110,7 +110,11 @@ pub enum Error {
     #[error("{0}")]
     Unsupported(String),
     /// No reader of any backend takes the path.
-    #[error("{}: not a format prof reads: it is {looks_like}; prof reads\n{reads}", path.display())]
+    #[error(
+        "{}: not a format prof reads: it is {looks_like}; point `prof analyze` at a profiler's output \
+         (`prof analyze --help` lists the formats, with examples)\n  it reads:\n{reads}",
+        path.display()
+    )]
     UnknownFormat {
         /// The path given.
         path: PathBuf,

@@ -46,6 +46,10 @@ pub fn describe(path: &Path) -> String {
     let first = shorten(first, 100);
     let what = match text.trim_start().chars().next() {
         Some('{') => format!("JSON starting `{first}`"),
+        // `[workspace]`, `[section]`: an INI or TOML header, not a JSON array.
+        Some('[') if first[1..].trim_start().starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => {
+            format!("a text whose first line is `{first}` (INI or TOML, not JSON)")
+        }
         Some('[') => format!("a JSON array starting `{first}`"),
         _ if first.contains(',') => format!("a CSV-like text whose first line is `{first}`"),
         _ => format!("a text whose first line is `{first}`"),

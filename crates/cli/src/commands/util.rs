@@ -102,8 +102,13 @@ fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn Utili
     if reasons.is_empty() {
         return Err(Failure::new(Kind::Usage, format!("no backend called `{}` in this build", vendor.unwrap_or("?"))));
     }
-    let message = format!("no utilization probe could be opened:\n  {}", reasons.join("\n  "));
-    Err(Failure::new(Kind::ToolMissing, message))
+    let message = format!(
+        "no accelerator to sample here: no utilization probe could be opened (to read a recording or a profile \
+         instead: prof analyze PATH)\n  {}",
+        reasons.join("\n  ")
+    );
+    let hint = "prof analyze PATH reads a recording (prof util --csv) or a profiler's output without an accelerator";
+    Err(Failure { hint: Some(hint.to_owned()), ..Failure::new(Kind::ToolMissing, message) })
 }
 
 /// What one `prof util` recording found, before it is rendered.

@@ -77,7 +77,7 @@ fn an_unknown_path_is_described_with_what_each_backend_reads() {
         error.contains("data.csv: not a format prof reads: it is a CSV-like text whose first line is `Name,Calls`"),
         "{error}"
     );
-    assert!(error.ends_with("prof reads\n  prof: prof util CSV\n  A: a-trace, a-db\n  B: b-trace, b-db"), "{error}");
+    assert!(error.ends_with("it reads:\n  prof: prof util CSV\n  A: a-trace, a-db\n  B: b-trace, b-db"), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
