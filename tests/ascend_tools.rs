@@ -21,7 +21,7 @@ fn prof(path: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
         .env_remove("ASCEND_TOOLKIT_HOME")
         .env_remove("ASCEND_HOME_PATH")
         .envs(env.iter().copied())
-        .current_dir(std::env::temp_dir())
+        .current_dir(support::own_cwd())
         .output()
         .unwrap()
 }

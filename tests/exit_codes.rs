@@ -170,7 +170,7 @@ fn a_descendant_that_left_the_group_is_stopped_when_the_workload_ends() {
     let out = support::hermetic(support::path_with(&support::fakes("nvidia")))
         .args(["util", "--interval", "100ms", "--", "sh", "-c", &script])
         .env("FAKE_NVIDIA_SMI", "busy")
-        .current_dir(std::env::temp_dir())
+        .current_dir(support::own_cwd())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -15,7 +15,7 @@ fn prof_util(mode: &str, args: &[&str]) -> Output {
         .arg("util")
         .args(args)
         .env("FAKE_NVIDIA_SMI", mode)
-        .current_dir(std::env::temp_dir())
+        .current_dir(support::own_cwd())
         .output()
         .unwrap()
 }
@@ -101,7 +101,7 @@ fn spawn_util(mode: &str, args: &[&str]) -> std::process::Child {
         .arg("util")
         .args(args)
         .env("FAKE_NVIDIA_SMI", mode)
-        .current_dir(std::env::temp_dir())
+        .current_dir(support::own_cwd())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -220,7 +220,7 @@ fn csv_to_a_device_leaves_the_device_and_a_link_is_refused() {
 fn prof_util_on_a_full_disk(args: &[&str]) -> Output {
     use std::os::unix::process::CommandExt;
     let mut command = hermetic(path_with(&fakes("nvidia")));
-    command.arg("util").args(args).env("FAKE_NVIDIA_SMI", "busy").current_dir(std::env::temp_dir());
+    command.arg("util").args(args).env("FAKE_NVIDIA_SMI", "busy").current_dir(support::own_cwd());
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         command.pre_exec(|| {
@@ -256,4 +256,20 @@ fn files_lost_to_a_full_disk_are_named_after_the_report_and_exit_74() {
     assert!(stderr.contains("the command's output is lost"), "{stderr}");
     assert_eq!(stderr.matches(csv).count(), 1, "the CSV's failure is said once:\n{stderr}");
     assert!(!std::path::Path::new(page).exists(), "no partial page is left");
+}
+
+/// `prof util -- CMD` writes the command's log into `--out`: like the capture verbs it takes
+/// the directory's lock, so a second run into a live run's directory is refused naming it.
+#[test]
+fn util_with_a_command_locks_its_out_directory() {
+    let out = scratch_dir("util-out-lock");
+    std::fs::write(out.join(".prof.lock"), format!("{}\n", std::process::id())).unwrap();
+    let o = prof_util("busy", &["--interval", "50ms", "--out", out.to_str().unwrap(), "--", "true"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(said.contains(&format!("another prof run (pid {})", std::process::id())), "{said}");
+    std::fs::remove_file(out.join(".prof.lock")).unwrap();
+    let o = prof_util("busy", &["--interval", "50ms", "--out", out.to_str().unwrap(), "--", "true"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.join(".prof.lock").exists(), "the lock is gone with the run");
 }

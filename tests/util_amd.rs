@@ -21,7 +21,7 @@ fn prof_util(sysfs: &Path, path: &str, mode: &str, args: &[&str]) -> Output {
         .args(args)
         .env("PROF_AMD_SYSFS_ROOT", sysfs)
         .env("FAKE_ROCM_SMI_MODE", mode)
-        .current_dir(std::env::temp_dir())
+        .current_dir(support::own_cwd())
         .output()
         .unwrap()
 }

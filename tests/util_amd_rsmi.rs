@@ -48,7 +48,7 @@ fn prof(library: &Path, sysfs: &Path, path: &str, env: &[(&str, &str)], args: &[
         .env("PROF_AMD_SYSFS_ROOT", sysfs)
         .env("LD_LIBRARY_PATH", sysfs)
         .envs(env.iter().copied())
-        .current_dir(std::env::temp_dir())
+        .current_dir(support::own_cwd())
         .output()
         .unwrap()
 }

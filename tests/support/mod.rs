@@ -102,6 +102,14 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// A working directory of its own for one run of prof: a verb that runs a command locks its
+/// `--out` (default `prof-out` in the working directory), so runs sharing one directory would
+/// refuse each other.
+pub fn own_cwd() -> PathBuf {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    scratch_dir(&format!("cwd-{}", RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)))
+}
+
 /// A [`scratch_dir`] that is removed again when the test is done with it.
 pub struct Scratch(PathBuf);
 

@@ -1,4 +1,5 @@
-//! One prof run per output directory (`prof serve`, `breakdown`, `deep-dive`, `profile`): two
+//! One prof run per output directory (`prof serve`, `breakdown`, `deep-dive`, `profile`, and
+//! `util` with a command): two
 //! runs sharing one (the default `prof-out`) would overwrite each other's artifacts, or read
 //! each other's server log, so a healthy run could fail on the other one's "out of memory".
 //! The lock is a file holding the owner's pid, created exclusively; a lock whose owner is gone

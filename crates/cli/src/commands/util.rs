@@ -43,7 +43,8 @@ pub struct UtilArgs {
     #[arg(long, value_parser = parse_duration)]
     timeout: Option<Duration>,
     /// Write every sample to this CSV file, as it is taken (`tail -f` shows the rows); at the
-    /// end it is rewritten whole (with any metric that appeared late).
+    /// end it is rewritten whole (with any metric that appeared late). An existing file is
+    /// replaced.
     #[arg(long)]
     csv: Option<PathBuf>,
     /// Which part of the recording the summary and verdict describe: `steady` (the active
@@ -167,6 +168,8 @@ pub fn measure(registry: &Registry, args: &UtilArgs) -> Result<Measured, Failure
         log_error: Default::default(),
     };
     let (mode, recording, ended) = if !args.command.is_empty() {
+        // Two runs into one --out would write one log.
+        let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
         let log = args.out.join("util-workload.log");
         let (recording, ended) = record_command(probe, &sampling, &args.command, args.timeout, &log)?;
         ("command", recording, ended)
