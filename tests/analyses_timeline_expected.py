@@ -159,6 +159,11 @@ def ascend_trace(path, flows=False):
             continue
         if pname.get(e["pid"]) == "Ascend Hardware" and (e.get("args") or {}).get("Task Type") is None:
             continue
+        # The runtime's bookkeeping tasks (EVENT_*, PROFILING_*, TASK_TIMEOUT_SET, …) are no
+        # device work: the loader counts them as unread (task_type.rs).
+        task = (e.get("args") or {}).get("Task Type") or ""
+        if pname.get(e["pid"]) == "Ascend Hardware" and ascend_kind(task, e["name"]) == "other":
+            continue
         record = _ascend_event(e, pname, ops, host)
         slices[(e["pid"], e.get("tid", 0))].append((record["start"], record["start"] + record["dur"], record))
     if flows:
@@ -206,6 +211,8 @@ def kernel_details(path):
     ops = []
     for r in csv.DictReader(open(path)):
         task = r["Accelerator Core"]
+        if ascend_kind(task, r["Name"]) == "other":
+            continue
         stream = 2**64 - 1 if r["Stream ID"] == "N/A" else int(r["Stream ID"])
         ops.append(dict(kind=ascend_kind(task, r["Name"]), name=r["Name"], dev=0, stream=stream,
                         start=ns(r["Start Time(us)"]), dur=ns(r["Duration(us)"]), corr=None, core=CORE.get(task),

@@ -159,12 +159,13 @@ fn ascend_msprof_trace_becomes_chrome_trace_with_counters() {
     let dir = scratch_dir("outputs-ascend-trace");
     let (doc, _) = chrome_trace(ASCEND_MSPROF, &dir);
     // python3 over msprof_20260823165334.json: X events of process "Ascend Hardware" with
-    // args."Task Type": 6, dur in ns rounded half up (as msprof's sub-ns digits are; Decimal
-    // quantize ROUND_HALF_UP) summed = 184,984 ns; X events outside Ascend Hardware /
-    // Overlap Analysis / HCCL: 80, 157,674,870 ns; 4 device ops whose args.connection_id is a
-    // host span's; "AI Core Freq" C events: 3 points.
+    // args."Task Type" other than the runtime's (PROFILING_*, TASK_TIMEOUT_SET: not device
+    // work): 3, dur in ns rounded half up (as msprof's sub-ns digits are; Decimal quantize
+    // ROUND_HALF_UP) summed = 39,321 ns; X events outside Ascend Hardware / Overlap Analysis /
+    // HCCL: 80, 157,674,870 ns; 3 device ops whose args.connection_id is a host span's; "AI
+    // Core Freq" C events: 3 points.
     let expected =
-        Tally { device_ops: 6, device_ns: 184_984, host_spans: 80, host_ns: 157_674_870, flows: 4, counter_points: 3 };
+        Tally { device_ops: 3, device_ns: 39_321, host_spans: 80, host_ns: 157_674_870, flows: 3, counter_points: 3 };
     assert_eq!(tally(&doc), expected);
     let counter = doc["traceEvents"].as_array().unwrap().iter().find(|e| e["ph"] == "C").unwrap();
     assert_eq!(
@@ -358,7 +359,8 @@ fn every_vendors_page_leads_with_the_answer_and_honours_top() {
     // The kernel trace alone (its neighbour copy trace is from another run).
     let amd = dir.join("sdk1.0_kernel_trace.csv");
     std::fs::copy(fixtures().join("amd/rocprofv3/sdk1.0_kernel_trace.csv"), &amd).unwrap();
-    let ascend = fixtures().join(ASCEND_MSPROF);
+    // An Ascend table with more than 3 kernels (the msprof trace holds 2 kernel names).
+    let ascend = fixtures().join("ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv");
     for (name, source) in [("amd", amd), ("ascend", ascend)] {
         let page = dir.join(format!("{name}.html"));
         let out = prof(&["analyze", "--top", "3", source.to_str().unwrap(), "--html", page.to_str().unwrap()]);

@@ -82,6 +82,10 @@ pub fn append_ops(table: &CsvTable, timeline: &mut Timeline) -> Result<(), Ascen
     timeline.ops.reserve(table.len());
     let mut guesses = Guesses::default();
     for row in table.rows() {
+        if let Some(kind) = task_type::runtime_task(row.get(layout.core).unwrap_or("")) {
+            timeline.note_unread(&kind, 1);
+            continue;
+        }
         let (op, details) = row_op(&row, &layout, timeline, &mut guesses)?;
         push(timeline, op, details);
     }
@@ -204,6 +208,10 @@ fn read_rows(
             if let Err(error) = added {
                 checks = Some(Err(error));
             }
+            continue;
+        }
+        if let Some(kind) = task_type::runtime_task(row.get(layout.core).unwrap_or("")) {
+            timeline.note_unread(&kind, 1);
             continue;
         }
         let (op, details) = row_op(&row, layout, &mut timeline, &mut guesses)?;

@@ -221,6 +221,10 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
     let mut last_device = 0;
     let mut next_name = NextGuess::default();
     while let Some(row) = reader.next_row()? {
+        // Runtime bookkeeping tasks are no device work: left out as the timeline leaves them.
+        if crate::task_type::runtime_task(row.get(layout.core).unwrap_or("")).is_some() {
+            continue;
+        }
         let name = crate::op_table::task_name(&row, layout)?;
         let start = row.micros_ns(Some(layout.start))?.ok_or_else(|| row.error(layout.start, "is empty or N/A"))?;
         let dur = row.micros_ns(Some(layout.duration))?.ok_or_else(|| row.error(layout.duration, "is empty or N/A"))?;

@@ -17,7 +17,10 @@
 //! - torch_npu's `Other` task type says nothing; there the name decides (`hcom_…` communication,
 //!   `MEMCPY_ASYNC` memcpy).
 //! - Anything else (`Other`, `EVENT_RECORD`, `PROFILING_ENABLE`, …) keeps no core
-//!   type; runtime bookkeeping tasks become [`OpKind::Other`].
+//!   type; runtime bookkeeping tasks become [`OpKind::Other`]. The readers leave them out of
+//!   the device ops ([`runtime_task`]): a `TASK_TIMEOUT_SET` that lasts 45 % of a short capture
+//!   (the neo-pan TileLang fixture) is the runtime's bookkeeping, not device work, and an
+//!   `EVENT_WAIT` is a stream waiting; they are counted as unread, by type.
 
 use prof_core::{CoreType, OpKind};
 
@@ -47,6 +50,12 @@ pub fn op_kind(task_type: &str, name: &str) -> OpKind {
     }
 }
 
+/// The unread kind of a runtime bookkeeping task of `task_type` (`runtime task EVENT_WAIT`),
+/// which the readers leave out of the device ops; `None` for device work.
+pub fn runtime_task(task_type: &str) -> Option<String> {
+    is_runtime_task(task_type).then(|| format!("runtime task {task_type}"))
+}
+
 /// The op type in a task name, where the timeline JSON (which has no op type column;
 /// `kernel_details.csv` gives the same type in `Type`) spells it in the name: the last part of
 /// an aclnn name (`aclnnCast_CastAiCpu_Cast` → `Cast`, `aclnnMm_TransData_TransData` →
@@ -64,7 +73,7 @@ pub fn op_type_in_name(name: &str) -> Option<&str> {
     (plain(first) && plain(last) && parts.next().is_some()).then_some(last)
 }
 
-fn is_runtime_task(task_type: &str) -> bool {
+pub(crate) fn is_runtime_task(task_type: &str) -> bool {
     ["EVENT_", "PROFILING_", "TASK_TIMEOUT", "STREAM_", "MODEL_"].iter().any(|p| task_type.starts_with(p))
 }
 

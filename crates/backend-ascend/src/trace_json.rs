@@ -73,6 +73,9 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
                 let correlation = args.and_then(|a| a.get("connection_id")).and_then(Value::as_u64);
                 let name_id = timeline.intern(name);
                 match task_type {
+                    Some(task) if process == "Ascend Hardware" && task_type::runtime_task(task).is_some() => {
+                        timeline.note_unread(&format!("runtime task {task}"), 1);
+                    }
                     Some(task) if process == "Ascend Hardware" => {
                         let stream = args
                             .and_then(|a| a.get("Stream Id").or_else(|| a.get("Physic Stream Id")))

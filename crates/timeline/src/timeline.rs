@@ -185,6 +185,16 @@ impl Timeline {
         false
     }
 
+    /// Counts `count` events of `kind` the reader saw and does not read ([`Timeline::unread`]).
+    pub fn note_unread(&mut self, kind: &str, count: u64) {
+        match self.unread.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, n)) => *n += count,
+            None => self.unread.push((kind.to_owned(), count)),
+        }
+        // Largest first, as the field promises.
+        self.unread.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    }
+
     /// Marks the timeline partial for `reason`, after any reason noted before.
     pub fn note_partial(&mut self, reason: String) {
         self.partial = Some(match self.partial.take() {

@@ -108,6 +108,9 @@ impl Timeline {
         if let Some(reason) = later.partial {
             self.note_partial(reason);
         }
+        for (kind, count) in later.unread {
+            self.note_unread(&kind, count);
+        }
         self.sections.extend(later.sections);
         (ids, later.ops)
     }

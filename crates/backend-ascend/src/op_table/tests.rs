@@ -144,11 +144,13 @@ fn importers_recognize_by_header_and_name() {
     assert!(OpTableImporter.recognizes(&fixture_path(KERNEL_DETAILS)));
     assert!(OpTableImporter.recognizes(&fixture_path(A003_OP_SUMMARY)));
     assert!(!OpTableImporter.recognizes(&pipe.join("op_statistic_20260823165335.csv")));
-    // task_time is a per-task table too (python csv: 6 rows, task_time(us) summing to 184.982).
+    // task_time is a per-task table too (python csv: 6 rows; without the 3 runtime tasks,
+    // PROFILING_ENABLE/DISABLE and TASK_TIMEOUT_SET, 3 rows with task_time(us) summing to 39.320).
     let task_time = pipe.join("task_time_20260823165335.csv");
     assert!(OpTableImporter.recognizes(&task_time));
     let t = OpTableImporter.load(&task_time).unwrap();
-    assert_eq!((t.ops.len(), t.ops.iter().map(|o| o.dur_ns()).sum::<u64>()), (6, 184_982));
+    assert_eq!((t.ops.len(), t.ops.iter().map(|o| o.dur_ns()).sum::<u64>()), (3, 39_320));
+    assert_eq!(t.unread.iter().map(|(_, n)| n).sum::<u64>(), 3, "{:?}", t.unread);
     assert!(OpStatisticImporter.recognizes(&pipe.join("op_statistic_20260823165335.csv")));
     assert!(TraceImporter.recognizes(&pipe.join("msprof_20260823165334.json")));
     assert!(ProfileDirImporter.recognizes(&pipe));
