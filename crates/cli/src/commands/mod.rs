@@ -5,6 +5,7 @@ pub mod analyze_ranks;
 pub mod analyze_summary;
 pub mod breakdown;
 pub mod breakdown_prepass;
+pub mod breakdown_window;
 pub mod deep_dive;
 pub mod detect;
 pub mod diff;
