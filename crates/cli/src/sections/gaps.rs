@@ -38,15 +38,21 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
         text.push_str(&summary(&d.device_gaps));
         text.push_str(&per_stream(d));
         let mut rows =
-            vec![["at", "length", "cause", "op before", "op after", "host in the gap"].map(String::from).to_vec()];
+            vec![["at", "length", "cause", "op before", "op after", "host in gap"].map(String::from).to_vec()];
+        // The three name columns share what the terminal leaves beside the other three (about
+        // 46 characters with their gaps): at 80 columns, 12 each; more on a wider terminal.
+        let width = match crate::render::name_width(46) {
+            usize::MAX => usize::MAX,
+            room => (room / 3).clamp(12, NAME_WIDTH),
+        };
         for g in d.device_gaps.largest.iter().take(TEXT_GAPS) {
-            let host = g.host.iter().map(|h| ellipsize(&h.name, NAME_WIDTH)).collect::<Vec<_>>().join(", ");
+            let host = g.host.iter().map(|h| ellipsize(&h.name, width)).collect::<Vec<_>>().join(", ");
             rows.push(vec![
                 format!("+{}", human_ns(g.offset_ns as f64)),
                 human_ns(g.length_ns as f64),
                 cause(g.cause).to_owned(),
-                ellipsize(&crate::render::display_name(&g.before), NAME_WIDTH),
-                ellipsize(&crate::render::display_name(&g.after), NAME_WIDTH),
+                ellipsize(&crate::render::display_name(&g.before), width),
+                ellipsize(&crate::render::display_name(&g.after), width),
                 host,
             ]);
         }
