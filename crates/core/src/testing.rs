@@ -57,3 +57,38 @@ impl Vendor for TestVendor {
             .collect()
     }
 }
+
+/// A breakdown tool that runs nothing: its plan wraps the command in `fake-tool` with the
+/// window control it is given, so what a caller does with each [`crate::WindowControl`] (serve
+/// planning, breakdown's fall-backs) is tested without a vendor's tool.
+pub struct FakeTool(pub crate::WindowControl);
+
+impl crate::BreakdownTool for FakeTool {
+    fn name(&self) -> &'static str {
+        "fake-tool"
+    }
+    fn check(&self) -> Result<()> {
+        Ok(())
+    }
+    fn plan(&self, request: &crate::CaptureRequest) -> Result<crate::CapturePlan> {
+        let mut argv: Vec<std::ffi::OsString> = vec!["fake-tool".into(), "--window".into()];
+        argv.push(request.window.as_millis().to_string().into());
+        argv.extend(request.command.iter().cloned());
+        let mut steps = request.warmup_steps();
+        steps.push(crate::run_plan::RunPlan::new("capture", argv, request.out_dir.join("capture.log")));
+        Ok(crate::CapturePlan {
+            steps,
+            artifacts: vec![crate::ExpectedArtifact { path: request.out_dir.join("fake.trace"), min_bytes: 1 }],
+            how_to_open: "prof analyze it".to_owned(),
+            control: self.0.clone(),
+            ..crate::CapturePlan::default()
+        })
+    }
+    fn load(&self, artifacts: &[std::path::PathBuf]) -> Result<Timeline> {
+        let source = artifacts.first().map(|p| p.display().to_string()).unwrap_or_default();
+        Ok(Timeline::new(source))
+    }
+    fn recognizes(&self, _: &Path) -> bool {
+        false
+    }
+}

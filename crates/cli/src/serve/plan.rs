@@ -375,6 +375,41 @@ mod tests {
         assert_eq!(words(&plan.cleanup[0])[1..], ["shutdown".to_owned(), format!("--session={session}")]);
     }
 
+    /// Each way a tool controls its window becomes serve's, with no vendor's tool in the build
+    /// (`prof_core::testing::FakeTool`): a signal keeps the capture's environment on the server;
+    /// commands launch the server and leave their shutdown as the one clean-up; a fixed window
+    /// runs the capture step as the server.
+    #[test]
+    fn every_window_control_plans_a_server_without_a_vendor() {
+        use prof_core::testing::FakeTool;
+        use prof_core::WindowControl;
+        let signal = FakeTool(WindowControl::Usr1 { env: vec![("FAKE_WAIT".into(), "1".into())] });
+        let plan = with_tool(&request(), &signal).unwrap();
+        assert!(matches!(plan.window, ServeWindow::Signal));
+        assert!(plan.server.argv.starts_with(&["fake-tool".into(), "--window".into(), "10000".into()]));
+        assert!(plan.server.argv.ends_with(&request().server), "{:?}", plan.server.argv);
+        assert!(plan.server.env.contains(&("FAKE_WAIT".into(), "1".into())));
+        assert!(plan.notes.iter().any(|n| n.contains("SIGUSR1")), "{:?}", plan.notes);
+        assert_eq!(plan.artifacts[0].path, PathBuf::from("/tmp/out/fake.trace"));
+
+        let step = |name: &str| Box::new(RunPlan::new(name, vec![name.into()], "/tmp/out/x.log"));
+        let launch = RunPlan::new("launch", vec!["fake-launch".into(), "max".into()], "/tmp/out/l.log");
+        let commands = FakeTool(WindowControl::Commands {
+            launch: Box::new(launch),
+            start: step("start"),
+            stop: step("stop"),
+            shutdown: step("shutdown"),
+        });
+        let plan = with_tool(&request(), &commands).unwrap();
+        assert_eq!(plan.server.argv[0], OsString::from("fake-launch"));
+        let ServeWindow::Commands { start, stop } = &plan.window else { panic!("{:?}", plan.window) };
+        assert_eq!((start.label.as_str(), stop.label.as_str()), ("start", "stop"));
+        assert_eq!(plan.cleanup.iter().map(|c| c.label.as_str()).collect::<Vec<_>>(), ["shutdown"]);
+
+        let fixed = with_tool(&request(), &FakeTool(WindowControl::Fixed)).unwrap();
+        assert!(fixed.server.argv.starts_with(&["fake-tool".into()]) && fixed.after.is_empty());
+    }
+
     #[test]
     fn util_plans_a_csv_and_none_plans_nothing() {
         let util = without_tool(&request(), true);
