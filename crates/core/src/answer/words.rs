@@ -193,8 +193,9 @@ pub(super) fn exposed_candidates(account: &Account, diagnosis: Option<&Diagnosis
             share_pct: share,
             headline: format!("copies on the critical path: {share:.1} % of the window runs copies or sets alone"),
             remedy: Some(
-                "keep data on the device, overlap copies with compute (pinned memory, non_blocking=True, a copy \
-                 stream), or copy less"
+                "keep data on the device, overlap copies with compute (PyTorch: pinned memory, non_blocking=True, a \
+                 copy stream; JAX/XLA: jax.device_put ahead of the step, keep arrays on device instead of host \
+                 offload), or copy less"
                     .to_owned(),
             ),
             evidence: format!("{} of copies and sets with no kernel beside them; {}", ns(copies), busy_line(account)),
