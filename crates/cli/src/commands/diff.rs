@@ -198,6 +198,14 @@ fn render(diff: &ProfileDiff, top: usize) -> Blocks {
             format!("{:+.1} points", b - a),
             String::new(),
         ]);
+        // Where both windows hold repeating steps, per step is the fair comparison.
+        if let (Some(a), Some(b)) = (t.before.steps, t.after.steps) {
+            let per = |total: u64, steps: usize| total as f64 / steps as f64;
+            rows.push(count_row("steps", &Delta::new(a as f64, b as f64), 0));
+            rows.push(time_row("wall per step", &Delta::new(per(t.before.wall_ns, a), per(t.after.wall_ns, b))));
+            rows.push(time_row("busy per step", &Delta::new(per(t.before.busy_ns, a), per(t.after.busy_ns, b))));
+            rows.push(time_row("free per step", &Delta::new(per(t.before.idle_ns, a), per(t.after.idle_ns, b))));
+        }
         rows.push(count_row("gaps", &t.gaps, 0));
         rows.push(time_row("gap time", &t.gap_time));
         if let Some(l) = &t.launches_per_op {

@@ -78,6 +78,10 @@ pub struct TimelineNumbers {
     pub gap_ns: u64,
     /// Host runtime/driver spans (launch calls).
     pub launches: u64,
+    /// Repeating steps found (ProfilerStep annotations, a repeating op sequence or kernel), when
+    /// there are at least two: per-step numbers compare windows of different lengths.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<usize>,
 }
 
 impl TimelineNumbers {
@@ -99,6 +103,7 @@ impl TimelineNumbers {
             gap_count: gaps.iter().map(|g| g.device_gaps.count).sum(),
             gap_ns: gaps.iter().map(|g| g.device_gaps.total_ns).sum(),
             launches,
+            steps: crate::diagnosis::steps::segment_with(timeline, None).map(|s| s.count).filter(|&n| n >= 2),
         }
     }
 
