@@ -56,16 +56,50 @@ impl Blocks {
     }
 
     /// The blocks as text: running text wrapped to the terminal ([`crate::wrap`]), each table
-    /// aligned by [`table`].
+    /// aligned by [`table`] and fitted to the terminal ([`fit`]).
     pub fn text(&self) -> String {
         let width = crate::wrap::width();
         self.0
             .iter()
             .map(|block| match block {
                 Block::Text(text) => crate::wrap::wrap(text, width),
-                Block::Table(rows) => table(rows),
+                Block::Table(rows) => table(&fit(rows, width)),
             })
             .collect()
+    }
+}
+
+/// Narrowest a column is cut to when a table is fitted.
+const FIT_MIN_COLUMN: usize = 10;
+
+/// `rows` cut to fit `width` (`usize::MAX`: as they are): while the table is wider, its widest
+/// column's cells are shortened with an ellipsis (names shrink first: they are the widest), to
+/// no less than [`FIT_MIN_COLUMN`] characters; a table of many narrow columns may still run past.
+/// The HTML page shows the cells whole.
+pub fn fit(rows: &[Vec<String>], width: usize) -> Vec<Vec<String>> {
+    let mut rows = rows.to_vec();
+    if width == usize::MAX {
+        return rows;
+    }
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    loop {
+        let widths: Vec<usize> = (0..columns)
+            .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|cell| cell.chars().count()).max().unwrap_or(0))
+            .collect();
+        let total = widths.iter().sum::<usize>() + 2 * columns.saturating_sub(1);
+        let Some((widest, &longest)) = widths.iter().enumerate().max_by_key(|(c, w)| (**w, std::cmp::Reverse(*c)))
+        else {
+            return rows;
+        };
+        if total <= width || longest <= FIT_MIN_COLUMN {
+            return rows;
+        }
+        let target = longest.saturating_sub(total - width).max(FIT_MIN_COLUMN);
+        for row in &mut rows {
+            if let Some(cell) = row.get_mut(widest) {
+                *cell = crate::render::ellipsize(cell, target);
+            }
+        }
     }
 }
 
@@ -74,5 +108,25 @@ impl From<String> for Blocks {
         let mut blocks = Blocks::default();
         blocks.push_str(&text);
         blocks
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::fit;
+
+    #[test]
+    fn a_wide_table_is_cut_at_its_widest_column_and_a_narrow_one_is_left() {
+        let name = "aclnnGroupedMatmulV5_GroupedMatmul_GroupedMatmul_with_a_long_tail";
+        let rows = vec![
+            vec!["op type".to_owned(), "calls".to_owned(), "verdict".to_owned()],
+            vec![name.to_owned(), "1".to_owned(), "memory-bound".to_owned()],
+        ];
+        let fitted = fit(&rows, 40);
+        let text = crate::render::table(&fitted);
+        assert!(text.lines().all(|l| l.chars().count() <= 40), "{text}");
+        assert!(fitted[1][0].ends_with('…') && fitted[1][2] == "memory-bound", "{fitted:?}");
+        assert_eq!(fit(&rows, 200), rows);
+        assert_eq!(fit(&rows, usize::MAX), rows);
     }
 }
