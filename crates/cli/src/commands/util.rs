@@ -383,7 +383,7 @@ pub fn render_verdict(verdict: &Verdict) -> String {
     if let Some(next) = &verdict.next_step {
         out.push_str(&format!("next: {next}\n"));
     }
-    out
+    crate::wrap::wrap(&out, crate::wrap::width())
 }
 
 /// The JSON Schema of the `prof.util.v1` document.

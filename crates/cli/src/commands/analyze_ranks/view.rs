@@ -13,23 +13,26 @@ pub(super) fn render(report: &RanksReport) -> String {
         out.push_str("PARTIAL: some ranks are missing or failed to load (see below)\n");
     }
     out.push_str(&rank_table(report));
+    let width = crate::wrap::width();
+    let mut notes = String::new();
     for r in report.ranks {
         if let Some(error) = &r.error {
-            out.push_str(&format!("error: {error}\n"));
+            notes.push_str(&format!("error: {error}\n"));
         }
         for note in &r.notes {
-            out.push_str(&format!("note: rank {}: {note}\n", r.rank));
+            notes.push_str(&format!("note: rank {}: {note}\n", r.rank));
         }
     }
     for note in &report.notes {
-        out.push_str(&format!("note: {note}\n"));
+        notes.push_str(&format!("note: {note}\n"));
     }
+    out.push_str(&crate::wrap::wrap(&notes, width));
     if let Some(s) = report.slowest.as_ref().filter(|s| s.cause == "none") {
         out.push_str(&format!("\nno rank is slower than the median rank (wall {})\n", human_ns(s.wall_ns as f64)));
     }
     if let Some(s) = report.slowest.as_ref().filter(|s| s.cause != "none") {
         let ms = |ns: i64| format!("{:+.2} ms", ns as f64 / 1e6);
-        out.push_str(&format!(
+        let line = format!(
             "\nslowest rank {}: wall {} vs median {} ({}): compute {}, communication {}, other {}, idle {}; mostly {}\n",
             s.rank,
             human_ns(s.wall_ns as f64),
@@ -40,7 +43,8 @@ pub(super) fn render(report: &RanksReport) -> String {
             ms(s.excess_other_ns),
             ms(s.excess_idle_ns),
             s.cause,
-        ));
+        );
+        out.push_str(&crate::wrap::wrap(&line, width));
     }
     if !report.collectives.is_empty() {
         let with_comm: Vec<String> =
