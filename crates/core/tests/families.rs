@@ -312,6 +312,10 @@ fn layout_index_rng_optimizer_and_compiler_names() {
         ("nvfuser_reduction_f0_c1_r0_g0", Family::Reduction),
         ("nvfuser_pointwise_f0_c1_r0_g0", Family::Elementwise),
         ("im2col_kernel<float>", Family::Conv),
+        ("Im3d2Col", Family::Conv),
+        ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 1, 1, long>, 16>, Eigen::TensorCwiseBinaryOp<Eigen::internal::scalar_sum_op<float, float> > > > >(Eigen::TensorEvaluator<>, long)", Family::Elementwise),
+        ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 1, 1, int>, 16>, Eigen::TensorReductionOp<Eigen::internal::SumReducer<float> > > > >(Eigen::TensorEvaluator<>, int)", Family::Reduction),
+        ("void tensorflow::functor::FillPhiloxRandomKernelLaunch<tensorflow::random::UniformDistribution<tensorflow::random::PhiloxRandom, float> >(tensorflow::random::PhiloxRandom)", Family::Rng),
         // Top-k and collectives keep their families ahead of gather/scatter.
         ("void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>(at::cuda::detail::TensorInfo<float, unsigned int>)", Family::TopK),
         ("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", Family::Collective),

@@ -35,7 +35,7 @@ pub(super) fn layout_transposes(mix: &Mix, device_ns: u64) -> Option<Diagnosis> 
     ];
     let headline = "layout transposes around the convolutions: activations are NCHW and each convolution's \
                     tensors are converted to NHWC and back; keep them channels-last (PyTorch: \
-                    model.to(memory_format=torch.channels_last) and the input too)"
+                    model.to(memory_format=torch.channels_last) and the input too; JAX/Flax: NHWC inputs)"
         .to_owned();
     finding(DiagnosisKind::LayoutTransposes, Severity::Opportunity, headline, evidence).map(|d| d.about(layout))
 }

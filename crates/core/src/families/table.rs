@@ -91,6 +91,8 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Conv, "igemm_bwd"),
     (Family::Conv, "igemm_wrw"),
     (Family::Conv, "im2col"),
+    // XLA's 3-D im2col on ROCm (`Im3d2Col`, TraceLens' JAX conv on MI300X).
+    (Family::Conv, "im3d2col"),
     (Family::Conv, "col2im"),
     // cuDNN's convolution kernels by precision and tensor-core shape (`volta_scudnn_128x64_relu_…`,
     // `cudnn_infer_ampere_scudnn_…`, `turing_h1688cudnn_…`, `ampere_fp16_s16816cudnn_…`,
@@ -166,6 +168,8 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Reduction, "nvfuser_reduction"),
     (Family::Reduction, "nvfuser_inner_persistent"),
     (Family::Reduction, "nvfuser_outer_persistent"),
+    // TensorFlow's Eigen kernels: a reduction expression, else elementwise (below).
+    (Family::Reduction, "eigenmetakernel*tensorreductionop"),
     // Layout transforms before elementwise (an XLA `loop_transpose_fusion` is a transpose):
     // cuDNN's NCHW↔NHWC conversions around the convolutions of an NCHW model (the H200 zoo's
     // resnet-train and alexnet-infer), MIOpen's batched transposes, plain transpose kernels.
@@ -233,6 +237,9 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Elementwise, "~triton_poi_"),
     // nvFuser's pointwise scheduler (`nvfuser_pointwise_f0_c1_r0_g0`).
     (Family::Elementwise, "nvfuser_pointwise"),
+    // TensorFlow's Eigen tensor expressions (`Eigen::internal::EigenMetaKernel<…TensorAssignOp…>`),
+    // 73 % of TensorFlow's 2020 multi-worker GPU demo profile had been `other`.
+    (Family::Elementwise, "eigenmetakernel"),
     // XLA's loop fusions (`loop_multiply_fusion`) and input fusions other than reductions
     // (`input_concatenate_fusion`; `input_reduce_fusion` is a reduction above), seen in the
     // H200 JAX capture (tests/fixtures/nvidia/h200-phases/jax-loop).
