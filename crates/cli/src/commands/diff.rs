@@ -59,6 +59,7 @@ struct DiffDocument<'a> {
 struct SideData {
     timeline: Option<Timeline>,
     summary: KernelSummary,
+    steps: Option<usize>,
 }
 
 fn load_side(
@@ -70,9 +71,11 @@ fn load_side(
     match load_any(registry, path, families)? {
         Loaded::Timeline(timeline) => {
             let summary = summarize_kernels(&timeline, families);
-            Ok(SideData { timeline: Some(*timeline), summary })
+            // The steps the diagnosis finds (annotations, a repeating sequence or kernel).
+            let steps = prof_core::diagnose(&timeline, &summary).steps.map(|s| s.count);
+            Ok(SideData { timeline: Some(*timeline), summary, steps })
         }
-        Loaded::Summary(summary) => Ok(SideData { timeline: None, summary }),
+        Loaded::Summary(summary) => Ok(SideData { timeline: None, summary, steps: None }),
         Loaded::Kernels(_) => Err(crate::failure::Failure::new(
             crate::failure::Kind::Usage,
             format!(
@@ -93,8 +96,8 @@ pub fn run(registry: &Registry, args: &DiffArgs) -> Result<ExitCode, crate::fail
     let a = load_side(registry, &args.before, &families)?;
     let b = load_side(registry, &args.after, &families)?;
     let diff = diff_profiles(
-        &Side { summary: &a.summary, timeline: a.timeline.as_ref() },
-        &Side { summary: &b.summary, timeline: b.timeline.as_ref() },
+        &Side { summary: &a.summary, timeline: a.timeline.as_ref(), steps: a.steps },
+        &Side { summary: &b.summary, timeline: b.timeline.as_ref(), steps: b.steps },
         &families,
     );
     let blocks = render(&diff, args.top);

@@ -103,7 +103,7 @@ impl TimelineNumbers {
             gap_count: gaps.iter().map(|g| g.device_gaps.count).sum(),
             gap_ns: gaps.iter().map(|g| g.device_gaps.total_ns).sum(),
             launches,
-            steps: crate::diagnosis::steps::segment_with(timeline, None).map(|s| s.count).filter(|&n| n >= 2),
+            steps: None,
         }
     }
 
@@ -195,6 +195,8 @@ pub struct Side<'a> {
     pub summary: &'a KernelSummary,
     /// The timeline, absent for per-kernel totals.
     pub timeline: Option<&'a Timeline>,
+    /// Its repeating steps, where the caller found them (the diagnosis' step count).
+    pub steps: Option<usize>,
 }
 
 /// The diff of `before` → `after`.
@@ -203,8 +205,10 @@ pub fn diff_profiles(before: &Side, after: &Side, families: &Families) -> Profil
     let mut skipped = Vec::new();
     let timeline = match (before.timeline, after.timeline) {
         (Some(ta), Some(tb)) => {
-            let na = TimelineNumbers::of(ta, a, families);
-            let nb = TimelineNumbers::of(tb, b, families);
+            let mut na = TimelineNumbers::of(ta, a, families);
+            let mut nb = TimelineNumbers::of(tb, b, families);
+            na.steps = before.steps.filter(|&n| n >= 2);
+            nb.steps = after.steps.filter(|&n| n >= 2);
             Some(timeline_diff(na, nb))
         }
         (ta, tb) => {

@@ -29,8 +29,8 @@ fn graph_mode_removes_gaps_and_launches() {
     graph.host.push(HostSpan::test(one, HostCategory::Runtime, 0, 1, None));
     let (sa, sb) = (summarize_kernels(&eager, &families), summarize_kernels(&graph, &families));
     let diff = diff_profiles(
-        &Side { summary: &sa, timeline: Some(&eager) },
-        &Side { summary: &sb, timeline: Some(&graph) },
+        &Side { summary: &sa, timeline: Some(&eager), steps: None },
+        &Side { summary: &sb, timeline: Some(&graph), steps: None },
         &families,
     );
     let t = diff.timeline.as_ref().unwrap();
@@ -58,8 +58,11 @@ fn kernels_sorted_by_absolute_delta_and_one_sided_listed() {
     b.push_op(DeviceOp::new(OpKind::Kernel, extra, 0, 7, 5_000, 7));
     let (sa, sb) = (summarize_kernels(&a, &families), summarize_kernels(&b, &families));
     // B as totals only: no timeline numbers, and it says so.
-    let diff =
-        diff_profiles(&Side { summary: &sa, timeline: Some(&a) }, &Side { summary: &sb, timeline: None }, &families);
+    let diff = diff_profiles(
+        &Side { summary: &sa, timeline: Some(&a), steps: None },
+        &Side { summary: &sb, timeline: None, steps: None },
+        &families,
+    );
     assert!(diff.timeline.is_none());
     assert!(diff.skipped[0].contains("B holds per-kernel totals only"), "{:?}", diff.skipped);
     // norm: 4 × 20 = 80 → 4 × 50 = 200, +120; gemm unchanged.
