@@ -20,7 +20,7 @@
 //!     the first launches, where compilation and autotuning happen, are behind.
 
 pub use crate::format::StartOn;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// Launches per block of the `auto` rule.
@@ -101,6 +101,19 @@ pub enum Opener {
 }
 
 impl Opener {
+    /// The value [`Trigger`] keeps it as (0: not opened).
+    fn code(self) -> u8 {
+        match self {
+            Self::Load => 1,
+            Self::Profiler => 2,
+            Self::Step => 3,
+        }
+    }
+
+    fn of_code(code: u8) -> Option<Self> {
+        [Self::Load, Self::Profiler, Self::Step].into_iter().find(|o| o.code() == code)
+    }
+
     /// How the tracer's log says it.
     pub fn describe(self) -> &'static str {
         match self {
@@ -138,8 +151,6 @@ struct State {
     started: Option<u64>,
     /// `auto`: step ranges begun so far.
     steps: u32,
-    /// `auto`: what opened the window.
-    opener: Option<Opener>,
 }
 
 /// The decision for one [`StartOn`], shared by every thread that makes CUDA calls.
@@ -152,6 +163,9 @@ pub struct Trigger {
     launches: AtomicU64,
     /// `auto`: host-to-device bytes of the block being filled.
     block_bytes: AtomicU64,
+    /// `auto`: what opened the window ([`Opener::code`]; 0 before), set before `opened`, so
+    /// [`Trigger::done`], asked on every callback, reads it without a lock.
+    opener: AtomicU8,
     state: Mutex<State>,
 }
 
@@ -164,6 +178,7 @@ impl Trigger {
             closed: AtomicBool::new(false),
             launches: AtomicU64::new(0),
             block_bytes: AtomicU64::new(0),
+            opener: AtomicU8::new(0),
             state: Mutex::new(State::default()),
         }
     }
@@ -191,7 +206,7 @@ impl Trigger {
 
     /// What opened an `auto` window (`None` before, or for other starts).
     pub fn opener(&self) -> Option<Opener> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner).opener
+        Opener::of_code(self.opener.load(Ordering::Acquire))
     }
 
     /// Why the window has not opened yet, for the tracer's exit line.
@@ -217,13 +232,11 @@ impl Trigger {
 
     /// Opens an `auto` window, remembering why.
     fn open_by(&self, opener: Opener) -> Action {
-        // Under the lock, so that `done` never sees the window open without its opener.
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let action = self.open();
-        if action == Action::Open {
-            state.opener = Some(opener);
+        // The opener first, then the window: `done` never sees it open without its opener.
+        if self.opener.compare_exchange(0, opener.code(), Ordering::AcqRel, Ordering::Acquire).is_err() {
+            return Action::None;
         }
-        action
+        self.open()
     }
 
     /// `auto` on a step range's start: the [`AUTO_STEP`]th opens.
@@ -292,7 +305,7 @@ impl Trigger {
                     state.blocks.remove(0);
                 }
                 if state.blocks.len() == AUTO_SETTLED && settled(&state.blocks) {
-                    drop(state); // open_by takes it again
+                    drop(state);
                     return self.open_by(Opener::Load);
                 }
                 Action::None
