@@ -20,6 +20,11 @@ pub struct AnswerView {
     /// without the sentence around it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_command: Option<String>,
+    /// The sentence before the command, where both are (the text puts the command on a line of
+    /// its own; not in the JSON: `next_line` has it).
+    #[serde(skip)]
+    #[schemars(skip)]
+    next_prose: Option<&'static str>,
     /// The deep-dive target, when the next step is one (not in the JSON: `next_line` has it).
     #[serde(skip)]
     #[schemars(skip)]
@@ -71,7 +76,8 @@ impl AnswerView {
             (Some(prose), None) => prose.to_owned(),
             (None, command) => command.clone().unwrap_or_default(),
         };
-        Self { answer, next_line, next_command, target }
+        let next_prose = prose.filter(|_| next_command.is_some());
+        Self { answer, next_line, next_command, next_prose, target }
     }
 
     /// The deep-dive command, when the answer leads to one (then it is the next line).
@@ -86,9 +92,9 @@ impl AnswerView {
         let a = &self.answer;
         let width = crate::wrap::width();
         let mut out = crate::wrap::wrap(&format!("answer: {}\n", a.headline), width);
-        match (&self.next_command, self.next_line.strip_suffix(self.next_command.as_deref().unwrap_or_default())) {
-            (Some(command), Some(prose)) if !prose.is_empty() => {
-                out.push_str(&crate::wrap::wrap(&format!("  next: {}\n", prose.trim_end()), width));
+        match (&self.next_command, self.next_prose) {
+            (Some(command), Some(prose)) => {
+                out.push_str(&crate::wrap::wrap(&format!("  next: {prose}:\n"), width));
                 out.push_str(&format!("    {command}\n"));
             }
             // The command alone: on the label's line when it fits, else on a line of its own.
