@@ -222,7 +222,7 @@ fn scan(mut reader: CsvReader, layout: &Layout, later_part: bool) -> Result<Part
     let mut next_name = NextGuess::default();
     while let Some(row) = reader.next_row()? {
         // Runtime bookkeeping tasks are no device work: left out as the timeline leaves them.
-        if crate::task_type::runtime_task(row.get(layout.core).unwrap_or("")).is_some() {
+        if crate::task_type::is_runtime_task(row.get(layout.core).unwrap_or("")) {
             continue;
         }
         let name = crate::op_table::task_name(&row, layout)?;

@@ -71,11 +71,14 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Timeline, AscendError> {
                 let dur = micros(event.get("dur")).ok_or_else(|| at("dur is missing or not a µs value"))?;
                 let tid = event.get("tid").and_then(Value::as_u64).unwrap_or(0);
                 let correlation = args.and_then(|a| a.get("connection_id")).and_then(Value::as_u64);
+                // The runtime's bookkeeping tasks are counted, not read as ops (task_type.rs).
+                let hardware = task_type.filter(|_| process == "Ascend Hardware");
+                if let Some(kind) = hardware.and_then(task_type::runtime_task) {
+                    timeline.note_unread(&kind, 1);
+                    continue;
+                }
                 let name_id = timeline.intern(name);
                 match task_type {
-                    Some(task) if process == "Ascend Hardware" && task_type::runtime_task(task).is_some() => {
-                        timeline.note_unread(&format!("runtime task {task}"), 1);
-                    }
                     Some(task) if process == "Ascend Hardware" => {
                         let stream = args
                             .and_then(|a| a.get("Stream Id").or_else(|| a.get("Physic Stream Id")))
