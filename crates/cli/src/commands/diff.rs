@@ -72,7 +72,7 @@ fn load_side(
         Loaded::Timeline(timeline) => {
             let summary = summarize_kernels(&timeline, families);
             // The steps the diagnosis finds (annotations, a repeating sequence or kernel).
-            let steps = prof_core::diagnose(&timeline, &summary).steps.map(|s| s.count);
+            let steps = prof_core::diagnosis::steps::count(&timeline);
             Ok(SideData { timeline: Some(*timeline), summary, steps })
         }
         Loaded::Summary(summary) => Ok(SideData { timeline: None, summary, steps: None }),

@@ -102,6 +102,12 @@ pub(crate) fn segment_with(timeline: &Timeline, sequence: Option<Option<StepSpan
         .or_else(|| repeating_kernel(timeline))
 }
 
+/// How many steps [`crate::diagnose`] finds in `timeline` (the same sources, in the same
+/// order), without running any rule: `prof diff` compares per step with it.
+pub fn count(timeline: &Timeline) -> Option<usize> {
+    segment_with(timeline, None).map(|steps| steps.count)
+}
+
 /// Steps as device-time spans on the main stream, before ops are assigned to them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepSpans {
