@@ -339,38 +339,65 @@ fn alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
+/// `prof mcp ARGS` spoken to in plain JSON-RPC lines over its stdio, as any client sends them:
+/// started in `dir` with the NVIDIA fakes (nvidia-smi under load), initialised (its answer
+/// checked), the `initialized` notification sent.
+fn raw_server(
+    dir: &std::path::Path,
+    args: &[&str],
+) -> (std::process::Child, std::process::ChildStdin, std::io::BufReader<std::process::ChildStdout>) {
+    use std::io::{BufRead, Write};
+    let mut server = hermetic(path_with(&fakes("nvidia")))
+        .arg("mcp")
+        .args(args)
+        .env("FAKE_NVIDIA_SMI", "busy")
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    let mut output = std::io::BufReader::new(server.stdout.take().unwrap());
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    writeln!(input, "{initialize}").unwrap();
+    let mut line = String::new();
+    output.read_line(&mut line).unwrap();
+    assert!(line.contains("\"result\""), "{line}");
+    writeln!(input, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+    (server, input, output)
+}
+
+/// The `tools/call` (id 2) of `util` with a workload that writes its pid to `pidfile`, then
+/// sleeps 60 s.
+fn util_call_writing_its_pid(pidfile: &std::path::Path) -> Value {
+    let script = format!("echo $$ > {}; exec sleep 60", pidfile.display());
+    json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "util",
+        "arguments": {"command": ["sh", "-c", script], "confirm": true}}})
+}
+
+/// True once `pid` is gone, waiting up to 15 s.
+fn gone_within_15_s(pid: i32) -> bool {
+    let stopping = Instant::now();
+    while alive(pid) && stopping.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    !alive(pid)
+}
+
 /// A signal to `prof mcp` in the middle of a `util` call that runs a workload: TERM, INT and
 /// HUP end prof mcp (128 + the signal), KILL ends it too; in every case the workload the call
 /// started is gone within seconds (it once ran on, re-parented to init, and INT and HUP were
 /// ignored). Plain JSON-RPC lines over stdin, as any client sends them.
 #[test]
 fn a_signal_to_prof_mcp_stops_the_workload_of_the_call_in_flight() {
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGKILL] {
         let scratch = Scratch::new(&format!("mcp-signal-{signal}"));
         let pidfile = scratch.path().join("workload.pid");
-        let mut server = hermetic(path_with(&fakes("nvidia")))
-            .arg("mcp")
-            .env("FAKE_NVIDIA_SMI", "busy")
-            .current_dir(scratch.path())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut input = server.stdin.take().unwrap();
-        let mut output = std::io::BufReader::new(server.stdout.take().unwrap());
-        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
-        writeln!(input, "{initialize}").unwrap();
-        let mut line = String::new();
-        output.read_line(&mut line).unwrap();
-        assert!(line.contains("\"result\""), "{line}");
-        let script = format!("echo $$ > {}; exec sleep 60", pidfile.display());
-        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "util",
-            "arguments": {"command": ["sh", "-c", script], "confirm": true}}});
-        writeln!(input, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
-        writeln!(input, "{call}").unwrap();
+        let (mut server, mut input, _output) = raw_server(scratch.path(), &[]);
+        writeln!(input, "{}", util_call_writing_its_pid(&pidfile)).unwrap();
         let started = Instant::now();
         let workload = loop {
             if let Some(pid) = std::fs::read_to_string(&pidfile).ok().and_then(|t| t.trim().parse::<i32>().ok()) {
@@ -386,11 +413,7 @@ fn a_signal_to_prof_mcp_stops_the_workload_of_the_call_in_flight() {
         if signal != libc::SIGKILL {
             assert_eq!(status.code(), Some(128 + signal), "signal {signal}");
         }
-        let stopping = Instant::now();
-        while alive(workload) && stopping.elapsed() < Duration::from_secs(15) {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        assert!(!alive(workload), "signal {signal}: the workload {workload} outlived prof mcp");
+        assert!(gone_within_15_s(workload), "signal {signal}: the workload {workload} outlived prof mcp");
         drop(input);
     }
 }
@@ -402,25 +425,8 @@ fn a_call_past_its_limit_is_stopped_and_says_so() {
     use std::io::{BufRead, Write};
     let scratch = Scratch::new("mcp-call-limit");
     let pidfile = scratch.path().join("workload.pid");
-    let mut server = hermetic(path_with(&fakes("nvidia")))
-        .args(["mcp", "--call-limit", "2s"])
-        .env("FAKE_NVIDIA_SMI", "busy")
-        .current_dir(scratch.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut input = server.stdin.take().unwrap();
-    let mut output = std::io::BufReader::new(server.stdout.take().unwrap());
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
-    writeln!(input, "{initialize}").unwrap();
-    writeln!(input, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
-    let script = format!("echo $$ > {}; exec sleep 60", pidfile.display());
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "util",
-        "arguments": {"command": ["sh", "-c", script], "confirm": true}}});
-    writeln!(input, "{call}").unwrap();
+    let (mut server, mut input, mut output) = raw_server(scratch.path(), &["--call-limit", "2s"]);
+    writeln!(input, "{}", util_call_writing_its_pid(&pidfile)).unwrap();
     let started = Instant::now();
     let answer = loop {
         let mut line = String::new();
@@ -436,11 +442,7 @@ fn a_call_past_its_limit_is_stopped_and_says_so() {
     let said = result["content"][0]["text"].as_str().unwrap_or_default();
     assert!(said.contains("ran past its limit of 2s (prof mcp --call-limit)"), "{said}");
     let workload: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
-    let stopping = Instant::now();
-    while alive(workload) && stopping.elapsed() < Duration::from_secs(15) {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(!alive(workload), "the workload {workload} outlived its call");
+    assert!(gone_within_15_s(workload), "the workload {workload} outlived its call");
     let detect =
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "detect", "arguments": {}}});
     writeln!(input, "{detect}").unwrap();
