@@ -272,7 +272,7 @@ fn cudnn_convolutions_and_the_small_kernels_around_them() {
         ("gemm_fusion_dot_general_2", Family::Gemm),
         ("void cudnn::fusion::compute_dot_do_o_specialized<true, 64>(void const*, void const*, float*)", Family::Attention),
         ("void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*, unsigned int)", Family::Attention),
-        // Still: cuDNN's batch norm is a norm, its layout transform elementwise.
+        // Still: cuDNN's batch norm is a norm; its layout transform is layout (issue #50).
         ("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 128, true, 1, true>", Family::Norm),
         ("void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true>", Family::Layout),
     ];
