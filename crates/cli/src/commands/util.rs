@@ -165,13 +165,14 @@ pub fn measure(registry: &Registry, args: &UtilArgs) -> Result<Measured, Failure
         csv: args.csv.as_deref(),
         watch: args.watch,
         csv_error: Default::default(),
-        log_error: Default::default(),
     };
+    let mut log_lost = None;
     let (mode, recording, ended) = if !args.command.is_empty() {
         // Two runs into one --out would write one log.
         let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
         let log = args.out.join("util-workload.log");
-        let (recording, ended) = record_command(probe, &sampling, &args.command, args.timeout, &log)?;
+        let (recording, ended, lost) = record_command(probe, &sampling, &args.command, args.timeout, &log)?;
+        log_lost = lost;
         ("command", recording, ended)
     } else if let Some(duration) = args.duration.or(args.watch.then_some(Duration::MAX)) {
         let (recording, ended) = record_for(probe, &sampling, duration)?;
@@ -201,7 +202,7 @@ pub fn measure(registry: &Registry, args: &UtilArgs) -> Result<Measured, Failure
         lost.extend(util_record::rewrite_csv(path, &recording, stream_error).err());
     }
     let csv_lost = !lost.is_empty();
-    if let Some(error) = sampling.log_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+    if let Some(error) = log_lost {
         lost.push(Failure::new(crate::failure::Kind::OutputLost, error));
     }
     Ok(Measured { mode, recording, ended, exit_code, phases, summaries, verdict, lost, csv_lost })

@@ -23,11 +23,9 @@ pub struct Sampling<'a> {
     /// The first failed write to the CSV stream (a full disk): the samples stay in memory;
     /// `--watch` says so at once, and the verb reports it at the end.
     pub csv_error: CsvError,
-    /// The command's log, when it could not be written (a full disk).
-    pub log_error: CsvError,
 }
 
-/// Where the CSV stream (or the command's log) leaves its first failure.
+/// Where the CSV stream leaves its first failure (written from the sampler's thread).
 pub type CsvError = std::sync::Arc<std::sync::Mutex<Option<String>>>;
 
 /// How often `--watch` prints a line.
@@ -143,34 +141,34 @@ pub fn rewrite_csv(path: &Path, recording: &Recording, stream_error: Option<Stri
 }
 
 /// Samples while `command` runs under the supervisor (its output in `log`). The samples are
-/// kept however it ends: its exit, a signal to prof, or `timeout`.
+/// kept however it ends: its exit, a signal to prof, or `timeout`. The third value says why
+/// the log could not be written (a full disk), when it could not: the verb reports it after
+/// the report, as a lost output.
 pub fn record_command(
     probe: Box<dyn UtilizationProbe>,
     sampling: &Sampling<'_>,
     command: &[OsString],
     timeout: Option<Duration>,
     log: &Path,
-) -> Result<(Recording, Ended), Failure> {
+) -> Result<(Recording, Ended, Option<String>), Failure> {
     let mut plan = RunPlan::new("workload", command.to_vec(), log);
     plan.timeout = timeout;
     plan.echo = true;
     let handle = start(probe, sampling)?;
     let outcome = supervisor::run(&plan);
     let recording = handle.stop();
+    let mut log_lost = None;
     let ended = match outcome {
         Ok(outcome) => {
-            if let Some(error) = &outcome.log_error {
-                // The verb reports it after the report, as a lost output.
-                *sampling.log_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
-                    Some(format!("{}: {error}; the command's output is lost", log.display()));
-            }
+            log_lost =
+                outcome.log_error.map(|error| format!("{}: {error}; the command's output is lost", log.display()));
             Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s)))
         }
         Err(prof_core::Error::Interrupted { signal, .. }) => Ended::Signal(signal),
         Err(prof_core::Error::TimedOut { .. }) => Ended::TimedOut,
         Err(other) => return Err(other.into()),
     };
-    Ok((recording, ended))
+    Ok((recording, ended, log_lost))
 }
 
 /// Samples for `duration` (`Duration::MAX`: until stopped), or until a signal to prof ends it
