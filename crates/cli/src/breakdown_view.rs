@@ -36,12 +36,12 @@ pub struct BreakdownReport<'a> {
     /// The timeline analyses (see `crate::sections`), keyed by section; absent for
     /// summary-only artifacts.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::sections::Analyses>")]
+    #[schemars(with = "Option<crate::sections::AnalysesSchema>")]
     pub analyses: Option<serde_json::Value>,
     /// The phases of the run and the window the answers describe (see `crate::phases_view`);
     /// absent for summary-only artifacts.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub phases: Option<&'a crate::phases_view::PhaseView>,
+    pub phases: Option<&'a prof_core::report::PhaseView>,
     /// For a `prof util --csv` recording: the verdict of `prof util` on it (added in 0.3.0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub util_verdict: Option<&'a prof_core::Verdict>,

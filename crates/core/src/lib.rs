@@ -38,6 +38,7 @@ pub mod rank_job;
 mod recognition;
 pub mod recorder;
 mod registry;
+pub mod report;
 pub mod run_plan;
 pub mod samples_csv;
 pub mod step_runner;

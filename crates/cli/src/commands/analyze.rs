@@ -11,11 +11,12 @@ use crate::failure::{Failure, Kind};
 use crate::outputs::{self, OutputArgs};
 use crate::progress;
 use crate::render::print_json;
-use crate::sections::{self, SectionContext};
+use crate::sections;
 use clap::Args;
-use prof_core::diagnosis::{diagnose_with_sequence, DiagnosisReport};
+use prof_core::diagnosis::DiagnosisReport;
 use prof_core::families::Families;
 use prof_core::kernel_summary::summarize_kernels;
+use prof_core::report::{Options, VendorPrefetch};
 use prof_core::{Registry, Timeline};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -121,7 +122,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             return outcome;
         }
     }
-    let vendor = sections::VendorPrefetch::start(args.path.as_deref());
+    let vendor = VendorPrefetch::start(args.path.as_deref(), crate::registry::build);
     let (loaded, format) = match &args.path {
         Some(path) => {
             let _loading = progress::loading(path);
@@ -134,31 +135,26 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     };
     let util_csv = args.path.as_deref().filter(|p| prof_core::util_csv::is_util_csv(p));
     let (mut util_verdict, mut util_ticks) = (None, None);
-    let mut roles = std::sync::OnceLock::new();
-    let (timeline, summary, diagnosis, mut phases) = match loaded {
+    let options = Options::new(&families, registry, &vendor).at(args.path.as_deref()).phase(args.phase);
+    let (report, summary) = match loaded {
         Loaded::Timeline(timeline) => {
             let timeline = *timeline;
-            let (timeline, phases, summary) = match util_csv {
+            let report = match util_csv {
                 // A `prof util --csv` recording: the phases and verdict of the live run; its
                 // counter analyses (clock drops, throttle reasons) cover the whole recording.
                 Some(csv) => {
                     let ticks = prof_core::util_ticks::read_ticks(csv)?;
-                    let (phases, _, verdict) = crate::phases_view::judge_util(&ticks, args.phase, &["<your command>"])?;
+                    let (phases, _, verdict) = prof_core::report::judge_util(&ticks, args.phase, &["<your command>"])?;
                     util_verdict = Some(verdict);
                     util_ticks = Some(ticks);
                     let summary = summarize_kernels(&timeline, &families);
-                    (timeline, phases, summary)
+                    prof_core::report::analyze_window(timeline, phases, summary, Default::default(), &options)
                 }
-                None => {
-                    let (timeline, phases, summary, known_roles) =
-                        crate::phases_view::apply_summarized(timeline, args.phase, &families)?;
-                    roles = known_roles;
-                    (timeline, phases, summary)
-                }
+                None => prof_core::report::analyze(timeline, &options)?,
             };
-            (Some(timeline), summary, None, Some(phases))
+            (Some(report), None)
         }
-        Loaded::Summary(summary) => (None, summary, Some(DiagnosisReport { findings: Vec::new(), steps: None }), None),
+        Loaded::Summary(summary) => (None, Some(summary)),
         Loaded::Kernels(reports) => {
             refuse_outputs(&args.outputs, "an ncu report holds per-kernel metrics, no timeline or breakdown")?;
             let source = args.path.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
@@ -170,30 +166,32 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             return Ok(ExitCode::SUCCESS);
         }
     };
-    let context = SectionContext::new(&families, &summary, args.path.as_deref(), &vendor, registry, roles);
-    // The diagnosis and the sections read the same timeline and summary: on two cores at once.
-    let (diagnosis, sections) = match (diagnosis, timeline.as_ref()) {
-        (None, Some(t)) => {
-            // The run's repeating sequence, when the phases found it on this timeline.
-            let known = phases.as_mut().and_then(|p| p.take_sequence());
-            let (sections, diagnosis) =
-                sections::all_beside(t, &context, || diagnose_with_sequence(t, &summary, known));
-            (diagnosis, sections)
-        }
-        (diagnosis, _) => (diagnosis.unwrap_or(DiagnosisReport { findings: Vec::new(), steps: None }), Vec::new()),
-    };
+    let no_diagnosis = DiagnosisReport { findings: Vec::new(), steps: None };
+    let summary =
+        report.as_ref().map(|r| &r.summary).or(summary.as_ref()).ok_or("no timeline and no summary loaded")?;
+    let timeline = report.as_ref().map(|r| &r.timeline);
+    let diagnosis = report.as_ref().map_or(&no_diagnosis, |r| &r.diagnosis);
+    let phases = report.as_ref().map(|r| &r.phases);
+    let sections = report.as_ref().map(|r| sections::render(&r.analyses, summary)).unwrap_or_default();
     let dive = DeepDiveContext {
         available: deep_dive_available(registry, dive_vendor(format.as_ref(), summary.recorded_on.as_deref()), None),
-        launches_before: phases.as_ref().map(|p| &p.launches_before),
+        launches_before: phases.map(|p| &p.launches_before),
     };
     let origin = crate::answer_view::Origin { command: &[], path: args.path.as_deref().and_then(Path::to_str) };
-    let has_timeline = timeline.as_ref().map(|_| &diagnosis);
-    let found = match &util_verdict {
+    let has_timeline = timeline.map(|_| diagnosis);
+    let found = match (&util_verdict, &report) {
         // A `prof util --csv` recording: its own verdict is the answer (it has no kernels).
-        Some(verdict) => prof_core::answer::of_utilization(verdict),
-        None => context.answer(timeline.as_ref(), has_timeline),
+        (Some(verdict), _) => prof_core::answer::of_utilization(verdict),
+        (None, Some(report)) => report.answer.clone(),
+        (None, None) => prof_core::answer::answer(&prof_core::answer::Inputs {
+            timeline: None,
+            summary,
+            diagnosis: None,
+            gaps: None,
+            launch: None,
+        }),
     };
-    let view = AnswerView::new(found, &summary, &dive, &origin);
+    let view = AnswerView::new(found, summary, &dive, &origin);
     let next = view.deep_dive_command();
     let answer = crate::html_report::Answer { diagnosis: has_timeline, answer: Some(&view), top: args.report.top };
     // A `prof util --csv` recording is re-plotted as the utilization page `prof util --html` draws.
@@ -212,33 +210,33 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         }
         _ => outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: args.outputs.html.clone() },
     };
-    let mut written = outputs::write(&breakdown_outputs, timeline.as_ref(), &summary, &sections, &answer)?;
+    let mut written = outputs::write(&breakdown_outputs, timeline, summary, &sections, &answer)?;
     written.lines.extend(util_page.lines);
     written.lost.splice(0..0, util_page.lost);
     if args.json {
         let artifacts = args.path.iter().map(|p| p.display().to_string()).collect();
-        let mut report = BreakdownReport::new(&summary, &diagnosis, artifacts, None, next);
-        report.analyses = timeline.as_ref().map(|_| sections::to_json(&sections));
-        report.phases = phases.as_ref();
+        let mut report = BreakdownReport::new(summary, diagnosis, artifacts, None, next);
+        report.analyses = timeline.map(|_| sections::to_json(&sections));
+        report.phases = phases;
         report.util_verdict = util_verdict.as_ref();
         report.format = format.as_ref();
         report.recorded_on = summary.recorded_on.as_deref();
-        report.unread = timeline.as_ref().map_or(&[], |t| t.unread.as_slice());
+        report.unread = timeline.map_or(&[], |t| t.unread.as_slice());
         report.answer = Some(&view);
         print_json(&report)?;
     } else {
         outln!("{}", view.render_text());
-        if let Some(phases) = &phases {
+        if let Some(phases) = phases {
             out!("{}", crate::phases_view::render_text(phases));
         }
         if let Some(verdict) = &util_verdict {
             outln!("{}", super::util::render_verdict(verdict).trim_start());
         }
         if let Some(format) = &format {
-            let line = read_as_line(format, summary.recorded_on.as_deref(), timeline.as_ref());
+            let line = read_as_line(format, summary.recorded_on.as_deref(), timeline);
             out!("{}", crate::wrap::wrap(&format!("{line}\n"), crate::wrap::width()));
         }
-        out!("{}", render_text(&summary, &diagnosis, args.report.top));
+        out!("{}", render_text(summary, diagnosis, args.report.top));
         out!("{}", sections::render_text(&sections));
     }
     Ok(written.finish())

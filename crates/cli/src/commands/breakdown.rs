@@ -15,10 +15,10 @@ use crate::failure::{Failure, Kind};
 use crate::outputs::{self, OutputArgs};
 use crate::progress;
 use crate::render::print_json;
-use crate::sections::{self, SectionContext};
+use crate::sections;
 use clap::Args;
 use prof_capture::capture::{describe_plan, run_capture};
-use prof_core::{diagnose_with_sequence, BreakdownTool, CaptureRange, CaptureRequest, Registry, Vendor};
+use prof_core::{BreakdownTool, CaptureRange, CaptureRequest, Registry, Vendor};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -303,7 +303,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     };
     let ran = started.elapsed();
     let paths: Vec<PathBuf> = captured.artifacts.iter().map(|(path, _)| path.clone()).collect();
-    let vendor = sections::VendorPrefetch::start(paths.first().map(PathBuf::as_path));
+    let vendor = prof_core::report::VendorPrefetch::start(paths.first().map(PathBuf::as_path), crate::registry::build);
     let loading = progress::spinner("loading the capture".to_owned(), true);
     let timeline = tool.load(&paths).map_err(|e| {
         let mut failure = Failure::from(e).or_kind(Kind::BadInput);
@@ -314,17 +314,17 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     })?;
     let timeline = super::analyze::checked(timeline)?;
     loading.finish();
-    let (timeline, mut phases, summary, roles) = crate::phases_view::apply_summarized(timeline, args.phase, &families)?;
-    let diagnosis = diagnose_with_sequence(&timeline, &summary, phases.take_sequence());
+    let path = paths.first().map(PathBuf::as_path);
+    let options = prof_core::report::Options::new(&families, registry, &vendor).at(path).phase(args.phase);
+    let prof_core::report::Report { timeline, phases, summary, diagnosis, analyses, answer } =
+        prof_core::report::analyze(timeline, &options)?;
     let dive = DeepDiveContext {
         available: deep_dive_available(registry, None, Some(tool.name())),
         launches_before: Some(&phases.launches_before),
     };
-    let path = paths.first().map(PathBuf::as_path);
-    let context = SectionContext::new(&families, &summary, path, &vendor, registry, roles);
-    let sections = sections::all(&timeline, &context);
+    let sections = sections::render(&analyses, &summary);
     let origin = crate::answer_view::Origin { command: &args.command, path: None };
-    let answer = AnswerView::new(context.answer(Some(&timeline), Some(&diagnosis)), &summary, &dive, &origin);
+    let answer = AnswerView::new(answer, &summary, &dive, &origin);
     let deep_dive = answer.deep_dive_command();
     let page = crate::html_report::Answer { diagnosis: Some(&diagnosis), answer: Some(&answer), top: args.report.top };
     let written = outputs::write(&args.outputs, Some(&timeline), &summary, &sections, &page)?;

@@ -19,8 +19,6 @@ use crate::serve::session::{self, Load, SessionInput, SessionReport};
 use crate::serve::shell_words;
 use clap::Args;
 use prof_capture::supervisor::{self, verify_artifact};
-use prof_core::diagnosis::diagnose;
-use prof_core::kernel_summary::summarize_kernels;
 use prof_core::recorder::DEFAULT_INTERVAL;
 use prof_core::{BreakdownTool, Registry, UtilizationProbe};
 use std::ffi::OsString;
@@ -288,7 +286,7 @@ fn finish(
         let path = args.out.join(plan::UTIL_CSV);
         let mut file = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         prof_core::write_csv(&recording.ticks, &mut file).map_err(|e| format!("{}: {e}", path.display()))?;
-        let (phases, devices, _) = crate::phases_view::judge_util(&recording.ticks, args.phase, &plan.server.argv)?;
+        let (phases, devices, _) = prof_core::report::judge_util(&recording.ticks, args.phase, &plan.server.argv)?;
         utilization = Some(UtilPart {
             source: recording.source.clone(),
             samples: recording.ticks.len(),
@@ -318,21 +316,21 @@ fn finish(
     };
     if let Some(mut timeline) = timeline {
         timeline.finish_loading()?;
-        let (timeline, phases) = crate::phases_view::apply(timeline, args.phase)?;
         let families = families(None)?;
-        let summary = summarize_kernels(&timeline, &families);
-        let diagnosis = diagnose(&timeline, &summary);
-        // The answer leads, as in `prof breakdown`, worked out the same way (the context works
-        // out the idle gaps and launches it weighs; serve prints no sections).
-        let vendor = crate::sections::VendorPrefetch::start(None);
-        let context =
-            crate::sections::SectionContext::new(&families, &summary, None, &vendor, registry, Default::default());
+        // The answer leads, as in `prof breakdown`, worked out the same way (serve prints no
+        // sections).
+        let vendor = prof_core::report::VendorPrefetch::default();
+        let options = prof_core::report::Options {
+            analyses: false,
+            ..prof_core::report::Options::new(&families, registry, &vendor).phase(args.phase)
+        };
+        let prof_core::report::Report { phases, summary, diagnosis, answer: found, .. } =
+            prof_core::report::analyze(timeline, &options)?;
         let dive = crate::deep_dive_target::DeepDiveContext {
             available: crate::deep_dive_target::deep_dive_available(registry, None, Some(&plan.tool)),
             launches_before: Some(&phases.launches_before),
         };
         let origin = crate::answer_view::Origin { command: &[], path: None };
-        let found = context.answer(Some(&timeline), Some(&diagnosis));
         let view = crate::answer_view::AnswerView::new(found, &summary, &dive, &origin);
         let names = artifacts.iter().map(|a| a.path.clone()).collect();
         let deep_dive = view.deep_dive_command();

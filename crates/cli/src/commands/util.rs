@@ -87,7 +87,7 @@ struct UtilReport<'a> {
     devices: &'a [DeviceSummary],
     verdict: &'a Verdict,
     #[serde(skip_serializing_if = "Option::is_none")]
-    phases: Option<&'a crate::phases_view::PhaseView>,
+    phases: Option<&'a prof_core::report::PhaseView>,
 }
 
 /// Opens the first utilization probe that works, saying why each other one could not.
@@ -123,7 +123,7 @@ pub struct Measured {
     /// The command's exit status, when it exited.
     pub exit_code: Option<i32>,
     /// The phases (not for a snapshot).
-    pub phases: Option<crate::phases_view::PhaseView>,
+    pub phases: Option<prof_core::report::PhaseView>,
     /// Per device, over the chosen phase.
     pub summaries: Vec<DeviceSummary>,
     /// The verdict.
@@ -193,7 +193,7 @@ pub fn measure(registry: &Registry, args: &UtilArgs) -> Result<Measured, Failure
         let verdict = judge_snapshot(&summaries);
         (None, summaries, verdict)
     } else {
-        let (phases, summaries, verdict) = crate::phases_view::judge_util(&recording.ticks, args.phase, &args.command)?;
+        let (phases, summaries, verdict) = prof_core::report::judge_util(&recording.ticks, args.phase, &args.command)?;
         (Some(phases), summaries, verdict)
     };
     let mut lost = Vec::new();

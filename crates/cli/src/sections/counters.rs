@@ -2,22 +2,20 @@
 //! nominal (maximum) value with the throttle reasons active in each (core's [`counter_drops`]).
 //! A throttle-reason series (0/1) is shown as the share of its samples where it was active.
 
-use super::{RenderedSection, SectionContext};
+use super::RenderedSection;
 use crate::blocks::Blocks;
 use crate::render::human_ns;
-use prof_core::analysis::counters::{counter_drops, throttle_reason};
-use prof_core::Timeline;
+use prof_core::analysis::counters::{throttle_reason, SeriesDrops};
 
 /// The counter section, when the timeline has counter series.
-pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<RenderedSection> {
-    let series = counter_drops(timeline);
+pub fn section(series: &[SeriesDrops]) -> Option<RenderedSection> {
     if series.is_empty() {
         return None;
     }
     let mut rows = vec![["counter", "device", "points", "min", "max", "mean", "below nominal", "drops"]
         .map(String::from)
         .to_vec()];
-    for s in &series {
+    for s in series {
         let unit = s.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default();
         let value = |v: f64| format!("{v:.0}{unit}");
         if throttle_reason(&s.name).is_some() {
@@ -82,7 +80,7 @@ pub fn section(timeline: &Timeline, _context: &SectionContext) -> Option<Rendere
             ));
         }
     }
-    let json = serde_json::to_value(&series).ok()?;
+    let json = serde_json::to_value(series).ok()?;
     Some(RenderedSection {
         key: "counters",
         title: "counters and clock drops (nominal = the series' maximum)".to_owned(),

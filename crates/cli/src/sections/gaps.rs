@@ -2,11 +2,10 @@
 //! main stream, by length and by cause, each stream's own idle time, the longest gaps with the ops around them and the
 //! host activity inside, and the remedies that apply (core's [`idle_gaps`]).
 
-use super::{RenderedSection, SectionContext};
+use super::RenderedSection;
 use crate::blocks::Blocks;
 use crate::render::{ellipsize, human_ns};
 use prof_core::analysis::gaps::{DeviceGaps, GapCause, GapStats};
-use prof_core::Timeline;
 
 /// Widest op or host-span name printed.
 const NAME_WIDTH: usize = 40;
@@ -16,8 +15,7 @@ const TEXT_GAPS: usize = 5;
 const TEXT_STREAMS: usize = 6;
 
 /// The idle gaps, when some device has any.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
-    let devices = context.idle_gaps(timeline);
+pub fn section(devices: &[DeviceGaps]) -> Option<RenderedSection> {
     if !devices.iter().any(|d| d.device_gaps.count > 0) {
         return None;
     }

@@ -1,15 +1,13 @@
 //! "Are kernels launch-bound": launch delay, CPU launch time against kernel time, and the
 //! share of kernels shorter than their launch call (core's [`launch_stats`]).
 
-use super::{RenderedSection, SectionContext};
+use super::RenderedSection;
 use crate::blocks::Blocks;
 use crate::render::human_ns;
-use prof_core::analysis::launch::{Percentiles, SHORT_KERNEL_NS};
-use prof_core::Timeline;
+use prof_core::analysis::launch::{LaunchStats, Percentiles, SHORT_KERNEL_NS};
 
 /// The launch statistics, when some kernel links to its launch call.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
-    let stats = context.launch_stats(timeline)?;
+pub fn section(stats: &LaunchStats) -> Option<RenderedSection> {
     let cells = |p: &Percentiles| [p.p50_ns, p.p90_ns, p.p99_ns, p.max_ns].map(|ns| human_ns(ns as f64));
     let mut rows = vec![["", "p50", "p90", "p99", "max"].map(String::from).to_vec()];
     for (label, p) in [("launch delay", &stats.delay), ("launch call", &stats.launch_duration)] {

@@ -1,18 +1,17 @@
 //! "One layer": the layers (or steps) found from the main stream's repeating op pattern and
 //! the per-op cost of one representative layer, most expensive first (core's [`find_layers`]).
 
-use super::{RenderedSection, SectionContext};
+use super::RenderedSection;
 use crate::blocks::Blocks;
 use crate::render::{ellipsize, human_ns};
-use prof_core::analysis::layers::find_layers_of_roles;
-use prof_core::Timeline;
+use prof_core::analysis::layers::Layers;
+use prof_core::KernelSummary;
 
 /// Ops of the representative layer listed by cost.
 const LISTED_OPS: usize = 15;
 
 /// The layer section, when an op pattern repeats on the main stream.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
-    let layers = find_layers_of_roles(timeline, context.stream_roles(timeline))?;
+pub fn section(layers: &Layers, summary: &KernelSummary) -> Option<RenderedSection> {
     let mut text = Blocks::default();
     text.push_str(&format!(
         "device {} stream {}: {} layers of {} ops from op {} of {} (+{}), {:.1} % of the stream's op time\n",
@@ -45,7 +44,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
         ));
     }
     let family: std::collections::HashMap<&str, &str> =
-        context.summary.kernels.iter().map(|k| (k.name.as_str(), k.family.as_str())).collect();
+        summary.kernels.iter().map(|k| (k.name.as_str(), k.family.as_str())).collect();
     let mut rows = vec![["#", "op (position in layer)", "family", "mean", "share of layer"].map(String::from).to_vec()];
     for op in layers.by_share().into_iter().take(LISTED_OPS) {
         rows.push(vec![
@@ -63,7 +62,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
             layers.ops.len() - LISTED_OPS
         ));
     }
-    let json = serde_json::to_value(&layers).ok()?;
+    let json = serde_json::to_value(layers).ok()?;
     Some(RenderedSection {
         key: "layers",
         title: "one layer (repeating op pattern on the main stream; costliest ops first)".to_owned(),

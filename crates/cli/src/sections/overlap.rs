@@ -1,17 +1,13 @@
 //! "What ran hidden under what": per device, the share of communication time that overlapped
 //! compute and the share of cube time that overlapped vector work (core's [`overlaps`]).
 
-use super::{RenderedSection, SectionContext};
+use super::RenderedSection;
 use crate::blocks::Blocks;
 use crate::render::human_ns;
-use prof_core::analysis::overlap::{overlaps_of, PairOverlap};
-use prof_core::analysis::streams::communication_ops;
-use prof_core::Timeline;
+use prof_core::analysis::overlap::{DeviceOverlap, PairOverlap};
 
 /// The overlaps, when some device ran both compute and communication, or cube and vector ops.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
-    let communication = communication_ops(context.stream_roles(timeline)) > 0;
-    let devices = overlaps_of(timeline, context.families, communication);
+pub fn section(devices: &[DeviceOverlap]) -> Option<RenderedSection> {
     if devices.is_empty() {
         return None;
     }
@@ -26,7 +22,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
             format!("{:.1} %", p.hidden_pct),
         ]);
     };
-    for d in &devices {
+    for d in devices {
         if let Some(p) = &d.compute_communication {
             row(d.device, "communication under compute", p);
         }
@@ -34,7 +30,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
             row(d.device, "cube under vector", p);
         }
     }
-    let json = serde_json::to_value(&devices).ok()?;
+    let json = serde_json::to_value(devices).ok()?;
     Some(RenderedSection {
         key: "overlap",
         title: "overlap (share of the covered time that ran under the other)".to_owned(),

@@ -1,16 +1,14 @@
 //! "Which stream does what": per device, each stream's role (main, communication, memory,
 //! side), ops, busy time and share of the device's busy time (core's [`stream_roles`]).
 
-use super::{RenderedSection, SectionContext};
+use super::RenderedSection;
 use crate::blocks::Blocks;
 use crate::render::human_ns;
-use prof_core::analysis::streams::StreamRole;
+use prof_core::analysis::streams::{DeviceStreams, StreamRole};
 use prof_core::analysis::temporal::Activity;
-use prof_core::Timeline;
 
 /// The stream roles, when some device has more than one stream.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
-    let devices = context.stream_roles(timeline);
+pub fn section(devices: &[DeviceStreams]) -> Option<RenderedSection> {
     if !devices.iter().any(|d| d.streams.len() > 1) {
         return None;
     }

@@ -1,21 +1,19 @@
 //! "Where the wall time went": compute / communication / memory / other / idle share of each
 //! device's wall time (core's [`temporal_breakdown`]).
 
-use super::{RenderedSection, SectionContext};
+use super::RenderedSection;
 use crate::blocks::Blocks;
 use crate::render::human_ns;
-use prof_core::analysis::temporal::temporal_breakdown;
-use prof_core::Timeline;
+use prof_core::analysis::temporal::DeviceTemporal;
 
 /// The temporal breakdown, when the timeline has device ops.
-pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<RenderedSection> {
-    let devices = temporal_breakdown(timeline, context.families);
+pub fn section(devices: &[DeviceTemporal]) -> Option<RenderedSection> {
     if devices.is_empty() {
         return None;
     }
     let mut rows =
         vec![["device", "wall", "compute", "communication", "memory", "other", "idle"].map(String::from).to_vec()];
-    for d in &devices {
+    for d in devices {
         let cell = |ns: u64| format!("{:.1} %", d.share_pct(ns));
         rows.push(vec![
             d.device.to_string(),
@@ -28,7 +26,7 @@ pub fn section(timeline: &Timeline, context: &SectionContext) -> Option<Rendered
         ]);
     }
     let text = Blocks::from_table(rows);
-    let json = serde_json::to_value(&devices).ok()?;
+    let json = serde_json::to_value(devices).ok()?;
     Some(RenderedSection {
         key: "temporal",
         title: "wall time per device (exclusive: compute > communication > memory > other)".to_owned(),

@@ -1,45 +1,18 @@
 //! The backends' own sections ([`prof_core::Vendor::sections`]: the Ascend op checks of a
-//! profile directory, …), rendered like every other analysis. They depend on the artifact's
-//! path only, so they are computed on their own thread from the moment the path is known: a
-//! section that reads other files overlaps the timeline's load instead of following it. A
-//! reader that finds a section in the same pass as the ops (an Ascend op table's checks)
-//! carries it on the timeline instead ([`prof_core::Timeline::sections`]), rendered here too.
+//! profile directory, …, read beside the artifact by [`prof_core::report::VendorPrefetch`];
+//! an Ascend op table's checks found with the ops, [`prof_core::Timeline::sections`]),
+//! rendered like every other analysis.
 
 use super::RenderedSection;
 use crate::blocks::Blocks;
 use crate::render::{ellipsize, human_ns};
 use prof_timeline::section::{Cell, Section as VendorSection};
-use std::path::Path;
-use std::sync::Mutex;
-use std::thread::JoinHandle;
 
 /// Width of a name cell in a vendor table.
 const NAME_WIDTH: usize = 36;
 
-/// The vendor sections of an artifact, computing on their own thread.
-#[derive(Default)]
-pub struct VendorPrefetch {
-    running: Mutex<Option<JoinHandle<Vec<VendorSection>>>>,
-}
-
-impl VendorPrefetch {
-    /// Starts the backends' sections of `path`; nothing without a path.
-    pub fn start(path: Option<&Path>) -> Self {
-        let Some(path) = path.map(Path::to_owned) else { return Self::default() };
-        let handle = std::thread::spawn(move || crate::registry::build().sections(&path));
-        Self { running: Mutex::new(Some(handle)) }
-    }
-
-    /// The sections, rendered, once; empty when none were started (or the thread panicked, a
-    /// bug that should not take the report with it).
-    pub fn take(&self) -> Vec<RenderedSection> {
-        let handle = self.running.lock().ok().and_then(|mut running| running.take());
-        handle.and_then(|h| h.join().ok()).unwrap_or_default().into_iter().map(render).collect()
-    }
-}
-
 /// A vendor section as text under its title, and its JSON.
-pub(super) fn render(section: VendorSection) -> RenderedSection {
+pub(super) fn render(section: &VendorSection) -> RenderedSection {
     let mut text = Blocks::default();
     for line in &section.lines {
         text.push_str(&format!("{}\n", line_text(line)));
@@ -55,7 +28,7 @@ pub(super) fn render(section: VendorSection) -> RenderedSection {
     for note in &section.notes {
         text.push_str(&format!("note: {note}\n"));
     }
-    RenderedSection { key: section.key, title: section.title, text, json: section.json }
+    RenderedSection { key: section.key, title: section.title.clone(), text, json: section.json.clone() }
 }
 
 fn line_text(line: &[Cell]) -> String {
@@ -93,7 +66,7 @@ mod tests {
             rows: vec![vec![Cell::Name("x".repeat(50)), Cell::Count(3), Cell::Missing]],
         });
         section.notes.push("no OP State column".into());
-        let rendered = render(section);
+        let rendered = render(&section);
         assert_eq!((rendered.key, rendered.title.as_str()), ("v", "a vendor check"));
         let text = rendered.text.text();
         let lines: Vec<&str> = text.lines().collect();

@@ -124,7 +124,7 @@ pub struct UtilPart {
     /// Per-device summaries, over the window `--phase` picks (the active phase by default).
     pub devices: Vec<DeviceSummary>,
     /// The phases of the recording (added in 0.3.0).
-    pub phases: Option<crate::phases_view::PhaseView>,
+    pub phases: Option<prof_core::report::PhaseView>,
 }
 
 fn ms(value: Option<f64>) -> String {

@@ -4,12 +4,12 @@
 //! link matrix (`communication_matrix.json`), which win over the timeline where both exist.
 
 use crate::failure::{Failure, Kind};
-use crate::sections::comm::TransportRow;
 use prof_core::analysis::comm::{gbps, summarize_collectives, timeline_comm_samples, CollectiveStats, CommSample};
 use prof_core::analysis::ranks::RankSplit;
 use prof_core::analysis::temporal::temporal_breakdown;
 use prof_core::families::Families;
 use prof_core::kernel_summary::{summarize_kernels, KernelSummary};
+use prof_core::report::TransportRow;
 use prof_core::{Error, Loaded, Registry};
 use serde::Serialize;
 use std::path::Path;
@@ -158,7 +158,7 @@ fn vendor_tables(registry: &Registry, result: &mut RankResult, path: &Path) -> b
     if let Some(comm) = &tables.comm {
         result.samples.clone_from(&comm.samples);
         result.collectives = summarize_collectives(result.samples.clone());
-        result.transports = crate::sections::comm::transport_rows(&comm.transports);
+        result.transports = prof_core::report::transport_rows(&comm.transports);
     }
     result.links = tables
         .links

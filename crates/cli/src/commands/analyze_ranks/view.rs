@@ -3,7 +3,8 @@
 
 use super::RanksReport;
 use crate::render::{ellipsize, human_ns, table};
-use crate::sections::comm::{self, CommReport};
+use crate::sections::comm;
+use prof_core::report::CommReport;
 
 /// The whole report, ending in a newline.
 pub(super) fn render(report: &RanksReport) -> String {
