@@ -510,7 +510,7 @@ fn without_yes_and_a_terminal_nothing_is_started() {
 #[test]
 fn bad_command_strings_and_urls_are_refused_before_anything_starts() {
     let (out, _) = serve(&["--server", "python3 'app.py", "--health", "http://127.0.0.1:1/", "--yes"]);
-    assert!(stderr(&out).contains("--server: unterminated single quote"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--server: missing closing quote"), "{}", stderr(&out));
     let (out, _) = serve(&["--server", "python3 app.py", "--health", "https://127.0.0.1:1/", "--yes"]);
     assert!(stderr(&out).contains("https is not supported"), "{}", stderr(&out));
     let (out, _) = serve(&["--server", "x", "--health", "http://h/", "--tool", "perf", "--yes"]);

@@ -58,14 +58,10 @@ pub struct BreakdownArgs {
     /// Capture window once the workload runs.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     window: Duration,
-    /// Hard limit for each run of the command.
-    #[arg(long, default_value = "10m", value_parser = parse_duration)]
-    timeout: Duration,
     #[command(flatten)]
     pub(crate) report: crate::report_args::ReportArgs,
-    /// Directory for logs and artifacts.
-    #[arg(long, default_value = "prof-out")]
-    out: PathBuf,
+    #[command(flatten)]
+    pub(crate) run: crate::report_args::RunArgs,
     /// Print the `prof.breakdown.v1` JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -138,9 +134,8 @@ impl BreakdownArgs {
             fallback_skip: settings.fallback_skip,
             capture_range: None,
             window: settings.window,
-            timeout: settings.timeout,
             report: crate::report_args::ReportArgs { top: settings.top, families: settings.families },
-            out: settings.out,
+            run: crate::report_args::RunArgs { timeout: settings.timeout, out: settings.out },
             json: settings.json,
             phase: prof_core::phases::PhaseChoice::Steady,
             outputs: OutputArgs::default(),
@@ -209,10 +204,10 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     let families = families(args.report.families.as_deref())?;
     let tool = choose_tool(registry, args.tool.as_deref(), vendor)?;
     // Two runs into one --out would overwrite each other's artifacts.
-    let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
+    let _lock = crate::out_lock::OutLock::take(&args.run.out).map_err(|e| Failure::new(Kind::Usage, e))?;
     let mut request = CaptureRequest {
         command: args.command.clone(),
-        out_dir: args.out.clone(),
+        out_dir: args.run.out.clone(),
         warmup_runs: args.warmup,
         skip: match args.skip {
             Some(Skip::Time(skip)) => skip,
@@ -224,7 +219,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
             (None, Some(Skip::Auto) | None) => CaptureRange::Auto,
             (None, Some(Skip::Time(_))) => CaptureRange::Time,
         },
-        timeout: args.timeout,
+        timeout: args.run.timeout,
     };
     // Neither --skip nor --capture-range: the window opens on the work where the tool can.
     // Else (a tool without it, or a window that never opened) the time window the default falls
@@ -237,7 +232,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
             // The tool cannot open on the work: where `prof profile` found no start for it, the
             // first warm-up run is sampled and the window opens where the work began.
             if fallback_skip.is_zero() && request.warmup_runs > 0 {
-                let found = breakdown_prepass::run(registry, &args.command, args.timeout, &args.out)?;
+                let found = breakdown_prepass::run(registry, &args.command, args.run.timeout, &args.run.out)?;
                 if let Some(skip) = found.skip() {
                     request.warmup_runs -= 1;
                     fallback_skip = skip;
@@ -288,7 +283,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
                 opened_by = Some("the retry after the window never opened at the work".to_owned());
             }
             Err(error) => {
-                let explained = tool.explain_failure(&args.out);
+                let explained = tool.explain_failure(&args.run.out);
                 let empty = matches!(error, prof_core::Error::ArtifactInvalid { .. });
                 let mut failure = Failure::from(error);
                 if let Some(explained) = explained {

@@ -4,7 +4,6 @@
 //! profiler's own findings (`prof.deep-dive.v1`). A deep dive replays the kernel: it is slow.
 
 use crate::deep_dive_view::{render_text, DeepDiveReport};
-use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
 use crate::render::print_json;
 use clap::Args;
@@ -27,12 +26,8 @@ pub struct DeepDiveArgs {
     /// Launches to profile.
     #[arg(long, default_value_t = 1)]
     launch_count: u32,
-    /// Hard limit for the profiled run.
-    #[arg(long, default_value = "10m", value_parser = parse_duration)]
-    timeout: Duration,
-    /// Directory for logs and the report.
-    #[arg(long, default_value = "prof-out")]
-    out: PathBuf,
+    #[command(flatten)]
+    run: crate::report_args::RunArgs,
     /// Print the `prof.deep-dive.v1` JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -60,7 +55,15 @@ impl DeepDiveArgs {
         timeout: Duration,
         out: PathBuf,
     ) -> Self {
-        Self { kernel, launch_skip, launch_count: 1, timeout, out, json: false, html: None, command }
+        Self {
+            kernel,
+            launch_skip,
+            launch_count: 1,
+            run: crate::report_args::RunArgs { timeout, out },
+            json: false,
+            html: None,
+            command,
+        }
     }
 }
 
@@ -105,14 +108,15 @@ pub fn measure(
             tool
         }
     };
-    let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(crate::failure::Kind::Usage, e))?;
+    let _lock =
+        crate::out_lock::OutLock::take(&args.run.out).map_err(|e| Failure::new(crate::failure::Kind::Usage, e))?;
     let request = DeepDiveRequest {
         command: args.command.clone(),
         kernel_regex: args.kernel.clone(),
         launch_skip: args.launch_skip,
         launch_count: args.launch_count,
-        out_dir: args.out.clone(),
-        timeout: args.timeout,
+        out_dir: args.run.out.clone(),
+        timeout: args.run.timeout,
     };
     let plan = tool.plan(&request).map_err(|e| Failure::from(e).or_kind(Kind::Usage))?;
     eprintln!(
@@ -121,7 +125,7 @@ pub fn measure(
         describe_plan(&plan)
     );
     let captured = run_capture(&plan).map_err(|error| {
-        let explained = tool.explain_failure(&args.out);
+        let explained = tool.explain_failure(&args.run.out);
         let mut failure = Failure::from(error);
         if let Some(explained) = explained {
             failure.message = explained;
@@ -133,7 +137,7 @@ pub fn measure(
     Ok(Measured {
         tool: tool.name().to_owned(),
         reports,
-        out: args.out.clone(),
+        out: args.run.out.clone(),
         how_to_open: plan.how_to_open.clone(),
         artifacts: captured.artifacts.clone(),
     })
@@ -152,7 +156,7 @@ pub fn run(registry: &Registry, args: &DeepDiveArgs) -> Result<ExitCode, Failure
         print_json(&measured.document()?)?;
     } else {
         out!("{}", render_text(&measured.reports));
-        outln!("report kept in {} ({})", args.out.display(), measured.how_to_open);
+        outln!("report kept in {} ({})", args.run.out.display(), measured.how_to_open);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -42,14 +42,10 @@ pub struct ProfileArgs {
     /// Breakdown capture window.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub(crate) window: Duration,
-    /// Hard limit for each run of the command.
-    #[arg(long, default_value = "10m", value_parser = parse_duration)]
-    timeout: Duration,
     #[command(flatten)]
     pub(crate) report: crate::report_args::ReportArgs,
-    /// Directory for logs and artifacts (one folder per step under it).
-    #[arg(long, default_value = "prof-out")]
-    out: PathBuf,
+    #[command(flatten)]
+    pub(crate) run: crate::report_args::RunArgs,
     /// Print the `prof.profile.v1` JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -73,18 +69,22 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         let check = tool.check().map_err(|e| e.to_string());
         (tool, check)
     });
-    let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
+    let _lock = crate::out_lock::OutLock::take(&args.run.out).map_err(|e| Failure::new(Kind::Usage, e))?;
     let mut report = ProfileReport::new(&args.command, vendor.name(), args.max_depth);
     let plan_tool = deep_dive_tool.as_ref().map(|(tool, check)| (tool.name(), check));
     eprintln!("{}", view::plan_text(&report, args, plan_tool));
 
     // 1. Is the device busy?
-    let util_args =
-        util::UtilArgs::for_command(args.command.clone(), args.interval, Some(args.timeout), args.out.join("util"));
+    let util_args = util::UtilArgs::for_command(
+        args.command.clone(),
+        args.interval,
+        Some(args.run.timeout),
+        args.run.out.join("util"),
+    );
     let measured = util::measure(registry, &util_args)?;
     if let super::util_record::Ended::Exited(Some(code)) = measured.ended {
         if code != 0 {
-            let log = args.out.join("util").join("util-workload.log");
+            let log = args.run.out.join("util").join("util-workload.log");
             let message = format!(
                 "the command failed (exit status {code}) during the utilization run; its output is in {}",
                 log.display()
@@ -126,9 +126,9 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
     let settings = breakdown::ForCommand {
         tool: args.tool.clone(),
         window: args.window,
-        timeout: args.timeout,
+        timeout: args.run.timeout,
         top: args.report.top,
-        out: args.out.join("breakdown"),
+        out: args.run.out.join("breakdown"),
         families: args.report.families.clone(),
         json: args.json,
         // Where the utilization run found the work: the window opens there for a tool that
@@ -193,8 +193,8 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
         args.command.clone(),
         target.regex.clone(),
         skip,
-        args.timeout,
-        args.out.join("deep-dive"),
+        args.run.timeout,
+        args.run.out.join("deep-dive"),
     );
     let measured = match deep_dive::measure(registry, &dive_args, deep_dive_tool.map(|(tool, _)| tool)) {
         Ok(measured) => measured,

@@ -16,7 +16,6 @@ use crate::serve::load::{LoadResult, LoadSpec};
 use crate::serve::plan::{self, PlanRequest, ServePlan, ServeWindow};
 use crate::serve::report::{ArtifactPart, BenchPart, LoadPart, ServeReport, ServerPart, UtilPart};
 use crate::serve::session::{self, Load, SessionInput, SessionReport};
-use crate::serve::shell_words;
 use clap::Args;
 use prof_capture::supervisor::{self, verify_artifact};
 use prof_core::recorder::DEFAULT_INTERVAL;
@@ -92,6 +91,9 @@ pub struct ServeArgs {
     phase: prof_core::phases::PhaseChoice,
 }
 
+/// `text` split into argv as a POSIX shell would for quotes and backslashes (the
+/// `shell-words` crate: no variables, no globbing, no pipes); run directly, never through
+/// `sh -c`.
 fn words(flag: &str, text: &str) -> Result<Vec<OsString>, String> {
     let argv = shell_words::split(text).map_err(|e| format!("--{flag}: {e}"))?;
     if argv.is_empty() {
@@ -405,4 +407,25 @@ fn finish(
         );
     }
     Ok(if bench_failed || left || nothing_served { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::words;
+
+    #[test]
+    fn command_lines_split_like_a_shell_without_expanding_anything() {
+        let split = |text: &str| {
+            words("server", text).map(|w| w.into_iter().map(|a| a.into_string().unwrap()).collect::<Vec<_>>())
+        };
+        assert_eq!(split("  python3  app.py --port 8000 ").unwrap(), ["python3", "app.py", "--port", "8000"]);
+        assert_eq!(split(r#"a 'b c' "d \"e\" \$HOME" f\ g"#).unwrap(), ["a", "b c", r#"d "e" $HOME"#, "f g"]);
+        assert_eq!(split(r#"x"y"'z' '' "\n""#).unwrap(), ["xyz", "", r"\n"]);
+        assert_eq!(split("echo * $HOME ;|").unwrap(), ["echo", "*", "$HOME", ";|"], "no globbing, no variables");
+        assert_eq!(split("").unwrap_err(), "--server is empty");
+        assert_eq!(split("a \\").unwrap(), ["a", "\\"], "a trailing backslash is kept");
+        for broken in ["a 'b", "a \"b"] {
+            assert!(split(broken).unwrap_err().starts_with("--server: "), "{broken}");
+        }
+    }
 }

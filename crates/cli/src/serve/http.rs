@@ -1,14 +1,12 @@
-//! A minimal HTTP/1.1 client over tokio's `TcpStream`, enough for health checks and the
-//! built-in load generator: one request per connection (`Connection: close`), responses
-//! framed by `Content-Length`, `Transfer-Encoding: chunked`, or the end of the connection.
-//! Plain `http://` only; a body is counted, not kept.
+//! The HTTP/1.1 client of health checks, profiler calls and the built-in load generator:
+//! hyper's HTTP/1 connection over tokio's `TcpStream` (hyper frames the responses:
+//! `Content-Length`, `Transfer-Encoding: chunked`, or the end of the connection), one request
+//! per connection (`Connection: close`). Plain `http://` only; a body is counted, not kept.
 
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-/// The largest response head accepted.
-const MAX_HEAD: usize = 64 * 1024;
 
 /// An `http://host:port/path` address.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,187 +77,55 @@ pub async fn send(url: &Url, body: Option<&[u8]>, timeout: Duration) -> Result<R
     }
 }
 
+/// One request on a fresh connection, through hyper's HTTP/1 client: the connection is driven
+/// on this task beside the request (nothing is spawned, so a request given up by its timeout
+/// leaves no task behind), and the body is counted frame by frame, not kept.
 async fn exchange(url: &Url, body: Option<&[u8]>) -> Result<Response, String> {
-    let mut stream =
-        TcpStream::connect((url.host.as_str(), url.port)).await.map_err(|e| format!("cannot connect: {e}"))?;
-    let head = request_head(url, body.map(<[u8]>::len));
-    stream.write_all(head.as_bytes()).await.map_err(|e| format!("cannot send the request: {e}"))?;
-    if let Some(body) = body {
-        stream.write_all(body).await.map_err(|e| format!("cannot send the request body: {e}"))?;
+    let stream = TcpStream::connect((url.host.as_str(), url.port)).await.map_err(|e| format!("cannot connect: {e}"))?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("cannot start HTTP on the connection: {e}"))?;
+    let request = request(url, body)?;
+    let answer = async move {
+        let response = sender.send_request(request).await.map_err(|e| format!("no response: {e}"))?;
+        let status = response.status().as_u16();
+        let mut body = response.into_body();
+        let mut body_bytes = 0u64;
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| format!("cannot read the response body: {e}"))?;
+            body_bytes += frame.data_ref().map_or(0, |data| data.len() as u64);
+        }
+        Ok(Response { status, body_bytes })
+    };
+    let (mut answer, mut connection) = (std::pin::pin!(answer), std::pin::pin!(connection));
+    tokio::select! {
+        biased;
+        result = &mut answer => result,
+        // The connection ends once the response is read (`Connection: close`); what it
+        // delivered is read out of the answer, a broken one is the error.
+        ended = &mut connection => match ended {
+            Ok(()) => answer.await,
+            Err(e) => Err(format!("the connection failed: {e}")),
+        },
     }
-    read_response(&mut stream).await
 }
 
-fn request_head(url: &Url, body_len: Option<usize>) -> String {
+fn request(url: &Url, body: Option<&[u8]>) -> Result<hyper::Request<Full<Bytes>>, String> {
     let host = if url.host.contains(':') { format!("[{}]", url.host) } else { url.host.clone() };
-    let mut head = match body_len {
-        Some(len) => format!(
-            "POST {} HTTP/1.1\r\nHost: {host}:{}\r\nContent-Type: application/json\r\nContent-Length: {len}\r\n",
-            url.path, url.port
-        ),
-        None => format!("GET {} HTTP/1.1\r\nHost: {host}:{}\r\n", url.path, url.port),
+    let builder = hyper::Request::builder()
+        .uri(url.path.as_str())
+        .header(hyper::header::HOST, format!("{host}:{}", url.port))
+        .header(hyper::header::USER_AGENT, "prof-serve")
+        .header(hyper::header::ACCEPT, "*/*")
+        .header(hyper::header::CONNECTION, "close");
+    let request = match body {
+        Some(body) => builder
+            .method(hyper::Method::POST)
+            .header(hyper::header::CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::copy_from_slice(body))),
+        None => builder.method(hyper::Method::GET).body(Full::new(Bytes::new())),
     };
-    head.push_str("User-Agent: prof-serve\r\nAccept: */*\r\nConnection: close\r\n\r\n");
-    head
-}
-
-/// How the body of a response is delimited.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Framing {
-    Length(u64),
-    Chunked,
-    UntilClose,
-}
-
-/// The status line and the headers that matter for framing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Head {
-    status: u16,
-    framing: Framing,
-}
-
-fn parse_head(head: &[u8]) -> Result<Head, String> {
-    let text = std::str::from_utf8(head).map_err(|_| "the response head is not text".to_owned())?;
-    let mut lines = text.split("\r\n");
-    let status_line = lines.next().unwrap_or_default();
-    let mut parts = status_line.splitn(3, ' ');
-    let version = parts.next().unwrap_or_default();
-    if !version.starts_with("HTTP/1.") {
-        return Err(format!("not an HTTP/1.x response: `{}`", status_line.chars().take(80).collect::<String>()));
-    }
-    let status = parts
-        .next()
-        .and_then(|code| code.parse::<u16>().ok())
-        .ok_or_else(|| format!("no status code in `{status_line}`"))?;
-    let mut framing = Framing::UntilClose;
-    for line in lines.filter(|l| !l.is_empty()) {
-        let Some((name, value)) = line.split_once(':') else {
-            return Err(format!("malformed header line `{line}`"));
-        };
-        let value = value.trim();
-        if name.eq_ignore_ascii_case("transfer-encoding") && value.to_ascii_lowercase().contains("chunked") {
-            framing = Framing::Chunked;
-        } else if name.eq_ignore_ascii_case("content-length") && framing != Framing::Chunked {
-            let length = value.parse::<u64>().map_err(|_| format!("bad Content-Length `{value}`"))?;
-            framing = Framing::Length(length);
-        }
-    }
-    if status == 204 || status == 304 || (100..200).contains(&status) {
-        framing = Framing::Length(0);
-    }
-    Ok(Head { status, framing })
-}
-
-/// Decodes a chunked body incrementally: fed the whole buffer each time, it resumes where
-/// it stopped, so a long body is scanned once.
-#[derive(Debug, Default)]
-struct Chunked {
-    pos: usize,
-    /// Data bytes still to skip in the current chunk (plus its CRLF).
-    remaining: u64,
-    body_bytes: u64,
-    in_trailers: bool,
-}
-
-impl Chunked {
-    /// True once the final chunk and the trailers are complete.
-    fn feed(&mut self, buf: &[u8]) -> Result<bool, String> {
-        loop {
-            if self.remaining > 0 {
-                let available = (buf.len() - self.pos) as u64;
-                let step = available.min(self.remaining);
-                self.pos += step as usize;
-                self.remaining -= step;
-                if self.remaining > 0 {
-                    return Ok(false);
-                }
-            }
-            let Some(end) = buf[self.pos..].windows(2).position(|w| w == b"\r\n") else {
-                if buf.len() - self.pos > MAX_HEAD {
-                    return Err("a chunk-size or trailer line is too long".to_owned());
-                }
-                return Ok(false);
-            };
-            let line = &buf[self.pos..self.pos + end];
-            self.pos += end + 2;
-            if self.in_trailers {
-                if line.is_empty() {
-                    return Ok(true);
-                }
-                continue;
-            }
-            let text = String::from_utf8_lossy(line);
-            let size_text = text.split(';').next().unwrap_or_default().trim();
-            let size = u64::from_str_radix(size_text, 16).map_err(|_| format!("bad chunk size `{size_text}`"))?;
-            if size == 0 {
-                self.in_trailers = true;
-                continue;
-            }
-            self.body_bytes += size;
-            self.remaining = size + 2;
-        }
-    }
-}
-
-async fn read_more(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<usize, String> {
-    let mut chunk = [0u8; 16 * 1024];
-    let n = stream.read(&mut chunk).await.map_err(|e| format!("cannot read the response: {e}"))?;
-    buf.extend_from_slice(&chunk[..n]);
-    Ok(n)
-}
-
-async fn read_response(stream: &mut TcpStream) -> Result<Response, String> {
-    let mut buf = Vec::new();
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-        if buf.len() > MAX_HEAD {
-            return Err(format!("the response head is over {MAX_HEAD} bytes"));
-        }
-        if read_more(stream, &mut buf).await? == 0 {
-            return Err("the server closed the connection before a complete response head".to_owned());
-        }
-    };
-    let head = parse_head(&buf[..head_end])?;
-    let body_bytes = match head.framing {
-        Framing::Length(length) => {
-            let mut have = (buf.len() - head_end) as u64;
-            buf.clear();
-            while have < length {
-                let n = read_more(stream, &mut buf).await?;
-                buf.clear();
-                if n == 0 {
-                    return Err(format!("the body ended after {have} of {length} bytes (Content-Length)"));
-                }
-                have += n as u64;
-            }
-            length
-        }
-        Framing::Chunked => {
-            let mut body = buf.split_off(head_end);
-            let mut decoder = Chunked::default();
-            while !decoder.feed(&body)? {
-                if read_more(stream, &mut body).await? == 0 {
-                    return Err("the chunked body ended before its last chunk".to_owned());
-                }
-            }
-            decoder.body_bytes
-        }
-        Framing::UntilClose => {
-            let mut have = (buf.len() - head_end) as u64;
-            buf.clear();
-            loop {
-                let n = read_more(stream, &mut buf).await?;
-                buf.clear();
-                if n == 0 {
-                    break have;
-                }
-                have += n as u64;
-            }
-        }
-    };
-    Ok(Response { status: head.status, body_bytes })
+    request.map_err(|e| format!("`{}`: cannot make a request of it: {e}", url.text))
 }
 
 #[cfg(test)]
@@ -277,34 +143,9 @@ mod tests {
         assert!(Url::parse("http://x:99999/").unwrap_err().contains("not a port number"));
     }
 
-    #[test]
-    fn heads_give_status_and_framing() {
-        let head = parse_head(b"HTTP/1.0 200 OK\r\nServer: SimpleHTTP/0.6\r\nContent-Length: 12\r\n\r\n").unwrap();
-        assert_eq!(head, Head { status: 200, framing: Framing::Length(12) });
-        let head = parse_head(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n").unwrap();
-        assert_eq!(head.framing, Framing::Chunked, "chunked wins over a length");
-        assert_eq!(parse_head(b"HTTP/1.1 503 Unavailable\r\n\r\n").unwrap().framing, Framing::UntilClose);
-        assert_eq!(parse_head(b"HTTP/1.1 204 No Content\r\n\r\n").unwrap().framing, Framing::Length(0));
-        assert!(parse_head(b"SSH-2.0-OpenSSH\r\n\r\n").unwrap_err().contains("not an HTTP/1.x response"));
-        assert!(parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n")
-            .unwrap_err()
-            .contains("bad Content-Length"));
-    }
-
-    #[test]
-    fn chunked_bodies_decode_across_reads() {
-        let body = b"4;ext=1\r\nWiki\r\n5\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX-Trailer: 1\r\n\r\n";
-        let mut decoder = Chunked::default();
-        for cut in [3, 10, 20, 40] {
-            assert!(!decoder.feed(&body[..cut]).unwrap(), "incomplete at {cut}");
-        }
-        assert!(decoder.feed(body).unwrap());
-        assert_eq!(decoder.body_bytes, 4 + 5 + 14);
-        assert!(Chunked::default().feed(b"zz\r\n").unwrap_err().contains("bad chunk size"));
-    }
-
-    #[test]
-    fn a_request_gets_its_response_from_a_real_socket() {
+    /// A server on a real socket that reads one request (up to `until` in it) and answers
+    /// `reply`, then closes; gives its port and what it read.
+    fn one_shot(until: &'static [u8], reply: &'static [u8]) -> (u16, std::thread::JoinHandle<String>) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let server = std::thread::spawn(move || {
@@ -312,19 +153,58 @@ mod tests {
             let (mut conn, _) = listener.accept().unwrap();
             let mut seen = Vec::new();
             let mut buf = [0u8; 1024];
-            while !seen.windows(7).any(|w| w == b"{\"a\":1}") {
+            while !seen.windows(until.len()).any(|w| w == until) {
                 let n = conn.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
                 seen.extend_from_slice(&buf[..n]);
             }
-            conn.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n").unwrap();
+            conn.write_all(reply).unwrap();
             String::from_utf8(seen).unwrap()
         });
+        (port, server)
+    }
+
+    fn get(port: u16) -> Result<Response, String> {
+        let runtime = prof_capture::supervisor::runtime().unwrap();
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/health")).unwrap();
+        runtime.block_on(send(&url, None, Duration::from_secs(5)))
+    }
+
+    /// Bodies framed by length, by chunks and by the end of the connection are counted whole;
+    /// a body cut short and an answer that is not HTTP are errors.
+    #[test]
+    fn every_framing_is_counted_and_broken_answers_are_errors() {
+        let cases: [(&[u8], Result<(u16, u64), &str>); 5] = [
+            (b"HTTP/1.0 200 OK\r\nServer: SimpleHTTP/0.6\r\nContent-Length: 12\r\n\r\nhello world!", Ok((200, 12))),
+            (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\nWiki\r\n5\r\npedia\r\n0\r\nX-T: 1\r\n\r\n", Ok((200, 9))),
+            (b"HTTP/1.1 503 Unavailable\r\n\r\nbusy, come back", Ok((503, 15))),
+            (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort", Err("")),
+            (b"SSH-2.0-OpenSSH\r\n\r\n", Err("")),
+        ];
+        for (reply, expected) in cases {
+            let (port, server) = one_shot(b"\r\n\r\n", reply);
+            let got = get(port);
+            server.join().unwrap();
+            match expected {
+                Ok((status, bytes)) => assert_eq!(got, Ok(Response { status, body_bytes: bytes })),
+                Err(_) => assert!(got.is_err(), "{got:?} for {}", String::from_utf8_lossy(reply)),
+            }
+        }
+    }
+
+    #[test]
+    fn a_request_gets_its_response_from_a_real_socket() {
+        let (port, server) =
+            one_shot(b"{\"a\":1}", b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
         let runtime = prof_capture::supervisor::runtime().unwrap();
         let url = Url::parse(&format!("http://127.0.0.1:{port}/generate")).unwrap();
         let response = runtime.block_on(send(&url, Some(b"{\"a\":1}"), Duration::from_secs(5))).unwrap();
         assert_eq!(response, Response { status: 200, body_bytes: 3 });
         let request = server.join().unwrap();
         assert!(request.starts_with("POST /generate HTTP/1.1\r\n"), "{request}");
-        assert!(request.contains("Content-Length: 7\r\n"), "{request}");
+        let lower = request.to_ascii_lowercase();
+        assert!(lower.contains("content-length: 7\r\n") && lower.contains("host: 127.0.0.1:"), "{request}");
     }
 }

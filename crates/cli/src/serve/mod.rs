@@ -12,4 +12,3 @@ pub mod profiler_call;
 pub mod report;
 pub mod server_profiler;
 pub mod session;
-pub mod shell_words;
