@@ -177,7 +177,8 @@ mod tests {
     #[test]
     fn every_framing_is_counted_and_broken_answers_are_errors() {
         // (reply, status and body bytes; `None`: an error)
-        let cases: [(&[u8], Option<(u16, u64)>); 5] = [
+        type Case = (&'static [u8], Option<(u16, u64)>);
+        let cases: [Case; 5] = [
             (b"HTTP/1.0 200 OK\r\nServer: SimpleHTTP/0.6\r\nContent-Length: 12\r\n\r\nhello world!", Some((200, 12))),
             (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\nWiki\r\n5\r\npedia\r\n0\r\nX-T: 1\r\n\r\n", Some((200, 9))),
             (b"HTTP/1.1 503 Unavailable\r\n\r\nbusy, come back", Some((503, 15))),
