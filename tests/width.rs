@@ -1,6 +1,8 @@
 //! Readable in 80 columns (issue #53): the answer block and the diagnosis, on a report of each
 //! vendor and shape, fit 80 columns when stdout is not a terminal; only a command line (the
 //! next step, whole so it can be copied) or a single unbreakable word (a path) may run past.
+//! On every fixture, the whole report fits the same way and the kernel table never shows two
+//! kernels under one name.
 
 mod support;
 
@@ -12,7 +14,9 @@ fn too_wide(text: &str) -> Vec<String> {
         .filter(|line| line.chars().count() > 80)
         .filter(|line| {
             let body = line.trim_start();
-            !(body.starts_with("prof ") || !body.contains(' ') || body.split_whitespace().count() <= 2)
+            // A command, a lone word, or a label and one word (`rank job: PATH`).
+            let after_label = body.split_once(": ").map_or(body, |(_, rest)| rest);
+            !(body.starts_with("prof ") || !body.contains(' ') || !after_label.contains(' '))
         })
         .map(str::to_owned)
         .collect()
@@ -47,4 +51,84 @@ fn answers_and_findings_fit_80_columns() {
         assert!(text.starts_with("answer: ") || text.starts_with("kernel: "), "{fixture:?}: {text}");
     }
     assert!(wrong.is_empty(), "lines past 80 columns:\n{}", wrong.join("\n"));
+}
+
+/// Every file and directory under tests/fixtures (SOURCES.md left out), as
+/// scripts/fixture_paths.py lists them.
+fn every_fixture() -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        out.push(dir.to_owned());
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        let (dirs, files): (Vec<_>, Vec<_>) = entries.into_iter().partition(|p| p.is_dir());
+        out.extend(files.into_iter().filter(|f| !f.ends_with("SOURCES.md")));
+        for d in dirs {
+            walk(&d, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&support::fixtures(), &mut out);
+    out
+}
+
+/// The names in the kernel table of a report (`#   kernel   family …`), one per row.
+fn kernel_names(text: &str) -> Vec<String> {
+    let mut lines = text.lines().skip_while(|l| !(l.starts_with("#   kernel") || l.starts_with("#  kernel")));
+    let Some(header) = lines.next() else { return Vec::new() };
+    let (from, to) = (header.find("kernel").unwrap(), header.find("family").unwrap());
+    lines
+        .take_while(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .map(|l| l.chars().skip(from).take(to - from).collect::<String>().trim_end().to_owned())
+        .collect()
+}
+
+#[test]
+fn every_fixture_fits_80_columns_and_keeps_kernel_names_apart() {
+    let paths = every_fixture();
+    assert!(paths.len() > 300, "{} fixture paths", paths.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let wrong = std::sync::Mutex::new(Vec::new());
+    let (wide, tables) = (std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0));
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                while let Some(path) = paths.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                    let path = path.to_str().unwrap();
+                    let out = prof_on_path(NOWHERE, &[("COLUMNS", "80")], &["analyze", path]);
+                    let text = String::from_utf8_lossy(&out.stdout);
+                    let mut found: Vec<String> =
+                        text.lines().filter(|l| l.chars().count() > 80).map(|l| format!("{path}: {l}")).collect();
+                    wide.fetch_add(found.len(), std::sync::atomic::Ordering::Relaxed);
+                    found.retain(|l| !too_wide(l.split_once(": ").unwrap().1).is_empty());
+                    let names = kernel_names(&text);
+                    if !names.is_empty() {
+                        tables.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    let mut seen = std::collections::HashSet::new();
+                    for name in &names {
+                        if !seen.insert(name) {
+                            found.push(format!("{path}: two kernels print as `{name}`"));
+                        }
+                    }
+                    wrong.lock().unwrap().extend(found);
+                }
+            });
+        }
+    });
+    let wrong = wrong.into_inner().unwrap();
+    assert!(wrong.is_empty(), "{} problems:\n{}", wrong.len(), wrong.join("\n"));
+    // The test saw kernel tables, and the lines it let pass are only commands and paths.
+    let tables = tables.into_inner();
+    assert!(tables > 120, "{tables} kernel tables seen");
+    eprintln!("{} lines past 80 columns, all commands or paths", wide.into_inner());
+}
+
+#[test]
+fn the_kernel_table_reader_reads_every_row() {
+    let out = prof_on_path(NOWHERE, &[("COLUMNS", "80")], &["analyze"]);
+    let names = kernel_names(&String::from_utf8_lossy(&out.stdout));
+    let json = support::prof_json(&["analyze", "--json"]);
+    let kernels = json["summary"]["kernels"].as_array().unwrap().len().min(20);
+    assert_eq!(names.len(), kernels, "{names:?}");
+    assert!(names.iter().all(|n| !n.is_empty() && n.chars().count() <= 40), "{names:?}");
 }

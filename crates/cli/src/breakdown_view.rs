@@ -183,20 +183,31 @@ fn render_with(summary: &KernelSummary, diagnosis: Option<&DiagnosisReport>, top
 
 /// The ranked kernel table and the family totals.
 fn kernel_tables(summary: &KernelSummary, top: usize, out: &mut String) {
-    let mut rows = vec![["#", "kernel", "family", "calls", "total", "mean", "share"].map(str::to_owned).to_vec()];
+    // Below 100 columns the mean (total / calls; in the JSON) gives its room to the names,
+    // which then keep about 35 characters in 80 columns instead of 24.
+    let with_mean = crate::wrap::width() >= 100;
+    let mut header = vec!["#", "kernel", "family", "calls", "total", "mean", "share"];
+    if !with_mean {
+        header.retain(|h| *h != "mean");
+    }
+    let mut rows = vec![header.into_iter().map(str::to_owned).collect::<Vec<_>>()];
     let shown = summary.top(top);
     // The other columns take about 56 characters (rank, family, calls, total, mean, share).
-    let names = shorten_distinct(&shown.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), name_width(56));
+    let other = if with_mean { 56 } else { 45 };
+    let names = shorten_distinct(&shown.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), name_width(other));
     for (rank, (k, name)) in shown.iter().zip(names).enumerate() {
-        rows.push(vec![
+        let mut row = vec![
             (rank + 1).to_string(),
             name,
             k.family.as_str().to_owned(),
             k.calls.to_string(),
             human_ns(k.total_ns as f64),
-            human_ns(k.mean_ns),
-            format!("{:.1} %", k.share_pct),
-        ]);
+        ];
+        if with_mean {
+            row.push(human_ns(k.mean_ns));
+        }
+        row.push(format!("{:.1} %", k.share_pct));
+        rows.push(row);
     }
     out.push_str(&table(&rows));
     if summary.kernels.len() > top {

@@ -31,7 +31,9 @@ pub fn render_text(view: &PhaseView) -> String {
             human_ns(phase.len_ns() as f64),
             phase.busy_pct,
         );
-        let hang = columns.chars().count();
+        // The marks hang under themselves where that leaves them half the width, else under
+        // the phase's name.
+        let hang = Some(columns.chars().count()).filter(|&h| h <= width / 2).unwrap_or(4);
         out.push_str(&crate::wrap::wrap_with(&format!("{columns}{}\n", phase.marks), width, Some(hang)));
     }
     let answer = match view.window_ns {

@@ -51,17 +51,19 @@ fn wrap_line(line: &str, width: usize, hang: Option<usize>, out: &mut String) {
             first = false;
             continue;
         }
-        let word = word.trim_start_matches(' ');
+        // On the same line a word keeps the run of spaces before it (aligned columns); at the
+        // start of a continuation line it loses them.
         let length_here = word.chars().count();
         if column + 1 + length_here <= width || column <= hang.len() {
             out.push(' ');
             out.push_str(word);
             column += 1 + length_here;
         } else {
+            let word = word.trim_start_matches(' ');
             out.push('\n');
             out.push_str(&hang);
             out.push_str(word);
-            column = hang.len() + length_here;
+            column = hang.len() + word.chars().count();
         }
     }
 }
@@ -135,6 +137,10 @@ mod tests {
         let long = format!("answer: {}", "word ".repeat(40));
         assert_eq!(wrap(&long, usize::MAX), long);
         let bullet = wrap(&format!("  - host-bound: {}", "idle ".repeat(30)), 60);
+        let columns =
+            wrap_with(&format!("* load     at +0 ns      15.41 ms  busy  29.2 %  {}", "x ".repeat(30)), 80, Some(4));
+        assert!(columns.starts_with("* load     at +0 ns      15.41 ms  busy  29.2 %  x x"), "{columns}");
+        assert!(columns.lines().nth(1).unwrap().starts_with("    x"), "{columns}");
         assert!(bullet.lines().nth(1).unwrap().starts_with(&" ".repeat(16)), "{bullet}");
     }
 

@@ -9,7 +9,8 @@ use prof_core::report::CommReport;
 /// The whole report, ending in a newline.
 pub(super) fn render(report: &RanksReport) -> String {
     let plural = if report.ranks.len() == 1 { "" } else { "s" };
-    let mut out = format!("rank job: {} ({} rank{plural})\n", report.root, report.ranks.len());
+    let head = format!("rank job: {} ({} rank{plural})\n", report.root, report.ranks.len());
+    let mut out = crate::wrap::wrap(&head, crate::wrap::width());
     if report.partial {
         out.push_str("PARTIAL: some ranks are missing or failed to load (see below)\n");
     }
@@ -81,8 +82,16 @@ pub(super) fn render(report: &RanksReport) -> String {
 }
 
 fn rank_table(report: &RanksReport) -> String {
-    let header = ["rank", "wall", "compute", "communication", "idle", "busy", "split from", "top kernel"];
-    let mut rows = vec![header.map(String::from).to_vec()];
+    let source = |r: &super::RankResult| {
+        r.split_from.as_deref().unwrap_or(if r.error.is_some() { "FAILED" } else { "-" }).to_owned()
+    };
+    // One source for every rank is said once under the table, not in a column of its own.
+    let shared = report.ranks.first().map(source).filter(|first| report.ranks.iter().all(|r| source(r) == *first));
+    // No rank with a top kernel (a step-trace split without ops): no column for it.
+    let kernels = report.ranks.iter().any(|r| r.top_kernel.is_some());
+    let mut header = vec!["rank", "wall", "compute", "comm", "idle", "busy", "split from", "top kernel"];
+    header.retain(|h| !(*h == "split from" && shared.is_some() || *h == "top kernel" && !kernels));
+    let mut rows = vec![header.into_iter().map(String::from).collect::<Vec<_>>()];
     for r in report.ranks {
         let mark = if report.slowest.as_ref().is_some_and(|s| s.rank == r.rank) { " *" } else { "" };
         let mut row = vec![format!("{}{mark}", r.rank)];
@@ -96,13 +105,21 @@ fn rank_table(report: &RanksReport) -> String {
             ]),
             None => row.extend(["-"; 5].map(String::from)),
         }
-        row.push(r.split_from.as_deref().unwrap_or(if r.error.is_some() { "FAILED" } else { "-" }).to_owned());
-        row.push(
-            r.top_kernel
-                .as_ref()
-                .map_or("-".to_owned(), |k| format!("{} ({:.1} %)", ellipsize(&k.name, 48), k.share_pct)),
-        );
+        if shared.is_none() {
+            row.push(source(r));
+        }
+        if kernels {
+            row.push(
+                r.top_kernel
+                    .as_ref()
+                    .map_or("-".to_owned(), |k| format!("{} ({:.1} %)", ellipsize(&k.name, 48), k.share_pct)),
+            );
+        }
         rows.push(row);
     }
-    table(&rows)
+    let mut out = table(&crate::blocks::fit(&rows, crate::wrap::width()));
+    if let Some(source) = shared.filter(|s| s != "-") {
+        out.push_str(&format!("(split from {source} for every rank)\n"));
+    }
+    out
 }
