@@ -53,6 +53,15 @@ pub struct AnalyzeArgs {
     /// Output files.
     #[command(flatten)]
     outputs: OutputArgs,
+    /// Also write this window's rank summary (`prof.rank-summary.v1`: split, steps, families,
+    /// top kernels, every collective) to FILE, named `*.rank-summary.json`; `prof analyze DIR`
+    /// merges a directory of them in bounded memory (a job of a thousand ranks).
+    #[arg(long, value_name = "FILE")]
+    rank_summary: Option<PathBuf>,
+    /// The rank the summary is of; default: the launcher's (`RANK`, `SLURM_PROCID`,
+    /// `OMPI_COMM_WORLD_RANK`, `PMI_RANK`), else the number in the artifact's name, else 0.
+    #[arg(long, requires = "rank_summary")]
+    rank: Option<u32>,
 }
 
 pub use prof_core::Loaded;
@@ -114,6 +123,22 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             ),
         };
     }
+    if let Some(file) = &args.rank_summary {
+        if !prof_core::rank_summary::is_rank_summary(file) {
+            let why = format!("--rank-summary {}: name it `*{}`", file.display(), prof_core::rank_summary::SUFFIX);
+            return Err(Failure::new(Kind::Usage, why));
+        }
+        let parent = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !parent.is_dir() {
+            let why = format!("--rank-summary {}: no directory {}", file.display(), parent.display());
+            return Err(Failure::new(Kind::Usage, why));
+        }
+    }
+    if let Some((path, summaries)) = args.path.as_deref().and_then(|p| Some((p, super::analyze_job::summaries_in(p)?)))
+    {
+        refuse_outputs(&args.outputs, "a directory of rank summaries holds no timeline to write")?;
+        return super::analyze_job::run(path, &summaries, args.json);
+    }
     if let Some(path) = &args.path {
         let trace_only = outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: None };
         let refuse = || refuse_outputs(&trace_only, "a rank directory has one timeline per rank, not one to write");
@@ -166,6 +191,9 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             return Ok(ExitCode::SUCCESS);
         }
     };
+    if let (Some(file), Some(report)) = (&args.rank_summary, &report) {
+        write_rank_summary(file, report, &families, args)?;
+    }
     let no_diagnosis = DiagnosisReport { findings: Vec::new(), steps: None };
     let summary =
         report.as_ref().map(|r| &r.summary).or(summary.as_ref()).ok_or("no timeline and no summary loaded")?;
@@ -240,6 +268,22 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         out!("{}", sections::render_text(&sections));
     }
     Ok(written.finish())
+}
+
+/// Writes the rank summary of `report` to `file` (see `--rank-summary`).
+fn write_rank_summary(
+    file: &Path,
+    report: &prof_core::report::Report,
+    families: &Families,
+    args: &AnalyzeArgs,
+) -> Result<(), Failure> {
+    let launched = prof_core::launcher::from_env();
+    let source = args.path.as_deref().map_or_else(|| EMBEDDED_NAME.to_owned(), |p| p.display().to_string());
+    let named = args.path.as_deref().and_then(|p| p.file_name()?.to_str()).and_then(prof_core::launcher::rank_in_name);
+    let rank = args.rank.or(launched.map(|l| l.rank)).or(named).unwrap_or(0);
+    let summary =
+        prof_core::rank_summary::RankSummary::of(report, families, rank, launched.and_then(|l| l.world_size), &source);
+    summary.write(file).map_err(|e| Failure::new(Kind::OutputLost, e))
 }
 
 /// `read as: READER (DEVICE), by REASON`: the device the source names when it names one

@@ -1,6 +1,7 @@
 //! One module per verb.
 
 pub mod analyze;
+pub mod analyze_job;
 pub mod analyze_ranks;
 pub mod analyze_summary;
 pub mod breakdown;

@@ -24,12 +24,15 @@ pub struct SchemaArgs {
 type Generate = fn() -> schemars::Schema;
 
 /// Every document prof prints, with its schema's generator.
-pub const DOCUMENTS: [(&str, Generate); 9] = [
+pub const DOCUMENTS: [(&str, Generate); 11] = [
     ("prof.detect.v1", super::detect::json_schema),
     ("prof.util.v1", super::util::json_schema),
     ("prof.breakdown.v1", || schemars::schema_for!(crate::breakdown_view::BreakdownReport<'static>)),
     ("prof.deep-dive.v1", || schemars::schema_for!(crate::deep_dive_view::DeepDiveReport<'static>)),
     ("prof.ranks.v1", super::analyze_ranks::json_schema),
+    ("prof.job.v1", || schemars::schema_for!(super::analyze_job::JobDocument<'static>)),
+    // Not printed: the file `--rank-summary` writes and `prof analyze DIR` merges.
+    ("prof.rank-summary.v1", || schemars::schema_for!(prof_core::rank_summary::RankSummary)),
     ("prof.diff.v1", super::diff::json_schema),
     ("prof.serve.v1", || schemars::schema_for!(crate::serve::report::ServeReport)),
     ("prof.profile.v1", || schemars::schema_for!(crate::commands::profile::ProfileReport)),

@@ -8,7 +8,7 @@ use super::temporal::DeviceTemporal;
 use serde::Serialize;
 
 /// How one rank's wall time splits; the parts sum to `wall_ns`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RankSplit {
     /// Wall time, ns.

@@ -1,0 +1,139 @@
+//! A rank's compact summary (`prof.rank-summary.v1`), written where the rank was captured so a
+//! job of a thousand ranks is merged from a few hundred KB per rank instead of its traces:
+//! the rank's time split, its steps, families, top kernels and every collective with its start,
+//! end and bytes ([`RankSummary::of`]). [`merge`] reads any number of them in bounded memory
+//! and names the slow ranks and why, the per-step skew, and the rank every collective waits on.
+//!
+//! Clocks: the merge compares collective starts across ranks as they are written, so the
+//! ranks' clocks must agree (one node; or nodes whose clocks are synchronised, as NTP/PTP keep
+//! them within well under a millisecond). The merge reports the ranks' first-step start spread
+//! so an unsynchronised job shows itself.
+
+mod merge;
+mod steps;
+
+pub use merge::{
+    merge, CollectiveWait, JobReport, LateStart, LinkSuspect, RankRow, StepSkew, Straggler, MIN_MATCHED, MIN_STEPS,
+};
+
+use crate::analysis::comm::collective_type;
+use crate::analysis::ranks::RankSplit;
+use crate::analysis::temporal::{activity_of, Activity};
+use crate::report::Report;
+use crate::Families;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The schema name of a rank summary.
+pub const SCHEMA: &str = "prof.rank-summary.v1";
+/// The file name suffix rank summaries are written with (`rank3.rank-summary.json`).
+pub const SUFFIX: &str = ".rank-summary.json";
+/// Kernels a summary lists.
+const TOP_KERNELS: usize = 20;
+
+/// One rank, reduced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RankSummary {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// The rank (the launcher's `RANK`, or the number in the artifact's name).
+    pub rank: u32,
+    /// The ranks in the job, where the launcher said.
+    pub world_size: Option<u32>,
+    /// The artifact the summary was made from.
+    pub source: String,
+    /// The window's wall time split (compute, exposed communication, other, idle).
+    pub split: RankSplit,
+    /// Device time per family, ns, largest first.
+    pub families: Vec<(String, u64)>,
+    /// The costliest kernels: name, calls, total ns.
+    pub top_kernels: Vec<(String, u64, u64)>,
+    /// The steps found (repeating sequence, profiler steps or a repeating kernel), in order:
+    /// `[start, end)` of each step's device work, ns.
+    pub steps: Vec<(u64, u64)>,
+    /// Every collective in start order.
+    pub collectives: Vec<Collective>,
+}
+
+/// One collective on one rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Collective {
+    /// Collective type (`all_reduce`, `all_gather`, `send`, …).
+    pub op: String,
+    /// Start, ns (the rank's clock).
+    pub start_ns: u64,
+    /// End, ns.
+    pub end_ns: u64,
+    /// Bytes, where the source says.
+    pub bytes: Option<u64>,
+}
+
+impl RankSummary {
+    /// The summary of `report` (the rank's window: see [`crate::report::analyze`]) for `rank`,
+    /// read from `source`. Families and kernels from the window's summary; the split from its
+    /// temporal analysis (worked out here when the report has none).
+    pub fn of(report: &Report, families: &Families, rank: u32, world_size: Option<u32>, source: &str) -> Self {
+        let timeline = &report.timeline;
+        let temporal = match report.analyses.temporal.is_empty() {
+            true => crate::analysis::temporal::temporal_breakdown(timeline, families),
+            false => report.analyses.temporal.clone(),
+        };
+        let activity = activity_of(timeline, families);
+        let collectives = timeline
+            .ops
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| activity(*index) == Activity::Communication)
+            .map(|(_, op)| {
+                let details = timeline.details_of(op);
+                let named = details.and_then(|d| d.op_type).unwrap_or(op.name());
+                Collective {
+                    op: collective_type(timeline.name(named)),
+                    start_ns: op.start_ns,
+                    end_ns: op.start_ns + op.dur_ns(),
+                    bytes: details.and_then(|d| d.bytes),
+                }
+            })
+            .collect();
+        RankSummary {
+            schema: SCHEMA.to_owned(),
+            rank,
+            world_size,
+            source: source.to_owned(),
+            split: RankSplit::from_temporal(&temporal).unwrap_or_default(),
+            families: report.summary.families.iter().map(|f| (f.family.as_str().to_owned(), f.total_ns)).collect(),
+            top_kernels: report
+                .summary
+                .top(TOP_KERNELS)
+                .iter()
+                .map(|k| (k.name.clone(), k.calls, k.total_ns))
+                .collect(),
+            steps: steps::step_windows(timeline),
+            collectives,
+        }
+    }
+
+    /// Reads a summary written by [`RankSummary::write`]; the error names the file (and the
+    /// line and column of a JSON error).
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let summary: Self = serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if summary.schema != SCHEMA {
+            return Err(format!("{}: schema `{}`, not {SCHEMA}", path.display(), summary.schema));
+        }
+        Ok(summary)
+    }
+
+    /// Writes the summary as JSON to `path`.
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        let text = serde_json::to_vec(self).map_err(|e| format!("cannot encode the rank summary: {e}"))?;
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}
+
+/// Whether `path` names a rank summary (by its suffix).
+pub fn is_rank_summary(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(SUFFIX))
+}

@@ -1,0 +1,375 @@
+//! Many rank summaries into one job report, in bounded memory: each summary is read, reduced to
+//! its split, step windows and collective times, and dropped (on every core); what is kept is
+//! ~24 bytes a collective and 16 a step per rank.
+//!
+//! What it names:
+//! - the rank the job waits on: at each collective (matched across ranks by type and order)
+//!   the rank that arrives last, the others' wait for it, and why it was late (its compute
+//!   above the median rank's);
+//! - a rank that started late: its first step began a quarter step or more after the median
+//!   rank's;
+//! - a slow link: a rank whose collectives still run long after every rank has arrived;
+//! - the per-step skew (the spread of the ranks' step starts and lengths);
+//! - the slowest rank by wall time, as `prof analyze` gives it on raw traces.
+
+use super::RankSummary;
+use crate::analysis::ranks::{missing_ranks, slowest_rank, RankSplit, SlowestRank};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// Collectives matched across every rank below which no rank is named (the evidence floor).
+pub const MIN_MATCHED: u64 = 10;
+/// Steps every rank must have for a late start to be named.
+pub const MIN_STEPS: usize = 3;
+/// A share of collectives a rank must arrive last at to be the one the job waits on.
+const STRAGGLER_SHARE: f64 = 0.5;
+/// How many times the median transfer a rank's must be to name its link.
+const LINK_FACTOR: f64 = 1.5;
+/// A first step that begins this share of the median step length after the median rank's is a
+/// late start.
+const LATE_SHARE: f64 = 0.25;
+
+/// The merged job.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct JobReport {
+    /// Ranks merged.
+    pub ranks: usize,
+    /// Rank numbers missing from `0..=max`.
+    pub missing_ranks: Vec<u32>,
+    /// Summaries that could not be read, with why.
+    pub failed: Vec<String>,
+    /// Per rank, in rank order.
+    pub rows: Vec<RankRow>,
+    /// The slowest rank by wall time against the median rank.
+    pub slowest: Option<SlowestRank>,
+    /// The rank the others wait on at collectives, and why.
+    pub straggler: Option<Straggler>,
+    /// A rank that started late.
+    pub late_start: Option<LateStart>,
+    /// Ranks whose collectives run long after everyone arrived.
+    pub links: Vec<LinkSuspect>,
+    /// Per step index: the spread of the ranks' starts and lengths.
+    pub steps: Vec<StepSkew>,
+    /// Per collective type: how many were matched across ranks and the waits in them.
+    pub collectives: Vec<CollectiveWait>,
+    /// What limits the answer (unequal collective counts, ranks without steps, …).
+    pub notes: Vec<String>,
+}
+
+/// One rank's row.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RankRow {
+    /// The rank.
+    pub rank: u32,
+    /// Its split.
+    pub split: RankSplit,
+    /// Steps found.
+    pub steps: usize,
+    /// Collectives.
+    pub collectives: usize,
+    /// Time it waited at collectives for the last rank to arrive, ns.
+    pub wait_ns: u64,
+    /// Collectives it arrived last at.
+    pub last_at: u64,
+}
+
+/// The rank the job waits on.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Straggler {
+    /// The rank.
+    pub rank: u32,
+    /// Collectives it arrived last at, of those matched across every rank.
+    pub last_at: u64,
+    /// Collectives matched across every rank.
+    pub matched: u64,
+    /// The other ranks' wait for it there, summed over ranks, ns.
+    pub others_wait_ns: u64,
+    /// Its compute minus the median rank's, ns.
+    pub excess_compute_ns: i64,
+    /// Why: `slow compute` (its compute above the median rank's) or `unknown`.
+    pub cause: String,
+}
+
+/// A rank whose first step began well after the others'.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LateStart {
+    /// The rank.
+    pub rank: u32,
+    /// How much later its first step began than the median rank's, ns.
+    pub late_ns: u64,
+    /// The median rank's first step length, ns (what the lateness is measured against).
+    pub median_step_ns: u64,
+}
+
+/// A rank whose collectives run long after every rank arrived.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LinkSuspect {
+    /// The rank.
+    pub rank: u32,
+    /// Its mean time from the last arrival to its collective's end, ns.
+    pub transfer_ns: u64,
+    /// The median rank's, ns.
+    pub median_transfer_ns: u64,
+}
+
+/// One step index across ranks.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct StepSkew {
+    /// Step index (0: the first step of each rank's window).
+    pub step: usize,
+    /// Ranks that have it.
+    pub ranks: usize,
+    /// Latest start minus earliest start, ns.
+    pub start_spread_ns: u64,
+    /// The rank that started it last.
+    pub last_to_start: u32,
+    /// Shortest, median and longest length, ns.
+    pub length_ns: (u64, u64, u64),
+    /// The rank with the longest.
+    pub longest: u32,
+}
+
+/// One collective type across ranks.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CollectiveWait {
+    /// Collective type.
+    pub op: String,
+    /// Collectives of this type matched across every rank.
+    pub matched: u64,
+    /// Median arrival spread (last minus first start), ns.
+    pub median_spread_ns: u64,
+    /// The ranks' waits in them, summed, ns.
+    pub wait_ns: u64,
+}
+
+/// What one summary is reduced to.
+struct Kept {
+    rank: u32,
+    split: RankSplit,
+    steps: Vec<(u64, u64)>,
+    /// (type, start, end) in start order.
+    collectives: Vec<(u16, u64, u64)>,
+}
+
+/// Merges the summaries `paths` name, read on every core; a summary that cannot be read is
+/// listed in `failed` and the rest are merged.
+pub fn merge(paths: &[std::path::PathBuf]) -> JobReport {
+    let types = Mutex::new(HashMap::<String, u16>::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let kept = Mutex::new(Vec::with_capacity(paths.len()));
+    let failed = Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(paths.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some(path) = paths.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                    match RankSummary::read(path) {
+                        Ok(summary) => {
+                            let one = keep(summary, &types);
+                            kept.lock().unwrap_or_else(|e| e.into_inner()).push(one);
+                        }
+                        Err(error) => failed.lock().unwrap_or_else(|e| e.into_inner()).push(error),
+                    }
+                }
+            });
+        }
+    });
+    let mut kept = kept.into_inner().unwrap_or_else(|e| e.into_inner());
+    kept.sort_by_key(|k| k.rank);
+    let types = types.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut names = vec![String::new(); types.len()];
+    for (name, id) in types {
+        names[id as usize] = name;
+    }
+    let mut failed = failed.into_inner().unwrap_or_else(|e| e.into_inner());
+    failed.sort();
+    merge_kept(&kept, &names, failed)
+}
+
+fn keep(summary: RankSummary, types: &Mutex<HashMap<String, u16>>) -> Kept {
+    let mut types = types.lock().unwrap_or_else(|e| e.into_inner());
+    let collectives = summary
+        .collectives
+        .iter()
+        .map(|c| {
+            let next = types.len() as u16;
+            (*types.entry(c.op.clone()).or_insert(next), c.start_ns, c.end_ns)
+        })
+        .collect();
+    Kept { rank: summary.rank, split: summary.split, steps: summary.steps, collectives }
+}
+
+fn median(values: &mut [u64]) -> u64 {
+    if values.is_empty() {
+        return 0;
+    }
+    values.sort_unstable();
+    values[values.len() / 2]
+}
+
+fn merge_kept(kept: &[Kept], types: &[String], failed: Vec<String>) -> JobReport {
+    let mut notes = Vec::new();
+    let mut rows: Vec<RankRow> = kept
+        .iter()
+        .map(|k| RankRow {
+            rank: k.rank,
+            split: k.split,
+            steps: k.steps.len(),
+            collectives: k.collectives.len(),
+            wait_ns: 0,
+            last_at: 0,
+        })
+        .collect();
+    // Collectives matched across every rank: the n-th of each type, n below every rank's count.
+    let per_type: Vec<Vec<Vec<(u64, u64)>>> = kept
+        .iter()
+        .map(|k| {
+            let mut of = vec![Vec::new(); types.len()];
+            for &(t, start, end) in &k.collectives {
+                of[t as usize].push((start, end));
+            }
+            of
+        })
+        .collect();
+    let mut collectives = Vec::new();
+    let mut others_wait = vec![0u64; kept.len()];
+    let mut transfer = vec![(0u64, 0u64); kept.len()];
+    let mut matched_total = 0u64;
+    for (t, name) in types.iter().enumerate() {
+        let counts: Vec<usize> = per_type.iter().map(|of| of[t].len()).collect();
+        let matched = counts.iter().copied().min().unwrap_or(0);
+        if counts.iter().any(|&c| c != matched) {
+            notes.push(format!(
+                "{name}: ranks hold {}..{} of them; the first {matched} of each are compared",
+                matched,
+                counts.iter().max().unwrap_or(&0)
+            ));
+        }
+        let (mut spreads, mut wait_ns) = (Vec::with_capacity(matched), 0u64);
+        for n in 0..matched {
+            let starts: Vec<u64> = per_type.iter().map(|of| of[t][n].0).collect();
+            let (last, &latest) = starts.iter().enumerate().max_by_key(|&(i, s)| (*s, std::cmp::Reverse(i))).unwrap();
+            let first = *starts.iter().min().unwrap();
+            spreads.push(latest - first);
+            rows[last].last_at += 1;
+            for (r, &start) in starts.iter().enumerate() {
+                let wait = latest - start;
+                rows[r].wait_ns += wait;
+                wait_ns += wait;
+                others_wait[last] += wait;
+                let end = per_type[r][t][n].1;
+                transfer[r].0 += end.saturating_sub(latest);
+                transfer[r].1 += 1;
+            }
+        }
+        matched_total += matched as u64;
+        if matched > 0 {
+            collectives.push(CollectiveWait {
+                op: name.clone(),
+                matched: matched as u64,
+                median_spread_ns: median(&mut spreads),
+                wait_ns,
+            });
+        }
+    }
+    collectives.sort_by(|a, b| b.wait_ns.cmp(&a.wait_ns).then_with(|| a.op.cmp(&b.op)));
+    let median_compute = median(&mut kept.iter().map(|k| k.split.compute_ns).collect::<Vec<_>>());
+    let median_first_start = median(&mut kept.iter().filter_map(|k| k.steps.first().map(|s| s.0)).collect::<Vec<_>>());
+    let enough = kept.len() > 1 && matched_total >= MIN_MATCHED;
+    let straggler = enough
+        .then(|| (0..kept.len()).max_by_key(|&r| (rows[r].last_at, std::cmp::Reverse(r))))
+        .flatten()
+        .filter(|&r| rows[r].last_at as f64 >= STRAGGLER_SHARE * matched_total as f64)
+        .map(|r| {
+            let excess_compute_ns = kept[r].split.compute_ns as i64 - median_compute as i64;
+            Straggler {
+                rank: kept[r].rank,
+                last_at: rows[r].last_at,
+                matched: matched_total,
+                others_wait_ns: others_wait[r],
+                excess_compute_ns,
+                cause: if excess_compute_ns > 0 { "slow compute" } else { "unknown" }.to_owned(),
+            }
+        });
+    let late_start = late_start(kept, median_first_start);
+    let means: Vec<u64> = transfer.iter().map(|&(sum, n)| if n == 0 { 0 } else { sum / n }).collect();
+    let median_transfer = median(&mut means.clone());
+    let mut links: Vec<LinkSuspect> = means
+        .iter()
+        .enumerate()
+        .filter(|&(_, &mean)| enough && median_transfer > 0 && mean as f64 >= LINK_FACTOR * median_transfer as f64)
+        .map(|(r, &mean)| LinkSuspect { rank: kept[r].rank, transfer_ns: mean, median_transfer_ns: median_transfer })
+        .collect();
+    links.sort_by(|a, b| b.transfer_ns.cmp(&a.transfer_ns).then(a.rank.cmp(&b.rank)));
+    let steps = step_skew(kept);
+    if kept.iter().any(|k| k.steps.is_empty()) {
+        notes.push(format!("{} ranks have no steps", kept.iter().filter(|k| k.steps.is_empty()).count()));
+    }
+    let splits: Vec<(u32, RankSplit)> = kept.iter().map(|k| (k.rank, k.split)).collect();
+    JobReport {
+        ranks: kept.len(),
+        missing_ranks: missing_ranks(&kept.iter().map(|k| k.rank).collect::<Vec<_>>()),
+        failed,
+        rows,
+        slowest: slowest_rank(&splits),
+        straggler,
+        late_start,
+        links,
+        steps,
+        collectives,
+        notes,
+    }
+}
+
+/// The rank whose first step began latest, when that is at least [`LATE_SHARE`] of the median
+/// first step's length after the median rank's start.
+fn late_start(kept: &[Kept], median_first_start: u64) -> Option<LateStart> {
+    let median_step_ns =
+        median(&mut kept.iter().filter_map(|k| k.steps.first().map(|s| s.1 - s.0)).collect::<Vec<_>>());
+    let (rank, start) = kept
+        .iter()
+        .filter_map(|k| k.steps.first().map(|s| (k.rank, s.0)))
+        .max_by_key(|&(rank, start)| (start, std::cmp::Reverse(rank)))?;
+    let late_ns = start.saturating_sub(median_first_start);
+    let enough = kept.len() > 1 && kept.iter().all(|k| k.steps.len() >= MIN_STEPS);
+    (enough && median_step_ns > 0 && late_ns as f64 >= LATE_SHARE * median_step_ns as f64).then_some(LateStart {
+        rank,
+        late_ns,
+        median_step_ns,
+    })
+}
+
+fn step_skew(kept: &[Kept]) -> Vec<StepSkew> {
+    let most = kept.iter().map(|k| k.steps.len()).max().unwrap_or(0);
+    (0..most)
+        .filter_map(|step| {
+            let have: Vec<(u32, (u64, u64))> =
+                kept.iter().filter_map(|k| k.steps.get(step).map(|&s| (k.rank, s))).collect();
+            if have.len() < 2 {
+                return None;
+            }
+            let (last_to_start, latest) =
+                have.iter().map(|&(r, s)| (r, s.0)).max_by_key(|&(r, s)| (s, std::cmp::Reverse(r)))?;
+            let earliest = have.iter().map(|&(_, s)| s.0).min()?;
+            let mut lengths: Vec<u64> = have.iter().map(|&(_, s)| s.1 - s.0).collect();
+            let longest = have.iter().max_by_key(|&&(r, s)| (s.1 - s.0, std::cmp::Reverse(r)))?.0;
+            let med = median(&mut lengths);
+            Some(StepSkew {
+                step,
+                ranks: have.len(),
+                start_spread_ns: latest - earliest,
+                last_to_start,
+                length_ns: (lengths[0], med, lengths[lengths.len() - 1]),
+                longest,
+            })
+        })
+        .collect()
+}
