@@ -300,7 +300,7 @@ fn merge_kept(kept: &[Kept], types: &[String], failed: Vec<String>) -> JobReport
             }
         });
     let late_start = late_start(kept, median_first_start);
-    let means: Vec<u64> = transfer.iter().map(|&(sum, n)| if n == 0 { 0 } else { sum / n }).collect();
+    let means: Vec<u64> = transfer.iter().map(|&(sum, n)| sum.checked_div(n).unwrap_or(0)).collect();
     let median_transfer = median(&mut means.clone());
     let mut links: Vec<LinkSuspect> = means
         .iter()
