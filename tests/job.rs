@@ -112,3 +112,34 @@ fn a_broken_summary_is_named_and_the_rest_merged() {
         assert!(String::from_utf8_lossy(&refused.stderr).contains(why));
     }
 }
+
+/// Under a launcher (here the variables `srun` sets, and torchrun's), each rank writes into
+/// its own `--out/rank<R>`: `prof breakdown` leaves its rank summary beside its capture (the
+/// fake rocprofv3 replays a recorded run), `prof util` samples only on local rank 0 and the
+/// node's other ranks just run the command.
+#[test]
+fn under_a_launcher_each_rank_writes_its_own_and_the_node_is_sampled_once() {
+    let dir = scratch_dir("job-launcher");
+    let out = dir.join("out");
+    let slurm = [("SLURM_PROCID", "5"), ("SLURM_LOCALID", "1"), ("SLURM_NTASKS", "8")];
+    let args = ["breakdown", "--tool", "rocprofv3", "--warmup", "0", "--out", out.to_str().unwrap(), "--", "true"];
+    let o = support::prof_with_fakes("amd", &slurm, &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = out.join("rank5/rank5.rank-summary.json");
+    let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!((written["rank"].as_u64(), written["world_size"].as_u64()), (Some(5), Some(8)));
+    assert!(written["top_kernels"][0][0].as_str().unwrap().contains("addition_kernel"), "{written}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("rank summary: "), "the report names it");
+
+    let marker = dir.join("ran");
+    let script = format!("echo run >> {}", marker.display());
+    let o = support::prof_with_fakes("amd", &slurm, &["util", "--out", out.to_str().unwrap(), "--", "sh", "-c", &script]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("sampled by its local rank 0"));
+    assert!(marker.is_file() && out.join("rank5/util-workload.log").is_file(), "the command ran, logged per rank");
+    let torchrun = [("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "8")];
+    let o = support::prof_with_fakes("amd", &torchrun, &["util", "--json", "--out", out.to_str().unwrap(), "--", "true"]);
+    let doc = success_json(&o);
+    assert_eq!(doc["schema"], "prof.util.v1", "local rank 0 samples");
+    assert!(out.join("rank0/util-workload.log").is_file());
+}

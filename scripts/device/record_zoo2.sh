@@ -11,9 +11,9 @@ zoo=$root/scripts/device/zoo2_clients.py
 names=${*:-resnet50-nchw-amp resnet50-cl-amp prefill-math prefill-flash prefill-eager starved-loader reduce-overhead}
 python3 -c 'import torch, transformers, torchvision; print(torch.__version__, transformers.__version__, torchvision.__version__)'
 for c in $names; do
-  s=$(date +%s.%N)
+  s=$(date +%s%N)
   CUDA_INJECTION64_PATH=$bin/libprof_cupti.so PROF_CUPTI_OUT=$rec/$c.pcupti timeout 240 python3 "$zoo" "$c" > "$rec/$c.client.log" 2>&1
-  echo "== $c: exit $? in $(echo "$(date +%s.%N) - $s" | bc) s"; tail -2 "$rec/$c.client.log"
+  echo "== $c: exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms"; tail -2 "$rec/$c.client.log"
   timeout 60 "$bin/prof" analyze "$rec/$c.pcupti" --top 6 > "$rec/$c.analyze.txt" 2>&1; echo "--- analyze exit $?"
   head -6 "$rec/$c.analyze.txt"; sed -n '/^families:/,/^$/p' "$rec/$c.analyze.txt" | head -9
 done

@@ -63,18 +63,20 @@ def _prefill(attn, backend=None):
                          num_attention_heads=16, num_key_value_heads=8, max_position_embeddings=4096)
     model = LlamaForCausalLM._from_config(config, attn_implementation=attn, dtype=torch.bfloat16).cuda().eval()
     ids = torch.randint(0, 32000, (4, 2048), device="cuda")
-    context = None
-    if backend is not None:
+    import contextlib
+
+    def context():
+        # A fresh context each forward: sdpa_kernel's context manager cannot be entered twice.
+        if backend is None:
+            return contextlib.nullcontext()
         from torch.nn.attention import SDPBackend, sdpa_kernel
 
-        context = sdpa_kernel(getattr(SDPBackend, backend))
+        return sdpa_kernel(getattr(SDPBackend, backend))
+
     t = time.time()
     with torch.no_grad():
         for _ in range(6):
-            if context is not None:
-                with context:
-                    model(input_ids=ids, use_cache=False)
-            else:
+            with context():
                 model(input_ids=ids, use_cache=False)
     torch.cuda.synchronize()
     print(f"prefill attn={attn} backend={backend}: 6 forwards in {time.time() - t:.3f} s", flush=True)

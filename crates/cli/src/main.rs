@@ -201,13 +201,13 @@ fn main() -> ExitCode {
     let json = cli.command.json();
     let result = match cli.command {
         Command::Detect(args) => commands::detect::run(&registry, &args),
-        Command::Util(args) => commands::util::run(&registry, &args),
-        Command::Breakdown(args) => commands::breakdown::run(&registry, &args),
+        Command::Util(args) => commands::util::run(&registry, &args.per_rank()),
+        Command::Breakdown(args) => commands::breakdown::run(&registry, &args.per_rank()),
         Command::DeepDive(args) => commands::deep_dive::run(&registry, &args),
         Command::Analyze(args) => commands::analyze::run(&registry, &args),
         Command::Diff(args) => commands::diff::run(&registry, &args),
         Command::Serve(args) => commands::serve::run(&registry, &args),
-        Command::Profile(args) => commands::profile::run(&registry, &args),
+        Command::Profile(args) => commands::profile::run(&registry, &args.per_rank()),
         Command::Mcp(args) => mcp::serve(&args),
         Command::Schema(args) => commands::schema::run(&args),
     };

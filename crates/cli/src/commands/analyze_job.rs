@@ -28,20 +28,22 @@ pub struct JobDocument<'a> {
     job: &'a JobReport,
 }
 
-/// The rank summaries under `path` (a directory, or one rank directory deeper), in name
+/// The rank summaries under `path` (a directory, or up to two directories deeper: `rank3/`,
+/// `rank3/breakdown/` of `prof profile`), in name
 /// order; `None` when it holds none.
 pub fn summaries_in(path: &Path) -> Option<Vec<PathBuf>> {
     if !path.is_dir() {
         return None;
     }
     let mut found = Vec::new();
-    let entries = std::fs::read_dir(path).ok()?.filter_map(Result::ok).map(|e| e.path());
-    for entry in entries {
-        if entry.is_dir() {
-            let inner = std::fs::read_dir(&entry).into_iter().flatten().filter_map(Result::ok).map(|e| e.path());
-            found.extend(inner.filter(|p| is_rank_summary(p)));
-        } else if is_rank_summary(&entry) {
-            found.push(entry);
+    let mut dirs = vec![(path.to_owned(), 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().filter_map(Result::ok).map(|e| e.path()) {
+            if entry.is_dir() && depth < 2 {
+                dirs.push((entry, depth + 1));
+            } else if is_rank_summary(&entry) {
+                found.push(entry);
+            }
         }
     }
     found.sort();

@@ -77,6 +77,17 @@ pub struct BreakdownArgs {
     command: Vec<OsString>,
 }
 
+impl BreakdownArgs {
+    /// Under a job launcher (see [`prof_core::launcher`]) each rank writes into its own
+    /// `--out`/`rank<R>`, where its rank summary lands beside the capture.
+    pub fn per_rank(mut self) -> Self {
+        if let Some(launched) = prof_core::launcher::from_env() {
+            self.run.out = self.run.out.join(format!("rank{}", launched.rank));
+        }
+        self
+    }
+}
+
 /// Picks a tool that passed its check: by name across every backend (its check's failure is
 /// the error), else the first tool of `vendor` (by default the first vendor present) that can
 /// run here (a missing tracer or profiler is skipped for the next, and prof says so).
@@ -311,8 +322,18 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     loading.finish();
     let path = paths.first().map(PathBuf::as_path);
     let options = prof_core::report::Options::new(&families, registry, &vendor).at(path).phase(args.phase);
-    let prof_core::report::Report { timeline, phases, summary, diagnosis, analyses, answer } =
-        prof_core::report::analyze(timeline, &options)?;
+    let report = prof_core::report::analyze(timeline, &options)?;
+    // Under a launcher, the rank's summary beside its capture: `prof analyze` of the directory
+    // of every rank's merges them.
+    let mut rank_summary = None;
+    if let Some(launched) = prof_core::launcher::from_env() {
+        let file = args.run.out.join(format!("rank{}{}", launched.rank, prof_core::rank_summary::SUFFIX));
+        let source = path.map_or_else(String::new, |p| p.display().to_string());
+        let summary = prof_core::rank_summary::RankSummary::of(&report, &families, launched.rank, launched.world_size, &source);
+        summary.write(&file).map_err(|e| Failure::new(Kind::OutputLost, e))?;
+        rank_summary = Some(file);
+    }
+    let prof_core::report::Report { timeline, phases, summary, diagnosis, analyses, answer } = report;
     let dive = DeepDiveContext {
         available: deep_dive_available(registry, None, Some(tool.name())),
         launches_before: Some(&phases.launches_before),
@@ -339,6 +360,9 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         text.push_str(&format!("\nartifact: {} ({size} bytes)\n", path.display()));
     }
     text.push_str(&format!("open: {}\n", plan.how_to_open));
+    if let Some(file) = &rank_summary {
+        text.push_str(&format!("rank summary: {} (merge every rank's: prof analyze DIR)\n", file.display()));
+    }
     Ok(Measured {
         written,
         tool: tool.name().to_owned(),

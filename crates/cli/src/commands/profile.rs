@@ -57,6 +57,18 @@ pub struct ProfileArgs {
     command: Vec<OsString>,
 }
 
+
+impl ProfileArgs {
+    /// Under a job launcher each rank writes into its own `--out`/`rank<R>` (its breakdown step
+    /// leaves the rank summary there).
+    pub fn per_rank(mut self) -> Self {
+        if let Some(launched) = prof_core::launcher::from_env() {
+            self.run.out = self.run.out.join(format!("rank{}", launched.rank));
+        }
+        self
+    }
+}
+
 /// Runs `prof profile`.
 pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure> {
     if let Some(page) = &args.html {

@@ -241,6 +241,13 @@ pub fn text(measured: &Measured) -> String {
 
 /// Runs `prof util`.
 pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
+    // Under a job launcher the node's devices are sampled once, by local rank 0; the other
+    // ranks of the node only run the command.
+    if let Some(launched) = prof_core::launcher::from_env().filter(|l| l.local_rank.unwrap_or(0) > 0) {
+        if !args.command.is_empty() {
+            return run_unsampled(args, launched);
+        }
+    }
     let mut measured = measure(registry, args)?;
     let csv_lost = measured.csv_lost;
     let mut written = crate::outputs::Written { lost: std::mem::take(&mut measured.lost), ..Default::default() };
@@ -275,6 +282,37 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
 }
 
 /// The exit status `prof util` gives for how the recording `ended`.
+/// Runs the command of a rank that does not sample (local rank above 0), its log in `--out`,
+/// and ends with its status.
+fn run_unsampled(args: &UtilArgs, launched: prof_core::launcher::LaunchedRank) -> Result<ExitCode, Failure> {
+    let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
+    let mut plan = prof_core::RunPlan::new("workload", args.command.clone(), args.out.join("util-workload.log"));
+    plan.timeout = args.timeout;
+    plan.echo = true;
+    eprintln!(
+        "prof util: rank {} is local rank {} of its node: the node's devices are sampled by its local rank 0",
+        launched.rank,
+        launched.local_rank.unwrap_or(0)
+    );
+    let ended = match prof_capture::supervisor::run(&plan) {
+        Ok(outcome) => Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s))),
+        Err(prof_core::Error::Interrupted { signal, .. }) => Ended::Signal(signal),
+        Err(prof_core::Error::TimedOut { .. }) => Ended::TimedOut,
+        Err(other) => return Err(other.into()),
+    };
+    Ok(exit_status(ended))
+}
+
+impl UtilArgs {
+    /// Under a job launcher each rank writes into its own `--out`/`rank<R>`.
+    pub fn per_rank(mut self) -> Self {
+        if let Some(launched) = prof_core::launcher::from_env() {
+            self.out = self.out.join(format!("rank{}", launched.rank));
+        }
+        self
+    }
+}
+
 pub fn exit_status(ended: Ended) -> ExitCode {
     match ended {
         Ended::Signal(signal) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(130)),
