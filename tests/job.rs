@@ -133,12 +133,14 @@ fn under_a_launcher_each_rank_writes_its_own_and_the_node_is_sampled_once() {
 
     let marker = dir.join("ran");
     let script = format!("echo run >> {}", marker.display());
-    let o = support::prof_with_fakes("amd", &slurm, &["util", "--out", out.to_str().unwrap(), "--", "sh", "-c", &script]);
+    let o =
+        support::prof_with_fakes("amd", &slurm, &["util", "--out", out.to_str().unwrap(), "--", "sh", "-c", &script]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("sampled by its local rank 0"));
     assert!(marker.is_file() && out.join("rank5/util-workload.log").is_file(), "the command ran, logged per rank");
     let torchrun = [("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "8")];
-    let o = support::prof_with_fakes("amd", &torchrun, &["util", "--json", "--out", out.to_str().unwrap(), "--", "true"]);
+    let o =
+        support::prof_with_fakes("amd", &torchrun, &["util", "--json", "--out", out.to_str().unwrap(), "--", "true"]);
     let doc = success_json(&o);
     assert_eq!(doc["schema"], "prof.util.v1", "local rank 0 samples");
     assert!(out.join("rank0/util-workload.log").is_file());

@@ -19,7 +19,7 @@ fn shipped(name: &str) -> String {
 fn the_shipped_schemas_are_what_prof_generates() {
     let list = String::from_utf8(prof(&["schema"]).stdout).unwrap();
     let names: Vec<&str> = list.lines().collect();
-    assert_eq!(names.len(), 9, "{list}");
+    assert_eq!(names.len(), 11, "{list}");
     let mut files: Vec<String> = std::fs::read_dir(fixtures().join("../../schemas"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

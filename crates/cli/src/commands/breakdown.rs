@@ -329,7 +329,8 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     if let Some(launched) = prof_core::launcher::from_env() {
         let file = args.run.out.join(format!("rank{}{}", launched.rank, prof_core::rank_summary::SUFFIX));
         let source = path.map_or_else(String::new, |p| p.display().to_string());
-        let summary = prof_core::rank_summary::RankSummary::of(&report, &families, launched.rank, launched.world_size, &source);
+        let summary =
+            prof_core::rank_summary::RankSummary::of(&report, &families, launched.rank, launched.world_size, &source);
         summary.write(&file).map_err(|e| Failure::new(Kind::OutputLost, e))?;
         rank_summary = Some(file);
     }

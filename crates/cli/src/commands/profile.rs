@@ -57,7 +57,6 @@ pub struct ProfileArgs {
     command: Vec<OsString>,
 }
 
-
 impl ProfileArgs {
     /// Under a job launcher each rank writes into its own `--out`/`rank<R>` (its breakdown step
     /// leaves the rank summary there).

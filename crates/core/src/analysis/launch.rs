@@ -111,6 +111,10 @@ pub struct LaunchStats {
     pub verdict: LaunchVerdict,
     /// The verdict as one line, with its evidence.
     pub verdict_line: String,
+    /// Kernels launched by a graph replay (`cudaGraphLaunch`, `hipGraphLaunch`, …) among those
+    /// linked (added in 0.7.0): the step is already a graph, so launch overhead is not per kernel.
+    #[serde(default)]
+    pub graph_launched: u64,
 }
 
 /// Launch statistics of `timeline`, or `None` when no kernel links to a launch span (a timeline
@@ -131,6 +135,8 @@ pub fn launch_stats_of(
     }
     let (mut delays, mut durations, mut waits) = (Vec::new(), Vec::new(), Vec::new());
     let (mut broken_links, mut kernel_total_ns, mut shorter, mut short, mut short_ns) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut graph_launched = 0u64;
+    let mut is_graph_launch: prof_timeline::intern::FxHashMap<prof_timeline::intern::NameId, bool> = Default::default();
     for op in timeline.ops.iter().filter(|op| matches!(op.kind(), OpKind::Kernel | OpKind::Communication)) {
         // Launch calls only (runtime and driver spans: the index holds nothing else).
         let Some(span) = op.correlation.get().and_then(|c| launches.get(c)).and_then(|i| timeline.host.get(i)) else {
@@ -142,6 +148,9 @@ pub fn launch_stats_of(
             continue;
         };
         delays.push(delay);
+        graph_launched += u64::from(
+            *is_graph_launch.entry(span.name).or_insert_with(|| timeline.name(span.name).contains("GraphLaunch")),
+        );
         durations.push(span.dur_ns());
         waits.push(delay.saturating_sub(span.dur_ns()));
         kernel_total_ns += op.dur_ns();
@@ -216,6 +225,7 @@ pub fn launch_stats_of(
         short_kernel_time_pct: pct(short_ns, kernel_total_ns),
         verdict,
         verdict_line,
+        graph_launched,
     })
 }
 

@@ -103,6 +103,9 @@ pub(super) fn idle_candidates(
         ))
     });
     let launch_line = launch_line.unwrap_or_default();
+    let graphed = launch.filter(|l| l.kernels > 0 && l.graph_launched * 2 >= l.kernels).map(|l| {
+        format!("{} of {} kernels linked to their launch came from graph replays", l.graph_launched, l.kernels)
+    });
     let mut out = Vec::new();
     for part in &account.parts {
         let Part::Idle { cause } = part.part else { continue };
@@ -110,6 +113,18 @@ pub(super) fn idle_candidates(
         let share = part.pct;
         let stall = ns(STALL_MIN_NS);
         let (headline, remedy, evidence) = match cause {
+            // Most kernels come from graph replays: the step is a graph already, and the wait is
+            // the host's time between replays, not a launch per kernel.
+            IdleCause::LaunchGaps if graphed.is_some() => (
+                format!("the device waits between graph replays: {share:.1} % of the window"),
+                "the step already replays as a graph, so the idle is the host's time between replays (Python, \
+                 sampling, syncs, the next inputs): put more work in each replay (a larger batch, several steps \
+                 per graph) or cut the host's work per step",
+                format!(
+                    "{count} shorter than {stall} where the launch came late; {}",
+                    graphed.clone().unwrap_or_default()
+                ),
+            ),
             IdleCause::LaunchGaps => (
                 format!("the device waits for the host to launch the next kernel: {share:.1} % of the window"),
                 "capture the step as a graph (CUDA graphs: torch.compile(mode=\"reduce-overhead\"), \

@@ -13,8 +13,10 @@ use prof_timeline::timeline::{OpKind, Timeline};
 /// on the same stream (QKᵀ, scale, mask, cast to fp32, softmax: seen in transformers' eager
 /// attention on the H200)…
 pub(crate) const SANDWICH_BEFORE: usize = 4;
-/// …and at most this many after it (softmax, cast back, ·V).
-pub(crate) const SANDWICH_AFTER: usize = 3;
+/// …and at most this many after it (softmax, cast back, ·V; SDPA's math backend also checks
+/// for fully masked rows after the softmax: isneginf, an all-reduce, a fill and a where, then
+/// the cast back, seen in PyTorch 2.11 on the H100).
+pub(crate) const SANDWICH_AFTER: usize = 8;
 
 /// Kernel-name parts (lower case) that only training runs launch: backward kernels and
 /// optimizer steps.
@@ -37,6 +39,9 @@ pub struct Shape {
     /// Softmax launches with a matmul within [`SANDWICH_BEFORE`] kernels before and
     /// [`SANDWICH_AFTER`] after.
     pub sandwiched_softmax: u64,
+    /// The device time of those attention sandwiches, ns: every kernel from the matmul before
+    /// each such softmax (QKᵀ) through the matmul after it (·V), masks and casts included.
+    pub sandwich_ns: u64,
     /// Top-k selections: launches of `gatherTopK` (one per `torch.topk`), or of every top-k
     /// kernel when none is called so.
     pub topk_ops: u64,
@@ -83,7 +88,7 @@ impl Shape {
             shape.topk_ops = gather_topk;
         }
         shape.training |= autograd_spans(timeline);
-        shape.sandwiched_softmax = sandwiched_softmax(timeline, summary);
+        (shape.sandwiched_softmax, shape.sandwich_ns) = sandwiched_softmax(timeline, summary);
         shape
     }
 }
@@ -99,8 +104,9 @@ fn autograd_spans(timeline: &Timeline) -> bool {
 }
 
 /// Softmax kernels with a matmul at most [`SANDWICH_BEFORE`] kernels before and
-/// [`SANDWICH_AFTER`] after them on their stream.
-fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
+/// [`SANDWICH_AFTER`] after them on their stream, and the device time from each such matmul
+/// before through the matmul after.
+fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> (u64, u64) {
     // No softmax or no matmul among the names (a run with fused attention): nothing to count,
     // as the summary of this very timeline (it counts every op) says without a walk.
     let rows = |test: &dyn Fn(&crate::kernel_summary::KernelRow) -> bool| summary.kernels.iter().any(test);
@@ -108,7 +114,7 @@ fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
         && (!rows(&|k| k.family.is_matmul())
             || !rows(&|k| !k.family.is_matmul() && k.name.to_ascii_lowercase().contains("softmax")))
     {
-        return 0;
+        return (0, 0);
     }
     let families = summary.family_map();
     // Each kernel name's role, decided once (name ids are dense).
@@ -133,7 +139,7 @@ fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
     let mut streams: RunMap<(u32, u64), Sandwich> = RunMap::new();
     let mut feed = |op: &prof_timeline::timeline::DeviceOp| {
         if op.kind() == OpKind::Kernel {
-            streams.get((op.device(), op.stream())).add(role_of(op.name()));
+            streams.get((op.device(), op.stream())).add(role_of(op.name()), op.dur_ns());
         }
     };
     let ops = &timeline.ops;
@@ -144,7 +150,7 @@ fn sandwiched_softmax(timeline: &Timeline, summary: &KernelSummary) -> u64 {
         order.sort_by_key(|op| op.start_ns);
         order.into_iter().for_each(&mut feed);
     }
-    streams.into_map().values().map(|c| c.count).sum()
+    streams.into_map().values().fold((0, 0), |(count, ns), c| (count + c.count, ns + c.ns))
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -165,17 +171,31 @@ struct Sandwich {
     /// Positions of softmaxes with a matmul before them, waiting for one after.
     waiting: std::collections::VecDeque<usize>,
     count: u64,
+    /// Durations of the last kernels, the latest last (enough to span a sandwich).
+    recent: std::collections::VecDeque<u64>,
+    /// Summed time of the sandwiches found, ns.
+    ns: u64,
 }
 
 impl Sandwich {
-    fn add(&mut self, role: Role) {
+    fn add(&mut self, role: Role, dur_ns: u64) {
         let at = self.seen;
         self.seen += 1;
+        if self.recent.len() > SANDWICH_BEFORE + SANDWICH_AFTER + 1 {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(dur_ns);
         while self.waiting.front().is_some_and(|&softmax| at - softmax > SANDWICH_AFTER) {
             self.waiting.pop_front();
         }
         match role {
             Role::Matmul => {
+                if let (Some(&first), Some(before)) = (self.waiting.front(), self.last_matmul) {
+                    // From the matmul before the first waiting softmax through this one.
+                    let span = (at - before + 1).min(self.recent.len());
+                    debug_assert!(before < first);
+                    self.ns += self.recent.iter().rev().take(span).sum::<u64>();
+                }
                 self.count += self.waiting.len() as u64;
                 self.waiting.clear();
                 self.last_matmul = Some(at);
@@ -208,27 +228,37 @@ mod tests {
                 let pick = next(4) as usize;
                 let kind = if pick == 3 { OpKind::Memcpy } else { OpKind::Kernel };
                 let name = t.intern(names[pick]);
-                t.push_op(DeviceOp::new(kind, name, next(2) as u32, next(3), next(400) * 10, 5));
+                let dur = 1 + next(50);
+                t.push_op(DeviceOp::new(kind, name, next(2) as u32, next(3), next(400) * 10, dur));
             }
             let summary = summarize_kernels(&t, &Families::builtin());
-            let mut streams: FxHashMap<(u32, u64), Vec<(u64, usize)>> = FxHashMap::default();
+            let mut streams: FxHashMap<(u32, u64), Vec<(u64, usize, u64)>> = FxHashMap::default();
             for op in t.ops.iter().filter(|op| op.kind() == OpKind::Kernel) {
                 let role = names.iter().position(|n| *n == t.name(op.name())).unwrap_or(2);
-                streams.entry((op.device(), op.stream())).or_default().push((op.start_ns, role));
+                streams.entry((op.device(), op.stream())).or_default().push((op.start_ns, role, op.dur_ns()));
             }
-            let mut expected = 0;
+            let (mut expected, mut expected_ns) = (0, 0);
             for ops in streams.values_mut() {
                 ops.sort_by_key(|op| op.0);
+                // The (matmul before, matmul after) of each sandwiched softmax, each pair once.
+                let mut pairs = std::collections::BTreeSet::new();
                 for at in (0..ops.len()).filter(|&at| ops[at].1 == 1) {
                     let before = ops[at.saturating_sub(SANDWICH_BEFORE)..at].iter().any(|o| o.1 == 0);
                     let after = ops.iter().skip(at + 1).take(SANDWICH_AFTER).any(|o| o.1 == 0);
-                    expected += u64::from(before && after);
+                    if before && after {
+                        expected += 1;
+                        let from = (0..at).rev().find(|&i| ops[i].1 == 0).unwrap();
+                        let to = (at + 1..ops.len()).find(|&i| ops[i].1 == 0).unwrap();
+                        pairs.insert((from, to));
+                    }
                 }
+                expected_ns +=
+                    pairs.iter().map(|&(from, to)| ops[from..=to].iter().map(|o| o.2).sum::<u64>()).sum::<u64>();
             }
-            assert_eq!(sandwiched_softmax(&t, &summary), expected, "round {round}");
+            assert_eq!(sandwiched_softmax(&t, &summary), (expected, expected_ns), "round {round}");
             let mut ordered = t.clone();
             ordered.ops.sort_by_key(|op| op.start_ns);
-            assert_eq!(sandwiched_softmax(&ordered, &summary), expected, "round {round}");
+            assert_eq!(sandwiched_softmax(&ordered, &summary), (expected, expected_ns), "round {round}");
             seen += expected;
         }
         assert!(seen > 0, "no round had a sandwiched softmax");
@@ -245,16 +275,16 @@ mod tests {
             t.push_op(DeviceOp::new(OpKind::Kernel, id, 0, 7, k as u64 * 10, 5));
         }
         let own = summarize_kernels(&t, &Families::builtin());
-        assert_eq!(sandwiched_softmax(&t, &own), 1);
+        assert_eq!(sandwiched_softmax(&t, &own), (1, 15));
         // The matmuls alone: a summary of another timeline, whose op count differs.
         let mut matmuls = t.clone();
         matmuls.ops.retain(|op| t.name(op.name()) != "softmax_warp_forward");
         let other = summarize_kernels(&matmuls, &Families::builtin());
-        assert_eq!(sandwiched_softmax(&t, &other), 1);
-        assert_eq!(sandwiched_softmax(&matmuls, &other), 0);
+        assert_eq!(sandwiched_softmax(&t, &other), (1, 15));
+        assert_eq!(sandwiched_softmax(&matmuls, &other), (0, 0));
         // Softmaxes without a matmul.
         let mut softmaxes = t.clone();
         softmaxes.ops.retain(|op| t.name(op.name()) == "softmax_warp_forward");
-        assert_eq!(sandwiched_softmax(&softmaxes, &summarize_kernels(&softmaxes, &Families::builtin())), 0);
+        assert_eq!(sandwiched_softmax(&softmaxes, &summarize_kernels(&softmaxes, &Families::builtin())), (0, 0));
     }
 }

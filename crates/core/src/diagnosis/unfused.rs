@@ -31,6 +31,10 @@ pub(super) fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) 
             shape.softmax_calls,
             us(shape.softmax_ns)
         ),
+        format!(
+            "the attention pieces (QKᵀ matmul through ·V matmul, masks and casts between): {}",
+            us(shape.sandwich_ns)
+        ),
         format!("GEMM + GEMV: {}", us(gemm)),
         mix.describe(Family::Elementwise),
     ];
@@ -39,7 +43,7 @@ pub(super) fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) 
          (SDPA / flash)"
             .to_owned();
     finding(DiagnosisKind::UnfusedAttention, Severity::Opportunity, headline, evidence)
-        .map(|d| d.about(shape.softmax_ns))
+        .map(|d| d.about(shape.sandwich_ns.max(shape.softmax_ns)))
 }
 
 pub(super) fn unfused_norm(mix: &Mix, shape: &Shape, steps: usize) -> Option<Diagnosis> {
