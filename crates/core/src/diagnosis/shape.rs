@@ -232,7 +232,9 @@ mod tests {
                 t.push_op(DeviceOp::new(kind, name, next(2) as u32, next(3), next(400) * 10, dur));
             }
             let summary = summarize_kernels(&t, &Families::builtin());
-            let mut streams: FxHashMap<(u32, u64), Vec<(u64, usize, u64)>> = FxHashMap::default();
+            // Per (device, stream): (start, role, duration) of each kernel.
+            type Kernels = Vec<(u64, usize, u64)>;
+            let mut streams: FxHashMap<(u32, u64), Kernels> = FxHashMap::default();
             for op in t.ops.iter().filter(|op| op.kind() == OpKind::Kernel) {
                 let role = names.iter().position(|n| *n == t.name(op.name())).unwrap_or(2);
                 streams.entry((op.device(), op.stream())).or_default().push((op.start_ns, role, op.dur_ns()));
