@@ -91,6 +91,18 @@ fn a_thousand_ranks_name_each_planted_cause() {
     assert!(job["answer"].as_str().unwrap().starts_with("balanced"), "{}", job["answer"]);
     assert_eq!(job["rows"].as_array().unwrap().len(), 100, "a list is bounded without --json-full");
 
+    let job = prof_json(&["analyze", "--json", planted.to_str().unwrap()]);
+    let heat = &job["heat"];
+    let rows: Vec<u64> = heat["ranks"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect();
+    assert!(rows.len() <= 64 && heat["steps"].as_array().unwrap().len() <= 64, "the heat map is bounded");
+    assert!([17, 42, 900].iter().all(|r| rows.contains(r)), "the named ranks are rows: {rows:?}");
+    let late = rows.iter().position(|&r| r == 900).unwrap();
+    assert_eq!(heat["late_ns"][late][0], 5_000_000, "rank 900 started step 0 late");
+    let page = dir.join("job.html");
+    let out = prof(&["analyze", "--html", page.to_str().unwrap(), planted.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("rank 900, step 0: started 5.00 ms after the earliest rank"), "the heat map names the cell");
     let text = String::from_utf8(prof(&["analyze", planted.to_str().unwrap()]).stdout).unwrap();
     assert!(text.starts_with("answer: the job waits on rank 17"), "{text}");
     assert!(text.contains("rank 900 started late") && text.contains("rank 42's collectives"), "{text}");

@@ -13,7 +13,8 @@ mod merge;
 mod steps;
 
 pub use merge::{
-    merge, CollectiveWait, JobReport, LateStart, LinkSuspect, RankRow, StepSkew, Straggler, MIN_MATCHED, MIN_STEPS,
+    merge, CollectiveWait, JobReport, LateStart, LinkSuspect, RankRow, StepHeat, StepSkew, Straggler, HEAT_SIDE,
+    MIN_MATCHED, MIN_STEPS,
 };
 
 use crate::analysis::comm::collective_type;

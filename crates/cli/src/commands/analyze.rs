@@ -136,8 +136,9 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
     }
     if let Some((path, summaries)) = args.path.as_deref().and_then(|p| Some((p, super::analyze_job::summaries_in(p)?)))
     {
-        refuse_outputs(&args.outputs, "a directory of rank summaries holds no timeline to write")?;
-        return super::analyze_job::run(path, &summaries, args.json);
+        let trace_only = outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: None };
+        refuse_outputs(&trace_only, "a directory of rank summaries holds no timeline to write")?;
+        return super::analyze_job::run(path, &summaries, args.json, args.outputs.html.as_deref());
     }
     if let Some(path) = &args.path {
         let trace_only = outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: None };

@@ -50,18 +50,24 @@ pub fn summaries_in(path: &Path) -> Option<Vec<PathBuf>> {
     (!found.is_empty()).then_some(found)
 }
 
-/// Merges `summaries` and prints the job report.
-pub fn run(root: &Path, summaries: &[PathBuf], json: bool) -> Result<ExitCode, Failure> {
+/// Merges `summaries` and prints the job report (and writes its page to `html`).
+pub fn run(root: &Path, summaries: &[PathBuf], json: bool, html: Option<&Path>) -> Result<ExitCode, Failure> {
     let job = merge(summaries);
     if job.ranks == 0 {
         let why = job.failed.first().cloned().unwrap_or_default();
         return Err(Failure::new(Kind::BadInput, format!("{}: no rank summary could be read: {why}", root.display())));
     }
     let answer = answer(&job);
+    let text = render(root, &job, &answer);
+    if let Some(page) = html {
+        let html = crate::html_report::ranks::job_page(&root.display().to_string(), &job, &text);
+        crate::output_file::write_bytes(page, html.as_bytes())?;
+        eprintln!("wrote {} (the rank × step heat map and each rank's split; open in a browser)", page.display());
+    }
     if json {
         print_json(&JobDocument { schema: "prof.job.v1", root: root.display().to_string(), answer, job: &job })?;
     } else {
-        out!("{}", render(root, &job, &answer));
+        out!("{text}");
     }
     if !job.failed.is_empty() {
         crate::render::note_partial();

@@ -85,6 +85,39 @@ pub fn comm_heat_map(links: &[&Link]) -> Option<String> {
     Some(svg.finish("communication matrix: bytes from rank (row) to rank (column)"))
 }
 
+/// How late each rank started each step, as a heat map (darker = later than the earliest rank
+/// at that step, scaled to the latest in the map).
+pub fn step_heat_map(heat: &prof_core::rank_summary::StepHeat) -> Option<String> {
+    let latest = heat.late_ns.iter().flatten().flatten().copied().max().filter(|&l| l > 0)? as f64;
+    let (rows, columns) = (heat.ranks.len(), heat.steps.len());
+    let cell = (640.0 / columns.max(1) as f64).clamp(6.0, 28.0);
+    let mut svg = Svg::new(LABEL_W + cell * columns as f64 + 20.0, 30.0 + ROW_H * rows as f64);
+    for (row, rank) in heat.ranks.iter().enumerate() {
+        let y = 24.0 + row as f64 * ROW_H;
+        svg.text(LABEL_W - 6.0, y + ROW_H * 0.7, "end", 11.0, &format!("rank {rank}"));
+        for (column, step) in heat.steps.iter().enumerate() {
+            let Some(late) = heat.late_ns[row][column] else { continue };
+            let shade = (240.0 - 200.0 * (late as f64 / latest)) as u8;
+            let fill = format!("#ff{shade:02x}{shade:02x}");
+            let title = format!("rank {rank}, step {step}: started {} after the earliest rank", human_ns(late as f64));
+            svg.rect(LABEL_W + column as f64 * cell, y + 1.0, cell - 1.0, ROW_H - 2.0, &fill, Some(&title));
+        }
+    }
+    svg.text(LABEL_W, 14.0, "start", 12.0, &format!("steps → ({columns} of them, sampled evenly)"));
+    Some(svg.finish("how late each rank started each step, against the earliest rank"))
+}
+
+/// The page of a merged job (`prof analyze DIR --html` over rank summaries): the ranks' splits,
+/// the rank × step heat map, and the text report.
+pub fn job_page(root: &str, job: &prof_core::rank_summary::JobReport, text: &str) -> String {
+    let splits: Vec<(u32, RankSplit)> = job.rows.iter().map(|r| (r.rank, r.split)).collect();
+    let mut body = format!("<p class=\"note\">job: {} · {} ranks (from rank summaries)</p>\n", escape(root), job.ranks);
+    block(&mut body, "How late each rank started each step", step_heat_map(&job.heat));
+    block(&mut body, "Where each rank's wall time went", rank_bars(&splits));
+    block(&mut body, "Report", Some(format!("<pre>{}</pre>\n", escape(text))));
+    page(&format!("prof job: {root}"), &body)
+}
+
 /// The whole page: bars, heat map, and the text report in a `<pre>` block.
 pub fn ranks_page(root: &str, splits: &[(u32, RankSplit)], links: &[&Link], text: &str) -> String {
     let mut body = format!("<p class=\"note\">job: {} · {} ranks</p>\n", escape(root), splits.len());
@@ -117,5 +150,20 @@ mod tests {
         let map = comm_heat_map(&refs).unwrap();
         assert!(map.contains("rank 0 → rank 1: 1.0 MB") && map.contains("rank 1 → rank 0: 0.0 MB"), "{map}");
         assert!(comm_heat_map(&[]).is_none());
+    }
+
+    #[test]
+    fn the_step_heat_map_shades_lateness_and_names_each_cell() {
+        let heat = prof_core::rank_summary::StepHeat {
+            ranks: vec![0, 7],
+            steps: vec![0, 5],
+            late_ns: vec![vec![Some(0), Some(1_000)], vec![Some(4_000), None]],
+        };
+        let svg = step_heat_map(&heat).unwrap();
+        assert!(svg.contains("rank 7, step 0: started 4.0 µs after the earliest rank"), "{svg}");
+        assert!(svg.contains("#ff2828"), "the latest cell is the darkest: {svg}");
+        assert!(!svg.contains("rank 7, step 5"), "no cell where the rank has no step");
+        let none = prof_core::rank_summary::StepHeat { late_ns: vec![vec![Some(0)]], ..heat };
+        assert!(step_heat_map(&none).is_none(), "nothing late: no map");
     }
 }

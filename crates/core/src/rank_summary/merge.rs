@@ -54,8 +54,26 @@ pub struct JobReport {
     pub steps: Vec<StepSkew>,
     /// Per collective type: how many were matched across ranks and the waits in them.
     pub collectives: Vec<CollectiveWait>,
+    /// How late each rank started each step, for a rank × step heat map (at most
+    /// [`HEAT_SIDE`] ranks and steps, sampled evenly, the named ranks always in).
+    pub heat: StepHeat,
     /// What limits the answer (unequal collective counts, ranks without steps, …).
     pub notes: Vec<String>,
+}
+
+/// Most ranks and steps the heat map keeps.
+pub const HEAT_SIDE: usize = 64;
+
+/// How late each rank started each step: ns after the earliest rank's start of that step.
+#[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct StepHeat {
+    /// The ranks (rows).
+    pub ranks: Vec<u32>,
+    /// The step indices (columns).
+    pub steps: Vec<usize>,
+    /// `late_ns[row][column]`; `None` where the rank has no such step.
+    pub late_ns: Vec<Vec<Option<u64>>>,
 }
 
 /// One rank's row.
@@ -313,6 +331,13 @@ fn merge_kept(kept: &[Kept], types: &[String], failed: Vec<String>) -> JobReport
     if kept.iter().any(|k| k.steps.is_empty()) {
         notes.push(format!("{} ranks have no steps", kept.iter().filter(|k| k.steps.is_empty()).count()));
     }
+    let named: Vec<u32> = straggler
+        .iter()
+        .map(|s| s.rank)
+        .chain(late_start.iter().map(|l| l.rank))
+        .chain(links.iter().map(|l| l.rank))
+        .collect();
+    let heat = step_heat(kept, &named);
     let splits: Vec<(u32, RankSplit)> = kept.iter().map(|k| (k.rank, k.split)).collect();
     JobReport {
         ranks: kept.len(),
@@ -325,7 +350,48 @@ fn merge_kept(kept: &[Kept], types: &[String], failed: Vec<String>) -> JobReport
         links,
         steps,
         collectives,
+        heat,
         notes,
+    }
+}
+
+/// `count` indices of `0..len`, evenly spaced (all of them when `len <= count`).
+fn evenly(len: usize, count: usize) -> Vec<usize> {
+    if len <= count {
+        return (0..len).collect();
+    }
+    (0..count).map(|i| i * (len - 1) / (count - 1).max(1)).collect()
+}
+
+fn step_heat(kept: &[Kept], named: &[u32]) -> StepHeat {
+    let most = kept.iter().map(|k| k.steps.len()).max().unwrap_or(0);
+    if kept.len() < 2 || most == 0 {
+        return StepHeat::default();
+    }
+    let steps = evenly(most, HEAT_SIDE);
+    let earliest: Vec<Option<u64>> =
+        steps.iter().map(|&s| kept.iter().filter_map(|k| k.steps.get(s).map(|w| w.0)).min()).collect();
+    // The named ranks, then others evenly spaced, in rank order.
+    let mut rows: Vec<usize> =
+        kept.iter().enumerate().filter(|(_, k)| named.contains(&k.rank)).map(|(i, _)| i).collect();
+    for i in evenly(kept.len(), HEAT_SIDE) {
+        if rows.len() >= HEAT_SIDE.max(named.len()) {
+            break;
+        }
+        if !rows.contains(&i) {
+            rows.push(i);
+        }
+    }
+    rows.sort_unstable();
+    StepHeat {
+        ranks: rows.iter().map(|&i| kept[i].rank).collect(),
+        late_ns: rows
+            .iter()
+            .map(|&i| {
+                steps.iter().zip(&earliest).map(|(&s, first)| Some(kept[i].steps.get(s)?.0 - (*first)?)).collect()
+            })
+            .collect(),
+        steps,
     }
 }
 
