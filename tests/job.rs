@@ -157,3 +157,26 @@ fn under_a_launcher_each_rank_writes_its_own_and_the_node_is_sampled_once() {
     assert_eq!(doc["schema"], "prof.util.v1", "local rank 0 samples");
     assert!(out.join("rank0/util-workload.log").is_file());
 }
+
+/// `--rank-summaries DIR` on a directory of ranks writes one summary a rank; merged, they give
+/// the raw analysis's answers: the 16-rank Ascend job (splits from its cluster step-trace table,
+/// no op timelines) and the 8-rank DLRM job name the same slowest rank with the same median,
+/// and the Ascend communication matrix keeps its links.
+#[test]
+fn summaries_of_a_rank_directory_give_its_answers() {
+    for (job, ranks) in [("ascend/msinsight_gpt3_16rank_torch_npu", 16), (DLRM, 8)] {
+        let dir = scratch_dir("job-from-ranks");
+        let root = fixtures().join(job);
+        let raw = prof_json(&["analyze", "--json", root.to_str().unwrap()]);
+        let out = prof(&["analyze", "--rank-summaries", dir.to_str().unwrap(), root.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let merged = prof_json(&["analyze", "--json", dir.to_str().unwrap()]);
+        assert_eq!(merged["ranks"], ranks, "{job}");
+        assert_eq!(merged["slowest"], raw["slowest"], "{job}");
+        let links = |doc: &serde_json::Value| doc["communication_matrix"].as_array().unwrap().len();
+        assert_eq!(links(&merged), links(&raw), "{job}");
+    }
+    let one_trace = fixtures().join("nvidia/h200-probe/torch-trace.json");
+    let refused = prof(&["analyze", "--rank-summaries", "/tmp/x", one_trace.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+}

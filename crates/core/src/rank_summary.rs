@@ -21,7 +21,7 @@ use crate::analysis::comm::collective_type;
 use crate::analysis::ranks::RankSplit;
 use crate::analysis::temporal::{activity_of, Activity};
 use crate::report::Report;
-use crate::Families;
+use crate::{Families, Timeline};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -55,6 +55,10 @@ pub struct RankSummary {
     pub steps: Vec<(u64, u64)>,
     /// Every collective in start order.
     pub collectives: Vec<Collective>,
+    /// The rank's links as the vendor's communication matrix gives them (Ascend), for the job's
+    /// matrix.
+    #[serde(default)]
+    pub links: Vec<crate::vendor_tables::Link>,
 }
 
 /// One collective on one rank.
@@ -76,11 +80,45 @@ impl RankSummary {
     /// read from `source`. Families and kernels from the window's summary; the split from its
     /// temporal analysis (worked out here when the report has none).
     pub fn of(report: &Report, families: &Families, rank: u32, world_size: Option<u32>, source: &str) -> Self {
-        let timeline = &report.timeline;
         let temporal = match report.analyses.temporal.is_empty() {
-            true => crate::analysis::temporal::temporal_breakdown(timeline, families),
+            true => crate::analysis::temporal::temporal_breakdown(&report.timeline, families),
             false => report.analyses.temporal.clone(),
         };
+        Self::of_parts(&report.timeline, &report.summary, &temporal, families, rank, world_size, source)
+    }
+
+    /// The summary of a whole timeline (a rank's artifact as read, no window chosen).
+    pub fn of_timeline(timeline: &Timeline, families: &Families, rank: u32, source: &str) -> Self {
+        let summary = crate::summarize_kernels(timeline, families);
+        let temporal = crate::analysis::temporal::temporal_breakdown(timeline, families);
+        Self::of_parts(timeline, &summary, &temporal, families, rank, None, source)
+    }
+
+    /// A summary that holds only a rank's split (a vendor's per-step table, no op timeline).
+    pub fn of_split(rank: u32, split: RankSplit, source: &str) -> Self {
+        RankSummary {
+            schema: SCHEMA.to_owned(),
+            rank,
+            world_size: None,
+            source: source.to_owned(),
+            split,
+            families: Vec::new(),
+            top_kernels: Vec::new(),
+            steps: Vec::new(),
+            collectives: Vec::new(),
+            links: Vec::new(),
+        }
+    }
+
+    fn of_parts(
+        timeline: &Timeline,
+        summary: &crate::KernelSummary,
+        temporal: &[crate::analysis::temporal::DeviceTemporal],
+        families: &Families,
+        rank: u32,
+        world_size: Option<u32>,
+        source: &str,
+    ) -> Self {
         let activity = activity_of(timeline, families);
         let collectives = timeline
             .ops
@@ -103,16 +141,12 @@ impl RankSummary {
             rank,
             world_size,
             source: source.to_owned(),
-            split: RankSplit::from_temporal(&temporal).unwrap_or_default(),
-            families: report.summary.families.iter().map(|f| (f.family.as_str().to_owned(), f.total_ns)).collect(),
-            top_kernels: report
-                .summary
-                .top(TOP_KERNELS)
-                .iter()
-                .map(|k| (k.name.clone(), k.calls, k.total_ns))
-                .collect(),
+            split: RankSplit::from_temporal(temporal).unwrap_or_default(),
+            families: summary.families.iter().map(|f| (f.family.as_str().to_owned(), f.total_ns)).collect(),
+            top_kernels: summary.top(TOP_KERNELS).iter().map(|k| (k.name.clone(), k.calls, k.total_ns)).collect(),
             steps: steps::step_windows(timeline),
             collectives,
+            links: Vec::new(),
         }
     }
 

@@ -36,7 +36,7 @@ pub struct CommTable {
 }
 
 /// One link of a communication matrix (rank to rank).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Link {
     /// Sending rank.

@@ -58,6 +58,10 @@ pub struct AnalyzeArgs {
     /// merges a directory of them in bounded memory (a job of a thousand ranks).
     #[arg(long, value_name = "FILE")]
     rank_summary: Option<PathBuf>,
+    /// With a directory of ranks: write each rank's summary into DIR (`rank<R>.rank-summary.json`),
+    /// for `prof analyze DIR` to merge (the same answers from a few KB a rank).
+    #[arg(long, value_name = "DIR", conflicts_with = "rank_summary")]
+    rank_summaries: Option<PathBuf>,
     /// The rank the summary is of; default: the launcher's (`RANK`, `SLURM_PROCID`,
     /// `OMPI_COMM_WORLD_RANK`, `PMI_RANK`), else the number in the artifact's name, else 0.
     #[arg(long, requires = "rank_summary")]
@@ -144,9 +148,16 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         let trace_only = outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: None };
         let refuse = || refuse_outputs(&trace_only, "a rank directory has one timeline per rank, not one to write");
         let html = args.outputs.html.as_deref();
-        if let Some(outcome) = super::analyze_ranks::try_run(registry, path, &families, args.json, html, refuse) {
+        let summaries = args.rank_summaries.as_deref();
+        if let Some(outcome) =
+            super::analyze_ranks::try_run(registry, path, &families, args.json, html, refuse, summaries)
+        {
             return outcome;
         }
+    }
+    if let Some(dir) = &args.rank_summaries {
+        let why = format!("--rank-summaries {}: the path is not a directory of ranks", dir.display());
+        return Err(Failure::new(Kind::Usage, why));
     }
     let vendor = VendorPrefetch::start(args.path.as_deref(), crate::registry::build);
     let (loaded, format) = match &args.path {

@@ -48,9 +48,10 @@ pub fn try_run(
     json: bool,
     html: Option<&Path>,
     before: impl FnOnce() -> Result<(), crate::failure::Failure>,
+    summaries: Option<&Path>,
 ) -> Option<Result<ExitCode, crate::failure::Failure>> {
     let job = registry.rank_job(path)?;
-    Some(before().and_then(|()| run(registry, &job, families, json, html)))
+    Some(before().and_then(|()| run(registry, &job, families, json, html, summaries)))
 }
 
 fn run(
@@ -59,9 +60,10 @@ fn run(
     families: &Families,
     json: bool,
     html: Option<&Path>,
+    summaries: Option<&Path>,
 ) -> Result<ExitCode, crate::failure::Failure> {
     let mut notes = job.ignored.clone();
-    let mut results = load_all(registry, job, families);
+    let mut results = load_all(registry, job, families, summaries.is_some());
     if let Some(cluster) = &job.cluster {
         match registry.cluster_splits(cluster) {
             Ok(splits) => load::fill_from_cluster(&cluster.file, splits, &mut results),
@@ -69,6 +71,9 @@ fn run(
         }
     }
     results.sort_by_key(|r| r.rank);
+    if let Some(dir) = summaries {
+        write_summaries(dir, &mut results)?;
+    }
     if results.iter().all(|r| r.split.is_none() && r.top_kernel.is_none()) {
         let reasons: Vec<String> = results.iter().filter_map(|r| r.error.clone()).chain(notes).collect();
         let message = format!("{}: no rank could be analysed: {}", job.root.display(), reasons.join("; "));
@@ -112,7 +117,7 @@ fn run(
 /// Every rank of `job`, loaded on all cores: one worker per core takes the next rank until none
 /// is left (each rank's timeline is summarised and dropped by its worker, so at most one
 /// timeline per core is held at once). Results come back in rank order.
-fn load_all(registry: &Registry, job: &RankJob, families: &Families) -> Vec<RankResult> {
+fn load_all(registry: &Registry, job: &RankJob, families: &Families, summarize: bool) -> Vec<RankResult> {
     let ranks: Vec<(u32, &std::path::PathBuf)> = job.ranks.iter().map(|(&rank, path)| (rank, path)).collect();
     let workers = std::thread::available_parallelism().map_or(1, usize::from).min(ranks.len()).max(1);
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -124,7 +129,7 @@ fn load_all(registry: &Registry, job: &RankJob, families: &Families) -> Vec<Rank
                     loop {
                         let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(&(rank, path)) = ranks.get(at) else { break done };
-                        done.push((at, load::rank(registry, rank, path, families)));
+                        done.push((at, load::rank(registry, rank, path, families, summarize)));
                     }
                 })
             })
@@ -134,6 +139,28 @@ fn load_all(registry: &Registry, job: &RankJob, families: &Families) -> Vec<Rank
     });
     results.sort_by_key(|(at, _)| *at);
     results.into_iter().map(|(_, result)| result).collect()
+}
+
+/// Writes each rank's summary into `dir` (`--rank-summaries`): its timeline's where it had one,
+/// with the split the job report uses (a vendor's per-step table wins, as in the report) and
+/// the rank's links; a rank with a split and no timeline gets a summary of its split alone.
+fn write_summaries(dir: &Path, results: &mut [RankResult]) -> Result<(), crate::failure::Failure> {
+    use prof_core::rank_summary::{RankSummary, SUFFIX};
+    let lost = |e: String| crate::failure::Failure::new(crate::failure::Kind::OutputLost, e);
+    std::fs::create_dir_all(dir).map_err(|e| lost(format!("cannot create {}: {e}", dir.display())))?;
+    for r in results.iter_mut() {
+        let summary = match (r.summary.take(), r.split) {
+            (Some(mut summary), split) => {
+                summary.split = split.unwrap_or(summary.split);
+                summary
+            }
+            (None, Some(split)) => RankSummary::of_split(r.rank, split, r.split_from.as_deref().unwrap_or(&r.path)),
+            (None, None) => continue,
+        };
+        let summary = RankSummary { links: r.links.iter().map(|l| l.link.clone()).collect(), ..summary };
+        summary.write(&dir.join(format!("rank{}{SUFFIX}", r.rank))).map_err(lost)?;
+    }
+    Ok(())
 }
 
 /// The JSON Schema of the `prof.ranks.v1` document.

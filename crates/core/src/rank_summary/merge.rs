@@ -57,6 +57,8 @@ pub struct JobReport {
     /// How late each rank started each step, for a rank × step heat map (at most
     /// [`HEAT_SIDE`] ranks and steps, sampled evenly, the named ranks always in).
     pub heat: StepHeat,
+    /// The links of every rank that has them (the vendor's communication matrix).
+    pub communication_matrix: Vec<crate::vendor_tables::Link>,
     /// What limits the answer (unequal collective counts, ranks without steps, …).
     pub notes: Vec<String>,
 }
@@ -175,6 +177,7 @@ struct Kept {
     steps: Vec<(u64, u64)>,
     /// (type, start, end) in start order.
     collectives: Vec<(u16, u64, u64)>,
+    links: Vec<crate::vendor_tables::Link>,
 }
 
 /// Merges the summaries `paths` name, read on every core; a summary that cannot be read is
@@ -222,7 +225,7 @@ fn keep(summary: RankSummary, types: &Mutex<HashMap<String, u16>>) -> Kept {
             (*types.entry(c.op.clone()).or_insert(next), c.start_ns, c.end_ns)
         })
         .collect();
-    Kept { rank: summary.rank, split: summary.split, steps: summary.steps, collectives }
+    Kept { rank: summary.rank, split: summary.split, steps: summary.steps, collectives, links: summary.links }
 }
 
 fn median(values: &mut [u64]) -> u64 {
@@ -351,6 +354,7 @@ fn merge_kept(kept: &[Kept], types: &[String], failed: Vec<String>) -> JobReport
         steps,
         collectives,
         heat,
+        communication_matrix: kept.iter().flat_map(|k| k.links.iter().cloned()).collect(),
         notes,
     }
 }

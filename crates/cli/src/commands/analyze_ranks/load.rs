@@ -65,6 +65,9 @@ pub struct RankResult {
     /// The communication samples, for the job-wide table.
     #[serde(skip)]
     pub samples: Vec<CommSample>,
+    /// The rank summary of its timeline, when asked for (`--rank-summaries`).
+    #[serde(skip)]
+    pub summary: Option<prof_core::rank_summary::RankSummary>,
 }
 
 impl RankResult {
@@ -76,11 +79,16 @@ impl RankResult {
 }
 
 /// Loads rank `rank` from `path`; never fails: what goes wrong is in `error` / `notes`.
-pub fn rank(registry: &Registry, rank: u32, path: &Path, families: &Families) -> RankResult {
+pub fn rank(registry: &Registry, rank: u32, path: &Path, families: &Families, summarize: bool) -> RankResult {
     let mut result = RankResult { rank, path: path.display().to_string(), ..RankResult::default() };
     let vendor_files = vendor_tables(registry, &mut result, path);
     let timeline_error = match load_rank_artifact(registry, path, families) {
         Ok(Loaded::Timeline(timeline)) => {
+            if summarize {
+                let source = path.display().to_string();
+                result.summary =
+                    Some(prof_core::rank_summary::RankSummary::of_timeline(&timeline, families, rank, &source));
+            }
             let summary = summarize_kernels(&timeline, families);
             result.top_kernel = top_kernel(&summary);
             if result.split.is_none() {
