@@ -17,6 +17,14 @@ Names, and the answer an engineer gives:
                      idles between steps -> "the input pipeline starves the device"
   reduce-overhead    a decode-shaped block stack under torch.compile(mode="reduce-overhead"):
                      CUDA graphs replayed, few launches -> not launch-bound
+  prefill-efficient  the prefill with SDPA's memory-efficient backend: attention fused
+  prefill-cudnn      the prefill with SDPA's cuDNN backend: attention fused
+  unet-gn            a diffusion-style UNet block stack (conv + GroupNorm + SiLU + self-attention),
+                     bf16 training step, channels_last: conv and GroupNorm lead, no layout finding
+  recsys             an embedding-heavy recommender step (EmbeddingBag tables + MLP, sparse
+                     lookups): index/gather and the optimizer lead, GEMMs small
+  jax-attention      jitted JAX attention (QK^T, softmax, .V as einsums, bf16): XLA fuses it
+                     (cuDNN fused attention or a fused softmax between dots)
 """
 import sys
 import time
@@ -133,6 +141,80 @@ def reduce_overhead():
     print(f"reduce-overhead: 300 steps in {time.time() - t:.3f} s {tuple(y.shape)}", flush=True)
 
 
+def unet_gn():
+    torch = _torch()
+
+    class Block(torch.nn.Module):
+        def __init__(self, c=128):
+            super().__init__()
+            self.n1, self.c1 = torch.nn.GroupNorm(32, c), torch.nn.Conv2d(c, c, 3, padding=1)
+            self.n2, self.c2 = torch.nn.GroupNorm(32, c), torch.nn.Conv2d(c, c, 3, padding=1)
+            self.na, self.attn = torch.nn.GroupNorm(32, c), torch.nn.MultiheadAttention(c, 4, batch_first=True)
+
+        def forward(self, x):
+            h = self.c1(torch.nn.functional.silu(self.n1(x)))
+            x = x + self.c2(torch.nn.functional.silu(self.n2(h)))
+            b, c, hh, ww = x.shape
+            t = self.na(x).flatten(2).transpose(1, 2)
+            a, _ = self.attn(t, t, t, need_weights=False)
+            return x + a.transpose(1, 2).reshape(b, c, hh, ww)
+
+    model = torch.nn.Sequential(*[Block() for _ in range(4)]).cuda().to(memory_format=torch.channels_last)
+    x = torch.randn(16, 128, 32, 32, device="cuda").to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    t = time.time()
+    for _ in range(10):
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x).float().square().mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    print(f"unet-gn: 10 steps in {time.time() - t:.3f} s", flush=True)
+
+
+def recsys():
+    torch = _torch()
+    tables = torch.nn.ModuleList([torch.nn.EmbeddingBag(200_000, 64, mode="sum") for _ in range(16)]).cuda()
+    mlp = torch.nn.Sequential(torch.nn.Linear(16 * 64 + 13, 512), torch.nn.ReLU(), torch.nn.Linear(512, 1)).cuda()
+    opt = torch.optim.Adagrad(list(tables.parameters()) + list(mlp.parameters()), lr=0.01)
+    t = time.time()
+    for _ in range(20):
+        idx = [torch.randint(0, 200_000, (2048 * 20,), device="cuda") for _ in tables]
+        offsets = torch.arange(0, 2048 * 20, 20, device="cuda")
+        dense = torch.randn(2048, 13, device="cuda")
+        feats = torch.cat([e(i, offsets) for e, i in zip(tables, idx)] + [dense], dim=1)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(mlp(feats).squeeze(1), torch.rand(2048, device="cuda"))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    print(f"recsys: 20 steps in {time.time() - t:.3f} s", flush=True)
+
+
+def jax_attention():
+    import jax
+    import jax.numpy as jnp
+
+    b, h, s, d = 4, 16, 2048, 64
+    key = jax.random.PRNGKey(0)
+    q, k, v = (jax.random.normal(kk, (b, h, s, d), dtype=jnp.bfloat16) for kk in jax.random.split(key, 3))
+
+    @jax.jit
+    def attention(q, k, v):
+        scores = jnp.einsum("bhqd,bhkd->bhqk", q, k) / jnp.sqrt(d).astype(jnp.bfloat16)
+        mask = jnp.tril(jnp.ones((s, s), dtype=bool))
+        scores = jnp.where(mask, scores, jnp.finfo(jnp.bfloat16).min)
+        return jnp.einsum("bhqk,bhkd->bhqd", jax.nn.softmax(scores.astype(jnp.float32)).astype(jnp.bfloat16), v)
+
+    attention(q, k, v).block_until_ready()
+    t = time.time()
+    for _ in range(20):
+        out = attention(q, k, v)
+    out.block_until_ready()
+    print(f"jax attention: 20 calls in {time.time() - t:.3f} s", flush=True)
+
+
 CLIENTS = {
     "resnet50-nchw-amp": lambda: _resnet50(False),
     "resnet50-cl-amp": lambda: _resnet50(True),
@@ -141,6 +223,11 @@ CLIENTS = {
     "prefill-eager": lambda: _prefill("eager"),
     "starved-loader": starved_loader,
     "reduce-overhead": reduce_overhead,
+    "prefill-efficient": lambda: _prefill("sdpa", "EFFICIENT_ATTENTION"),
+    "prefill-cudnn": lambda: _prefill("sdpa", "CUDNN_ATTENTION"),
+    "unet-gn": unet_gn,
+    "recsys": recsys,
+    "jax-attention": jax_attention,
 }
 
 if __name__ == "__main__":
