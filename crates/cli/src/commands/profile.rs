@@ -105,7 +105,7 @@ pub fn run(registry: &Registry, args: &ProfileArgs) -> Result<ExitCode, Failure>
     }
     if let Some(stopped) = measured.ended.stopped_by() {
         eprintln!("prof profile: {stopped} ended the utilization run; no further step was started");
-        return Ok(util::exit_status(measured.ended));
+        return Ok(super::util_record::exit_status(measured.ended));
     }
     let verdict = &measured.verdict;
     let rerun = format!("prof util -- {cmd}");

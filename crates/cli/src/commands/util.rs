@@ -13,7 +13,7 @@
 //! duration, `devices` and `verdict` describe the window `--phase` picks: by default the active
 //! phase (from the first busy sample to the last), not the idle lead-in of imports and loading.
 
-use super::util_record::{self, record_command, record_for, Ended, Sampling};
+use super::util_record::{self, exit_status, record_command, record_for, Ended, Sampling};
 use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
 use crate::render::{print_json, table};
@@ -245,7 +245,7 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
     // ranks of the node only run the command.
     if let Some(launched) = prof_core::launcher::from_env().filter(|l| l.local_rank.unwrap_or(0) > 0) {
         if !args.command.is_empty() {
-            return run_unsampled(args, launched);
+            return util_record::run_unsampled(&args.out, &args.command, args.timeout, launched);
         }
     }
     let mut measured = measure(registry, args)?;
@@ -282,27 +282,6 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
 }
 
 /// The exit status `prof util` gives for how the recording `ended`.
-/// Runs the command of a rank that does not sample (local rank above 0), its log in `--out`,
-/// and ends with its status.
-fn run_unsampled(args: &UtilArgs, launched: prof_core::launcher::LaunchedRank) -> Result<ExitCode, Failure> {
-    let _lock = crate::out_lock::OutLock::take(&args.out).map_err(|e| Failure::new(Kind::Usage, e))?;
-    let mut plan = prof_core::RunPlan::new("workload", args.command.clone(), args.out.join("util-workload.log"));
-    plan.timeout = args.timeout;
-    plan.echo = true;
-    eprintln!(
-        "prof util: rank {} is local rank {} of its node: the node's devices are sampled by its local rank 0",
-        launched.rank,
-        launched.local_rank.unwrap_or(0)
-    );
-    let ended = match prof_capture::supervisor::run(&plan) {
-        Ok(outcome) => Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s))),
-        Err(prof_core::Error::Interrupted { signal, .. }) => Ended::Signal(signal),
-        Err(prof_core::Error::TimedOut { .. }) => Ended::TimedOut,
-        Err(other) => return Err(other.into()),
-    };
-    Ok(exit_status(ended))
-}
-
 impl UtilArgs {
     /// Under a job launcher each rank writes into its own `--out`/`rank<R>`.
     pub fn per_rank(mut self) -> Self {
@@ -310,15 +289,6 @@ impl UtilArgs {
             self.out = self.out.join(format!("rank{}", launched.rank));
         }
         self
-    }
-}
-
-pub fn exit_status(ended: Ended) -> ExitCode {
-    match ended {
-        Ended::Signal(signal) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(130)),
-        Ended::TimedOut => ExitCode::from(124),
-        Ended::Exited(Some(code)) if code != 0 => ExitCode::from(u8::try_from(code).unwrap_or(1)),
-        Ended::Exited(_) => ExitCode::SUCCESS,
     }
 }
 

@@ -2,7 +2,7 @@
 //! supervised command or for a duration, and how the recording ended. The samples are kept
 //! however it ends.
 
-use crate::failure::Failure;
+use crate::failure::{Failure, Kind};
 use prof_capture::supervisor;
 use prof_core::recorder::{Recorder, RecorderHandle, Recording, Tick};
 use prof_core::run_plan::RunPlan;
@@ -10,6 +10,7 @@ use prof_core::samples_csv::CsvStream;
 use prof_core::UtilizationProbe;
 use std::ffi::OsString;
 use std::path::Path;
+use std::process::ExitCode;
 use std::time::Duration;
 
 /// How to sample.
@@ -197,4 +198,39 @@ async fn sleep_or_forever(duration: Duration) {
         Some(deadline) => tokio::time::sleep_until(deadline).await,
         None => std::future::pending().await,
     }
+}
+
+pub fn exit_status(ended: Ended) -> ExitCode {
+    match ended {
+        Ended::Signal(signal) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(130)),
+        Ended::TimedOut => ExitCode::from(124),
+        Ended::Exited(Some(code)) if code != 0 => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        Ended::Exited(_) => ExitCode::SUCCESS,
+    }
+}
+
+/// Runs the command of a rank that does not sample (local rank above 0), its log in `--out`,
+/// and ends with its status.
+pub fn run_unsampled(
+    out: &Path,
+    command: &[OsString],
+    timeout: Option<Duration>,
+    launched: prof_core::launcher::LaunchedRank,
+) -> Result<ExitCode, Failure> {
+    let _lock = crate::out_lock::OutLock::take(out).map_err(|e| Failure::new(Kind::Usage, e))?;
+    let mut plan = prof_core::RunPlan::new("workload", command.to_vec(), out.join("util-workload.log"));
+    plan.timeout = timeout;
+    plan.echo = true;
+    eprintln!(
+        "prof util: rank {} is local rank {} of its node: the node's devices are sampled by its local rank 0",
+        launched.rank,
+        launched.local_rank.unwrap_or(0)
+    );
+    let ended = match supervisor::run(&plan) {
+        Ok(outcome) => Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s))),
+        Err(prof_core::Error::Interrupted { signal, .. }) => Ended::Signal(signal),
+        Err(prof_core::Error::TimedOut { .. }) => Ended::TimedOut,
+        Err(other) => return Err(other.into()),
+    };
+    Ok(exit_status(ended))
 }

@@ -3,7 +3,7 @@
 //! (an analysis with nothing to say is shown by none).
 
 use super::comm::CommReport;
-use super::Context;
+use super::context::Context;
 use crate::analysis::counters::{counter_drops, SeriesDrops};
 use crate::analysis::gaps::DeviceGaps;
 use crate::analysis::launch::LaunchStats;

@@ -1,0 +1,158 @@
+//! The rank summary itself: what it holds, how it is made from a report, a timeline or a split,
+//! and how it is read and written.
+
+use crate::analysis::comm::collective_type;
+use crate::analysis::ranks::RankSplit;
+use crate::analysis::temporal::{activity_of, Activity};
+use crate::report::Report;
+use crate::{Families, Timeline};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The schema name of a rank summary.
+pub const SCHEMA: &str = "prof.rank-summary.v1";
+/// The file name suffix rank summaries are written with (`rank3.rank-summary.json`).
+pub const SUFFIX: &str = ".rank-summary.json";
+/// Kernels a summary lists.
+const TOP_KERNELS: usize = 20;
+
+/// One rank, reduced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RankSummary {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// The rank (the launcher's `RANK`, or the number in the artifact's name).
+    pub rank: u32,
+    /// The ranks in the job, where the launcher said.
+    pub world_size: Option<u32>,
+    /// The artifact the summary was made from.
+    pub source: String,
+    /// The window's wall time split (compute, exposed communication, other, idle).
+    pub split: RankSplit,
+    /// Device time per family, ns, largest first.
+    pub families: Vec<(String, u64)>,
+    /// The costliest kernels: name, calls, total ns.
+    pub top_kernels: Vec<(String, u64, u64)>,
+    /// The steps found (repeating sequence, profiler steps or a repeating kernel), in order:
+    /// `[start, end)` of each step's device work, ns.
+    pub steps: Vec<(u64, u64)>,
+    /// Every collective in start order.
+    pub collectives: Vec<Collective>,
+    /// The rank's links as the vendor's communication matrix gives them (Ascend), for the job's
+    /// matrix.
+    #[serde(default)]
+    pub links: Vec<crate::vendor_tables::Link>,
+}
+
+/// One collective on one rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Collective {
+    /// Collective type (`all_reduce`, `all_gather`, `send`, …).
+    pub op: String,
+    /// Start, ns (the rank's clock).
+    pub start_ns: u64,
+    /// End, ns.
+    pub end_ns: u64,
+    /// Bytes, where the source says.
+    pub bytes: Option<u64>,
+}
+
+impl RankSummary {
+    /// The summary of `report` (the rank's window: see [`crate::report::analyze`]) for `rank`,
+    /// read from `source`. Families and kernels from the window's summary; the split from its
+    /// temporal analysis (worked out here when the report has none).
+    pub fn of(report: &Report, families: &Families, rank: u32, world_size: Option<u32>, source: &str) -> Self {
+        let temporal = match report.analyses.temporal.is_empty() {
+            true => crate::analysis::temporal::temporal_breakdown(&report.timeline, families),
+            false => report.analyses.temporal.clone(),
+        };
+        Self::of_parts(&report.timeline, &report.summary, &temporal, families, rank, world_size, source)
+    }
+
+    /// The summary of a whole timeline (a rank's artifact as read, no window chosen).
+    pub fn of_timeline(timeline: &Timeline, families: &Families, rank: u32, source: &str) -> Self {
+        let summary = crate::summarize_kernels(timeline, families);
+        let temporal = crate::analysis::temporal::temporal_breakdown(timeline, families);
+        Self::of_parts(timeline, &summary, &temporal, families, rank, None, source)
+    }
+
+    /// A summary that holds only a rank's split (a vendor's per-step table, no op timeline).
+    pub fn of_split(rank: u32, split: RankSplit, source: &str) -> Self {
+        RankSummary {
+            schema: SCHEMA.to_owned(),
+            rank,
+            world_size: None,
+            source: source.to_owned(),
+            split,
+            families: Vec::new(),
+            top_kernels: Vec::new(),
+            steps: Vec::new(),
+            collectives: Vec::new(),
+            links: Vec::new(),
+        }
+    }
+
+    fn of_parts(
+        timeline: &Timeline,
+        summary: &crate::KernelSummary,
+        temporal: &[crate::analysis::temporal::DeviceTemporal],
+        families: &Families,
+        rank: u32,
+        world_size: Option<u32>,
+        source: &str,
+    ) -> Self {
+        let activity = activity_of(timeline, families);
+        let collectives = timeline
+            .ops
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| activity(*index) == Activity::Communication)
+            .map(|(_, op)| {
+                let details = timeline.details_of(op);
+                let named = details.and_then(|d| d.op_type).unwrap_or(op.name());
+                Collective {
+                    op: collective_type(timeline.name(named)),
+                    start_ns: op.start_ns,
+                    end_ns: op.start_ns + op.dur_ns(),
+                    bytes: details.and_then(|d| d.bytes),
+                }
+            })
+            .collect();
+        RankSummary {
+            schema: SCHEMA.to_owned(),
+            rank,
+            world_size,
+            source: source.to_owned(),
+            split: RankSplit::from_temporal(temporal).unwrap_or_default(),
+            families: summary.families.iter().map(|f| (f.family.as_str().to_owned(), f.total_ns)).collect(),
+            top_kernels: summary.top(TOP_KERNELS).iter().map(|k| (k.name.clone(), k.calls, k.total_ns)).collect(),
+            steps: super::steps::step_windows(timeline),
+            collectives,
+            links: Vec::new(),
+        }
+    }
+
+    /// Reads a summary written by [`RankSummary::write`]; the error names the file (and the
+    /// line and column of a JSON error).
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let summary: Self = serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if summary.schema != SCHEMA {
+            return Err(format!("{}: schema `{}`, not {SCHEMA}", path.display(), summary.schema));
+        }
+        Ok(summary)
+    }
+
+    /// Writes the summary as JSON to `path`.
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        let text = serde_json::to_vec(self).map_err(|e| format!("cannot encode the rank summary: {e}"))?;
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}
+
+/// Whether `path` names a rank summary (by its suffix).
+pub fn is_rank_summary(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(SUFFIX))
+}
