@@ -170,9 +170,12 @@ pub fn launch_stats_of(
     let shorter_pct = pct(shorter, kernels);
     let queue_wait = Percentiles::of(waits);
     let queued = queue_wait.is_some_and(|w| w.p50_ns >= LAUNCH_QUEUE_DEEP_NS);
+    // Most kernels replayed from graphs: one launch call stands for many kernels, so a kernel
+    // shorter than "its" launch call says nothing about launch cost.
+    let graphed = kernels > 0 && graph_launched * 2 >= kernels;
     let verdict = if kernels == 0 {
         LaunchVerdict::Unknown
-    } else if queued {
+    } else if queued || graphed {
         LaunchVerdict::NotLaunchBound
     } else if shorter_pct >= LAUNCH_BOUND_PCT {
         LaunchVerdict::LaunchBound
@@ -193,6 +196,11 @@ pub fn launch_stats_of(
             "unknown: all {broken_links} correlation links are broken (the kernel starts before its launch call or \
              more than {} s after it: ids or clocks from different runs)",
             MAX_PLAUSIBLE_DELAY_NS / 1_000_000_000
+        )
+    } else if graphed {
+        format!(
+            "{lead} per kernel: {graph_launched} of {kernels} kernels were replayed from graphs (one launch call \
+             for many kernels); what is left to win is the host's time between replays"
         )
     } else if queued {
         format!(
@@ -272,6 +280,25 @@ mod tests {
         assert_eq!((s.short_kernels, s.short_kernel_ns), (3, 12_000));
         assert_eq!(s.verdict, LaunchVerdict::LaunchBound);
         assert!(s.verdict_line.starts_with("launch-bound: 50.0 % of 4 kernels"), "{}", s.verdict_line);
+    }
+
+    /// Kernels replayed from a graph share their graph launch's correlation id: counted as
+    /// graph-launched, and a step of them is not called launch-bound for being shorter than
+    /// the one launch call.
+    #[test]
+    fn kernels_replayed_from_a_graph_are_not_launch_bound_per_kernel() {
+        let mut t = Timeline::new("test");
+        let graph = t.intern("cudaGraphLaunch");
+        t.host.push(HostSpan::test(graph, HostCategory::Runtime, 0, 30_000, Some(1)));
+        for k in 0..3 {
+            kernel(&mut t, 1, 31_000 + k * 3_000, 2_000);
+        }
+        launch(&mut t, 2, 40_000, 5_000, HostCategory::Runtime);
+        kernel(&mut t, 2, 46_000, 2_000);
+        let s = launch_stats(&t).expect("linked kernels");
+        assert_eq!((s.kernels, s.graph_launched, s.shorter_than_launch), (4, 3, 4));
+        assert_eq!(s.verdict, LaunchVerdict::NotLaunchBound);
+        assert!(s.verdict_line.contains("3 of 4 kernels were replayed from graphs"), "{}", s.verdict_line);
     }
 
     /// A kernel whose correlation id a framework span also carries (written after its launch
