@@ -180,3 +180,35 @@ fn summaries_of_a_rank_directory_give_its_answers() {
     let refused = prof(&["analyze", "--rank-summaries", "/tmp/x", one_trace.to_str().unwrap()]);
     assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
 }
+
+/// Ranks whose windows hold different steps (half the job shifted by 50 ms, as when each rank's
+/// window opened on its own clock): their n-th collectives do not line up, and no rank is
+/// named, instead of one at random.
+#[test]
+fn ranks_whose_collectives_do_not_line_up_name_no_one() {
+    let dir = scratch_dir("job-misaligned");
+    let base = dlrm_summaries(&dir.join("dlrm")).remove(0);
+    let job = dir.join("job");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench/rank_job.py");
+    let built = Command::new("python3")
+        .arg(script)
+        .args([base.to_str().unwrap(), job.to_str().unwrap(), "--ranks", "64", "--repeat", "10", "--slow", "5"])
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    assert_eq!(prof_json(&["analyze", "--json", job.to_str().unwrap()])["straggler"]["rank"], 5, "aligned: named");
+    for rank in 32..64 {
+        let file = job.join(format!("rank{rank}.rank-summary.json"));
+        let mut summary: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        for c in summary["collectives"].as_array_mut().unwrap() {
+            for key in ["start_ns", "end_ns"] {
+                c[key] = (c[key].as_u64().unwrap() + 50_000_000).into();
+            }
+        }
+        std::fs::write(&file, serde_json::to_vec(&summary).unwrap()).unwrap();
+    }
+    let merged = prof_json(&["analyze", "--json", job.to_str().unwrap()]);
+    assert_eq!(merged["aligned"], false);
+    assert!(merged["straggler"].is_null() && merged["links"].as_array().unwrap().is_empty(), "{merged}");
+    assert!(merged["answer"].as_str().unwrap().contains("do not line up"), "{}", merged["answer"]);
+}

@@ -79,6 +79,12 @@ pub fn run(root: &Path, summaries: &[PathBuf], json: bool, html: Option<&Path>) 
 /// balanced; too little to tell with one rank or no collective matched.
 pub fn answer(job: &JobReport) -> String {
     let matched: u64 = job.collectives.iter().map(|c| c.matched).sum();
+    if job.ranks >= 2 && matched > 0 && !job.aligned {
+        return "too little to tell which rank the job waits on: the ranks' matched collectives do not line up \
+                (their windows hold different steps, or their clocks differ); capture every rank on the same step \
+                (a profiler step or NVTX range: `prof breakdown --capture-range range:train_step`)"
+            .to_owned();
+    }
     if job.ranks < 2 || matched < MIN_MATCHED {
         return format!(
             "too little to tell which rank the job waits on: {} rank(s), {matched} collectives matched across \

@@ -22,6 +22,11 @@ use std::sync::Mutex;
 
 /// Collectives matched across every rank below which no rank is named (the evidence floor).
 pub const MIN_MATCHED: u64 = 10;
+/// The middle 80 % of ranks must end their matched collectives within this many median
+/// collective lengths (or [`ALIGNED_FLOOR_NS`]) of each other for their arrivals to be compared.
+const ALIGNED_FACTOR: u64 = 10;
+/// …or within this much, ns.
+const ALIGNED_FLOOR_NS: u64 = 1_000_000;
 /// A share of collectives a rank must arrive last at to be the one the job waits on.
 const STRAGGLER_SHARE: f64 = 0.5;
 /// How many times the median transfer a rank's must be to name its link.
@@ -58,6 +63,9 @@ pub struct JobReport {
     pub communication_matrix: Vec<crate::vendor_tables::Link>,
     /// What limits the answer (unequal collective counts, ranks without steps, …).
     pub notes: Vec<String>,
+    /// The ranks' matched collectives line up (end together), so arrivals are compared; when
+    /// false no rank is named (added in 0.7.0).
+    pub aligned: bool,
 }
 
 /// One rank's row.
@@ -198,6 +206,9 @@ fn merge_kept(kept: &[Kept], types: &[String], failed: Vec<String>) -> JobReport
     let mut others_wait = vec![0u64; kept.len()];
     let mut transfer = vec![(0u64, 0u64); kept.len()];
     let mut matched_total = 0u64;
+    // Per matched collective: how far apart the middle 80 % of ranks end it, and how long the
+    // median rank's took (a collective ends nearly together on every rank of a step).
+    let (mut end_spreads, mut durations) = (Vec::new(), Vec::new());
     for (t, name) in types.iter().enumerate() {
         let counts: Vec<usize> = per_type.iter().map(|of| of[t].len()).collect();
         let matched = counts.iter().copied().min().unwrap_or(0);
@@ -214,6 +225,11 @@ fn merge_kept(kept: &[Kept], types: &[String], failed: Vec<String>) -> JobReport
             let (last, &latest) = starts.iter().enumerate().max_by_key(|&(i, s)| (*s, std::cmp::Reverse(i))).unwrap();
             let first = *starts.iter().min().unwrap();
             spreads.push(latest - first);
+            let mut ends: Vec<u64> = per_type.iter().map(|of| of[t][n].1).collect();
+            ends.sort_unstable();
+            end_spreads.push(ends[ends.len() * 9 / 10] - ends[ends.len() / 10]);
+            let mut took: Vec<u64> = per_type.iter().map(|of| of[t][n].1.saturating_sub(of[t][n].0)).collect();
+            durations.push(median(&mut took));
             rows[last].last_at += 1;
             for (r, &start) in starts.iter().enumerate() {
                 let wait = latest - start;
@@ -238,7 +254,20 @@ fn merge_kept(kept: &[Kept], types: &[String], failed: Vec<String>) -> JobReport
     collectives.sort_by(|a, b| b.wait_ns.cmp(&a.wait_ns).then_with(|| a.op.cmp(&b.op)));
     let median_compute = median(&mut kept.iter().map(|k| k.split.compute_ns).collect::<Vec<_>>());
     let median_first_start = median(&mut kept.iter().filter_map(|k| k.steps.first().map(|s| s.0)).collect::<Vec<_>>());
-    let enough = kept.len() > 1 && matched_total >= MIN_MATCHED;
+    // Ranks whose n-th collectives end far apart did not capture the same steps (or their clocks
+    // differ): comparing their arrivals would name a rank at random.
+    let (end_spread, duration) = (median(&mut end_spreads), median(&mut durations));
+    let aligned = end_spread <= (ALIGNED_FACTOR * duration).max(ALIGNED_FLOOR_NS);
+    if kept.len() > 1 && matched_total > 0 && !aligned {
+        notes.push(format!(
+            "the ranks' matched collectives do not line up: the middle 80 % of ranks end them {} ns apart \
+             (median) against a median collective of {} ns; their windows hold different steps or their \
+             clocks differ, so no rank is named (capture every rank on the same step: a profiler step or \
+             NVTX range)",
+            end_spread, duration
+        ));
+    }
+    let enough = kept.len() > 1 && matched_total >= MIN_MATCHED && aligned;
     let straggler = enough
         .then(|| (0..kept.len()).max_by_key(|&r| (rows[r].last_at, std::cmp::Reverse(r))))
         .flatten()
@@ -290,5 +319,6 @@ fn merge_kept(kept: &[Kept], types: &[String], failed: Vec<String>) -> JobReport
         heat,
         communication_matrix: kept.iter().flat_map(|k| k.links.iter().cloned()).collect(),
         notes,
+        aligned,
     }
 }
