@@ -142,6 +142,10 @@ fn under_a_launcher_each_rank_writes_its_own_and_the_node_is_sampled_once() {
     assert_eq!((written["rank"].as_u64(), written["world_size"].as_u64()), (Some(5), Some(8)));
     assert!(written["top_kernels"][0][0].as_str().unwrap().contains("addition_kernel"), "{written}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("rank summary: "), "the report names it");
+    let mut json_args = args.to_vec();
+    json_args.insert(1, "--json");
+    let doc = success_json(&support::prof_with_fakes("amd", &slurm, &json_args));
+    assert_eq!(doc["rank_summary"], summary.to_str().unwrap(), "the JSON names it too");
 
     let marker = dir.join("ran");
     let script = format!("echo run >> {}", marker.display());

@@ -66,6 +66,10 @@ pub struct BreakdownReport<'a> {
     /// it was asked to stay open (added in 0.7.0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capture_window: Option<CaptureWindow>,
+    /// Under a job launcher: the rank summary written beside the capture, for `prof analyze DIR`
+    /// to merge (added in 0.7.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank_summary: Option<String>,
 }
 
 /// Where a capture's window opened (`capture_window` of `prof.breakdown.v1`).
@@ -114,6 +118,7 @@ impl<'a> BreakdownReport<'a> {
             unread: &[],
             answer: None,
             capture_window: None,
+            rank_summary: None,
         }
     }
 }

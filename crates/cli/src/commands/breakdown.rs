@@ -351,6 +351,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     report.phases = Some(&phases);
     report.answer = Some(&answer);
     report.capture_window = Some(capture_window(&request, opened_by, args.fallback_skip));
+    report.rank_summary = rank_summary.as_ref().map(|f| f.display().to_string());
     let document = serde_json::to_value(&report).map_err(|e| format!("cannot encode JSON: {e}"))?;
     let mut text = answer.render_text();
     text.push('\n');
