@@ -118,6 +118,19 @@ fn a_broken_summary_is_named_and_the_rest_merged() {
     assert_eq!(job["ranks"], 8);
     let failed = job["failed"][0].as_str().unwrap();
     assert!(failed.contains("rank8.rank-summary.json") && failed.contains("line 1"), "{failed}");
+    // Parses, but a window ends before it starts: named with the entry, not merged.
+    let mut bad: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("rank0.rank-summary.json")).unwrap()).unwrap();
+    bad["rank"] = 9.into();
+    bad["collectives"][2]["end_ns"] = 0.into();
+    std::fs::write(dir.join("rank9.rank-summary.json"), serde_json::to_vec(&bad).unwrap()).unwrap();
+    let job = prof_json(&["analyze", "--json", dir.to_str().unwrap()]);
+    assert_eq!(job["ranks"], 8);
+    let failed: Vec<&str> = job["failed"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    assert!(
+        failed.iter().any(|f| f.contains("rank9.rank-summary.json: collectives[2] ends before it starts")),
+        "{failed:?}"
+    );
     for (file, why) in [("/tmp/x.json", "name it"), ("/nowhere/x.rank-summary.json", "no directory /nowhere")] {
         let refused = prof(&["analyze", "--rank-summary", file]);
         assert_eq!(refused.status.code(), Some(2));

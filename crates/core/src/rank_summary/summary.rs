@@ -142,7 +142,26 @@ impl RankSummary {
         if summary.schema != SCHEMA {
             return Err(format!("{}: schema `{}`, not {SCHEMA}", path.display(), summary.schema));
         }
+        summary.check().map_err(|why| format!("{}: {why}", path.display()))?;
         Ok(summary)
+    }
+
+    /// What a summary must hold to be merged: windows that end at or after they start, and a
+    /// split whose parts fit its wall.
+    fn check(&self) -> Result<(), String> {
+        if let Some(k) = self.steps.iter().position(|&(start, end)| end < start) {
+            return Err(format!("steps[{k}] ends before it starts"));
+        }
+        if let Some(k) = self.collectives.iter().position(|c| c.end_ns < c.start_ns) {
+            return Err(format!("collectives[{k}] ends before it starts"));
+        }
+        let s = &self.split;
+        let parts =
+            [s.compute_ns, s.communication_ns, s.other_ns, s.idle_ns].iter().try_fold(0u64, |a, &p| a.checked_add(p));
+        if parts.is_none_or(|sum| sum > s.wall_ns.saturating_add(s.wall_ns / 100 + 1_000)) {
+            return Err(format!("split: its parts add up to more than its wall of {} ns", s.wall_ns));
+        }
+        Ok(())
     }
 
     /// Writes the summary as JSON to `path`.
