@@ -62,6 +62,9 @@ fn summaries_of_the_dlrm_ranks_agree_with_the_raw_traces() {
     assert_eq!(merged["slowest"]["median_wall_ns"], raw["slowest"]["median_wall_ns"]);
     assert!(merged["straggler"].is_null(), "{}", merged["straggler"]);
     assert!(merged["answer"].as_str().unwrap().starts_with("too little to tell"), "{}", merged["answer"]);
+    // One summary alone is a job of one rank.
+    let one = prof_json(&["analyze", "--json", summaries[3].to_str().unwrap()]);
+    assert_eq!((one["ranks"].as_u64(), one["rows"][0]["rank"].as_u64()), (Some(1), Some(3)));
 }
 
 /// 1,024 ranks: each planted cause is named, with its rank; without plants nothing is.

@@ -138,8 +138,13 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             return Err(Failure::new(Kind::Usage, why));
         }
     }
-    if let Some((path, summaries)) = args.path.as_deref().and_then(|p| Some((p, super::analyze_job::summaries_in(p)?)))
-    {
+    // A directory of rank summaries, or one summary (a job of one rank: its row, and too little
+    // to tell which rank the job waits on).
+    let summaries = args.path.as_deref().and_then(|p| {
+        let one = prof_core::rank_summary::is_rank_summary(p) && p.is_file();
+        Some((p, if one { vec![p.to_owned()] } else { super::analyze_job::summaries_in(p)? }))
+    });
+    if let Some((path, summaries)) = summaries {
         let trace_only = outputs::OutputArgs { chrome_trace: args.outputs.chrome_trace.clone(), html: None };
         refuse_outputs(&trace_only, "a directory of rank summaries holds no timeline to write")?;
         return super::analyze_job::run(path, &summaries, args.json, args.outputs.html.as_deref());
