@@ -134,22 +134,29 @@ pub fn summarize_collectives(samples: impl IntoIterator<Item = CommSample>) -> V
 }
 
 /// The communication ops of `timeline` (op kind communication, or a kernel of the collective
-/// family) as samples, with the bytes of `details.bytes`; typed by `details.op_type` where the
-/// source names the collective (a torch trace's `Collective name`), else by the op's name.
-pub fn timeline_comm_samples(timeline: &Timeline, families: &Families) -> Vec<CommSample> {
+/// family), in timeline order, each with its collective type: `details.op_type` where the
+/// source names the collective (a torch trace's `Collective name`), else the op's name, through
+/// [`collective_type`] (worked out once a name).
+pub fn timeline_comm_ops<'a>(
+    timeline: &'a Timeline,
+    families: &'a Families,
+) -> impl Iterator<Item = (&'a prof_timeline::timeline::DeviceOp, String)> + 'a {
     let activity = activity_of(timeline, families);
     let mut type_of: FxHashMap<prof_timeline::intern::NameId, String> = FxHashMap::default();
-    timeline
-        .ops
-        .iter()
-        .enumerate()
-        .filter(|(index, _)| activity(*index) == Activity::Communication)
-        .map(|(_, op)| CommSample {
-            // The collective the source names (torch's `Collective name`), else the op's name.
-            op_type: {
-                let named = timeline.details_of(op).and_then(|d| d.op_type).unwrap_or(op.name());
-                type_of.entry(named).or_insert_with(|| collective_type(timeline.name(named))).clone()
-            },
+    timeline.ops.iter().enumerate().filter(move |(index, _)| activity(*index) == Activity::Communication).map(
+        move |(_, op)| {
+            let named = timeline.details_of(op).and_then(|d| d.op_type).unwrap_or(op.name());
+            (op, type_of.entry(named).or_insert_with(|| collective_type(timeline.name(named))).clone())
+        },
+    )
+}
+
+/// The communication ops of `timeline` ([`timeline_comm_ops`]) as samples, with the bytes of
+/// `details.bytes`.
+pub fn timeline_comm_samples(timeline: &Timeline, families: &Families) -> Vec<CommSample> {
+    timeline_comm_ops(timeline, families)
+        .map(|(op, op_type)| CommSample {
+            op_type,
             bytes: timeline.details_of(op).and_then(|d| d.bytes),
             latency_ns: op.dur_ns(),
             link_bytes_ns: None,

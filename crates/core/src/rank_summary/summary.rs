@@ -1,9 +1,9 @@
 //! The rank summary itself: what it holds, how it is made from a report, a timeline or a split,
 //! and how it is read and written.
 
-use crate::analysis::comm::collective_type;
+use crate::analysis::comm::timeline_comm_ops;
 use crate::analysis::ranks::RankSplit;
-use crate::analysis::temporal::{activity_of, Activity};
+use crate::analysis::temporal::DeviceTemporal;
 use crate::report::Report;
 use crate::{Families, Timeline};
 use serde::{Deserialize, Serialize};
@@ -71,13 +71,6 @@ impl RankSummary {
         Self::of_parts(&report.timeline, &report.summary, &temporal, families, rank, world_size, source)
     }
 
-    /// The summary of a whole timeline (a rank's artifact as read, no window chosen).
-    pub fn of_timeline(timeline: &Timeline, families: &Families, rank: u32, source: &str) -> Self {
-        let summary = crate::summarize_kernels(timeline, families);
-        let temporal = crate::analysis::temporal::temporal_breakdown(timeline, families);
-        Self::of_parts(timeline, &summary, &temporal, families, rank, None, source)
-    }
-
     /// A summary that holds only a rank's split (a vendor's per-step table, no op timeline).
     pub fn of_split(rank: u32, split: RankSplit, source: &str) -> Self {
         RankSummary {
@@ -94,30 +87,23 @@ impl RankSummary {
         }
     }
 
-    fn of_parts(
+    /// The summary of `timeline` (a rank's artifact as read, or its window) whose kernel
+    /// summary and temporal breakdown are already worked out.
+    pub fn of_parts(
         timeline: &Timeline,
         summary: &crate::KernelSummary,
-        temporal: &[crate::analysis::temporal::DeviceTemporal],
+        temporal: &[DeviceTemporal],
         families: &Families,
         rank: u32,
         world_size: Option<u32>,
         source: &str,
     ) -> Self {
-        let activity = activity_of(timeline, families);
-        let collectives = timeline
-            .ops
-            .iter()
-            .enumerate()
-            .filter(|(index, _)| activity(*index) == Activity::Communication)
-            .map(|(_, op)| {
-                let details = timeline.details_of(op);
-                let named = details.and_then(|d| d.op_type).unwrap_or(op.name());
-                Collective {
-                    op: collective_type(timeline.name(named)),
-                    start_ns: op.start_ns,
-                    end_ns: op.start_ns + op.dur_ns(),
-                    bytes: details.and_then(|d| d.bytes),
-                }
+        let collectives = timeline_comm_ops(timeline, families)
+            .map(|(op, op_type)| Collective {
+                op: op_type,
+                start_ns: op.start_ns,
+                end_ns: op.start_ns + op.dur_ns(),
+                bytes: timeline.details_of(op).and_then(|d| d.bytes),
             })
             .collect();
         RankSummary {

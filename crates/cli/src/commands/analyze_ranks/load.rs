@@ -9,6 +9,7 @@ use prof_core::analysis::ranks::RankSplit;
 use prof_core::analysis::temporal::temporal_breakdown;
 use prof_core::families::Families;
 use prof_core::kernel_summary::{summarize_kernels, KernelSummary};
+use prof_core::rank_summary::RankSummary;
 use prof_core::report::TransportRow;
 use prof_core::{Error, Loaded, Registry};
 use serde::Serialize;
@@ -67,7 +68,7 @@ pub struct RankResult {
     pub samples: Vec<CommSample>,
     /// The rank summary of its timeline, when asked for (`--rank-summaries`).
     #[serde(skip)]
-    pub summary: Option<prof_core::rank_summary::RankSummary>,
+    pub summary: Option<RankSummary>,
 }
 
 impl RankResult {
@@ -84,17 +85,17 @@ pub fn rank(registry: &Registry, rank: u32, path: &Path, families: &Families, su
     let vendor_files = vendor_tables(registry, &mut result, path);
     let timeline_error = match load_rank_artifact(registry, path, families) {
         Ok(Loaded::Timeline(timeline)) => {
-            if summarize {
-                let source = path.display().to_string();
-                result.summary =
-                    Some(prof_core::rank_summary::RankSummary::of_timeline(&timeline, families, rank, &source));
-            }
             let summary = summarize_kernels(&timeline, families);
             result.top_kernel = top_kernel(&summary);
-            if result.split.is_none() {
-                if let Some(split) = RankSplit::from_temporal(&temporal_breakdown(&timeline, families)) {
-                    result.set_split(split, "timeline");
-                }
+            // The temporal breakdown, worked out once: for the split and for the rank summary.
+            let temporal = (result.split.is_none() || summarize).then(|| temporal_breakdown(&timeline, families));
+            if let (None, Some(split)) = (result.split, temporal.as_deref().and_then(RankSplit::from_temporal)) {
+                result.set_split(split, "timeline");
+            }
+            if summarize {
+                let (source, temporal) = (path.display().to_string(), temporal.unwrap_or_default());
+                let rank_summary = RankSummary::of_parts(&timeline, &summary, &temporal, families, rank, None, &source);
+                result.summary = Some(rank_summary);
             }
             if result.samples.is_empty() {
                 result.samples = timeline_comm_samples(&timeline, families);
