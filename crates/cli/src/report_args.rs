@@ -28,3 +28,12 @@ pub struct ReportArgs {
     #[arg(long)]
     pub families: Option<PathBuf>,
 }
+
+/// `out` under a job launcher ([`prof_core::launcher`]): its `rank<R>` subdirectory, so that
+/// the ranks of a job sharing one `--out` write apart; `out` itself outside a launched job.
+pub fn per_rank(out: PathBuf) -> PathBuf {
+    match prof_core::launcher::from_env() {
+        Some(launched) => out.join(format!("rank{}", launched.rank)),
+        None => out,
+    }
+}

@@ -17,4 +17,4 @@ mod summary;
 
 pub use merge::{merge, CollectiveWait, JobReport, LinkSuspect, RankRow, Straggler, MIN_MATCHED};
 pub use skew::{LateStart, StepHeat, StepSkew, HEAT_SIDE, MIN_STEPS};
-pub use summary::{is_rank_summary, Collective, RankSummary, SCHEMA, SUFFIX};
+pub use summary::{file_name, is_rank_summary, Collective, RankSummary, SCHEMA, SUFFIX};

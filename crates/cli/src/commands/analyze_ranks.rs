@@ -145,7 +145,7 @@ fn load_all(registry: &Registry, job: &RankJob, families: &Families, summarize: 
 /// with the split the job report uses (a vendor's per-step table wins, as in the report) and
 /// the rank's links; a rank with a split and no timeline gets a summary of its split alone.
 fn write_summaries(dir: &Path, results: &mut [RankResult]) -> Result<(), crate::failure::Failure> {
-    use prof_core::rank_summary::{RankSummary, SUFFIX};
+    use prof_core::rank_summary::{file_name, RankSummary};
     let lost = |e: String| crate::failure::Failure::new(crate::failure::Kind::OutputLost, e);
     std::fs::create_dir_all(dir).map_err(|e| lost(format!("cannot create {}: {e}", dir.display())))?;
     for r in results.iter_mut() {
@@ -158,7 +158,7 @@ fn write_summaries(dir: &Path, results: &mut [RankResult]) -> Result<(), crate::
             (None, None) => continue,
         };
         let summary = RankSummary { links: r.links.iter().map(|l| l.link.clone()).collect(), ..summary };
-        summary.write(&dir.join(format!("rank{}{SUFFIX}", r.rank))).map_err(lost)?;
+        summary.write(&dir.join(file_name(r.rank))).map_err(lost)?;
     }
     Ok(())
 }

@@ -81,9 +81,7 @@ impl BreakdownArgs {
     /// Under a job launcher (see [`prof_core::launcher`]) each rank writes into its own
     /// `--out`/`rank<R>`, where its rank summary lands beside the capture.
     pub fn per_rank(mut self) -> Self {
-        if let Some(launched) = prof_core::launcher::from_env() {
-            self.run.out = self.run.out.join(format!("rank{}", launched.rank));
-        }
+        self.run.out = crate::report_args::per_rank(self.run.out);
         self
     }
 }
@@ -327,7 +325,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
     // of every rank's merges them.
     let mut rank_summary = None;
     if let Some(launched) = prof_core::launcher::from_env() {
-        let file = args.run.out.join(format!("rank{}{}", launched.rank, prof_core::rank_summary::SUFFIX));
+        let file = args.run.out.join(prof_core::rank_summary::file_name(launched.rank));
         let source = path.map_or_else(String::new, |p| p.display().to_string());
         let summary =
             prof_core::rank_summary::RankSummary::of(&report, &families, launched.rank, launched.world_size, &source);

@@ -61,9 +61,7 @@ impl ProfileArgs {
     /// Under a job launcher each rank writes into its own `--out`/`rank<R>` (its breakdown step
     /// leaves the rank summary there).
     pub fn per_rank(mut self) -> Self {
-        if let Some(launched) = prof_core::launcher::from_env() {
-            self.run.out = self.run.out.join(format!("rank{}", launched.rank));
-        }
+        self.run.out = crate::report_args::per_rank(self.run.out);
         self
     }
 }

@@ -281,13 +281,10 @@ pub fn run(registry: &Registry, args: &UtilArgs) -> Result<ExitCode, Failure> {
     Ok(if lost && matches!(ended, Ended::Exited(None | Some(0))) { lost_status } else { exit_status(ended) })
 }
 
-/// The exit status `prof util` gives for how the recording `ended`.
 impl UtilArgs {
     /// Under a job launcher each rank writes into its own `--out`/`rank<R>`.
     pub fn per_rank(mut self) -> Self {
-        if let Some(launched) = prof_core::launcher::from_env() {
-            self.out = self.out.join(format!("rank{}", launched.rank));
-        }
+        self.out = crate::report_args::per_rank(self.out);
         self
     }
 }

@@ -152,24 +152,34 @@ pub fn record_command(
     timeout: Option<Duration>,
     log: &Path,
 ) -> Result<(Recording, Ended, Option<String>), Failure> {
+    let handle = start(probe, sampling)?;
+    let outcome = supervisor::run(&workload_plan(command, timeout, log));
+    let recording = handle.stop();
+    let (ended, log_lost) = ended_of(outcome, log)?;
+    Ok((recording, ended, log_lost))
+}
+
+/// The plan that runs the observed command: its output echoed and kept in `log`.
+fn workload_plan(command: &[OsString], timeout: Option<Duration>, log: &Path) -> RunPlan {
     let mut plan = RunPlan::new("workload", command.to_vec(), log);
     plan.timeout = timeout;
     plan.echo = true;
-    let handle = start(probe, sampling)?;
-    let outcome = supervisor::run(&plan);
-    let recording = handle.stop();
-    let mut log_lost = None;
-    let ended = match outcome {
+    plan
+}
+
+/// How the command ended, from the supervisor's outcome, and why its log in `log` could not be
+/// written, when it could not; an error that is not its end (it could not start) is returned.
+fn ended_of(outcome: prof_core::Result<prof_core::RunOutcome>, log: &Path) -> Result<(Ended, Option<String>), Failure> {
+    match outcome {
         Ok(outcome) => {
-            log_lost =
+            let log_lost =
                 outcome.log_error.map(|error| format!("{}: {error}; the command's output is lost", log.display()));
-            Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s)))
+            Ok((Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s))), log_lost))
         }
-        Err(prof_core::Error::Interrupted { signal, .. }) => Ended::Signal(signal),
-        Err(prof_core::Error::TimedOut { .. }) => Ended::TimedOut,
-        Err(other) => return Err(other.into()),
-    };
-    Ok((recording, ended, log_lost))
+        Err(prof_core::Error::Interrupted { signal, .. }) => Ok((Ended::Signal(signal), None)),
+        Err(prof_core::Error::TimedOut { .. }) => Ok((Ended::TimedOut, None)),
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// Samples for `duration` (`Duration::MAX`: until stopped), or until a signal to prof ends it
@@ -200,6 +210,7 @@ async fn sleep_or_forever(duration: Duration) {
     }
 }
 
+/// The exit status `prof util` gives for how the recording `ended`.
 pub fn exit_status(ended: Ended) -> ExitCode {
     match ended {
         Ended::Signal(signal) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(130)),
@@ -218,19 +229,12 @@ pub fn run_unsampled(
     launched: prof_core::launcher::LaunchedRank,
 ) -> Result<ExitCode, Failure> {
     let _lock = crate::out_lock::OutLock::take(out).map_err(|e| Failure::new(Kind::Usage, e))?;
-    let mut plan = prof_core::RunPlan::new("workload", command.to_vec(), out.join("util-workload.log"));
-    plan.timeout = timeout;
-    plan.echo = true;
     eprintln!(
         "prof util: rank {} is local rank {} of its node: the node's devices are sampled by its local rank 0",
         launched.rank,
         launched.local_rank.unwrap_or(0)
     );
-    let ended = match supervisor::run(&plan) {
-        Ok(outcome) => Ended::Exited(outcome.exit_code.or(outcome.signal.map(|s| 128 + s))),
-        Err(prof_core::Error::Interrupted { signal, .. }) => Ended::Signal(signal),
-        Err(prof_core::Error::TimedOut { .. }) => Ended::TimedOut,
-        Err(other) => return Err(other.into()),
-    };
+    let log = out.join("util-workload.log");
+    let (ended, _) = ended_of(supervisor::run(&workload_plan(command, timeout, &log)), &log)?;
     Ok(exit_status(ended))
 }

@@ -157,6 +157,11 @@ impl RankSummary {
     }
 }
 
+/// The name a rank's summary is written under: `rank<R>.rank-summary.json`.
+pub fn file_name(rank: u32) -> String {
+    format!("rank{rank}{SUFFIX}")
+}
+
 /// Whether `path` names a rank summary (by its suffix).
 pub fn is_rank_summary(path: &Path) -> bool {
     path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(SUFFIX))
