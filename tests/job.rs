@@ -31,11 +31,14 @@ fn dlrm_summaries(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn build_job(base: &Path, out: &Path, plants: &[&str]) {
+/// A job of `ranks` summaries built from `base` by scripts/bench/rank_job.py, its span repeated
+/// `repeat` times, with `plants`.
+fn build_job(base: &Path, out: &Path, ranks: u32, repeat: u32, plants: &[&str]) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench/rank_job.py");
+    let (ranks, repeat) = (ranks.to_string(), repeat.to_string());
     let status = Command::new("python3")
         .arg(script)
-        .args([base.to_str().unwrap(), out.to_str().unwrap(), "--ranks", "1024", "--repeat", "30"])
+        .args([base.to_str().unwrap(), out.to_str().unwrap(), "--ranks", &ranks, "--repeat", &repeat])
         .args(plants)
         .output()
         .expect("python3 runs the job builder");
@@ -73,7 +76,7 @@ fn a_thousand_ranks_name_each_planted_cause() {
     let dir = scratch_dir("job-1k");
     let base = dlrm_summaries(&dir.join("dlrm")).remove(0);
     let planted = dir.join("planted");
-    build_job(&base, &planted, &["--slow", "17", "--late", "900", "--link", "42"]);
+    build_job(&base, &planted, 1024, 30, &["--slow", "17", "--late", "900", "--link", "42"]);
     let out = prof(&["analyze", "--json", "--json-full", planted.to_str().unwrap()]);
     let job = success_json(&out);
     assert_eq!(job["ranks"], 1024);
@@ -87,7 +90,7 @@ fn a_thousand_ranks_name_each_planted_cause() {
     assert_eq!(job["rows"].as_array().unwrap().len(), 1024, "--json-full keeps every rank");
 
     let balanced = dir.join("balanced");
-    build_job(&base, &balanced, &[]);
+    build_job(&base, &balanced, 1024, 30, &[]);
     let job = prof_json(&["analyze", "--json", balanced.to_str().unwrap()]);
     assert!(job["straggler"].is_null() && job["late_start"].is_null(), "{job}");
     assert_eq!(job["links"].as_array().unwrap().len(), 0);
@@ -209,13 +212,7 @@ fn ranks_whose_collectives_do_not_line_up_name_no_one() {
     let dir = scratch_dir("job-misaligned");
     let base = dlrm_summaries(&dir.join("dlrm")).remove(0);
     let job = dir.join("job");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench/rank_job.py");
-    let built = Command::new("python3")
-        .arg(script)
-        .args([base.to_str().unwrap(), job.to_str().unwrap(), "--ranks", "64", "--repeat", "10", "--slow", "5"])
-        .output()
-        .unwrap();
-    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    build_job(&base, &job, 64, 10, &["--slow", "5"]);
     assert_eq!(prof_json(&["analyze", "--json", job.to_str().unwrap()])["straggler"]["rank"], 5, "aligned: named");
     for rank in 32..64 {
         let file = job.join(format!("rank{rank}.rank-summary.json"));
