@@ -137,7 +137,9 @@ fn a_broken_summary_is_named_and_the_rest_merged() {
         failed.iter().any(|f| f.contains("rank9.rank-summary.json: collectives[2] ends before it starts")),
         "{failed:?}"
     );
-    for (file, why) in [("/tmp/x.json", "name it"), ("/nowhere/x.rank-summary.json", "no directory /nowhere")] {
+    for (file, why) in
+        [("/tmp/x.json", "name it"), ("/nowhere/x.rank-summary.json", "the directory /nowhere does not exist")]
+    {
         let refused = prof(&["analyze", "--rank-summary", file]);
         assert_eq!(refused.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&refused.stderr).contains(why));

@@ -132,11 +132,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             let why = format!("--rank-summary {}: name it `*{}`", file.display(), prof_core::rank_summary::SUFFIX);
             return Err(Failure::new(Kind::Usage, why));
         }
-        let parent = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        if !parent.is_dir() {
-            let why = format!("--rank-summary {}: no directory {}", file.display(), parent.display());
-            return Err(Failure::new(Kind::Usage, why));
-        }
+        crate::output_file::check(file).map_err(|e| Failure::new(Kind::Usage, format!("--rank-summary {e}")))?;
     }
     // A directory of rank summaries, or one summary (a job of one rank: its row, and too little
     // to tell which rank the job waits on).
@@ -300,7 +296,7 @@ fn write_rank_summary(
     let rank = args.rank.or(launched.map(|l| l.rank)).or(named).unwrap_or(0);
     let summary =
         prof_core::rank_summary::RankSummary::of(report, families, rank, launched.and_then(|l| l.world_size), &source);
-    summary.write(file).map_err(|e| Failure::new(Kind::OutputLost, e))
+    super::analyze_job::write_summary(file, &summary)
 }
 
 /// `read as: READER (DEVICE), by REASON`: the device the source names when it names one

@@ -50,6 +50,13 @@ pub fn summaries_in(path: &Path) -> Option<Vec<PathBuf>> {
     (!found.is_empty()).then_some(found)
 }
 
+/// Writes `summary` to `path` as every output file is written (no link followed, a partial
+/// file never left under the name; a lost write is exit 74).
+pub fn write_summary(path: &Path, summary: &prof_core::rank_summary::RankSummary) -> Result<(), Failure> {
+    let json = summary.to_json().map_err(|e| Failure::new(Kind::Failed, e))?;
+    Ok(crate::output_file::write_bytes(path, &json)?)
+}
+
 /// Merges `summaries` and prints the job report (and writes its page to `html`).
 pub fn run(root: &Path, summaries: &[PathBuf], json: bool, html: Option<&Path>) -> Result<ExitCode, Failure> {
     let job = merge(summaries);

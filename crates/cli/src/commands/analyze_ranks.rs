@@ -158,7 +158,7 @@ fn write_summaries(dir: &Path, results: &mut [RankResult]) -> Result<(), crate::
             (None, None) => continue,
         };
         let summary = RankSummary { links: r.links.iter().map(|l| l.link.clone()).collect(), ..summary };
-        summary.write(&dir.join(file_name(r.rank))).map_err(lost)?;
+        super::analyze_job::write_summary(&dir.join(file_name(r.rank)), &summary)?;
     }
     Ok(())
 }

@@ -329,7 +329,7 @@ pub fn measure(registry: &Registry, args: &BreakdownArgs, vendor: Option<&dyn Ve
         let source = path.map_or_else(String::new, |p| p.display().to_string());
         let summary =
             prof_core::rank_summary::RankSummary::of(&report, &families, launched.rank, launched.world_size, &source);
-        summary.write(&file).map_err(|e| Failure::new(Kind::OutputLost, e))?;
+        super::analyze_job::write_summary(&file, &summary)?;
         rank_summary = Some(file);
     }
     let prof_core::report::Report { timeline, phases, summary, diagnosis, analyses, answer } = report;

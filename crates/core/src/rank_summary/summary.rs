@@ -120,7 +120,7 @@ impl RankSummary {
         }
     }
 
-    /// Reads a summary written by [`RankSummary::write`]; the error names the file (and the
+    /// Reads a summary file ([`RankSummary::to_json`]); the error names the file (and the
     /// line and column of a JSON error).
     pub fn read(path: &Path) -> Result<Self, String> {
         let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -150,10 +150,10 @@ impl RankSummary {
         Ok(())
     }
 
-    /// Writes the summary as JSON to `path`.
-    pub fn write(&self, path: &Path) -> Result<(), String> {
-        let text = serde_json::to_vec(self).map_err(|e| format!("cannot encode the rank summary: {e}"))?;
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    /// The summary as the JSON a summary file holds (the front end writes it, as it writes its
+    /// other output files).
+    pub fn to_json(&self) -> Result<Vec<u8>, String> {
+        serde_json::to_vec(self).map_err(|e| format!("cannot encode the rank summary: {e}"))
     }
 }
 
