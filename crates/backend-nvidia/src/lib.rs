@@ -133,6 +133,7 @@ impl Vendor for NvidiaVendor {
             Box::new(nsys_tool::NsysStatsImporter),
             Box::new(proton_hatchet::ProtonImporter),
             Box::new(xplane::XplaneImporter),
+            Box::new(xplane::XlaTraceImporter),
         ]
     }
 

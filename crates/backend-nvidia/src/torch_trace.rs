@@ -35,6 +35,7 @@
 //! complete events are all of categories prof does not read (an empty report would be wrong).
 
 mod event;
+mod inputs;
 mod scan;
 mod sniff;
 #[cfg(test)]
@@ -101,6 +102,7 @@ fn read_chunked(reader: impl Read, path: &Path, chunk: usize) -> Result<Timeline
     let mut timeline = Timeline::new(path.display().to_string());
     let mut importer = Importer::default();
     let read = scanner.document(&mut timeline, &mut importer);
+    std::mem::take(&mut importer.calls).finish(&mut timeline);
     let mut unread: Vec<(String, u64)> =
         importer.unknown_categories.iter().filter(|(c, _)| !event::is_bookkeeping(c.as_bytes())).cloned().collect();
     unread.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));

@@ -5,6 +5,7 @@
 
 mod names;
 mod space;
+mod trace_json;
 mod wire;
 
 use prof_core::{Certainty, Error, Importer, Recognition, Result, Timeline};
@@ -72,6 +73,55 @@ impl Importer for XplaneImporter {
 
     fn read_bytes(&self, bytes: &[u8], name: &Path) -> Option<Result<Timeline>> {
         Some(space::read(bytes, name))
+    }
+}
+
+/// Reads the trace events JSON XLA's converter writes beside an XSpace (`*.trace.json.gz`,
+/// `perfetto_trace.json.gz`), plain or gzipped.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct XlaTraceImporter;
+
+/// The file's first bytes, unzipped when it is a gzip stream.
+fn json_head(path: &Path) -> Option<Vec<u8>> {
+    match prof_timeline::gz_copy::gzipped_with_magic(path, b"") {
+        Some((stream, mut head)) => {
+            stream.take(HEAD).read_to_end(&mut head).ok()?;
+            Some(head)
+        }
+        None => head_of(path),
+    }
+}
+
+impl Importer for XlaTraceImporter {
+    fn name(&self) -> &'static str {
+        "xla-trace-json"
+    }
+
+    fn recognizes(&self, path: &Path) -> bool {
+        self.recognize(path).is_some()
+    }
+
+    fn recognize(&self, path: &Path) -> Option<Recognition> {
+        if !path.is_file() {
+            return None;
+        }
+        json_head(path).filter(|head| trace_json::looks_like_xla_trace(head)).map(|_| {
+            Recognition::new(Certainty::Signature, "XLA trace events (processes /device:…, /host:CPU; no categories)")
+        })
+    }
+
+    fn load(&self, path: &Path) -> Result<Timeline> {
+        let mut bytes = Vec::new();
+        match prof_timeline::gz_copy::gzipped_with_magic(path, b"") {
+            Some((mut stream, _)) => stream.read_to_end(&mut bytes),
+            None => std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)),
+        }
+        .map_err(|e| Error::io(path, e))?;
+        trace_json::read(&bytes, path)
+    }
+
+    fn read_bytes(&self, bytes: &[u8], name: &Path) -> Option<Result<Timeline>> {
+        Some(trace_json::read(bytes, name))
     }
 }
 

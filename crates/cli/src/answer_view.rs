@@ -109,9 +109,26 @@ impl AnswerView {
         if let Some(account) = &a.account {
             rest.push_str(&format!("  time: {}\n", account_line(account)));
         }
+        if let Some(e) = &a.efficiency {
+            rest.push_str(&format!("  roofline: {}\n", efficiency_line(e)));
+        }
         out.push_str(&crate::wrap::wrap(&rest, width));
         out
     }
+}
+
+/// `ops with shapes (62.0 % of kernel time, 1.20 ms, 36 calls) run at 71.3 % of their
+/// H200 SXM roofline bound: 345.1 µs above it`.
+pub fn efficiency_line(e: &prof_core::answer::Efficiency) -> String {
+    format!(
+        "ops with shapes ({:.1} % of kernel time, {}, {} calls) run at {:.1} % of their {} roofline bound: {} above it",
+        e.covered_pct,
+        crate::render::human_ns(e.covered_ns as f64),
+        e.calls,
+        e.efficiency_pct,
+        e.device,
+        crate::render::human_ns(e.lost_ns as f64)
+    )
 }
 
 /// How a part of the account reads.

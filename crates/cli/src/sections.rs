@@ -11,6 +11,7 @@ mod gaps;
 mod launch;
 mod layers;
 mod overlap;
+mod roofline;
 mod streams;
 mod temporal;
 mod vendor;
@@ -42,6 +43,7 @@ pub fn render(analyses: &Analyses, summary: &KernelSummary) -> Vec<RenderedSecti
         analyses.layers.as_ref().and_then(|layers| layers::section(layers, summary)),
         counters::section(&analyses.counters),
         comm::section(analyses.comm.as_ref()),
+        analyses.roofline.as_ref().and_then(roofline::section),
     ]
     .into_iter()
     .flatten()
@@ -85,6 +87,7 @@ fn analyses_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schem
     add("launch", generator.subschema_for::<launch::LaunchStats>());
     add("layers", generator.subschema_for::<layers::Layers>());
     add("overlap", generator.subschema_for::<Vec<overlap::DeviceOverlap>>());
+    add("roofline", generator.subschema_for::<prof_core::roofline::Roofline>());
     add("streams", generator.subschema_for::<Vec<streams::DeviceStreams>>());
     add("temporal", generator.subschema_for::<Vec<temporal::DeviceTemporal>>());
     let comm = generator.subschema_for::<prof_core::report::CommReport>().to_value();

@@ -29,13 +29,19 @@
 //! dive), a `prof util --csv` recording with util's own verdict ([`of_utilization`]).
 //!
 //! A deep dive is suggested only by the dominant-kernel headline: never beside an idle or
-//! finding headline, never below the floor.
+//! finding headline, never below the floor. Where the source recorded shapes
+//! ([`crate::roofline`]), the time the ops lost against their roofline bound stands beside the
+//! idle time ([`Efficiency`]), and a dominant kernel already at [`NEAR_BOUND_PCT`] % of its
+//! bound or more is not looked inside: the deep dive goes to the kernel with the most time lost
+//! (at least [`LOSS_DEEP_DIVE_PCT`] % of device time), else nowhere.
 
 mod account;
+mod efficiency;
 mod model;
 mod words;
 
 pub use account::{account, account_of_summary, Account, AccountPart, IdleCause, Part};
+pub use efficiency::{Efficiency, LOSS_DEEP_DIVE_PCT, NEAR_BOUND_PCT};
 pub use model::{Answer, Evidence, Next, Verdict};
 pub use model::{ADDRESSABLE_MIN_PCT, DEEP_DIVE_MIN_BUSY_PCT, DOMINANT_RATIO, DOMINANT_SHARE_PCT};
 pub use model::{ENOUGH_BUSY_NS, ENOUGH_OPS, ENOUGH_STEPS};
@@ -62,10 +68,22 @@ pub struct Inputs<'a> {
     pub gaps: Option<&'a [DeviceGaps]>,
     /// Its launch statistics.
     pub launch: Option<&'a LaunchStats>,
+    /// How close to their roofline bound its ops ran, where the source recorded shapes.
+    pub roofline: Option<&'a crate::roofline::Roofline>,
 }
 
-/// The answer for `inputs`.
+/// The answer for `inputs`, with the time its ops lost against their roofline bound beside
+/// its idle time; a dominant kernel already near its bound is not sent to a deep dive.
 pub fn answer(inputs: &Inputs) -> Answer {
+    let mut answer = answer_of(inputs);
+    if answer.evidence.enough {
+        answer.efficiency = efficiency::of(inputs.roofline);
+        efficiency::retarget(&mut answer, inputs.roofline, inputs.summary.device_ns);
+    }
+    answer
+}
+
+fn answer_of(inputs: &Inputs) -> Answer {
     let summary = inputs.summary;
     let device = summary.busiest_device();
     let account = device.map(|d| match inputs.timeline {

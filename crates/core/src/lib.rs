@@ -41,6 +41,7 @@ mod recognition;
 pub mod recorder;
 mod registry;
 pub mod report;
+pub mod roofline;
 pub mod run_plan;
 pub mod samples_csv;
 pub mod step_runner;
@@ -75,6 +76,6 @@ pub use vendor::{Detection, DeviceInfo, JobTables, ToolKind, ToolStatus, Vendor}
 
 // The model every analysis reads, from the crate that holds it (`prof-timeline`).
 pub use prof_timeline::{
-    CoreType, CounterSeries, DeviceOp, Error, HostCategory, HostSpan, Interner, NameId, OpDetails, OpKind, Result,
-    Timeline,
+    CoreType, CounterSeries, DType, DeviceOp, Error, HostCategory, HostSpan, Interner, NameId, OpDetails, OpInputs,
+    OpKind, Result, Timeline,
 };

@@ -116,12 +116,14 @@ pub fn analyze_window(
     } else {
         (Analyses::default(), diagnose())
     };
-    let answer = context.answer(Some(&timeline), Some(&diagnosis));
+    let roofline = crate::roofline::roofline(&timeline);
+    let answer = context.answer(Some(&timeline), Some(&diagnosis), roofline.as_ref());
     let (roles, gaps, launch) = context.into_parts();
     if options.analyses {
         analyses.streams = roles.unwrap_or_default();
         analyses.gaps = gaps.unwrap_or_default();
         analyses.launch = launch;
+        analyses.roofline = roofline;
         analyses.vendor.extend(options.vendor.take());
     }
     Report { timeline, phases, summary, diagnosis, analyses, answer }

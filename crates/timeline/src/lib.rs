@@ -31,6 +31,7 @@ pub mod intern;
 pub mod intervals;
 pub mod launch_index;
 pub mod load_budget;
+pub mod op_inputs;
 mod op_kind;
 mod op_label;
 mod op_order;
@@ -51,4 +52,5 @@ pub mod units;
 
 pub use error::{Error, Result};
 pub use intern::{Interner, NameId};
+pub use op_inputs::{DType, OpInputs};
 pub use timeline::{CoreType, CounterSeries, DeviceOp, HostCategory, HostSpan, OpDetails, OpKind, Timeline};

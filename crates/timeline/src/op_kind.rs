@@ -61,4 +61,7 @@ pub struct OpDetails {
     pub bytes: Option<u64>,
     /// Framework-level op type (Ascend `Type`, torch op name), when distinct from the kernel name.
     pub op_type: Option<NameId>,
+    /// The framework op's call that launched this kernel (shapes, types, scalars), where the
+    /// source records it.
+    pub inputs: Option<Box<crate::op_inputs::OpInputs>>,
 }

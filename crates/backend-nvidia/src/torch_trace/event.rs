@@ -1,6 +1,7 @@
 //! One trace event: the few keys the importer needs, picked from its object, then turned
 //! into a [`DeviceOp`] or [`HostSpan`].
 
+use super::inputs::{CallInputs, RawInputs};
 use super::scan::{bad, expect, peek, scalar, skip, string, triple, ws, Lex, Scalar, Str};
 use prof_core::{DeviceOp, HostCategory, HostSpan, NameId, OpDetails, OpKind, Timeline};
 use std::borrow::Cow;
@@ -83,6 +84,10 @@ struct Args<'a> {
     collective_name: Option<Str<'a>>,
     grid: Option<[u32; 3]>,
     block: Option<[u32; 3]>,
+    /// The op a kernel was launched by, or an op's own id (`External id`).
+    external: Option<Scalar<'a>>,
+    /// An op's recorded inputs (`record_shapes=True`).
+    inputs: RawInputs<'a>,
 }
 
 /// The picked keys of one event, borrowing the buffer.
@@ -164,6 +169,8 @@ fn parse_args(b: &[u8], i: usize) -> Lex<Args<'_>> {
             b"bytes" => Some(&mut args.bytes),
             // Optional metadata: only a plain number is taken; anything else is skipped.
             b"In msg nelems" if peek(b, j)?.is_ascii_digit() => Some(&mut args.in_msg_nelems),
+            // PyTorch 1.9 wrote a kernel's link as `external id`.
+            b"External id" | b"external id" if peek(b, j)?.is_ascii_digit() => Some(&mut args.external),
             _ => None,
         };
         j = match (slot, key.raw) {
@@ -182,6 +189,16 @@ fn parse_args(b: &[u8], i: usize) -> Lex<Args<'_>> {
                 args.collective = true;
                 args.collective_name = Some(value);
                 next
+            }
+            (None, b"Input Dims" | b"Input type" | b"Concrete Inputs") if peek(b, j)? == b'[' => {
+                let end = skip(b, j)?;
+                let raw = b.get(j..end);
+                match key.raw {
+                    b"Input Dims" => args.inputs.dims = raw,
+                    b"Input type" => args.inputs.types = raw,
+                    _ => args.inputs.concrete = raw,
+                }
+                end
             }
             (None, b"Collective name") => {
                 args.collective = true;
@@ -214,6 +231,8 @@ pub(crate) struct Importer {
     /// (the first 16 distinct ones).
     pub(crate) unknown_complete: usize,
     pub(crate) unknown_categories: Vec<(String, u64)>,
+    /// Ops' recorded inputs, joined to their kernels.
+    pub(crate) calls: CallInputs,
 }
 
 impl Importer {
@@ -259,6 +278,7 @@ impl Importer {
                     Some(collective) => Some(timeline.intern(&decode(collective)?)),
                     None => None,
                 };
+                let pushed_at = timeline.ops.len();
                 if args.grid.is_some()
                     || args.block.is_some()
                     || registers.is_some()
@@ -279,12 +299,22 @@ impl Importer {
                 } else {
                     timeline.push_op(op);
                 }
+                if kind == OpKind::Kernel && self.calls.any() && timeline.ops.len() > pushed_at {
+                    if let Some(external) = uint(args.external, "args.External id")? {
+                        self.calls.kernel(pushed_at, external);
+                    }
+                }
             }
             Role::Host(category) => {
                 let pid =
                     uint(event.pid, "pid")?.and_then(|p| u32::try_from(p).ok()).ok_or("host span without a pid")?;
                 let tid = thread_id(event.tid)?.ok_or("host span without a tid")?;
                 let correlation = uint(event.args.correlation, "args.correlation")?;
+                if category == HostCategory::Framework && event.args.inputs.dims.is_some() {
+                    if let Some(external) = uint(event.args.external, "args.External id")? {
+                        self.calls.op(timeline.name(name), external, event.args.inputs);
+                    }
+                }
                 timeline.push_host(HostSpan::new(name, category, (pid, tid), start, dur, correlation.into()));
             }
             Role::Ignored => {}

@@ -1,7 +1,29 @@
 //! What XSpace names say: an HLO instruction's name and opcode, a host event's layer, and a
 //! kernel's launch shape from its `kernel_details` stat.
 
-use prof_core::{HostCategory, OpDetails};
+use prof_core::{HostCategory, OpDetails, OpKind};
+
+/// What a device event is: by its own name first (`Memset 3`, `MemcpyH2D`, an NCCL kernel),
+/// then by its stream's line when that line holds only copies or sets. A line named
+/// `Stream #14(Compute,Memset)` holds kernels and sets both: its kernels stay kernels.
+pub(super) fn op_kind(line: &str, event: &str) -> OpKind {
+    let lower = event.to_ascii_lowercase();
+    if lower.contains("nccl") || lower.contains("rccl") {
+        OpKind::Communication
+    } else if lower.starts_with("memset") {
+        OpKind::Memset
+    } else if lower.starts_with("memcpy") {
+        OpKind::Memcpy
+    } else if line.contains("Compute") {
+        OpKind::Kernel
+    } else if line.contains("Memcpy") {
+        OpKind::Memcpy
+    } else if line.contains("Memset") {
+        OpKind::Memset
+    } else {
+        OpKind::Kernel
+    }
+}
 
 /// The instruction name of an HLO instruction's text (`%fusion.3 = f32[…] …` → `fusion.3`).
 pub(super) fn hlo_name(text: &str) -> &str {

@@ -15,9 +15,9 @@
 //!
 //! Times are rounded to whole nanoseconds, each start down and each length to the nearest.
 
-use super::names::{hlo_name, host_category, kernel_details, numbering_dropped};
+use super::names::{hlo_name, host_category, kernel_details, numbering_dropped, op_kind};
 use super::wire::{Fields, Value};
-use prof_core::{DeviceOp, HostSpan, OpDetails, OpKind, Result, Timeline};
+use prof_core::{DeviceOp, HostSpan, OpDetails, Result, Timeline};
 use prof_timeline::intern::FxHashMap;
 use std::path::Path;
 
@@ -263,13 +263,6 @@ fn read_line(
     // (`%fusion.3 = f32[…] fusion(…), kind=kLoop, …`): the op is its name before ` = `, and its
     // type that name without XLA's `.N` numbering (`fusion`, `copy-done`).
     let hlo_ops = name == "XLA Ops";
-    let line_kind = if name.contains("Memcpy") {
-        OpKind::Memcpy
-    } else if name.contains("Memset") {
-        OpKind::Memset
-    } else {
-        OpKind::Kernel
-    };
     for (event, at) in events {
         let Some(e) = event_of(event, at, tables)? else { continue };
         let start_ps = (start_ns as u128) * 1000 + e.offset_ps as u128;
@@ -280,9 +273,7 @@ fn read_line(
         let op_type = hlo_ops.then(|| timeline.intern(numbering_dropped(op)));
         match device {
             Some(device) => {
-                let lower = e.name.to_ascii_lowercase();
-                let kind =
-                    if lower.contains("nccl") || lower.contains("rccl") { OpKind::Communication } else { line_kind };
+                let kind = op_kind(name, e.name);
                 let mut op = DeviceOp::new(kind, label, device, id as u64, start, dur);
                 op.correlation = e.correlation.into();
                 match (e.details, op_type) {

@@ -116,3 +116,52 @@ fn a_cut_xspace_is_an_error_naming_the_file_and_byte() {
     assert!(!looks_like_xspace(b"{\"traceEvents\": []}"));
     assert!(!looks_like_xspace(&[0x0a, 0x05, 0x12, 0x03, b'a', b'b', b'c']));
 }
+
+/// The trace events JSON XLA's converter wrote beside the XSpace of the same run (recorded on
+/// the H200, JAX 0.11.2, `jax.profiler.trace(DIR, create_perfetto_trace=True)` around 5 steps
+/// of a jitted bf16 matmul → softmax → matmul). python over the JSON: 25 device events on
+/// stream 14, 1,781,938 ns (each `dur` µs × 1000 rounded), 10 `Memset N`, 183 host events,
+/// all 25 device events linked by `correlation_id`, first start 19,187,749 ns.
+#[test]
+fn xla_trace_json_beside_the_xspace_reads_the_same_run() {
+    for name in ["vm.trace.json.gz", "perfetto_trace.json.gz"] {
+        let path = fixture_path(&format!("xla/jax0.11_softmax_h200/{name}"));
+        let found = XlaTraceImporter.recognize(&path).unwrap();
+        assert_eq!(found.certainty, Certainty::Signature);
+        assert!(XplaneImporter.recognize(&path).is_none());
+        let t = load(&format!("jax0.11_softmax_h200/{name}"));
+        assert_eq!((t.ops.len(), t.ops.iter().map(|op| op.dur_ns()).sum::<u64>()), (25, 1_781_938), "{name}");
+        assert!(t.ops.iter().all(|op| op.stream() == 14 && op.device() == 0));
+        assert_eq!(t.ops.iter().filter(|op| op.kind() == OpKind::Memset).count(), 10);
+        assert_eq!(t.ops.iter().filter(|op| op.kind() == OpKind::Kernel).count(), 15);
+        assert_eq!(t.ops.iter().map(|op| op.start_ns).min(), Some(19_187_749));
+        assert_eq!(t.host.len(), 183);
+        let launches = t.host_by_correlation();
+        assert_eq!(
+            t.ops.iter().filter(|op| op.correlation.get().is_some_and(|c| launches.contains_key(&c))).count(),
+            25
+        );
+        assert!(t
+            .ops
+            .iter()
+            .filter(|op| op.kind() == OpKind::Kernel)
+            .all(|op| t.details_of(op).and_then(|d| d.grid).is_some()));
+    }
+    // The XSpace of the run: the same ops (its stream line is `Stream #14(Compute,Memset)`:
+    // kernels stay kernels, the sets are sets).
+    let x = load("jax0.11_softmax_h200/vm.xplane.pb");
+    assert_eq!((x.ops.len(), x.ops.iter().map(|op| op.dur_ns()).sum::<u64>()), (25, 1_781_938));
+    assert_eq!(x.ops.iter().filter(|op| op.kind() == OpKind::Memset).count(), 10);
+}
+
+#[test]
+fn xla_trace_json_without_device_or_host_events_is_an_error() {
+    let bytes = br#"{"traceEvents":[{"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0"}},
+        {"ph":"M","pid":1,"tid":3,"name":"thread_name","args":{"name":"XLA Modules"}},
+        {"ph":"X","pid":1,"tid":3,"ts":1.0,"dur":2.0,"name":"jit_step"}]}"#;
+    let err = trace_json::read(bytes, Path::new("t.trace.json")).unwrap_err().to_string();
+    assert!(err.contains("t.trace.json") && err.contains("derived views"), "{err}");
+    let cut = &bytes[..60];
+    let err = trace_json::read(cut, Path::new("t.trace.json")).unwrap_err().to_string();
+    assert!(err.contains("t.trace.json") && err.contains("line 1"), "{err}");
+}

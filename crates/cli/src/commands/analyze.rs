@@ -230,6 +230,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
             diagnosis: None,
             gaps: None,
             launch: None,
+            roofline: None,
         }),
     };
     let view = AnswerView::new(found, summary, &dive, &origin);

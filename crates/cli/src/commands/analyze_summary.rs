@@ -86,7 +86,14 @@ fn print(
     if json {
         let dive = DeepDiveContext { available: deep_dive, launches_before: None };
         // The answer of a kernel table (no timeline: idle unexplained) decides the deep dive.
-        let inputs = prof_core::answer::Inputs { timeline: None, summary, diagnosis: None, gaps: None, launch: None };
+        let inputs = prof_core::answer::Inputs {
+            timeline: None,
+            summary,
+            diagnosis: None,
+            gaps: None,
+            launch: None,
+            roofline: None,
+        };
         let answer = prof_core::answer::answer(&inputs);
         let next = dominant_kernel(summary, &dive, &answer).map(|t| t.command(&[]));
         let mut report = BreakdownReport::new(summary, &diagnosis, artifacts, None, next);

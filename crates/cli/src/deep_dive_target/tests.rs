@@ -7,7 +7,14 @@ use prof_core::{summarize_kernels, DeviceOp, Families, OpKind, Timeline};
 
 fn view(t: &Timeline, dive: &DeepDiveContext, command: &[std::ffi::OsString]) -> AnswerView {
     let summary = summarize_kernels(t, &Families::builtin());
-    let found = answer(&Inputs { timeline: Some(t), summary: &summary, diagnosis: None, gaps: None, launch: None });
+    let found = answer(&Inputs {
+        timeline: Some(t),
+        summary: &summary,
+        diagnosis: None,
+        gaps: None,
+        launch: None,
+        roofline: None,
+    });
     AnswerView::new(found, &summary, dive, &Origin { command, path: None })
 }
 

@@ -108,6 +108,10 @@ pub struct Answer {
     pub next: Next,
     /// The busiest device's time, accounted for (absent with no device op).
     pub account: Option<Account>,
+    /// Time its ops lost against their roofline bound, where the source recorded shapes and the
+    /// device's peaks are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<super::efficiency::Efficiency>,
 }
 
 impl Answer {

@@ -32,6 +32,7 @@ fn answer_of(t: &Timeline) -> Answer {
         diagnosis: Some(&diagnosis),
         gaps: Some(&gaps),
         launch: launch.as_ref(),
+        roofline: None,
     })
 }
 
@@ -148,7 +149,14 @@ fn a_kernel_table_gets_an_account_without_causes() {
         kernel(&mut t, "gemm_kernel", 7, i * 30_000, 10_000, None);
     }
     let summary = summarize_kernels(&t, &Families::builtin());
-    let a = answer(&Inputs { timeline: None, summary: &summary, diagnosis: None, gaps: None, launch: None });
+    let a = answer(&Inputs {
+        timeline: None,
+        summary: &summary,
+        diagnosis: None,
+        gaps: None,
+        launch: None,
+        roofline: None,
+    });
     let account = a.account.as_ref().unwrap();
     assert_eq!(account.parts.iter().map(|p| p.ns).sum::<u64>(), account.wall_ns);
     assert_eq!(part_ns(account, Part::Idle { cause: IdleCause::Unexplained }), 149 * 20_000);
@@ -186,12 +194,73 @@ fn a_kernel_table_answers_from_its_rows() {
         "stats.csv".into(),
         vec![row("big_gemm", 50, 50_000_000, 0), row("small", 50, 5_000_000, 1)],
     );
-    let a = answer(&Inputs { timeline: None, summary: &table, diagnosis: None, gaps: None, launch: None });
+    let a =
+        answer(&Inputs { timeline: None, summary: &table, diagnosis: None, gaps: None, launch: None, roofline: None });
     assert_eq!(a.verdict, Verdict::DominantKernel, "{}", a.headline);
     assert!(a.headline.contains("a kernel table: no timeline, so idle time is not known"), "{}", a.headline);
     assert_eq!(a.evidence.busy_ns, 55_000_000);
     let flat = summary_from_totals("stats.csv".into(), vec![row("a", 50, 5_000_000, 0), row("b", 50, 5_000_000, 1)]);
-    let a = answer(&Inputs { timeline: None, summary: &flat, diagnosis: None, gaps: None, launch: None });
+    let a =
+        answer(&Inputs { timeline: None, summary: &flat, diagnosis: None, gaps: None, launch: None, roofline: None });
     assert_eq!(a.verdict, Verdict::KernelTable, "{}", a.headline);
     assert_eq!(a.next, Next::CaptureMore);
+}
+
+/// A dominant GEMM whose calls carry their shapes: at 80 % of its H100 bound there is little to
+/// win inside it, so no deep dive of it; the loss of a slower kernel beside it is the next
+/// step when it is large enough. At 30 % of its bound the deep dive stays, with that share said.
+#[test]
+fn a_dominant_kernel_near_its_roofline_is_not_sent_to_a_deep_dive() {
+    use crate::{DType, OpDetails, OpInputs};
+    let gemm = |t: &mut Timeline, name: &str, n: u64, start: u64, dur: u64| {
+        let inputs = OpInputs {
+            op: "aten::mm".into(),
+            dims: vec![vec![n, n], vec![n, n]],
+            dtypes: vec![Some(DType::Bf16); 2],
+            scalars: vec![],
+            kernels: 1,
+        };
+        let id = t.intern(name);
+        let details = OpDetails { inputs: Some(Box::new(inputs)), ..OpDetails::default() };
+        t.push_op_with(DeviceOp::new(OpKind::Kernel, id, 0, 7, start, dur), details);
+    };
+    // 4096³ bf16: 137.4 GFLOP, 138.9 µs at 989.5 TFLOP/s; run in 173.6 µs (80 %) or 463 µs (30 %).
+    let answer_with = |dur: u64, slow: Option<u64>| {
+        let mut t = Timeline::new("test");
+        t.recorded_on = Some("NVIDIA H100 80GB HBM3".into());
+        let mut at = 0;
+        for _ in 0..100 {
+            gemm(&mut t, "big_gemm", 4096, at, dur);
+            at += dur + 1_000;
+            if let Some(slow) = slow {
+                gemm(&mut t, "slow_gemm", 1024, at, slow);
+                at += slow + 1_000;
+            }
+        }
+        let families = Families::builtin();
+        let summary = summarize_kernels(&t, &families);
+        let roofline = crate::roofline::roofline(&t);
+        answer(&Inputs {
+            timeline: Some(&t),
+            summary: &summary,
+            diagnosis: None,
+            gaps: None,
+            launch: None,
+            roofline: roofline.as_ref(),
+        })
+    };
+    let near = answer_with(173_600, None);
+    assert_eq!(near.verdict, Verdict::DominantKernel, "{}", near.headline);
+    assert!(near.headline.contains("80 % of its roofline bound: little to win inside it"), "{}", near.headline);
+    assert_eq!(near.next, Next::Done);
+    let e = near.efficiency.as_ref().expect("efficiency beside the account");
+    assert_eq!(e.device, "H100 SXM");
+    assert!((e.efficiency_pct - 80.0).abs() < 0.1, "{}", e.efficiency_pct);
+    // A 1024³ GEMM beside it at ~3 % of its bound (2.17 µs of work in 60 µs): its loss (≈ 25 %
+    // of device time) is worth a look.
+    let with_slow = answer_with(173_600, Some(60_000));
+    assert_eq!(with_slow.deep_dive().map(|(k, _)| k), Some("slow_gemm"), "{}", with_slow.headline);
+    let far = answer_with(463_000, None);
+    assert_eq!(far.deep_dive().map(|(k, _)| k), Some("big_gemm"));
+    assert!(far.headline.contains("it runs at 30 % of its roofline bound: see why it is slow"), "{}", far.headline);
 }

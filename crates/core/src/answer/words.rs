@@ -46,6 +46,7 @@ pub(super) fn no_device(diagnosis: Option<&DiagnosisReport>, evidence: Evidence)
         evidence,
         next: Next::CaptureMore,
         account: None,
+        efficiency: None,
     }
 }
 
@@ -73,6 +74,7 @@ fn too_little_of(size: &str, evidence_line: String, evidence: Evidence, account:
         evidence,
         next: Next::CaptureMore,
         account,
+        efficiency: None,
     }
 }
 
@@ -229,6 +231,7 @@ pub(super) fn from_candidate(top: Candidate, account: Account, evidence: Evidenc
         evidence,
         next: Next::ApplyAndCompare,
         account: Some(account),
+        efficiency: None,
     }
 }
 
@@ -245,6 +248,7 @@ pub(super) fn dominant_answer(kernel: &str, share: f64, account: Account, eviden
         evidence,
         next: Next::DeepDive { kernel: kernel.to_owned(), share_pct: share },
         account: Some(account),
+        efficiency: None,
     }
 }
 
@@ -293,6 +297,7 @@ pub(super) fn healthy(
         evidence,
         next: Next::Done,
         account: Some(account),
+        efficiency: None,
     }
 }
 
@@ -335,6 +340,7 @@ pub(super) fn kernel_table(summary: &KernelSummary, mut evidence: Evidence) -> A
         evidence,
         next,
         account: None,
+        efficiency: None,
     }
 }
 
@@ -355,6 +361,7 @@ pub(super) fn utilization(verdict: &crate::util_verdict::Verdict) -> Answer {
         evidence: Evidence { ops: 0, kernels: 0, busy_ns: 0, wall_ns: 0, steps: None, enough },
         next,
         account: None,
+        efficiency: None,
     }
 }
 

@@ -35,6 +35,8 @@ pub struct Analyses {
     pub counters: Vec<SeriesDrops>,
     /// The collectives (`Err`: the vendor's tables were there and could not be read).
     pub comm: Option<Result<CommReport, String>>,
+    /// How close to the hardware the ops with recorded shapes ran.
+    pub roofline: Option<crate::roofline::Roofline>,
     /// The backends' own sections: those the reader found with the ops, then those read
     /// beside the artifact.
     pub vendor: Vec<Section>,

@@ -81,12 +81,20 @@ impl<'a> Context<'a> {
         &self,
         timeline: Option<&Timeline>,
         diagnosis: Option<&crate::diagnosis::DiagnosisReport>,
+        roofline: Option<&crate::roofline::Roofline>,
     ) -> crate::answer::Answer {
         let (gaps, launch) = match timeline {
             Some(t) => (Some(self.idle_gaps(t)), self.launch_stats(t)),
             None => (None, None),
         };
-        crate::answer::answer(&crate::answer::Inputs { timeline, summary: self.summary, diagnosis, gaps, launch })
+        crate::answer::answer(&crate::answer::Inputs {
+            timeline,
+            summary: self.summary,
+            diagnosis,
+            gaps,
+            launch,
+            roofline,
+        })
     }
 
     /// The roles, gaps and launch statistics worked out so far (what the report keeps).
