@@ -22,6 +22,10 @@ pub(crate) struct CallInputs {
     /// Each distinct call, once.
     calls: Vec<OpInputs>,
     seen: HashMap<OpInputs, u32>,
+    /// The call of each distinct raw text (op name and the three arrays as written): most ops
+    /// repeat an earlier one's, which is then not parsed again.
+    raw_seen: HashMap<Vec<u8>, Option<u32>>,
+    key: Vec<u8>,
     /// Op `External id` → its call.
     by_external: HashMap<u64, u32>,
     /// Kernels per op instance (by `External id`), for the ones that launched any.
@@ -34,9 +38,27 @@ impl CallInputs {
     /// Keeps the recorded inputs of op `name` whose `External id` is `external`; inputs that do
     /// not parse as Kineto writes them are left out (the op keeps no shapes), never an error.
     pub(crate) fn op(&mut self, name: &str, external: u64, raw: RawInputs<'_>) {
-        let Some(dims) = raw.dims.and_then(|d| serde_json::from_slice::<Vec<serde_json::Value>>(d).ok()) else {
-            return;
+        self.key.clear();
+        for part in [Some(name.as_bytes()), raw.dims, raw.types, raw.concrete] {
+            self.key.extend_from_slice(part.unwrap_or_default());
+            self.key.push(0);
+        }
+        let id = match self.raw_seen.get(self.key.as_slice()) {
+            Some(known) => *known,
+            None => {
+                let id = self.parse(name, raw);
+                self.raw_seen.insert(self.key.clone(), id);
+                id
+            }
         };
+        if let Some(id) = id {
+            self.by_external.insert(external, id);
+        }
+    }
+
+    /// The call of `raw`, parsed and kept once; `None` when its dims are not Kineto's arrays.
+    fn parse(&mut self, name: &str, raw: RawInputs<'_>) -> Option<u32> {
+        let dims = raw.dims.and_then(|d| serde_json::from_slice::<Vec<serde_json::Value>>(d).ok())?;
         let strings = |raw: Option<&[u8]>| {
             raw.and_then(|r| serde_json::from_slice::<Vec<serde_json::Value>>(r).ok())
                 .map(|v| v.iter().map(|s| s.as_str().unwrap_or_default().to_owned()).collect::<Vec<_>>())
@@ -56,7 +78,7 @@ impl CallInputs {
             self.calls.push(call.clone());
             next
         });
-        self.by_external.insert(external, id);
+        Some(id)
     }
 
     /// True when some op with inputs was read (a kernel is worth joining).
@@ -75,15 +97,26 @@ impl CallInputs {
 
     /// Gives each joined kernel its op's call, with the number of kernels that call launched.
     pub(crate) fn finish(self, timeline: &mut Timeline) {
+        // (the kernel's name and details before, the call, its kernels) → the details after:
+        // equal kernels of equal calls share them without building them again.
+        let mut made = HashMap::new();
         for (index, external) in self.joined {
             let (Some(&call), Some(&kernels)) = (self.by_external.get(&external), self.kernels.get(&external)) else {
                 continue;
             };
             let Some(op) = timeline.ops.get(index) else { continue };
+            let key = (op.name(), op.details(), call, kernels);
+            if let Some(&Some(id)) = made.get(&key) {
+                if let Some(op) = timeline.ops.get_mut(index) {
+                    op.set_details(Some(id));
+                }
+                continue;
+            }
             let mut details = timeline.details_of(op).cloned().unwrap_or_default();
             let Some(inputs) = self.calls.get(call as usize) else { continue };
             details.inputs = Some(Box::new(OpInputs { kernels, ..inputs.clone() }));
             timeline.set_details(index, details);
+            made.insert(key, timeline.ops.get(index).and_then(|op| op.details()));
         }
     }
 }
