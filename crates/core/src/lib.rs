@@ -30,6 +30,7 @@ mod door;
 pub mod families;
 pub mod kernel_summary;
 pub mod launcher;
+pub mod live;
 pub mod op_totals;
 pub mod part_buffers;
 pub mod phases;

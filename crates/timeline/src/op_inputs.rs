@@ -37,6 +37,23 @@ pub enum DType {
 }
 
 impl DType {
+    /// Its name in reports, as in JSON (`bf16`, `f8e4m3`).
+    pub fn label(self) -> &'static str {
+        match self {
+            DType::F64 => "f64",
+            DType::F32 => "f32",
+            DType::Bf16 => "bf16",
+            DType::F16 => "f16",
+            DType::F8E4M3 => "f8e4m3",
+            DType::F8E5M2 => "f8e5m2",
+            DType::I64 => "i64",
+            DType::I32 => "i32",
+            DType::I16 => "i16",
+            DType::I8 => "i8",
+            DType::Bool => "bool",
+        }
+    }
+
     /// Bytes per element.
     pub fn bytes(self) -> u64 {
         match self {

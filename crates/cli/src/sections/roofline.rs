@@ -28,10 +28,7 @@ fn short_op(op: &str) -> String {
 }
 
 fn dtype(row: &Row) -> String {
-    row.dtype
-        .map(|d| serde_json::to_value(d).ok().and_then(|v| v.as_str().map(str::to_owned)))
-        .flatten()
-        .unwrap_or_default()
+    row.dtype.map(|d| d.label().to_owned()).unwrap_or_default()
 }
 
 /// The roofline, when some kernel's call carries shapes a model covers.
