@@ -14,8 +14,10 @@ mod confirm;
 mod deep_dive_target;
 mod deep_dive_view;
 mod durations;
+mod exposition;
 mod failure;
 mod html_report;
+mod live_sampler;
 mod mcp;
 mod out_lock;
 mod output_file;
@@ -87,6 +89,10 @@ enum Command {
     Profile(commands::profile::ProfileArgs),
     /// The JSON Schema of each `--json` document (`prof schema prof.breakdown.v1`).
     Schema(commands::schema::SchemaArgs),
+    /// Every device, live: utilization, SM activity, memory, power, clocks, processes, verdict.
+    Top(commands::top::TopArgs),
+    /// Serve every device's metrics and verdict to Prometheus (`/metrics`).
+    Exporter(commands::exporter::ExporterArgs),
     /// Serve prof's verbs as Model Context Protocol tools over stdio (for AI coding agents).
     Mcp(mcp::McpArgs),
     /// Profile a model server under a short benchmark (plan, fail fast, warm up, capture, clean up).
@@ -105,7 +111,7 @@ impl Command {
             Command::Diff(args) => args.json,
             Command::Serve(args) => args.json,
             Command::Profile(args) => args.json,
-            Command::Mcp(_) | Command::Schema(_) => false,
+            Command::Mcp(_) | Command::Schema(_) | Command::Top(_) | Command::Exporter(_) => false,
         }
     }
 }
@@ -209,6 +215,8 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(&registry, &args),
         Command::Profile(args) => commands::profile::run(&registry, &args.per_rank()),
         Command::Mcp(args) => mcp::serve(&args),
+        Command::Top(args) => commands::top::run(&registry, &args),
+        Command::Exporter(args) => commands::exporter::run(&registry, &args),
         Command::Schema(args) => commands::schema::run(&args),
     };
     match result {

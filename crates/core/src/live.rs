@@ -33,8 +33,14 @@ pub enum LiveKind {
 
 impl LiveKind {
     /// Every kind, for a labelled gauge that lists them all.
-    pub const ALL: [LiveKind; 6] =
-        [LiveKind::Busy, LiveKind::ClockLimited, LiveKind::HostBound, LiveKind::Idle, LiveKind::TooShort, LiveKind::NoData];
+    pub const ALL: [LiveKind; 6] = [
+        LiveKind::Busy,
+        LiveKind::ClockLimited,
+        LiveKind::HostBound,
+        LiveKind::Idle,
+        LiveKind::TooShort,
+        LiveKind::NoData,
+    ];
 
     /// Its name (`host_bound`).
     pub fn label(self) -> &'static str {
@@ -122,7 +128,14 @@ impl Live {
     /// An empty window of `window_s` seconds over `devices`.
     pub fn new(source: String, vendor: &str, devices: Vec<DeviceInfo>, window_s: f64) -> Self {
         let window_ns = (window_s.max(0.0) * 1e9) as u64;
-        Self { source, vendor: vendor.to_owned(), devices, window_ns, ticks: VecDeque::new(), health: SamplerHealth::default() }
+        Self {
+            source,
+            vendor: vendor.to_owned(),
+            devices,
+            window_ns,
+            ticks: VecDeque::new(),
+            health: SamplerHealth::default(),
+        }
     }
 
     /// Adds a tick (its samples taken at `tick.t_ns`, costing `cost_s`, at `unix_s`); ticks older
@@ -157,7 +170,8 @@ impl Live {
             .devices
             .iter()
             .map(|info| {
-                let last = self.ticks.iter().rev().find_map(|t| t.samples.iter().find(|s| s.device == info.index)).cloned();
+                let last =
+                    self.ticks.iter().rev().find_map(|t| t.samples.iter().find(|s| s.device == info.index)).cloned();
                 let summary = summaries.iter().find(|s| s.device == info.index).cloned();
                 let (verdict, reason) = judge(summary.as_ref());
                 LiveDevice { info: info.clone(), last, summary, verdict, reason }

@@ -10,9 +10,11 @@ pub mod breakdown_window;
 pub mod deep_dive;
 pub mod detect;
 pub mod diff;
+pub mod exporter;
 pub mod profile;
 pub mod schema;
 pub mod serve;
+pub mod top;
 pub mod util;
 pub mod util_record;
 

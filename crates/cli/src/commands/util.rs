@@ -91,7 +91,7 @@ struct UtilReport<'a> {
 }
 
 /// Opens the first utilization probe that works, saying why each other one could not.
-fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn UtilizationProbe>, Failure> {
+pub(crate) fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn UtilizationProbe>, Failure> {
     let mut reasons = Vec::new();
     for backend in registry.vendors().iter().filter(|v| vendor.is_none_or(|id| v.id() == id)) {
         match backend.utilization_probe() {

@@ -1,7 +1,12 @@
 use super::*;
 
 fn info(index: u32) -> DeviceInfo {
-    DeviceInfo { index, name: "NVIDIA H100 80GB HBM3".into(), uuid: Some(format!("GPU-{index}")), ..DeviceInfo::default() }
+    DeviceInfo {
+        index,
+        name: "NVIDIA H100 80GB HBM3".into(),
+        uuid: Some(format!("GPU-{index}")),
+        ..DeviceInfo::default()
+    }
 }
 
 fn sample(device: u32, util: f64) -> DeviceSample {
