@@ -220,3 +220,74 @@ pub fn exposition(views: &[LiveView]) -> String {
     let _ = encode(&mut out, &g.registry);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prof_core::live::Live;
+    use prof_core::{DeviceInfo, DeviceSample, ProcessUse, Tick};
+
+    /// An exposition with every field a probe can report.
+    fn full() -> String {
+        let info = DeviceInfo { index: 0, name: "NVIDIA H100 80GB HBM3".into(), uuid: Some("GPU-1".into()), ..DeviceInfo::default() };
+        let mut live = Live::new("NVML 13.580.82".into(), "nvidia", vec![info], 10.0);
+        let sample = DeviceSample {
+            device: 0,
+            gpu_util_pct: Some(97.0),
+            mem_util_pct: Some(40.0),
+            mem_used_bytes: Some(1 << 30),
+            mem_total_bytes: Some(80 << 30),
+            sm_clock_mhz: Some(1755),
+            sm_clock_max_mhz: Some(1980),
+            mem_clock_mhz: Some(2619),
+            mem_clock_max_mhz: Some(2619),
+            power_w: Some(650.5),
+            power_limit_w: Some(700.0),
+            temperature_c: Some(63.0),
+            throttle_reasons: Some(vec!["sw_power_cap".into()]),
+            processes: vec![ProcessUse { pid: 7, name: Some("python3".into()), mem_used_bytes: Some(1 << 29), sm_util_pct: Some(90.0) }],
+            activity: ["sm_activity_pct", "sm_occupancy_pct", "tensor_activity_pct", "dram_activity_pct"]
+                .iter()
+                .map(|k| ((*k).to_owned(), 50.0))
+                .collect(),
+        };
+        for t in 0..3u64 {
+            live.push(Tick { t_ns: t * 1_000_000_000, samples: vec![sample.clone()] }, 0.002, 1.7e9 + t as f64);
+        }
+        exposition(&[live.view()])
+    }
+
+    #[test]
+    fn units_are_in_the_names_and_values_are_base_units() {
+        let text = full();
+        assert!(text.ends_with("# EOF\n"), "{text}");
+        for line in [
+            "# UNIT prof_device_power_watts watts",
+            "# TYPE prof_sampler_samples counter",
+            "prof_device_sm_clock_hertz{vendor=\"nvidia\",device=\"0\",uuid=\"GPU-1\",model=\"NVIDIA H100 80GB HBM3\"} 1755000000.0",
+            "prof_device_utilization_ratio{vendor=\"nvidia\",device=\"0\",uuid=\"GPU-1\",model=\"NVIDIA H100 80GB HBM3\"} 0.97",
+            "prof_sampler_samples_total{vendor=\"nvidia\",source=\"NVML 13.580.82\"} 3",
+        ] {
+            assert!(text.contains(line), "{line} missing in\n{text}");
+        }
+    }
+
+    /// Every metric the Grafana dashboard in deploy/ asks for is one the exporter writes.
+    #[test]
+    fn the_dashboard_asks_only_for_exported_metrics() {
+        let text = full();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/grafana-prof-dashboard.json");
+        let dashboard = std::fs::read_to_string(path).unwrap();
+        let mut asked = 0;
+        for (i, _) in dashboard.match_indices("prof_") {
+            let name: String =
+                dashboard[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if name == "prof_" || name.starts_with("prof_exporter") {
+                continue;
+            }
+            asked += 1;
+            assert!(text.contains(&format!("\n{name}{{")), "the dashboard asks for {name}, not exported");
+        }
+        assert!(asked >= 15, "{asked}");
+    }
+}
