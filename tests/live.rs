@@ -146,3 +146,36 @@ fn a_top_frame_fits_80x24_and_200x60() {
         assert!(text.lines().last().unwrap().starts_with("q quit"), "{text}");
     }
 }
+
+/// What `prof exporter` served on the lent H100 (scripts/device/exporter_check.sh, kept in
+/// tests/fixtures/nvidia/h100-live): idle, then under a bf16 GEMM loop at the 700 W cap. Both
+/// parse strictly; the verdict gauge moved from idle to clock-limited (sw_power_cap), SM activity
+/// (NVML GPM) is there, and the busy process is listed with its memory.
+#[test]
+fn the_h100_scrapes_parse_and_the_verdict_moves_with_the_workload() {
+    let read =
+        |name: &str| std::fs::read_to_string(support::fixtures().join(format!("nvidia/h100-live/{name}"))).unwrap();
+    let verdict = |samples: &HashMap<(String, Vec<(String, String)>), f64>| {
+        samples
+            .iter()
+            .filter(|((n, _), v)| n == "prof_device_verdict" && **v == 1.0)
+            .flat_map(|((_, l), _)| l.iter().filter(|(k, _)| k == "verdict").map(|(_, v)| v.clone()))
+            .collect::<Vec<_>>()
+    };
+    let idle = parse(&read("idle.prom"));
+    assert_eq!(verdict(&idle), ["idle"]);
+    assert_eq!(device(&idle, "prof_device_utilization_ratio", "0"), Some(0.0));
+    let busy = parse(&read("busy.prom"));
+    assert_eq!(verdict(&busy), ["clock_limited"]);
+    assert!(device(&busy, "prof_device_sm_activity_ratio", "0").is_some_and(|v| v > 0.9));
+    assert!(busy
+        .keys()
+        .any(|(n, l)| n == "prof_device_clock_throttle" && l.contains(&("reason".into(), "sw_power_cap".into()))));
+    assert!(busy
+        .keys()
+        .any(|(n, l)| n == "prof_process_memory_used_bytes" && l.contains(&("process".into(), "python3".into()))));
+    // The check beside it read nvidia-smi at the same moment: every value within its tolerance.
+    let log = read("exporter_check.log");
+    assert_eq!(log.matches(" ok\n").count(), 16, "{log}");
+    assert!(!log.contains("MISMATCH"));
+}

@@ -175,3 +175,22 @@ fn gemm_and_attention_rates_agree_with_tracelens() {
         assert!(compared >= 3, "{trace}: only {compared} rows compared with TraceLens");
     }
 }
+
+/// Ascend op tables carry `Input Shapes` and `Input Data Types`: CANN's matmuls are rated (the
+/// shared dimension is K, so `4096,12288;6144,12288` is M4096 N6144 K12288 with x2 transposed).
+/// python over the file: its two rows of those shapes take 4,096.44 µs. No Ascend peak is in the
+/// table: rates, no bound.
+#[test]
+fn ascend_matmuls_are_rated_from_their_table_shapes() {
+    let (r, answer) = roofline("ascend/msprof-analyze_advisor_kernel_details/kernel_details.csv");
+    assert!(r["peaks"].is_null());
+    assert!(answer.get("efficiency").is_none());
+    let row = r["worst"].as_array().unwrap().iter().find(|w| w["shape"] == "M4096 N6144 K12288").expect("the matmul");
+    assert_eq!(
+        (row["op"].as_str(), row["calls"].as_u64(), row["dtype"].as_str()),
+        (Some("MatMul"), Some(2), Some("f16"))
+    );
+    let hand = 2.0 * 2.0 * 4096.0 * 6144.0 * 12288.0 / 4096.44e-6 / 1e12;
+    let got = row["tflops"].as_f64().unwrap();
+    assert!((got - hand).abs() <= hand * 0.001, "prof {got}, hand {hand}");
+}

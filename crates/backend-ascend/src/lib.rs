@@ -45,6 +45,7 @@ mod npu_smi;
 mod npu_smi_probe;
 mod op_checks;
 mod op_columns;
+mod op_inputs;
 mod op_statistic;
 mod op_table;
 mod op_table_summary;

@@ -18,3 +18,5 @@ pub const DEVICE: &[&str] = &["Device_id"];
 pub const BLOCK_DIM: &[&str] = &["Block Dim", "Block Num"];
 /// Input shapes.
 pub const INPUT_SHAPES: &[&str] = &["Input Shapes"];
+/// Input element types.
+pub const INPUT_TYPES: &[&str] = &["Input Data Types"];

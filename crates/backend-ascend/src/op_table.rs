@@ -45,12 +45,13 @@ pub(crate) struct Layout {
     pub(crate) device: Option<usize>,
     pub(crate) block_dim: Option<usize>,
     pub(crate) shapes: Option<usize>,
+    pub(crate) types: Option<usize>,
 }
 
 impl Layout {
     /// The columns read (the rest of a row is only counted).
     fn columns(&self) -> impl Iterator<Item = usize> + Clone {
-        let optional = [self.op_type, self.core, self.stream, self.device, self.block_dim, self.shapes];
+        let optional = [self.op_type, self.core, self.stream, self.device, self.block_dim, self.shapes, self.types];
         optional.into_iter().flatten().chain([self.name, self.start, self.duration])
     }
 
@@ -66,6 +67,7 @@ impl Layout {
             device: table.column(columns::DEVICE),
             block_dim: table.column(columns::BLOCK_DIM),
             shapes: table.column(columns::INPUT_SHAPES),
+            types: table.column(columns::INPUT_TYPES),
         })
     }
 }
@@ -89,6 +91,7 @@ pub fn append_ops(table: &CsvTable, timeline: &mut Timeline) -> Result<(), Ascen
         let (op, details) = row_op(&row, &layout, timeline, &mut guesses)?;
         push(timeline, op, details);
     }
+    crate::op_inputs::attach(timeline);
     Ok(())
 }
 
@@ -177,6 +180,7 @@ impl Read {
     /// The timeline, with the checks' section when they were asked for.
     fn finish(self) -> Timeline {
         let mut timeline = self.timeline;
+        crate::op_inputs::attach(&mut timeline);
         if let Some(checks) = self.checks {
             let report = checks.map(|c| c.report(&self.header, &timeline.names));
             timeline.sections.push(crate::ascend_report::checks_section(report));
@@ -257,14 +261,14 @@ pub(crate) fn task_name<'a>(row: &Row<'a>, layout: &Layout) -> Result<&'a str, A
 #[derive(Default)]
 struct Guesses {
     names: NextGuess,
-    by_name: Vec<[Option<NameId>; 2]>,
+    by_name: Vec<[Option<NameId>; 3]>,
 }
 
 impl Guesses {
-    fn of(&mut self, name: NameId) -> &mut [Option<NameId>; 2] {
+    fn of(&mut self, name: NameId) -> &mut [Option<NameId>; 3] {
         let slot = name.0 as usize;
         if slot >= self.by_name.len() {
-            self.by_name.resize(slot + 1, [None; 2]);
+            self.by_name.resize(slot + 1, [None; 3]);
         }
         &mut self.by_name[slot]
     }
@@ -292,11 +296,12 @@ fn row_op(
         Some(b) => Some(u32::try_from(b).map_err(|_| row.error(layout.block_dim.unwrap_or(0), "is out of range"))?),
         None => None,
     };
-    let [type_guess, shapes_guess] = guesses.of(name_id);
+    let [type_guess, shapes_guess, types_guess] = guesses.of(name_id);
     let op_type = row.get(layout.op_type).map(|t| timeline.intern_guess(t, type_guess));
     let shapes = row.get(layout.shapes).map(|s| timeline.intern_guess(unquote(s), shapes_guess));
+    let dtypes = row.get(layout.types).map(|s| timeline.intern_guess(unquote(s), types_guess));
     let core_type = task_type::core_type(core);
-    Ok((op, OpDetails { block_dim, op_type, shapes, core_type, ..OpDetails::default() }))
+    Ok((op, OpDetails { block_dim, op_type, shapes, dtypes, core_type, ..OpDetails::default() }))
 }
 
 /// Pushes `op` with its `details`, or without any when the row had none.

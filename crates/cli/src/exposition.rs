@@ -229,7 +229,12 @@ mod tests {
 
     /// An exposition with every field a probe can report.
     fn full() -> String {
-        let info = DeviceInfo { index: 0, name: "NVIDIA H100 80GB HBM3".into(), uuid: Some("GPU-1".into()), ..DeviceInfo::default() };
+        let info = DeviceInfo {
+            index: 0,
+            name: "NVIDIA H100 80GB HBM3".into(),
+            uuid: Some("GPU-1".into()),
+            ..DeviceInfo::default()
+        };
         let mut live = Live::new("NVML 13.580.82".into(), "nvidia", vec![info], 10.0);
         let sample = DeviceSample {
             device: 0,
@@ -245,7 +250,12 @@ mod tests {
             power_limit_w: Some(700.0),
             temperature_c: Some(63.0),
             throttle_reasons: Some(vec!["sw_power_cap".into()]),
-            processes: vec![ProcessUse { pid: 7, name: Some("python3".into()), mem_used_bytes: Some(1 << 29), sm_util_pct: Some(90.0) }],
+            processes: vec![ProcessUse {
+                pid: 7,
+                name: Some("python3".into()),
+                mem_used_bytes: Some(1 << 29),
+                sm_util_pct: Some(90.0),
+            }],
             activity: ["sm_activity_pct", "sm_occupancy_pct", "tensor_activity_pct", "dram_activity_pct"]
                 .iter()
                 .map(|k| ((*k).to_owned(), 50.0))
@@ -280,8 +290,7 @@ mod tests {
         let dashboard = std::fs::read_to_string(path).unwrap();
         let mut asked = 0;
         for (i, _) in dashboard.match_indices("prof_") {
-            let name: String =
-                dashboard[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            let name: String = dashboard[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
             if name == "prof_" || name.starts_with("prof_exporter") {
                 continue;
             }

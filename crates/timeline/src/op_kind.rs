@@ -57,6 +57,8 @@ pub struct OpDetails {
     pub block_dim: Option<u32>,
     /// Input shapes as the source prints them.
     pub shapes: Option<NameId>,
+    /// Input element types as the source prints them (Ascend `Input Data Types`).
+    pub dtypes: Option<NameId>,
     /// Bytes moved (memcpy, memset, communication).
     pub bytes: Option<u64>,
     /// Framework-level op type (Ascend `Type`, torch op name), when distinct from the kernel name.

@@ -70,6 +70,7 @@ impl Timeline {
                         if !identity {
                             own.op_type = own.op_type.map(id);
                             own.shapes = own.shapes.map(id);
+                            own.dtypes = own.dtypes.map(id);
                         }
                         let (copy, new) = self.details.share_value(own);
                         bytes += if new { DETAILS_BYTES } else { 0 };

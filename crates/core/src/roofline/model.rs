@@ -86,6 +86,8 @@ pub fn work_of(inputs: &OpInputs) -> Option<Work> {
         "addmm" => gemm(inputs, 1, 2, Some(0)),
         "bmm" => gemm(inputs, 0, 1, None),
         "baddbmm" => gemm(inputs, 1, 2, Some(0)),
+        // CANN's matmuls (Ascend op tables): (x1, x2[, bias]), either side possibly transposed.
+        "MatMul" | "MatMulV2" | "MatMulV3" | "BatchMatMul" | "BatchMatMulV2" | "BatchMatMulV3" => cann_gemm(inputs),
         "cudnn_convolution" | "miopen_convolution" | "cudnn_convolution_relu" | "cudnn_convolution_add_relu" => {
             // cuDNN's (input, weight, padding, stride, dilation, groups, …); the relu variants carry
             // (input, weight, [z, alpha,] bias, stride, padding, dilation, groups).
@@ -130,6 +132,36 @@ fn gemm(inputs: &OpInputs, a: usize, b: usize, bias: Option<usize>) -> Option<Wo
     let out_bytes = dtype.map_or(0.0, |t| (batch * m * n) as f64 * out_size(t));
     let bytes =
         tensor_bytes(inputs, a) + tensor_bytes(inputs, b) + out_bytes + bias.map_or(0.0, |c| tensor_bytes(inputs, c));
+    let shape = if batch > 1 { format!("B{batch} M{m} N{n} K{k}") } else { format!("M{m} N{n} K{k}") };
+    Some(Work { class: OpClass::Gemm, flops, bytes, dtype, shape })
+}
+
+/// A CANN matmul: the shapes say which side is transposed (the dimension both share is K);
+/// where both orders fit (square), the FLOPs are the same.
+fn cann_gemm(inputs: &OpInputs) -> Option<Work> {
+    let (a, b) = (inputs.dim(0), inputs.dim(1));
+    if a.len() < 2 || b.len() < 2 {
+        return None;
+    }
+    let batch_a: u64 = a[..a.len() - 2].iter().product();
+    let batch_b: u64 = b[..b.len() - 2].iter().product();
+    let (a0, a1, b0, b1) = (a[a.len() - 2], a[a.len() - 1], b[b.len() - 2], b[b.len() - 1]);
+    let (m, k, n) = if a1 == b0 {
+        (a0, a1, b1)
+    } else if a1 == b1 {
+        (a0, a1, b0)
+    } else if a0 == b0 {
+        (a1, a0, b1)
+    } else if a0 == b1 {
+        (a1, a0, b0)
+    } else {
+        return None;
+    };
+    let batch = batch_a.max(batch_b).max(1);
+    let dtype = inputs.dtype(0);
+    let flops = 2.0 * (batch * m * n * k) as f64;
+    let out = dtype.map_or(0.0, |t| (batch * m * n) as f64 * out_size(t));
+    let bytes = tensor_bytes(inputs, 0) + tensor_bytes(inputs, 1) + tensor_bytes(inputs, 2) + out;
     let shape = if batch > 1 { format!("B{batch} M{m} N{n} K{k}") } else { format!("M{m} N{n} K{k}") };
     Some(Work { class: OpClass::Gemm, flops, bytes, dtype, shape })
 }
@@ -256,8 +288,28 @@ const NORMS: &[&str] = &[
     "native_group_norm_backward",
     "_fused_rms_norm",
     "_fused_rms_norm_backward",
+    // CANN (Ascend op tables)
+    "LayerNorm",
+    "LayerNormV3",
+    "LayerNormV4",
+    "LayerNormGrad",
+    "RmsNorm",
+    "RmsNormGrad",
+    "AddRmsNorm",
+    "GroupNorm",
+    "BNTrainingUpdate",
+    "BNTrainingReduce",
 ];
-const SOFTMAX: &[&str] = &["_softmax", "_log_softmax", "_softmax_backward_data", "_log_softmax_backward_data"];
+const SOFTMAX: &[&str] = &[
+    "_softmax",
+    "_log_softmax",
+    "_softmax_backward_data",
+    "_log_softmax_backward_data",
+    "SoftmaxV2",
+    "Softmax",
+    "SoftmaxGrad",
+    "LogSoftmaxV2",
+];
 const ELEMENTWISE: &[&str] = &[
     "add",
     "add_",
@@ -296,6 +348,32 @@ const ELEMENTWISE: &[&str] = &[
     "lerp_",
     "_to_copy",
     "masked_fill_",
+    // CANN (Ascend op tables)
+    "Add",
+    "Adds",
+    "AddV2",
+    "Sub",
+    "Mul",
+    "Muls",
+    "RealDiv",
+    "Div",
+    "Neg",
+    "Exp",
+    "Sqrt",
+    "Rsqrt",
+    "Cast",
+    "Relu",
+    "Gelu",
+    "FastGelu",
+    "Silu",
+    "Swish",
+    "Sigmoid",
+    "Tanh",
+    "ZerosLike",
+    "OnesLike",
+    "Fill",
+    "Select",
+    "Pow",
 ];
 
 /// A memory-bound op: bytes in (every tensor input) and out (the largest input's size, in the
