@@ -24,9 +24,12 @@ fn run(mut command: Command) -> Output {
     out
 }
 
+/// Samples by metric name and sorted labels.
+type Samples = HashMap<(String, Vec<(String, String)>), f64>;
+
 /// Samples of a strict reading of the OpenMetrics text: `# HELP`/`# TYPE`/`# UNIT` before their
 /// family's samples, `name{k="v",…} value` lines, `# EOF` last. Keyed by name and sorted labels.
-fn parse(text: &str) -> HashMap<(String, Vec<(String, String)>), f64> {
+fn parse(text: &str) -> Samples {
     let mut samples = HashMap::new();
     let mut typed: HashMap<String, String> = HashMap::new();
     let lines: Vec<&str> = text.lines().collect();
@@ -67,7 +70,7 @@ fn parse(text: &str) -> HashMap<(String, Vec<(String, String)>), f64> {
     samples
 }
 
-fn device(samples: &HashMap<(String, Vec<(String, String)>), f64>, name: &str, index: &str) -> Option<f64> {
+fn device(samples: &Samples, name: &str, index: &str) -> Option<f64> {
     samples
         .iter()
         .find(|((n, labels), _)| n == name && labels.iter().any(|(k, v)| k == "device" && v == index))
@@ -155,7 +158,7 @@ fn a_top_frame_fits_80x24_and_200x60() {
 fn the_h100_scrapes_parse_and_the_verdict_moves_with_the_workload() {
     let read =
         |name: &str| std::fs::read_to_string(support::fixtures().join(format!("nvidia/h100-live/{name}"))).unwrap();
-    let verdict = |samples: &HashMap<(String, Vec<(String, String)>), f64>| {
+    let verdict = |samples: &Samples| {
         samples
             .iter()
             .filter(|((n, _), v)| n == "prof_device_verdict" && **v == 1.0)

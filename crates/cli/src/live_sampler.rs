@@ -20,7 +20,7 @@ fn open(registry: &Registry, vendor: Option<&str>, window_s: f64) -> Result<Vec<
     let mut sources = Vec::new();
     let mut first_error = None;
     for backend in registry.vendors().iter().filter(|v| vendor.is_none_or(|id| v.id() == id)) {
-        match crate::commands::util::open_probe(registry, Some(backend.id())) {
+        match crate::probes::open_probe(registry, Some(backend.id())) {
             Ok(probe) => {
                 let devices = probe.devices().unwrap_or_default();
                 let live = Live::new(probe.source(), backend.id(), devices, window_s);
@@ -31,9 +31,7 @@ fn open(registry: &Registry, vendor: Option<&str>, window_s: f64) -> Result<Vec<
     }
     match (sources.is_empty(), first_error) {
         (true, Some(error)) => Err(error),
-        (true, None) => {
-            Err(crate::commands::util::open_probe(registry, vendor).err().unwrap_or_else(|| "no probe".into()))
-        }
+        (true, None) => Err(crate::probes::open_probe(registry, vendor).err().unwrap_or_else(|| "no probe".into())),
         _ => Ok(sources),
     }
 }

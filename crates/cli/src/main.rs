@@ -23,6 +23,7 @@ mod out_lock;
 mod output_file;
 mod outputs;
 mod phases_view;
+mod probes;
 mod progress;
 mod registry;
 mod render;

@@ -10,6 +10,7 @@
 //! peak table does not know gets achieved rates and no efficiency.
 
 mod model;
+mod op_names;
 mod peaks;
 #[cfg(test)]
 mod tests;

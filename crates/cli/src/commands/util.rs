@@ -19,7 +19,7 @@ use crate::failure::{Failure, Kind};
 use crate::render::{print_json, table};
 use clap::Args;
 use prof_core::recorder::{Recording, DEFAULT_INTERVAL};
-use prof_core::{judge_snapshot, summarize, DeviceSummary, Registry, UtilizationProbe, Verdict};
+use prof_core::{judge_snapshot, summarize, DeviceSummary, Registry, Verdict};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -90,28 +90,6 @@ struct UtilReport<'a> {
     phases: Option<&'a prof_core::report::PhaseView>,
 }
 
-/// Opens the first utilization probe that works, saying why each other one could not.
-pub(crate) fn open_probe(registry: &Registry, vendor: Option<&str>) -> Result<Box<dyn UtilizationProbe>, Failure> {
-    let mut reasons = Vec::new();
-    for backend in registry.vendors().iter().filter(|v| vendor.is_none_or(|id| v.id() == id)) {
-        match backend.utilization_probe() {
-            Some(Ok(probe)) => return Ok(probe),
-            Some(Err(error)) => reasons.push(format!("{}: {error}", backend.name())),
-            None => reasons.push(format!("{}: no utilization probe in this build", backend.name())),
-        }
-    }
-    if reasons.is_empty() {
-        return Err(Failure::new(Kind::Usage, format!("no backend called `{}` in this build", vendor.unwrap_or("?"))));
-    }
-    let message = format!(
-        "no accelerator to sample here: no utilization probe could be opened (to read a recording or a profile \
-         instead: prof analyze PATH)\n  {}",
-        reasons.join("\n  ")
-    );
-    let hint = "prof analyze PATH reads a recording (prof util --csv) or a profiler's output without an accelerator";
-    Err(Failure { hint: Some(hint.to_owned()), ..Failure::new(Kind::ToolMissing, message) })
-}
-
 /// What one `prof util` recording found, before it is rendered.
 pub struct Measured {
     /// `snapshot`, `duration`, `command` or `watch`.
@@ -159,7 +137,7 @@ pub fn measure(registry: &Registry, args: &UtilArgs) -> Result<Measured, Failure
     for path in [&args.csv, &args.html].into_iter().flatten() {
         crate::output_file::check(path).map_err(|e| Failure::new(crate::failure::Kind::Usage, e))?;
     }
-    let mut probe = open_probe(registry, args.vendor.as_deref())?;
+    let mut probe = crate::probes::open_probe(registry, args.vendor.as_deref())?;
     let sampling = Sampling {
         interval: args.interval,
         csv: args.csv.as_deref(),

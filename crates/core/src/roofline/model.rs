@@ -9,6 +9,7 @@
 //!   halved when causal, ×2.5 backward; bytes Q, K, V and O (and dO, dQ, dK, dV backward).
 //! - Norms, softmax, elementwise: no FLOPs counted, bytes in + out (memory-bound by nature).
 
+use super::op_names::{ELEMENTWISE, NORMS, SOFTMAX};
 use crate::{DType, OpInputs};
 use serde::Serialize;
 
@@ -274,107 +275,6 @@ fn attention(inputs: &OpInputs, op: &str) -> Option<Work> {
     let shape = format!("B{b} H{h} S{sq}/{sk} D{d}{}", if causal { " causal" } else { "" });
     Some(Work { class: OpClass::Attention, flops, bytes, dtype, shape })
 }
-
-const NORMS: &[&str] = &[
-    "native_layer_norm",
-    "native_layer_norm_backward",
-    "native_batch_norm",
-    "native_batch_norm_backward",
-    "cudnn_batch_norm",
-    "cudnn_batch_norm_backward",
-    "miopen_batch_norm",
-    "_batch_norm_with_update",
-    "native_group_norm",
-    "native_group_norm_backward",
-    "_fused_rms_norm",
-    "_fused_rms_norm_backward",
-    // CANN (Ascend op tables)
-    "LayerNorm",
-    "LayerNormV3",
-    "LayerNormV4",
-    "LayerNormGrad",
-    "RmsNorm",
-    "RmsNormGrad",
-    "AddRmsNorm",
-    "GroupNorm",
-    "BNTrainingUpdate",
-    "BNTrainingReduce",
-];
-const SOFTMAX: &[&str] = &[
-    "_softmax",
-    "_log_softmax",
-    "_softmax_backward_data",
-    "_log_softmax_backward_data",
-    "SoftmaxV2",
-    "Softmax",
-    "SoftmaxGrad",
-    "LogSoftmaxV2",
-];
-const ELEMENTWISE: &[&str] = &[
-    "add",
-    "add_",
-    "sub",
-    "sub_",
-    "mul",
-    "mul_",
-    "div",
-    "div_",
-    "neg",
-    "exp",
-    "log",
-    "pow",
-    "rsqrt",
-    "sqrt",
-    "silu",
-    "silu_",
-    "gelu",
-    "relu",
-    "relu_",
-    "sigmoid",
-    "tanh",
-    "where",
-    "clamp",
-    "clamp_",
-    "copy_",
-    "fill_",
-    "zero_",
-    "threshold_backward",
-    "gelu_backward",
-    "silu_backward",
-    "sigmoid_backward",
-    "tanh_backward",
-    "addcmul_",
-    "addcdiv_",
-    "lerp_",
-    "_to_copy",
-    "masked_fill_",
-    // CANN (Ascend op tables)
-    "Add",
-    "Adds",
-    "AddV2",
-    "Sub",
-    "Mul",
-    "Muls",
-    "RealDiv",
-    "Div",
-    "Neg",
-    "Exp",
-    "Sqrt",
-    "Rsqrt",
-    "Cast",
-    "Relu",
-    "Gelu",
-    "FastGelu",
-    "Silu",
-    "Swish",
-    "Sigmoid",
-    "Tanh",
-    "ZerosLike",
-    "OnesLike",
-    "Fill",
-    "Select",
-    "Pow",
-];
 
 /// A memory-bound op: bytes in (every tensor input) and out (the largest input's size, in the
 /// first input's type; in place, the first input written back).
