@@ -182,3 +182,41 @@ fn the_h100_scrapes_parse_and_the_verdict_moves_with_the_workload() {
     assert_eq!(log.matches(" ok\n").count(), 16, "{log}");
     assert!(!log.contains("MISMATCH"));
 }
+
+/// The Prometheus project's own parser (`prometheus_client.openmetrics.parser`, strict
+/// OpenMetrics) on a fresh AMD exposition and on the H100's recorded scrapes, through
+/// scripts/check_exposition.py (CI installs `prometheus_client` and sets
+/// PROF_REQUIRE_PYTHON_PROMETHEUS=1; elsewhere the test says it was skipped).
+#[test]
+fn the_prometheus_python_parser_reads_every_exposition() {
+    let python_path = std::env::var("PROF_PYTHON_PROMETHEUS_PATH").unwrap_or_default();
+    let has_parser = Command::new("python3")
+        .args(["-c", "import prometheus_client.openmetrics.parser"])
+        .env("PYTHONPATH", &python_path)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_parser {
+        assert!(std::env::var_os("PROF_REQUIRE_PYTHON_PROMETHEUS").is_none(), "prometheus_client is required here");
+        eprintln!("skipped: the Prometheus Python client is not installed (pip install prometheus_client)");
+        return;
+    }
+    let sysfs = Scratch::new("live-amd-python-sysfs");
+    let fresh = run(amd(&["exporter", "--once", "--vendor", "amd", "--interval", "200ms"], sysfs.path())).stdout;
+    let recorded = |name: &str| std::fs::read(support::fixtures().join(format!("nvidia/h100-live/{name}"))).unwrap();
+    let script = support::fixtures().join("../../scripts/check_exposition.py");
+    for (name, text) in [("amd", fresh), ("h100 idle", recorded("idle.prom")), ("h100 busy", recorded("busy.prom"))] {
+        let mut child = Command::new("python3")
+            .arg(&script)
+            .env("PYTHONPATH", &python_path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&text).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{name}: {}{}", stdout, String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.contains("prof_device_verdict (gauge)"), "{name}: {stdout}");
+    }
+}
