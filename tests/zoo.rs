@@ -261,7 +261,7 @@ fn the_confusion_table_is_current() {
     }
     let ratio =
         |a: u32, b: u32| if a + b == 0 { "–".to_owned() } else { format!("{:.2}", f64::from(a) / f64::from(a + b)) };
-    let mut table = format!(
+    let mut table = String::from(
         "| rule | fired, should (TP) | fired, should not (FP) | silent, should fire (FN) | silent (TN) | precision | recall |\n\
          | --- | --- | --- | --- | --- | --- | --- |\n"
     );
