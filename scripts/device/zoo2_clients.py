@@ -25,6 +25,12 @@ Names, and the answer an engineer gives:
                      lookups): index/gather and the optimizer lead, GEMMs small
   jax-attention      jitted JAX attention (QK^T, softmax, .V as einsums, bf16): XLA fuses it
                      (cuDNN fused attention or a fused softmax between dots)
+  jax-transformer    a jitted 4-layer transformer (einsum attention, layer norm, GELU MLP), bf16,
+                     batch 4 x 1024 tokens: unfused attention (XLA's softmax between dots, 4 a step)
+  flex-attention     torch FlexAttention (compiled, causal block mask), 4 x 16 heads x 2048: the
+                     attention runs as one fused Triton kernel -> attention family, nothing unfused
+  fp8-decode         batch-16 decode-shaped MLP stack with FP8 weights (torch._scaled_mm) and
+                     per-token activation quantization: launch-bound, quantize prep beside the GEMMs
 """
 import sys
 import time
@@ -215,6 +221,94 @@ def jax_attention():
     print(f"jax attention: 20 calls in {time.time() - t:.3f} s", flush=True)
 
 
+def jax_transformer():
+    import jax
+    import jax.numpy as jnp
+
+    b, s_, d, h, layers = 4, 1024, 1024, 16, 4
+    keys = jax.random.split(jax.random.PRNGKey(0), 6 * layers + 1)
+    params = [
+        {
+            "qkv": jax.random.normal(keys[6 * i], (d, 3 * d), jnp.bfloat16) * 0.02,
+            "o": jax.random.normal(keys[6 * i + 1], (d, d), jnp.bfloat16) * 0.02,
+            "up": jax.random.normal(keys[6 * i + 2], (d, 4 * d), jnp.bfloat16) * 0.02,
+            "down": jax.random.normal(keys[6 * i + 3], (4 * d, d), jnp.bfloat16) * 0.02,
+        }
+        for i in range(layers)
+    ]
+    x = jax.random.normal(keys[-1], (b, s_, d), jnp.bfloat16)
+
+    def norm(x):
+        m = x.astype(jnp.float32)
+        m = (m - m.mean(-1, keepdims=True)) * jax.lax.rsqrt(m.var(-1, keepdims=True) + 1e-5)
+        return m.astype(jnp.bfloat16)
+
+    @jax.jit
+    def step(params, x):
+        for p in params:
+            q, k, v = jnp.split(norm(x) @ p["qkv"], 3, axis=-1)
+            q, k, v = (t.reshape(b, s_, h, d // h).transpose(0, 2, 1, 3) for t in (q, k, v))
+            scores = jnp.einsum("bhqd,bhkd->bhqk", q, k) / jnp.sqrt(d // h).astype(jnp.bfloat16)
+            probs = jax.nn.softmax(scores.astype(jnp.float32), axis=-1).astype(jnp.bfloat16)
+            a = jnp.einsum("bhqk,bhkd->bhqd", probs, v).transpose(0, 2, 1, 3).reshape(b, s_, d)
+            x = x + a @ p["o"]
+            x = x + jax.nn.gelu(norm(x) @ p["up"]) @ p["down"]
+        return x
+
+    step(params, x).block_until_ready()
+    t = time.time()
+    for _ in range(10):
+        x = step(params, x)
+    x.block_until_ready()
+    print(f"jax transformer: 10 steps in {time.time() - t:.3f} s", flush=True)
+
+
+def flex_attention():
+    torch = _torch()
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention as flex
+
+    b, h, s_, d = 4, 16, 2048, 64
+    q, k, v = (torch.randn(b, h, s_, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    mask = create_block_mask(lambda b_, h_, qi, ki: qi >= ki, None, None, s_, s_, device="cuda")
+    attend = torch.compile(flex)
+    for _ in range(3):
+        attend(q, k, v, block_mask=mask)
+    torch.cuda.synchronize()
+    t = time.time()
+    for _ in range(20):
+        attend(q, k, v, block_mask=mask)
+    torch.cuda.synchronize()
+    print(f"flex attention: 20 calls in {time.time() - t:.3f} s", flush=True)
+
+
+def fp8_decode():
+    torch = _torch()
+    d, layers = 4096, 16
+    weights = [(torch.randn(d, d, device="cuda") * 0.02).to(torch.float8_e4m3fn) for _ in range(2 * layers)]
+    scale_w = torch.tensor(1.0, device="cuda")
+    x = torch.randn(16, d, device="cuda", dtype=torch.bfloat16)  # 16 sequences decoding (fp8 GEMMs need M % 16)
+
+    def linear(x, w):
+        amax = x.abs().amax().float().clamp(min=1e-4)
+        scale = amax / 448.0
+        xq = (x.float() / scale).to(torch.float8_e4m3fn)
+        return torch._scaled_mm(xq, w.t(), scale_a=scale, scale_b=scale_w, out_dtype=torch.bfloat16)
+
+    def step(x):
+        for i in range(layers):
+            x = x + linear(torch.nn.functional.silu(linear(x, weights[2 * i])), weights[2 * i + 1])
+        return x
+
+    for _ in range(3):
+        step(x)
+    torch.cuda.synchronize()
+    t = time.time()
+    for _ in range(50):
+        x = step(x)
+    torch.cuda.synchronize()
+    print(f"fp8 decode: 50 steps in {time.time() - t:.3f} s", flush=True)
+
+
 CLIENTS = {
     "resnet50-nchw-amp": lambda: _resnet50(False),
     "resnet50-cl-amp": lambda: _resnet50(True),
@@ -228,6 +322,9 @@ CLIENTS = {
     "unet-gn": unet_gn,
     "recsys": recsys,
     "jax-attention": jax_attention,
+    "jax-transformer": jax_transformer,
+    "flex-attention": flex_attention,
+    "fp8-decode": fp8_decode,
 }
 
 if __name__ == "__main__":
