@@ -38,6 +38,18 @@ def flops(op):
     if name == "bmm":
         (b, m, k), (_, _, n) = dims[0], dims[1]
         return 2 * b * m * n * k
+    if name == "cudnn_convolution":
+        # (input, weight, padding, stride, dilation, groups, ...): out = (in + 2p - dil*(r-1) - 1) / s + 1
+        (n, c, *spatial), (k, _, *window) = dims[0], dims[1]
+        pad, stride, dil = (json.loads(concrete[i]) for i in (2, 3, 4))
+        groups = int(concrete[5])
+        out = [(x + 2 * p - dl * (r - 1) - 1) // st + 1 for x, p, st, dl, r in zip(spatial, pad, stride, dil, window)]
+        total = 2 * n * k * (c // groups)
+        for o in out:
+            total *= o
+        for r in window:
+            total *= r
+        return total
     attention = {"_cudnn_attention_forward": (True, 10), "_flash_attention_forward": (False, 8),
                  "_scaled_dot_product_flash_attention": (True, 4)}
     if name in attention:

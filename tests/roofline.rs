@@ -169,7 +169,18 @@ fn gemm_and_attention_rates_agree_with_tracelens() {
                 };
                 compared += 1;
                 let ours = row["tflops"].as_f64().unwrap();
-                assert!((ours - theirs).abs() <= theirs * 0.01, "{trace} {sheet}: prof {ours}, TraceLens {theirs}");
+                let our_us = row["time_ns"].as_f64().unwrap() / 1e3;
+                if (our_us - time_us).abs() <= time_us * 0.01 {
+                    assert!((ours - theirs).abs() <= theirs * 0.01, "{trace} {sheet}: prof {ours}, TraceLens {theirs}");
+                } else {
+                    // TraceLens timed more device events under the op (a bmm's 2.5 µs beside its
+                    // kernel): the same FLOPs, so the rates differ by exactly the times' ratio.
+                    let explained = theirs * time_us / our_us;
+                    assert!(
+                        (ours - explained).abs() <= explained * 0.005,
+                        "{trace} {sheet}: prof {ours}, TraceLens {theirs} over {time_us} µs against prof's {our_us} µs"
+                    );
+                }
             }
         }
         assert!(compared >= 3, "{trace}: only {compared} rows compared with TraceLens");

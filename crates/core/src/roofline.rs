@@ -28,8 +28,8 @@ pub const ENOUGH_CALLS: u64 = 10;
 pub const ENOUGH_NS: u64 = 100_000;
 /// …unless they cover this much, ns (1 ms: a few long calls are timed well enough).
 pub const ENOUGH_LONG_NS: u64 = 1_000_000;
-/// Ops listed, worst first.
-pub const WORST: usize = 8;
+/// Ops (by op, shape and type) kept, worst first; a text report shows the first 8.
+pub const WORST: usize = 32;
 
 /// Per class, or per op shape: work, time and how close to the bound.
 #[derive(Debug, Clone, PartialEq, Serialize)]

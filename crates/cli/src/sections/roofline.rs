@@ -81,7 +81,7 @@ pub fn section(r: &Roofline) -> Option<RenderedSection> {
     }
     text.push_str(if r.peaks.is_some() { "most time lost against the bound:\n" } else { "most time:\n" });
     let mut rows = vec![["op", "time", "achieved", "of bound", "type and shape"].map(String::from).to_vec()];
-    for w in &r.worst {
+    for w in r.worst.iter().take(8) {
         rows.push(vec![
             short_op(&w.op),
             human_ns(w.time_ns as f64),
