@@ -34,7 +34,8 @@ pub struct TopArgs {
     /// Use only this vendor's probe (`nvidia`, `amd`, `ascend`).
     #[arg(long)]
     vendor: Option<String>,
-    /// Print one frame as text after a few samples and exit.
+    /// Print one frame as text after a few samples and exit (what `prof top` does when stdout is
+    /// not a terminal).
     #[arg(long)]
     once: bool,
 }
@@ -70,7 +71,9 @@ pub fn run(registry: &Registry, args: &TopArgs) -> Result<ExitCode, Failure> {
     let window_s = args.window.as_secs_f64().max(args.interval.as_secs_f64());
     let sampler = Sampler::start(registry, args.vendor.as_deref(), args.interval, window_s)?;
     let mut state = State::new(args.interval);
-    if args.once {
+    // Without a terminal (piped, under a script) there is no live view to draw: one frame.
+    use std::io::IsTerminal;
+    if args.once || !std::io::stdout().is_terminal() {
         sampler.wait_for(3, args.interval * 6 + Duration::from_secs(5));
         state.views = sampler.views();
         print!("{}", frame_text(&state, size_from_env("COLUMNS", 80), size_from_env("LINES", 24)));
