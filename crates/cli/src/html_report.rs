@@ -249,6 +249,9 @@ fn answer_html(view: &crate::answer_view::AnswerView) -> String {
         }
         out.push_str("</table>\n");
     }
+    if let Some(e) = &a.efficiency {
+        out.push_str(&format!("<p>roofline: {}</p>\n", escape(&crate::answer_view::efficiency_line(e))));
+    }
     out
 }
 

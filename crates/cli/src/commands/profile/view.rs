@@ -191,6 +191,9 @@ pub fn breakdown_headline(measured: &breakdown::Measured) -> (String, Vec<String
     if let Some(account) = &answer.account {
         evidence.push(crate::answer_view::account_line(account));
     }
+    if let Some(e) = &answer.efficiency {
+        evidence.push(format!("roofline: {}", crate::answer_view::efficiency_line(e)));
+    }
     for family in summary.families.iter().take(3) {
         evidence.push(format!("{} {:.1} % of device time", family.family.as_str(), family.share_pct));
     }
