@@ -22,6 +22,8 @@ seed nsys_stats_csv nvidia/nsys/cudalm_rtx2080ti_nsys2022.4.2_cudaapisum.csv \
     nvidia/nsys/cudalm_rtx2080ti_nsys2022.4.2_gpumemtimesum.csv nvidia/nsys/cudalm_rtx2080ti_nsys2022.4.2_kernexecsum.csv \
     nvidia/nsys/gpuperf_sm103_cuda_gpu_kern_sum.csv nvidia/nsys/tienshen_rtx3060ti_nvtx_sum_fp16.csv
 seed cupti_trace nvidia/h200-cupti/prof-cupti-682-launch.pcupti nvidia/h200-cupti/prof-cupti-713-none.pcupti
+seed xla_trace_json xla/jax0.11_softmax_h200/vm.xplane.pb
+mkdir -p "$here/corpus/xla_trace_json" && gunzip -c "$fx/xla/jax0.11_softmax_h200/vm.trace.json.gz" > "$here/corpus/xla_trace_json/vm.trace.json"
 seed rocm_smi_json amd/smi/telegraf_mi100_rocm571.json
 seed rocm_smi_concise amd/smi/rocm-smi_concise_mi300a.txt
 seed amd_smi_monitor amd/smi/amdsmi-changelog_monitor_ptumv.txt

@@ -88,6 +88,9 @@ pub mod fuzz {
     pub mod torch_trace {
         pub use crate::torch_trace::*;
     }
+    pub mod xplane {
+        pub use crate::xplane::*;
+    }
 }
 
 use prof_core::{BreakdownTool, DeepDive, Detection, Error, Importer, Result, UtilizationProbe, Vendor};
