@@ -8,11 +8,15 @@ status, standard output and standard error of
     prof analyze --html PAGE PATH   (and the page it writes)
 
 Stderr lines that carry a measured time (`… in 12 ms`) are compared with their numbers masked.
+With --page-text the pages are compared by what a reader sees: their text (tags dropped,
+entities decoded, whitespace collapsed) and the count of each element, for a change of the
+page's markup alone (the pages drawn with maud templates, issue #48).
 
-    python3 scripts/same_output.py OLD_PROF NEW_PROF [tests/fixtures]
+    python3 scripts/same_output.py [--page-text] OLD_PROF NEW_PROF [tests/fixtures]
 
 Prints each difference (the first differing line of each stream) and exits 1 when any differs.
 """
+import html
 import os
 import re
 import subprocess
@@ -37,6 +41,18 @@ def run(prof, flags, path):
             TIMED.sub(b"#", out.stderr.replace(page.encode(), b"PAGE")), html
 
 
+PAGE_TEXT = "--page-text" in sys.argv
+
+
+def page_text(page):
+    """What a reader sees of a page: its text, whitespace collapsed, and how many of each element."""
+    text = page.decode("utf-8", "replace")
+    tags = re.findall(r"<([a-z0-9]+)[\s>/]", text)
+    counts = " ".join(f"{e}:{tags.count(e)}" for e in sorted(set(tags)))
+    visible = html.unescape(re.sub(r"<[^>]*>", " ", text))
+    return ("\n".join(visible.split()) + "\n" + counts).encode()
+
+
 def first_difference(a, b):
     la, lb = a.splitlines(), b.splitlines()
     for i, (x, y) in enumerate(zip(la, lb)):
@@ -49,6 +65,8 @@ def compare(old, new, path):
     problems = []
     for flags in RUNS:
         a, b = run(old, flags, path), run(new, flags, path)
+        if PAGE_TEXT:
+            a, b = (*a[:3], page_text(a[3])), (*b[:3], page_text(b[3]))
         for name, x, y in zip(("exit", "stdout", "stderr", "page"), a, b):
             if x != y:
                 what = f"{x} vs {y}" if name == "exit" else first_difference(x, y)
@@ -57,8 +75,9 @@ def compare(old, new, path):
 
 
 def main():
-    old, new = sys.argv[1], sys.argv[2]
-    root = sys.argv[3] if len(sys.argv) > 3 else "tests/fixtures"
+    args = [a for a in sys.argv[1:] if a != "--page-text"]
+    old, new = args[0], args[1]
+    root = args[2] if len(args) > 2 else "tests/fixtures"
     paths = fixture_paths(root)
     differ = 0
     with ThreadPoolExecutor(max_workers=2) as pool:

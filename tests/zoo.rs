@@ -212,7 +212,9 @@ fn pageable_copies_carry_their_bytes() {
 /// Issue #50: `other` above 10 % of a zoo entry's device time is a defect to explain; the one
 /// entry explained is a hand-written TileLang kernel whose only name is `main_kernel` (no family
 /// can be told from it). The second zoo's UNet (group norm kernels) and recommender (embedding
-/// backward segment kernels) had 7.4 % and 9.7 % there before their families were named.
+/// backward segment kernels) had 7.4 % and 9.7 % there before their families were named; every
+/// second-zoo entry (H200 and H100) keeps under 1 % there (the grouped-GEMM MoE's `bincount`
+/// histogram had 1.9 %, the held-out JAX transformer's bare XLA fusions 25 %).
 #[test]
 fn no_zoo_entry_leaves_more_than_a_tenth_in_other() {
     const EXPLAINED: [&str; 1] = ["ascend/neo-pan_tilelang_msprof/PROF_000001_20260605155111872_JDEKRCNERPBNJEGA"];
@@ -228,7 +230,7 @@ fn no_zoo_entry_leaves_more_than_a_tenth_in_other() {
         if other > 10.0 && !EXPLAINED.contains(&row.path.as_str()) {
             wrong.push(format!("{}: other {other:.1} %", row.path));
         }
-        if row.path.contains("h200-zoo2/") {
+        if row.path.contains("-zoo2/") {
             assert!(other < 1.0, "{}: other {other:.1} %", row.path);
         }
     }

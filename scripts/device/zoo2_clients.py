@@ -31,6 +31,10 @@ Names, and the answer an engineer gives:
                      attention runs as one fused Triton kernel -> attention family, nothing unfused
   fp8-decode         batch-16 decode-shaped MLP stack with FP8 weights (torch._scaled_mm) and
                      per-token activation quantization: launch-bound, quantize prep beside the GEMMs
+  grouped-moe        a MoE FFN (8 experts, 4096 tokens, top-1) through torch._grouped_mm: the
+                     experts' GEMMs as grouped GEMMs, routing (argsort/bincount/gather) beside them
+  graph-replay       a decode-shaped 24-layer stack captured once in a torch.cuda.CUDAGraph and
+                     replayed: launches are not the limit; small GEMMs lead
 """
 import sys
 import time
@@ -309,6 +313,63 @@ def fp8_decode():
     print(f"fp8 decode: 50 steps in {time.time() - t:.3f} s", flush=True)
 
 
+def grouped_moe():
+    torch = _torch()
+    experts, tokens, d, f = 8, 4096, 1024, 2816
+    x = torch.randn(tokens, d, device="cuda", dtype=torch.bfloat16)
+    # The experts' weights column-major in their last two dimensions, as _grouped_mm wants them.
+    w1 = (torch.randn(experts, f, d, device="cuda", dtype=torch.bfloat16) * 0.02).transpose(-2, -1)
+    w2 = (torch.randn(experts, d, f, device="cuda", dtype=torch.bfloat16) * 0.02).transpose(-2, -1)
+    router = torch.randn(d, experts, device="cuda", dtype=torch.bfloat16) * 0.02
+
+    def step(x):
+        expert = (x @ router).argmax(-1)
+        order = torch.argsort(expert)
+        offs = torch.cumsum(torch.bincount(expert, minlength=experts), 0).to(torch.int32)
+        h = torch.nn.functional.silu(torch._grouped_mm(x[order], w1, offs=offs))
+        y = torch._grouped_mm(h, w2, offs=offs)
+        out = torch.empty_like(y)
+        out[order] = y
+        return out
+
+    for _ in range(3):
+        step(x)
+    torch.cuda.synchronize()
+    t = time.time()
+    for _ in range(30):
+        x = x + 0.1 * step(x)
+    torch.cuda.synchronize()
+    print(f"grouped moe: 30 steps in {time.time() - t:.3f} s", flush=True)
+
+
+def graph_replay():
+    torch = _torch()
+    d, layers = 2048, 24
+    weights = [torch.randn(d, d, device="cuda", dtype=torch.bfloat16) * 0.02 for _ in range(layers)]
+    x = torch.randn(8, d, device="cuda", dtype=torch.bfloat16)
+
+    def step(x):
+        for w in weights:
+            x = x + torch.nn.functional.silu(x @ w)
+        return x
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step(x)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step(x)
+    torch.cuda.synchronize()
+    t = time.time()
+    for _ in range(200):
+        graph.replay()
+    torch.cuda.synchronize()
+    print(f"graph replay: 200 replays in {time.time() - t:.3f} s", flush=True)
+
+
 CLIENTS = {
     "resnet50-nchw-amp": lambda: _resnet50(False),
     "resnet50-cl-amp": lambda: _resnet50(True),
@@ -325,6 +386,8 @@ CLIENTS = {
     "jax-transformer": jax_transformer,
     "flex-attention": flex_attention,
     "fp8-decode": fp8_decode,
+    "grouped-moe": grouped_moe,
+    "graph-replay": graph_replay,
 }
 
 if __name__ == "__main__":

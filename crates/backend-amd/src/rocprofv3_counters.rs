@@ -7,6 +7,7 @@
 //! `Kernel_Id` / `Accum_VGPR_Count` read the same way.
 
 use crate::error::AmdError;
+use prof_timeline::csv_record::split_line;
 use std::collections::BTreeMap;
 use std::io::BufRead;
 
@@ -213,30 +214,10 @@ fn integer(text: &str, column: &str, line: usize) -> Result<u64, AmdError> {
         .map_err(|_| AmdError::output(TOOL, line, format!("`{column}` {text:?} is not a non-negative integer")))
 }
 
-/// Splits one CSV line: fields separated by commas, optionally in double quotes (`""` inside
-/// quotes is one quote). An unterminated quote is an error at `line`.
+/// Splits one CSV line ([`prof_timeline::csv_record::split_line`]); a malformed line (a quote
+/// left open, text after a closing quote) is an error at `line`.
 pub fn split_csv(text: &str, line: usize) -> Result<Vec<String>, AmdError> {
-    let mut fields = Vec::new();
-    let mut field = String::new();
-    let mut chars = text.trim_end_matches('\r').chars().peekable();
-    let mut quoted = false;
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', true) => quoted = false,
-            ('"', false) if field.is_empty() => quoted = true,
-            (',', false) => fields.push(std::mem::take(&mut field)),
-            (c, _) => field.push(c),
-        }
-    }
-    if quoted {
-        return Err(AmdError::output(TOOL, line, "unterminated quoted field"));
-    }
-    fields.push(field);
-    Ok(fields)
+    split_line(text).map_err(|reason| AmdError::output(TOOL, line, reason.to_string()))
 }
 
 #[cfg(test)]

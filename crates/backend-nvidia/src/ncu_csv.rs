@@ -4,6 +4,7 @@
 
 use crate::error::{quote, NvidiaError};
 use crate::ncu_units::parse_number;
+use prof_timeline::csv_record::split_record;
 use serde::Serialize;
 
 /// How every ncu CSV header starts (2019 and 2025 versions alike).
@@ -49,11 +50,10 @@ pub fn read_records(tool: &str, text: &str) -> Result<Vec<Record>, NvidiaError> 
             line += 1;
             continue;
         }
-        let (fields, consumed, newlines) =
-            split_record(rest).map_err(|reason| NvidiaError::output(tool, line, reason))?;
-        records.push(Record { line, fields });
-        rest = &rest[consumed..];
-        line += newlines;
+        let record = split_record(rest).map_err(|reason| NvidiaError::output(tool, line, reason.to_string()))?;
+        records.push(Record { line, fields: record.fields });
+        rest = &rest[record.consumed..];
+        line += record.lines;
     }
     Ok(records)
 }
@@ -75,60 +75,6 @@ pub fn header_position(text: &str) -> Option<(usize, usize)> {
 pub fn is_ncu_message(line: &str) -> bool {
     let Some(rest) = line.strip_prefix("==") else { return false };
     rest.split_once("==").is_some_and(|(tag, _)| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_uppercase()))
-}
-
-/// Splits one record off the front of `text`: its fields, the bytes consumed (through the
-/// record's line end) and the number of line ends consumed.
-fn split_record(text: &str) -> Result<(Vec<String>, usize, usize), String> {
-    let mut fields = Vec::new();
-    let mut field = String::new();
-    let mut newlines = 0;
-    let mut chars = text.char_indices().peekable();
-    loop {
-        if chars.peek().is_some_and(|&(_, c)| c == '"') {
-            chars.next();
-            loop {
-                match chars.next() {
-                    Some((_, '"')) if chars.peek().is_some_and(|&(_, c)| c == '"') => {
-                        chars.next();
-                        field.push('"');
-                    }
-                    Some((_, '"')) => break,
-                    Some((_, c)) => {
-                        newlines += usize::from(c == '\n');
-                        field.push(c);
-                    }
-                    None => return Err("the record ends inside a quoted field: the output is truncated".to_owned()),
-                }
-            }
-            if let Some(&(_, c)) = chars.peek() {
-                if !matches!(c, ',' | '\n' | '\r') {
-                    return Err(format!("expected `,` after a closing quote, found `{c}`: is `,` the delimiter?"));
-                }
-            }
-        } else {
-            while let Some(&(_, c)) = chars.peek() {
-                if matches!(c, ',' | '\n' | '\r') {
-                    break;
-                }
-                if c == '"' {
-                    return Err(format!("stray quote inside the unquoted field {}", quote(&field)));
-                }
-                field.push(c);
-                chars.next();
-            }
-        }
-        fields.push(std::mem::take(&mut field));
-        match chars.next() {
-            Some((_, ',')) => continue,
-            Some((at, '\r')) => {
-                let end = if chars.peek().is_some_and(|&(_, c)| c == '\n') { at + 2 } else { at + 1 };
-                return Ok((fields, end, newlines + 1));
-            }
-            Some((at, _)) => return Ok((fields, at + 1, newlines + 1)),
-            None => return Ok((fields, text.len(), newlines)),
-        }
-    }
 }
 
 /// The header's column names, looked up by name.

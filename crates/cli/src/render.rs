@@ -290,18 +290,38 @@ pub fn shorten_distinct(names: &[&str], width: usize) -> Vec<String> {
         return names.iter().map(|n| (*n).to_owned()).collect();
     }
     let compact: Vec<String> = names.iter().map(|n| display_name(n)).collect();
-    let names: Vec<&str> = compact.iter().map(String::as_str).collect();
-    let mut out: Vec<String> = names.iter().map(|n| ellipsize(n, width)).collect();
-    for i in 0..names.len() {
-        let clash: Vec<usize> =
-            (0..names.len()).filter(|&j| j != i && out[j] == out[i] && names[j] != names[i]).collect();
-        if clash.is_empty() {
-            continue;
+    let mut out: Vec<String> = compact.iter().map(|n| ellipsize(n, width)).collect();
+    // Names that print alike are shown around where they differ; a pass can make a new pair
+    // alike (two groups cut to the same stretch), so passes repeat until none is left, and the
+    // last resort numbers what still clashes.
+    for pass in 0..4 {
+        let mut changed = false;
+        for i in 0..names.len() {
+            let group: Vec<usize> = (0..names.len()).filter(|&j| out[j] == out[i] && names[j] != names[i]).collect();
+            if group.is_empty() {
+                continue;
+            }
+            let group: Vec<usize> = std::iter::once(i).chain(group).collect();
+            if pass == 3 {
+                for (n, &j) in group.iter().enumerate() {
+                    let tag = format!(" #{}", n + 1);
+                    out[j] = format!("{}{tag}", ellipsize(&compact[j], width.saturating_sub(tag.len()).max(1)));
+                }
+                continue;
+            }
+            // Kernels whose short forms are one string (they differ only in what the short form
+            // leaves out: a lambda, a parameter list) are told apart by their whole names.
+            let same_short = group.iter().any(|&a| group.iter().any(|&b| a != b && compact[a] == compact[b]));
+            let source: Vec<&str> =
+                if same_short || pass > 0 { names.to_vec() } else { compact.iter().map(String::as_str).collect() };
+            for &j in &group {
+                let others: Vec<&str> = group.iter().filter(|&&k| k != j).map(|&k| source[k]).collect();
+                out[j] = around_difference(source[j], &others, width);
+            }
+            changed = true;
         }
-        for j in std::iter::once(i).chain(clash) {
-            let others: Vec<&str> =
-                (0..names.len()).filter(|&k| k != j && out[k] == out[j]).map(|k| names[k]).collect();
-            out[j] = around_difference(names[j], &others, width);
+        if !changed {
+            break;
         }
     }
     out
@@ -383,5 +403,15 @@ mod format_tests {
         assert_ne!(same_head[0], same_head[1], "{same_head:?}");
         assert!(short.iter().all(|s| s.chars().count() <= 60), "{short:?}");
         assert_eq!(short[2], "nvjet_sm90_tst_8x64");
+        // Two kernels whose short forms are one string (they differ only in a lambda's number,
+        // which the short form drops: the H100 FlexAttention run's elementwise kernels).
+        let lambda = |n: u32| {
+            format!("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{{lambda()#{n}}}::operator()() const::{{lambda(float)#1}}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{{lambda()#{n}}}::operator()() const::{{lambda(float)#1}} const&)::{{lambda(int)#1}}>(int, at::native::gpu_kernel_impl<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{{lambda()#{n}}}::operator()() const::{{lambda(float)#1}}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{{lambda()#{n}}}::operator()() const::{{lambda(float)#1}} const&)::{{lambda(int)#1}})")
+        };
+        let (c, d) = (lambda(2), lambda(3));
+        assert_eq!(display_name(&c), display_name(&d));
+        let apart = shorten_distinct(&[&c, &d], 34);
+        assert_ne!(apart[0], apart[1], "{apart:?}");
+        assert!(apart.iter().all(|s| s.chars().count() <= 34), "{apart:?}");
     }
 }

@@ -49,7 +49,7 @@ use prof_timeline::error::{Error, Result};
 use prof_timeline::timeline::OpKind;
 use serde::Serialize;
 use std::path::Path;
-use table::{ASCEND_ELEMENTWISE, BUILTIN};
+use table::{xla_custom_fusion, ASCEND_ELEMENTWISE, BUILTIN};
 
 mod table;
 
@@ -385,6 +385,7 @@ impl Families {
         match builtin.into_iter().find(|r| r.pattern.matches(name, &lower)).map(|r| r.family) {
             Some(Family::Gemm) if skinny_tile(name) => Family::Gemv,
             Some(family) => family,
+            None if xla_custom_fusion(&lower) => Family::Reduction,
             None => Family::Other,
         }
     }
@@ -415,6 +416,16 @@ mod tests {
         assert_eq!(Pattern::parse("="), None);
         assert_eq!(Pattern::parse("**"), None);
         assert!(skinny_tile("nvjet_sm90_tst_64x8_64x16_2x1_v_bz_splitK_NNT"));
+        let rules = Families::builtin();
+        for (name, family) in [
+            ("fusion_128", Family::Reduction),
+            ("fusion.7", Family::Other),
+            ("fusion", Family::Other),
+            ("fusion_x", Family::Other),
+            ("loop_add_fusion_1", Family::Elementwise),
+        ] {
+            assert_eq!(rules.classify(OpKind::Kernel, name), family, "{name}");
+        }
         assert!(!skinny_tile("ampere_sgemm_32x32_sliced1x4_tn"));
         assert!(!skinny_tile("sm80_xmma_fprop_implicit_gemm_tilesize128x128x16_stage4"));
     }

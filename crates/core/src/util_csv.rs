@@ -13,6 +13,7 @@
 
 use crate::analysis::counters::THROTTLE_REASON_PREFIX;
 use crate::samples_csv::CSV_COLUMNS;
+use prof_timeline::csv_record::split_line;
 use prof_timeline::error::{Error, Result};
 use prof_timeline::intern::{FxHashMap, NameId};
 use prof_timeline::timeline::{CounterSeries, Timeline};
@@ -157,7 +158,7 @@ pub(crate) fn rows<'a>(
     if !header_matches(header.trim_end_matches('\r')) {
         return Err(bad(1, format!("not a prof util CSV: the header must start {}", CSV_COLUMNS.join(","))));
     }
-    let header = split_fields(header.trim_end_matches('\r')).map_err(|reason| bad(1, reason))?;
+    let header = split_line(header.trim_end_matches('\r')).map_err(|reason| bad(1, reason.to_string()))?;
     let count = header.len();
     let rows = lines.enumerate().filter_map(move |(index, line)| {
         let number = index + 2;
@@ -169,8 +170,8 @@ pub(crate) fn rows<'a>(
         if line.is_empty() {
             return None;
         }
-        Some(match split_fields(line) {
-            Err(reason) => Err(bad(number, reason)),
+        Some(match split_line(line) {
+            Err(reason) => Err(bad(number, reason.to_string())),
             Ok(cells) if cells.len() != count => Err(bad(
                 number,
                 format!("{} fields, the header has {count} (a truncated or hand-edited row)", cells.len()),
@@ -231,49 +232,6 @@ impl Reasons {
             let value = if active.contains(&reason.as_str()) { 1.0 } else { 0.0 };
             timeline.counters[*index].points.push((t_ns, value));
         }
-    }
-}
-
-/// The fields of one CSV line; `"…"` quoting with `""` for a quote, as the writer does.
-fn split_fields(line: &str) -> std::result::Result<Vec<String>, String> {
-    let mut fields = Vec::new();
-    let mut chars = line.chars().peekable();
-    loop {
-        let mut field = String::new();
-        if chars.peek() == Some(&'"') {
-            chars.next();
-            loop {
-                match chars.next() {
-                    Some('"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        field.push('"');
-                    }
-                    Some('"') => break,
-                    Some(c) => field.push(c),
-                    None => return Err("a quoted field is not closed on its line".to_owned()),
-                }
-            }
-            match chars.next() {
-                None => {
-                    fields.push(field);
-                    return Ok(fields);
-                }
-                Some(',') => {}
-                Some(c) => return Err(format!("{c:?} after a closing quote")),
-            }
-        } else {
-            loop {
-                match chars.next() {
-                    None => {
-                        fields.push(field);
-                        return Ok(fields);
-                    }
-                    Some(',') => break,
-                    Some(c) => field.push(c),
-                }
-            }
-        }
-        fields.push(field);
     }
 }
 
@@ -360,6 +318,6 @@ mod tests {
         let err = read(&format!("{header}\n{}\n{row}\n", row.replacen("0,", "9,", 1))).unwrap_err().to_string();
         assert!(err.starts_with("x.csv:3: t_ms 0 goes back in time"), "{err}");
         let err = read(&format!("{header}\n{}\n", row.replacen("none", "\"none", 1))).unwrap_err().to_string();
-        assert!(err.starts_with("x.csv:2: a quoted field is not closed"), "{err}");
+        assert!(err.starts_with("x.csv:2: the record ends inside a quoted field"), "{err}");
     }
 }

@@ -1,7 +1,8 @@
 //! `prof-timeline`: the vendor-neutral [`Timeline`] every profiler artifact is loaded into, and
 //! the loader kit every reader of prof shares: the [`Interner`] of names, the memory budget of a
 //! load ([`load_budget`]), the pool of op details, artifacts read in parts on worker threads
-//! ([`text_parts`]), the SIMD classifier of CSV blocks ([`csv_blocks`]), what a path looks like
+//! ([`text_parts`]), the SIMD classifier of CSV blocks ([`csv_blocks`]) and the one record splitter
+//! ([`csv_record`]), what a path looks like
 //! ([`sniff`]) and the one [`Error`] type of prof.
 //!
 //! It names no vendor and runs no process: a program that only reads a trace needs nothing more
@@ -20,6 +21,7 @@
 pub mod bit_masks;
 pub mod correlation;
 pub mod csv_blocks;
+pub mod csv_record;
 pub mod details_pool;
 mod device_op;
 pub mod digits;

@@ -18,6 +18,13 @@ impl<'a> Row<'a> {
         self.text.get(start..end)
     }
 
+    /// The raw text of field `col` (unescaped, untrimmed), for the benchmark against the `csv`
+    /// crate (`scripts/bench/csv_split`).
+    #[doc(hidden)]
+    pub fn raw_text(&self, col: usize) -> Option<&'a str> {
+        self.field(col)
+    }
+
     /// The raw bytes of field `col` (for a quick look before [`Row::get`]).
     #[inline]
     pub(crate) fn raw(&self, col: usize) -> Option<&'a [u8]> {

@@ -257,7 +257,7 @@ fn failed(
 fn finish(args: &ProfileArgs, report: &ProfileReport) -> Result<ExitCode, Failure> {
     let text = view::render_text(report);
     if let Some(page) = &args.html {
-        crate::html_report::write_text_page(page, "prof profile", &text)?;
+        crate::html_report::write_markup_page(page, "prof profile", view::render_html(report))?;
         eprintln!("wrote {} (open in a browser)", page.display());
     }
     if args.json {

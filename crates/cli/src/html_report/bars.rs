@@ -6,6 +6,7 @@ use super::family_color;
 use super::svg::Svg;
 use crate::render::{display_name, ellipsize, human_ns};
 use crate::sections::RenderedSection;
+use maud::Markup;
 use prof_core::kernel_summary::KernelSummary;
 
 const LABEL_W: f64 = 330.0;
@@ -13,7 +14,7 @@ const BAR_W: f64 = 700.0;
 const ROW_H: f64 = 20.0;
 
 /// One horizontal bar per row of (`label`, `share_pct`, tooltip, colour), scaled to 100 %.
-fn share_bars(rows: &[(String, f64, String, &str)], label: &str) -> String {
+fn share_bars(rows: &[(String, f64, String, &str)], label: &str) -> Markup {
     let mut svg = Svg::new(LABEL_W + BAR_W + 90.0, rows.len() as f64 * ROW_H + 8.0);
     for (index, (name, share, title, fill)) in rows.iter().enumerate() {
         let y = 4.0 + index as f64 * ROW_H;
@@ -27,7 +28,7 @@ fn share_bars(rows: &[(String, f64, String, &str)], label: &str) -> String {
 }
 
 /// Share of device time per kernel family, largest first.
-pub fn family_bars(summary: &KernelSummary) -> Option<String> {
+pub fn family_bars(summary: &KernelSummary) -> Option<Markup> {
     let rows: Vec<(String, f64, String, &str)> = summary
         .families
         .iter()
@@ -46,7 +47,7 @@ pub fn family_bars(summary: &KernelSummary) -> Option<String> {
 }
 
 /// Share of device time of the `n` largest kernels; the full name is the tooltip.
-pub fn top_kernel_bars(summary: &KernelSummary, n: usize) -> Option<String> {
+pub fn top_kernel_bars(summary: &KernelSummary, n: usize) -> Option<Markup> {
     let rows: Vec<(String, f64, String, &str)> = summary
         .top(n)
         .iter()
@@ -76,7 +77,7 @@ pub(super) const PARTS: [(&str, &str, &str); 5] = [
 ];
 
 /// One stacked bar per device from the `temporal` section, or `None` when there is none.
-pub fn temporal_bars(sections: &[RenderedSection]) -> Option<String> {
+pub fn temporal_bars(sections: &[RenderedSection]) -> Option<Markup> {
     let devices = sections.iter().find(|s| s.key == "temporal")?.json.as_array()?;
     let field = |d: &serde_json::Value, key: &str| d.get(key).and_then(serde_json::Value::as_u64);
     let mut svg = Svg::new(LABEL_W + BAR_W + 90.0, devices.len() as f64 * ROW_H + 34.0);

@@ -5,8 +5,9 @@
 
 use super::bars::{legend, PARTS};
 use super::svg::Svg;
-use super::{block, escape, page};
+use super::{block, page};
 use crate::render::human_ns;
+use maud::{html, Markup};
 use prof_core::analysis::ranks::RankSplit;
 use prof_core::vendor_tables::Link;
 
@@ -23,7 +24,7 @@ fn parts() -> impl Iterator<Item = (&'static str, &'static str)> {
 }
 
 /// Bars of each rank's wall-time split.
-pub fn rank_bars(splits: &[(u32, RankSplit)]) -> Option<String> {
+pub fn rank_bars(splits: &[(u32, RankSplit)]) -> Option<Markup> {
     let longest = splits.iter().map(|(_, s)| s.wall_ns).max().filter(|&w| w > 0)? as f64;
     let shown = &splits[..splits.len().min(MAX_RANKS)];
     let mut svg = Svg::new(LABEL_W + BAR_W + 120.0, shown.len() as f64 * ROW_H + 40.0);
@@ -45,7 +46,7 @@ pub fn rank_bars(splits: &[(u32, RankSplit)]) -> Option<String> {
 }
 
 /// The communication matrix as a heat map of bytes sent from rank to rank.
-pub fn comm_heat_map(links: &[&Link]) -> Option<String> {
+pub fn comm_heat_map(links: &[&Link]) -> Option<Markup> {
     let ranks = links.iter().flat_map(|l| [l.src, l.dst]).max()? as usize + 1;
     let ranks = ranks.min(MAX_RANKS);
     let mut bytes = vec![0u64; ranks * ranks];
@@ -87,7 +88,7 @@ pub fn comm_heat_map(links: &[&Link]) -> Option<String> {
 
 /// How late each rank started each step, as a heat map (darker = later than the earliest rank
 /// at that step, scaled to the latest in the map).
-pub fn step_heat_map(heat: &prof_core::rank_summary::StepHeat) -> Option<String> {
+pub fn step_heat_map(heat: &prof_core::rank_summary::StepHeat) -> Option<Markup> {
     let latest = heat.late_ns.iter().flatten().flatten().copied().max().filter(|&l| l > 0)? as f64;
     let (rows, columns) = (heat.ranks.len(), heat.steps.len());
     let cell = (640.0 / columns.max(1) as f64).clamp(6.0, 28.0);
@@ -111,20 +112,24 @@ pub fn step_heat_map(heat: &prof_core::rank_summary::StepHeat) -> Option<String>
 /// the rank × step heat map, and the text report.
 pub fn job_page(root: &str, job: &prof_core::rank_summary::JobReport, text: &str) -> String {
     let splits: Vec<(u32, RankSplit)> = job.rows.iter().map(|r| (r.rank, r.split)).collect();
-    let mut body = format!("<p class=\"note\">job: {} · {} ranks (from rank summaries)</p>\n", escape(root), job.ranks);
-    block(&mut body, "How late each rank started each step", step_heat_map(&job.heat));
-    block(&mut body, "Where each rank's wall time went", rank_bars(&splits));
-    block(&mut body, "Report", Some(format!("<pre>{}</pre>\n", escape(text))));
-    page(&format!("prof job: {root}"), &body)
+    let body = html! {
+        p.note { "job: " (root) " · " (job.ranks) " ranks (from rank summaries)" }
+        (block("How late each rank started each step", step_heat_map(&job.heat)))
+        (block("Where each rank's wall time went", rank_bars(&splits)))
+        (block("Report", Some(html! { pre { (text) } })))
+    };
+    page(&format!("prof job: {root}"), body)
 }
 
 /// The whole page: bars, heat map, and the text report in a `<pre>` block.
 pub fn ranks_page(root: &str, splits: &[(u32, RankSplit)], links: &[&Link], text: &str) -> String {
-    let mut body = format!("<p class=\"note\">job: {} · {} ranks</p>\n", escape(root), splits.len());
-    block(&mut body, "Where each rank's wall time went", rank_bars(splits));
-    block(&mut body, "Communication matrix (bytes, log scale)", comm_heat_map(links));
-    block(&mut body, "Report", Some(format!("<pre>{}</pre>\n", escape(text))));
-    page(&format!("prof ranks: {root}"), &body)
+    let body = html! {
+        p.note { "job: " (root) " · " (splits.len()) " ranks" }
+        (block("Where each rank's wall time went", rank_bars(splits)))
+        (block("Communication matrix (bytes, log scale)", comm_heat_map(links)))
+        (block("Report", Some(html! { pre { (text) } })))
+    };
+    page(&format!("prof ranks: {root}"), body)
 }
 
 #[cfg(test)]
@@ -140,14 +145,14 @@ mod tests {
             other_ns: 0,
             idle_ns: wall - compute - comm,
         };
-        let svg = rank_bars(&[(0, split(1_000, 600, 200)), (1, split(2_000, 600, 200))]).unwrap();
+        let svg = rank_bars(&[(0, split(1_000, 600, 200)), (1, split(2_000, 600, 200))]).unwrap().into_string();
         // Rank 0's compute is 600 of the slowest rank's 2000 ns: 270 of the 900 px.
         assert!(svg.contains("width=\"270.0\""), "{svg}");
         assert!(svg.contains("rank 1 idle: 1.2 µs of 2.0 µs"), "{svg}");
         let link = |src, dst, bytes| Link { src, dst, transport: "HCCS".into(), ops: 1, bytes, transit_ns: 1 };
         let links = [link(0, 1, 1_000_000), link(1, 0, 1_000)];
         let refs: Vec<&Link> = links.iter().collect();
-        let map = comm_heat_map(&refs).unwrap();
+        let map = comm_heat_map(&refs).unwrap().into_string();
         assert!(map.contains("rank 0 → rank 1: 1.0 MB") && map.contains("rank 1 → rank 0: 0.0 MB"), "{map}");
         assert!(comm_heat_map(&[]).is_none());
     }
@@ -159,7 +164,7 @@ mod tests {
             steps: vec![0, 5],
             late_ns: vec![vec![Some(0), Some(1_000)], vec![Some(4_000), None]],
         };
-        let svg = step_heat_map(&heat).unwrap();
+        let svg = step_heat_map(&heat).unwrap().into_string();
         assert!(svg.contains("rank 7, step 0: started 4.0 µs after the earliest rank"), "{svg}");
         assert!(svg.contains("#ff2828"), "the latest cell is the darkest: {svg}");
         assert!(!svg.contains("rank 7, step 5"), "no cell where the rank has no step");

@@ -10,6 +10,7 @@
 use super::family_color;
 use super::svg::Svg;
 use crate::render::{human_ns, stream_label};
+use maud::Markup;
 use prof_core::families::Family;
 use prof_core::{HostCategory, Timeline};
 use prof_timeline::intern::{FxHashMap, NameId};
@@ -49,7 +50,7 @@ struct Row {
 /// maps each op name to its family), the device's idle gaps shaded behind its rows; under
 /// them the busiest host threads and the annotation ranges (NVTX) where the data has them;
 /// a legend of the families drawn.
-pub fn timeline_strip(timeline: &Timeline, families: &FxHashMap<NameId, Family>) -> Option<String> {
+pub fn timeline_strip(timeline: &Timeline, families: &FxHashMap<NameId, Family>) -> Option<Markup> {
     let t0 = timeline.ops.iter().map(|op| op.start_ns).min()?;
     let t1 = timeline.ops.iter().map(|op| op.end_ns()).max()?.max(t0 + 1);
     let scale = PLOT_W / (t1 - t0) as f64;
@@ -222,7 +223,7 @@ mod tests {
             let start = i * 1_000 + if i >= 100_000 { 1_000_000 } else { 0 };
             t.push_op(DeviceOp::new(OpKind::Kernel, k, 0, i % 2, start, 400));
         }
-        let svg = timeline_strip(&t, &FxHashMap::default()).unwrap();
+        let svg = timeline_strip(&t, &FxHashMap::default()).unwrap().into_string();
         let rects = svg.matches("<rect").count();
         assert!(rects <= BUSY_RECTS + GAP_RECTS, "{rects} rects");
         assert!(svg.contains("idle gap 1.00 ms"), "the 1 ms hole is shaded with its length");
@@ -240,7 +241,7 @@ mod tests {
             t.host.push(prof_core::HostSpan::new(name, category, (1, 2), 0, 500_000, None.into()));
         }
         let families = FxHashMap::from_iter([(gemm, Family::Gemm), (norm, Family::Norm)]);
-        let svg = timeline_strip(&t, &families).unwrap();
+        let svg = timeline_strip(&t, &families).unwrap().into_string();
         for family in [Family::Gemm, Family::Norm] {
             assert!(svg.contains(&format!("fill=\"{}\"", family_color(family))), "{family:?}");
             assert!(svg.contains(&format!(">{}</text>", family.as_str())), "legend {family:?}");

@@ -5,6 +5,7 @@
 
 use super::svg::{Svg, PALETTE};
 use crate::render::human_ns;
+use maud::Markup;
 use prof_core::{DeviceSample, Recording};
 use std::collections::BTreeSet;
 
@@ -29,7 +30,7 @@ struct ChartSpec {
 }
 
 /// The charts of every device, as (device, SVG elements) in device order.
-pub fn util_charts(recording: &Recording) -> Vec<(u32, Vec<String>)> {
+pub fn util_charts(recording: &Recording) -> Vec<(u32, Vec<Markup>)> {
     let devices: BTreeSet<u32> = recording.ticks.iter().flat_map(|t| &t.samples).map(|s| s.device).collect();
     let end_ns = recording.ticks.last().map_or(1, |t| t.t_ns.max(1));
     let charts = [
@@ -102,7 +103,7 @@ fn series(recording: &Recording, device: u32, pick: Pick) -> Vec<(u64, f64)> {
 }
 
 /// A line chart of `lines` over [0, `end_ns`], y from 0 to `ceiling` (else the data's peak).
-fn chart(title: &str, lines: &[(&str, Vec<(u64, f64)>)], ceiling: Option<f64>, end_ns: u64) -> Option<String> {
+fn chart(title: &str, lines: &[(&str, Vec<(u64, f64)>)], ceiling: Option<f64>, end_ns: u64) -> Option<Markup> {
     if lines.is_empty() {
         return None;
     }

@@ -108,6 +108,7 @@ impl ProfServer {
         push_opt(&mut args, "--interval", p.interval_ms.map(|ms| format!("{ms}ms")));
         push_opt(&mut args, "--duration", p.duration_s.map(|s| format!("{s}s")));
         push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
+        push_opt(&mut args, "--phase", p.phase);
         if !p.command.is_empty() {
             args = with_command(args, &p.command);
         }
@@ -135,6 +136,7 @@ impl ProfServer {
         push_opt(&mut args, "--warmup", p.warmup);
         push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
         push_opt(&mut args, "--phase", p.phase);
+        push_opt(&mut args, "--capture-range", p.capture_range);
         call(with_command(args, &p.command), &shape, ctx, self.call_limit).await
     }
 
@@ -229,6 +231,8 @@ impl ProfServer {
         let mut args = os(&["profile", "--json", "--yes"]);
         push_opt(&mut args, "--max-depth", p.max_depth);
         push_opt(&mut args, "--tool", p.tool);
+        push_opt(&mut args, "--window", p.window_s.map(|s| format!("{s}s")));
+        push_opt(&mut args, "--interval", p.interval_ms.map(|ms| format!("{ms}ms")));
         push_opt(&mut args, "--timeout", p.timeout_s.map(|s| format!("{s}s")));
         call(with_command(args, &p.command), &shape, ctx, self.call_limit).await
     }

@@ -64,6 +64,9 @@ pub struct UtilParams {
     pub interval_ms: Option<u64>,
     /// Stop the command after this many seconds.
     pub timeout_s: Option<u64>,
+    /// Which part of the recording the verdict describes: `steady` (default, the active
+    /// phase), `all`, `load`, `tail`, or `START..END`.
+    pub phase: Option<String>,
     /// Must be true when `command` or `duration_s` is given: the call runs for that long.
     #[serde(default)]
     pub confirm: bool,
@@ -92,6 +95,9 @@ pub struct BreakdownParams {
     pub timeout_s: Option<u64>,
     /// Which part of the run: `steady` (default), `all`, `load`, `warmup`, `tail`.
     pub phase: Option<String>,
+    /// Open the window at an event instead of `skip`: `profiler` (the program's
+    /// cudaProfilerStart), `range:NAME` (its first NVTX range NAME), `kernel:TEXT[@N]`.
+    pub capture_range: Option<String>,
     /// Must be true: the command runs (warm-up + capture).
     #[serde(default)]
     pub confirm: bool,
@@ -170,6 +176,10 @@ pub struct ProfileParams {
     pub max_depth: Option<String>,
     /// Breakdown capture tool; default: the first that can run.
     pub tool: Option<String>,
+    /// Breakdown capture window in seconds (default 10).
+    pub window_s: Option<u64>,
+    /// Utilization sampling interval in milliseconds (default 100).
+    pub interval_ms: Option<u64>,
     /// Hard limit for each run, seconds (default 600).
     pub timeout_s: Option<u64>,
     /// Must be true: the command runs up to four times, the last under a kernel profiler (slow).
@@ -180,4 +190,84 @@ pub struct ProfileParams {
     pub detail: Detail,
     /// Rows per list in a summary (default 10).
     pub rows: Option<usize>,
+}
+
+/// The tools' parameters against the verbs' flags. A tool call runs prof itself with flags
+/// (`super::run`), so clap parses them once, in the same `Args` structs as at a terminal; these
+/// structs only name them for agents, in their units (`timeout_s`, not `--timeout 10m`) and
+/// with `confirm`. The test keeps the two from drifting: every parameter is a flag of its verb,
+/// and every flag of the verb is a parameter or named here as the terminal's alone.
+#[cfg(test)]
+mod drift {
+    use super::*;
+    use clap::CommandFactory;
+    use std::collections::BTreeSet;
+
+    /// Parameters of the tools alone: the answer's shape, the confirmation, positionals.
+    const TOOL_ONLY: [&str; 7] = ["detail", "rows", "confirm", "command", "path", "before", "after"];
+
+    /// Flags of the terminal alone: outputs a tool call does not write (the document is the
+    /// result: `--json`, `--csv`, `--html`, `--chrome-trace`, `--out`, the rank summaries and
+    /// the rank they are of), `--watch` (it never ends), `--yes` (the tools' `confirm`),
+    /// `--top` (the tools' `rows`), `--families` (a rules file) and `--vendor`.
+    const TERMINAL_ONLY: [&str; 13] = [
+        "json",
+        "csv",
+        "html",
+        "chrome-trace",
+        "out",
+        "rank-summary",
+        "rank-summaries",
+        "rank",
+        "watch",
+        "yes",
+        "top",
+        "families",
+        "vendor",
+    ];
+
+    fn properties<T: JsonSchema>() -> BTreeSet<String> {
+        let schema = schemars::schema_for!(T);
+        let value = serde_json::to_value(&schema).unwrap();
+        value["properties"].as_object().unwrap().keys().cloned().collect()
+    }
+
+    fn flag_of(parameter: &str) -> String {
+        let name = parameter.strip_suffix("_ms").or_else(|| parameter.strip_suffix("_s")).unwrap_or(parameter);
+        name.replace('_', "-")
+    }
+
+    fn check(verb: &str, parameters: BTreeSet<String>, wrong: &mut Vec<String>) {
+        let cli = crate::Cli::command();
+        let command = cli.find_subcommand(verb).unwrap_or_else(|| panic!("no verb {verb}"));
+        let flags: BTreeSet<String> = command.get_arguments().filter_map(|a| a.get_long().map(str::to_owned)).collect();
+        let mut offered = BTreeSet::new();
+        for parameter in parameters.iter().filter(|p| !TOOL_ONLY.contains(&p.as_str())) {
+            let flag = flag_of(parameter);
+            if !flags.contains(&flag) {
+                wrong.push(format!("{verb}: the tool's `{parameter}` is no flag `--{flag}` of the verb"));
+            }
+            offered.insert(flag);
+        }
+        for flag in &flags {
+            if !(offered.contains(flag) || TERMINAL_ONLY.contains(&flag.as_str()) || flag == "help") {
+                wrong.push(format!(
+                    "{verb}: `--{flag}` is neither a parameter of the tool nor named as the terminal's alone"
+                ));
+            }
+        }
+    }
+
+    #[test]
+    fn every_tool_parameter_is_a_flag_of_its_verb_and_every_flag_is_accounted_for() {
+        let mut wrong = Vec::new();
+        check("detect", properties::<DetectParams>(), &mut wrong);
+        check("util", properties::<UtilParams>(), &mut wrong);
+        check("breakdown", properties::<BreakdownParams>(), &mut wrong);
+        check("deep-dive", properties::<DeepDiveParams>(), &mut wrong);
+        check("analyze", properties::<AnalyzeParams>(), &mut wrong);
+        check("diff", properties::<DiffParams>(), &mut wrong);
+        check("profile", properties::<ProfileParams>(), &mut wrong);
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
 }

@@ -10,7 +10,8 @@
 //!   [`MOE_ROUTING_RIVAL_RATIO`](super::MOE_ROUTING_RIVAL_RATIO) × the grouped-matmul time):
 //!   routing ran, or grouped matmuls are at least
 //!   [`MOE_MIN_GROUPED_SHARE_PCT`](super::MOE_MIN_GROUPED_SHARE_PCT) % of compute time beside
-//!   top-k.
+//!   top-k, or beside index kernels where no top-k or router ran (the tokens sorted by expert,
+//!   gathered and scattered back: their time is the routing's).
 //! - **Expert loop** (opportunity): routing ran, grouped matmuls are below that share, and the
 //!   experts' outputs are scatter-added back one expert at a time (at least
 //!   [`LOOP_SCATTERS_PER_TOPK`] scatter-adds per top-k) between at least
@@ -80,14 +81,23 @@ fn communication(summary: &KernelSummary) -> Option<String> {
 pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>, summary: &KernelSummary) -> Vec<Diagnosis> {
     let grouped = mix.ns(Family::GroupedMatmul);
     let grouped_share = mix.share(grouped);
-    let grouped_moe =
-        grouped_share >= MOE_MIN_GROUPED_SHARE_PCT && (shape.topk_ops > 0 || mix.calls(Family::MoeRouting) > 0);
+    let named_routing = shape.topk_ops > 0 || mix.calls(Family::MoeRouting) > 0;
+    // Tokens routed by sorting them by expert (argsort, gather, scatter back: what callers of
+    // `torch._grouped_mm` and MegaBlocks-style layers do) instead of a named top-k or router.
+    let sorted_routing = !named_routing && mix.calls(Family::Index) > 0;
+    let grouped_moe = grouped_share >= MOE_MIN_GROUPED_SHARE_PCT && (named_routing || sorted_routing);
     let why = routing(mix, shape, steps);
     if why.is_none() && !grouped_moe {
         return Vec::new();
     }
-    let routing_ns = mix.ns(Family::MoeRouting) + mix.ns(Family::TopK);
-    let mut evidence = vec![why.unwrap_or_else(|| format!("top-k: {} selections", shape.topk_ops))];
+    let mut routing_ns = mix.ns(Family::MoeRouting) + mix.ns(Family::TopK);
+    let first = if sorted_routing && why.is_none() {
+        routing_ns += mix.ns(Family::Index);
+        format!("routing by sorting the tokens by expert (no top-k or router kernel): {}", mix.describe(Family::Index))
+    } else {
+        format!("top-k: {} selections", shape.topk_ops)
+    };
+    let mut evidence = vec![why.unwrap_or(first)];
     if grouped > 0 {
         evidence.push(mix.describe(Family::GroupedMatmul));
     }

@@ -217,6 +217,10 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Index, "partial_segment_offset"),
     (Family::Index, "num_of_partial_segments"),
     (Family::Index, "~unique"),
+    // Counting by key: `torch.bincount` / `histc` (`kernelHistogram1D`), the tokens per expert
+    // of a sort-routed MoE (the H100 zoo's grouped-GEMM client).
+    (Family::Index, "histogram"),
+    (Family::Index, "bincount"),
     (Family::Index, "nonzero"),
     // Ascend's `Index` op type (matched whole).
     (Family::Index, "=index"),
@@ -304,3 +308,16 @@ pub(super) const ASCEND_ELEMENTWISE: &[&str] = &[
     "Axpy",
     "ReluGrad",
 ];
+
+/// XLA's custom fusions on a GPU, which its `RenameFusions` pass leaves with their bare name
+/// (the kernel `fusion_128` of the HLO `fusion.128`; `xla/service/gpu/transforms/
+/// rename_fusions.cc` renames every other fusion `loop_…_fusion` / `input_…_fusion`): the
+/// normalisation diamonds the Triton softmax rewriter fuses (softmax, layer norm: a row-wise
+/// reduction), seen in the H200/H100 JAX zoo captures; a **reduction**. A TPU's `XLA Ops` line
+/// names the HLO instruction itself (`fusion.12`, any fusion): that is left to its op type.
+pub(super) fn xla_custom_fusion(lower: &str) -> bool {
+    lower
+        .strip_prefix("fusion")
+        .and_then(|rest| rest.strip_prefix('_'))
+        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}

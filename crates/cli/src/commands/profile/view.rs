@@ -12,6 +12,7 @@
 use super::ProfileArgs;
 use crate::commands::{breakdown, deep_dive};
 use crate::render::display_name;
+use maud::{html, Markup};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -299,4 +300,35 @@ pub fn render_text(report: &ProfileReport) -> String {
         out.push_str(&format!("\n=== {}. {} ===\n{}", index + 1, step.name, step.text));
     }
     out
+}
+
+/// The page (`--html`): the same report from its data, the answer and the steps first (each
+/// with its headline, evidence, artifacts and the command that reruns it), then each step's
+/// own report as it printed.
+pub fn render_html(report: &ProfileReport) -> Markup {
+    html! {
+        p { b { "answer: " (report.answer) } }
+        p { "stopped after " (report.stopped_after) ": " (report.why) }
+        @for (index, step) in report.steps.iter().enumerate() {
+            h2 {
+                (index + 1) ". " (step.name)
+                @if let Some(tool) = &step.tool { " (" (tool) ")" }
+            }
+            @match (&step.skipped, &step.failed) {
+                (Some(why), _) => { p { "not run: " (why) } }
+                (None, Some(failure)) => {
+                    p { "failed (exit status " (failure.exit_code) "): " (failure.message) }
+                }
+                (None, None) => { p { b { (step.headline) } } }
+            }
+            ul {
+                @for line in &step.evidence { li { (line) } }
+                @for artifact in &step.artifacts {
+                    li { "artifact: " code { (artifact.path) } " (" (artifact.bytes) " bytes); open: " code { (artifact.open) } }
+                }
+            }
+            p { "rerun alone: " code { (step.rerun) } }
+            @if step.ran && !step.text.is_empty() { pre { (step.text) } }
+        }
+    }
 }
