@@ -6,7 +6,7 @@
 //! and the ratio (faster of three runs each, interleaved).
 //!
 //! cargo run --release --manifest-path scripts/bench/csv_split/Cargo.toml -- [ROWS]
-use prof_backend_amd::fuzz::rocprof_csv::CsvReader as AmdReader;
+use prof_backend_amd::fuzz::rocprof_csv::{CsvReader as AmdReader, Record as AmdRecord};
 use prof_backend_ascend::fuzz::csv_table::CsvReader as AscendReader;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -54,7 +54,9 @@ fn prof_amd(path: &Path) -> (usize, usize) {
     let mut reader = AmdReader::open(path).expect("open");
     let columns = reader.header().len();
     let (mut rows, mut bytes) = (0, 0);
-    while let Some(record) = reader.next_record().expect("record") {
+    // The loop prof's kernel-trace loader runs: one record reused, each row split in place.
+    let mut record = AmdRecord::default();
+    while reader.next_record_into(&mut record).expect("record") {
         rows += 1;
         bytes += (0..columns).map(|c| reader.text(&record, c).len()).sum::<usize>();
     }
