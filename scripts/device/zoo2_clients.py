@@ -35,6 +35,13 @@ Names, and the answer an engineer gives:
                      experts' GEMMs as grouped GEMMs, routing (argsort/bincount/gather) beside them
   graph-replay       a decode-shaped 24-layer stack captured once in a torch.cuda.CUDAGraph and
                      replayed: launches are not the limit; small GEMMs lead
+  jax-conv           a jitted JAX conv net (8 conv + batch-norm-as-ops + ReLU blocks) in NCHW
+                     dimension numbers, bf16, batch 32 at 112 px, forward and backward: conv
+                     leads; XLA lays the convs out NHWC itself, so transposes at its boundaries
+                     (a layout finding if they reach 5 %)
+  int4-decode        batch-1 decode-shaped MLP stack with int4 weight-only GEMMs
+                     (torch._weight_int4pack_mm, tinygemm), 16 layers of 4096: launch-bound,
+                     the int4 matrix-vector kernels lead
 """
 import sys
 import time
@@ -45,6 +52,20 @@ def _torch():
 
     torch.manual_seed(0)
     return torch
+
+
+def _decode_steps(label, step, x, steps=50, warmup=3):
+    """Warm-up calls of `step`, then `steps` timed ones feeding each its output."""
+    import torch
+
+    for _ in range(warmup):
+        step(x)
+    torch.cuda.synchronize()
+    t = time.time()
+    for _ in range(steps):
+        x = step(x)
+    torch.cuda.synchronize()
+    print(f"{label}: {steps} steps in {time.time() - t:.3f} s", flush=True)
 
 
 def _resnet50(channels_last):
@@ -73,12 +94,12 @@ def _resnet50(channels_last):
     print(f"resnet50 channels_last={channels_last}: 12 steps in {time.time() - t:.3f} s", flush=True)
 
 
-def _prefill(attn, backend=None):
+def _prefill(attn, backend=None, kv_heads=8):
     torch = _torch()
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(vocab_size=32000, hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
-                         num_attention_heads=16, num_key_value_heads=8, max_position_embeddings=4096)
+                         num_attention_heads=16, num_key_value_heads=kv_heads, max_position_embeddings=4096)
     model = LlamaForCausalLM._from_config(config, attn_implementation=attn, dtype=torch.bfloat16).cuda().eval()
     ids = torch.randint(0, 32000, (4, 2048), device="cuda")
     import contextlib
@@ -303,14 +324,7 @@ def fp8_decode():
             x = x + linear(torch.nn.functional.silu(linear(x, weights[2 * i])), weights[2 * i + 1])
         return x
 
-    for _ in range(3):
-        step(x)
-    torch.cuda.synchronize()
-    t = time.time()
-    for _ in range(50):
-        x = step(x)
-    torch.cuda.synchronize()
-    print(f"fp8 decode: 50 steps in {time.time() - t:.3f} s", flush=True)
+    _decode_steps("fp8 decode", step, x)
 
 
 def grouped_moe():
@@ -370,6 +384,61 @@ def graph_replay():
     print(f"graph replay: 200 replays in {time.time() - t:.3f} s", flush=True)
 
 
+def jax_conv():
+    import jax
+    import jax.numpy as jnp
+
+    blocks, c, batch, size = 8, 128, 32, 112
+    keys = jax.random.split(jax.random.PRNGKey(0), blocks + 2)
+    params = [jax.random.normal(keys[i], (c, c, 3, 3), jnp.bfloat16) * 0.02 for i in range(blocks)]
+    stem = jax.random.normal(keys[-2], (c, 3, 3, 3), jnp.bfloat16) * 0.1
+    x = jax.random.normal(keys[-1], (batch, 3, size, size), jnp.bfloat16)
+    dims = ("NCHW", "OIHW", "NCHW")
+
+    def net(params, x):
+        h = jax.lax.conv_general_dilated(x, stem, (1, 1), "SAME", dimension_numbers=dims)
+        for w in params:
+            y = jax.lax.conv_general_dilated(h, w, (1, 1), "SAME", dimension_numbers=dims)
+            m = y.astype(jnp.float32)
+            mean, var = m.mean((0, 2, 3), keepdims=True), m.var((0, 2, 3), keepdims=True)
+            h = h + jax.nn.relu((m - mean) * jax.lax.rsqrt(var + 1e-5)).astype(jnp.bfloat16)
+        return (h.astype(jnp.float32) ** 2).mean()
+
+    step = jax.jit(jax.value_and_grad(net))
+    loss, grads = step(params, x)
+    jax.block_until_ready(grads)
+    t = time.time()
+    for _ in range(10):
+        loss, grads = step(params, x)
+    jax.block_until_ready(grads)
+    print(f"jax conv: 10 steps in {time.time() - t:.3f} s, loss {float(loss):.4f}", flush=True)
+
+
+def int4_decode():
+    torch = _torch()
+    d, layers, group = 4096, 16, 128
+    x = torch.randn(1, d, device="cuda", dtype=torch.bfloat16)
+    packed = []
+    for _ in range(2 * layers):
+        q = torch.randint(0, 16, (d, d), device="cuda", dtype=torch.int32)
+        w_uint8 = (q[:, ::2] << 4 | q[:, 1::2]).to(torch.uint8)
+        w = torch._convert_weight_to_int4pack(w_uint8, 8)
+        scales = torch.ones(d // group, d, 2, device="cuda", dtype=torch.bfloat16) * 0.01
+        scales[..., 1] = 0
+        packed.append((w, scales))
+
+    def linear(x, i):
+        w, scales = packed[i]
+        return torch._weight_int4pack_mm(x, w, group, scales)
+
+    def step(x):
+        for i in range(layers):
+            x = x + linear(torch.nn.functional.silu(linear(x, 2 * i)), 2 * i + 1) * 0.01
+        return x
+
+    _decode_steps("int4 decode", step, x)
+
+
 CLIENTS = {
     "resnet50-nchw-amp": lambda: _resnet50(False),
     "resnet50-cl-amp": lambda: _resnet50(True),
@@ -378,7 +447,8 @@ CLIENTS = {
     "prefill-eager": lambda: _prefill("eager"),
     "starved-loader": starved_loader,
     "reduce-overhead": reduce_overhead,
-    "prefill-efficient": lambda: _prefill("sdpa", "EFFICIENT_ATTENTION"),
+    # The memory-efficient backend takes no grouped key/value heads: this one is multi-head.
+    "prefill-efficient": lambda: _prefill("sdpa", "EFFICIENT_ATTENTION", kv_heads=16),
     "prefill-cudnn": lambda: _prefill("sdpa", "CUDNN_ATTENTION"),
     "unet-gn": unet_gn,
     "recsys": recsys,
@@ -388,6 +458,8 @@ CLIENTS = {
     "fp8-decode": fp8_decode,
     "grouped-moe": grouped_moe,
     "graph-replay": graph_replay,
+    "jax-conv": jax_conv,
+    "int4-decode": int4_decode,
 }
 
 if __name__ == "__main__":
