@@ -65,7 +65,7 @@ pre{background:#f6f6f6;padding:10px;overflow-x:auto;font-size:12px}\
 .note{color:#666;font-size:13px}svg{display:block;margin:6px 0}\
 .grid{display:flex;flex-wrap:wrap;gap:8px}\
 table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:left}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f6f6f6;padding:2px 4px}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f6f6f6;padding:2px 4px;overflow-wrap:anywhere}\
 .finding{border-left:4px solid #999;padding:4px 10px;margin:8px 0}.finding ul{margin:4px 0;color:#444;font-size:13px}\
 .warning{border-color:#e15759}.opportunity{border-color:#f28e2b}.info{border-color:#4e79a7}\
 .swatch{display:inline-block;width:10px;height:10px;margin-right:6px}\

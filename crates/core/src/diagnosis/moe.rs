@@ -84,14 +84,14 @@ pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>, summary: &Kern
     let named_routing = shape.topk_ops > 0 || mix.calls(Family::MoeRouting) > 0;
     // Tokens routed by sorting them by expert (argsort, gather, scatter back: what callers of
     // `torch._grouped_mm` and MegaBlocks-style layers do) instead of a named top-k or router.
-    let sorted_routing = !named_routing && mix.calls(Family::Index) > 0;
-    let grouped_moe = grouped_share >= MOE_MIN_GROUPED_SHARE_PCT && (named_routing || sorted_routing);
     let why = routing(mix, shape, steps);
+    let sorted_routing = !named_routing && why.is_none() && mix.calls(Family::Index) > 0;
+    let grouped_moe = grouped_share >= MOE_MIN_GROUPED_SHARE_PCT && (named_routing || sorted_routing);
     if why.is_none() && !grouped_moe {
         return Vec::new();
     }
     let mut routing_ns = mix.ns(Family::MoeRouting) + mix.ns(Family::TopK);
-    let first = if sorted_routing && why.is_none() {
+    let first = if sorted_routing {
         routing_ns += mix.ns(Family::Index);
         format!("routing by sorting the tokens by expert (no top-k or router kernel): {}", mix.describe(Family::Index))
     } else {
@@ -101,13 +101,23 @@ pub(super) fn moe(mix: &Mix, shape: &Shape, steps: Option<usize>, summary: &Kern
     if grouped > 0 {
         evidence.push(mix.describe(Family::GroupedMatmul));
     }
-    evidence.push(format!("routing + top-k: {}", us(routing_ns)));
+    evidence.push(if sorted_routing {
+        format!("routing: {}", us(routing_ns))
+    } else {
+        format!("routing + top-k: {}", us(routing_ns))
+    });
     let mut out = Vec::new();
     if grouped_moe {
         let ratio = routing_ns as f64 / grouped as f64;
         evidence.push(format!("routing / grouped matmul = {ratio:.2} (flagged from {MOE_ROUTING_RIVAL_RATIO})"));
         evidence.extend(communication(summary));
-        let (severity, headline) = if ratio >= MOE_ROUTING_RIVAL_RATIO {
+        let (severity, headline) = if ratio >= MOE_ROUTING_RIVAL_RATIO && sorted_routing {
+            (
+                Severity::Warning,
+                "MoE: the routing (sorting, gathering and scattering the tokens by expert) rivals the expert \
+                 matmuls; fuse the permutation into the grouped GEMM or batch it",
+            )
+        } else if ratio >= MOE_ROUTING_RIVAL_RATIO {
             (Severity::Warning, "MoE: routing and top-k rival the expert matmuls; fuse or batch the routing")
         } else {
             (Severity::Info, "MoE shape: grouped expert matmuls with light routing")
