@@ -312,11 +312,13 @@ pub fn shorten_distinct(names: &[&str], width: usize) -> Vec<String> {
             // Kernels whose short forms are one string (they differ only in what the short form
             // leaves out: a lambda, a parameter list) are told apart by their whole names.
             let same_short = group.iter().any(|&a| group.iter().any(|&b| a != b && compact[a] == compact[b]));
-            let source: Vec<&str> =
-                if same_short || pass > 0 { names.to_vec() } else { compact.iter().map(String::as_str).collect() };
+            let whole = same_short || pass > 0;
+            let source: Vec<&str> = if whole { names.to_vec() } else { compact.iter().map(String::as_str).collect() };
             for &j in &group {
                 let others: Vec<&str> = group.iter().filter(|&&k| k != j).map(|&k| source[k]).collect();
-                out[j] = around_difference(source[j], &others, width);
+                // The head comes from the short form (a whole name starts `void at::native::`).
+                let head = if whole { Some(compact[j].as_str()) } else { None };
+                out[j] = around_difference(source[j], head, &others, width);
             }
             changed = true;
         }
@@ -328,18 +330,25 @@ pub fn shorten_distinct(names: &[&str], width: usize) -> Vec<String> {
 }
 
 /// `name`'s head, then the stretch where it first differs from every name in `others`.
-fn around_difference(name: &str, others: &[&str], width: usize) -> String {
+/// With `head_from`, the head is that text's start instead (a short form of `name`).
+fn around_difference(name: &str, head_from: Option<&str>, others: &[&str], width: usize) -> String {
     let chars: Vec<char> = name.chars().collect();
     let first_difference =
         others.iter().map(|o| chars.iter().zip(o.chars()).take_while(|(a, b)| **a == *b).count()).max().unwrap_or(0);
     if chars.len() <= width {
         return name.to_owned();
     }
-    let head = (width / 3).min(first_difference);
+    let head = match head_from {
+        Some(text) => text.chars().count().min(width / 3),
+        None => (width / 3).min(first_difference),
+    };
     let room = width.saturating_sub(head + 2);
-    let from = first_difference.saturating_sub(room / 3).max(head);
+    let from = first_difference.saturating_sub(room / 3).max(if head_from.is_some() { 0 } else { head });
     let to = (from + room).min(chars.len());
-    let mut out: String = chars[..head].iter().collect();
+    let mut out: String = match head_from {
+        Some(text) => text.chars().take(head).collect(),
+        None => chars[..head].iter().collect(),
+    };
     out.push('…');
     out.extend(&chars[from..to]);
     if to < chars.len() {

@@ -38,6 +38,7 @@
 mod account;
 mod efficiency;
 mod model;
+mod retarget;
 mod words;
 
 pub use account::{account, account_of_summary, Account, AccountPart, IdleCause, Part};
@@ -78,7 +79,7 @@ pub fn answer(inputs: &Inputs) -> Answer {
     let mut answer = answer_of(inputs);
     if answer.evidence.enough {
         answer.efficiency = efficiency::of(inputs.roofline);
-        efficiency::retarget(&mut answer, inputs.roofline, inputs.summary.device_ns);
+        retarget::retarget(&mut answer, inputs.roofline, inputs.summary.device_ns);
     }
     answer
 }
