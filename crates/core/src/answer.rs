@@ -92,7 +92,8 @@ fn answer_of(inputs: &Inputs) -> Answer {
         None => account_of_summary(summary, d),
     });
     let busy_ns = account.as_ref().map_or(0, |a| a.busy_ns);
-    let steps = inputs.diagnosis.and_then(|d| d.steps.as_ref()).map(|s| s.count);
+    // Steps as the phases would call them: not three launches of a setup kernel.
+    let steps = inputs.diagnosis.and_then(|d| d.steps.as_ref()).filter(|s| s.firm()).map(|s| s.count);
     let evidence = Evidence {
         ops: summary.ops,
         kernels: summary.kernels.iter().filter(|k| k.kind == OpKind::Kernel).map(|k| k.calls).sum(),

@@ -181,6 +181,14 @@ pub struct StepInfo {
     pub count: usize,
 }
 
+impl StepInfo {
+    /// True for steps a report may count as steps: the program's own marks, a repeating op
+    /// sequence, or at least [`steps::MIN_KERNEL_STEPS`] launches of a repeating kernel.
+    pub fn firm(&self) -> bool {
+        !matches!(self.source, StepSource::RepeatingKernel(_)) || self.count >= steps::MIN_KERNEL_STEPS
+    }
+}
+
 /// Every finding on one timeline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -38,12 +38,6 @@ pub(crate) const PAGEABLE_MIN_BUSY_PCT: f64 = 10.0;
 pub(crate) const PAGEABLE_MIN_MEAN_NS: u64 = 10_000;
 /// Host syncs per step from which they are reported.
 pub(crate) const SYNCS_PER_STEP: f64 = 4.0;
-/// Fewest steps the host-sync rule judges "per step" on where the steps are only inferred from
-/// a kernel that repeats (the weakest step source): three launches of a setup kernel around a
-/// compile (the H100 zoo's FlexAttention run, whose 26 syncs were the compile's uploads) are
-/// too little to tell syncs inside a step from a program's setup. Steps the program marked
-/// (`ProfilerStep#N`) or a repeating op sequence count from one.
-pub(crate) const SYNCS_MIN_STEPS: usize = 5;
 
 /// True for a host call that waits for the device.
 pub fn is_sync_call(name: &str) -> bool {
@@ -186,11 +180,11 @@ pub(super) fn pageable_copies(timeline: &Timeline, summary: &KernelSummary) -> O
     finding(DiagnosisKind::PageableCopies, Severity::Warning, headline.to_owned(), evidence).map(|d| d.about(ns))
 }
 
-/// Host calls that wait for the device, several times a step (over at least
-/// [`SYNCS_MIN_STEPS`] steps where a repeating kernel is all that marks them).
+/// Host calls that wait for the device, several times a step, over [firm](super::StepInfo::firm)
+/// steps (the FlexAttention run's 26 syncs were a compile's uploads around three launches of a
+/// setup kernel, not a step's).
 pub(super) fn host_syncs(timeline: &Timeline, steps: Option<&super::StepInfo>) -> Option<Diagnosis> {
-    let inferred = matches!(steps?.source, super::steps::StepSource::RepeatingKernel(_));
-    let steps = steps.map(|s| s.count.max(1)).filter(|&n| !inferred || n >= SYNCS_MIN_STEPS)?;
+    let steps = steps.filter(|s| s.firm()).map(|s| s.count.max(1))?;
     let mut by_name: prof_timeline::intern::FxHashMap<prof_timeline::intern::NameId, (bool, u64, u64)> =
         Default::default();
     for span in &timeline.host {

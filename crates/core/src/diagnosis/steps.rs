@@ -37,6 +37,10 @@ use serde::Serialize;
 
 /// A kernel must run at least this many times to mark steps.
 pub(crate) const MIN_ANCHOR_CALLS: u64 = 3;
+/// Fewest steps marked by a repeating kernel alone (source 2) that the answer and the per-step
+/// rules count as steps: three launches of a setup kernel around a compile (the H100 zoo's
+/// FlexAttention run, whose phases find no repeating step) are too little to call steps.
+pub const MIN_KERNEL_STEPS: usize = 5;
 
 use crate::analysis::profiler_steps::profiler_step_spans;
 
