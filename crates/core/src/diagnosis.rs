@@ -260,8 +260,9 @@ pub fn diagnose_with_sequence(
     }
     let mix = Mix { compute_ns: by_family.values().map(|v| v.0).sum(), by_family };
     let steps = steps::segment_with(timeline, sequence);
-    let step_count = steps.as_ref().map(|s| s.count.max(1));
     let info = steps.as_ref().map(|s| StepInfo { source: s.source.clone(), count: s.count });
+    // The per-step rules count firm steps only (three launches of a setup kernel are no steps).
+    let step_count = info.as_ref().filter(|i| i.firm()).map(|i| i.count.max(1));
     let shape = Shape::of(timeline, summary);
     let attention = unfused::unfused_attention(&mix, &shape, step_count);
     let transformer = shape.attention_calls > 0 || attention.is_some();
