@@ -42,6 +42,13 @@ Names, and the answer an engineer gives:
   int4-decode        batch-1 decode-shaped MLP stack with int4 weight-only GEMMs
                      (torch._weight_int4pack_mm, tinygemm), 16 layers of 4096: launch-bound,
                      the int4 matrix-vector kernels lead
+  long-prefill       Llama prefill of one 16,384-token sequence (2 layers, SDPA flash): the
+                     attention kernel is most of the time (S^2 work): the work itself
+  int8-dequant       batch-1 decode-shaped stack with int8 weights dequantized to bf16 before
+                     every matmul (w.to(bf16) * scale): the dequantization, not the GEMV, is the
+                     time -> use a fused int8 weight-only kernel
+  int8-packed        the same through torch._weight_int8pack_mm (one fused kernel a linear):
+                     launch-bound
 """
 import sys
 import time
@@ -439,6 +446,68 @@ def int4_decode():
     _decode_steps("int4 decode", step, x)
 
 
+def long_prefill():
+    torch = _torch()
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(vocab_size=32000, hidden_size=1024, intermediate_size=2816, num_hidden_layers=2,
+                         num_attention_heads=16, num_key_value_heads=16, max_position_embeddings=16384)
+    model = LlamaForCausalLM._from_config(config, attn_implementation="sdpa", dtype=torch.bfloat16).cuda().eval()
+    ids = torch.randint(0, 32000, (1, 16384), device="cuda")
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    t = time.time()
+    with torch.no_grad():
+        for _ in range(4):
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                model.model(input_ids=ids, use_cache=False)
+    torch.cuda.synchronize()
+    print(f"long prefill: 4 forwards of 16384 tokens in {time.time() - t:.3f} s", flush=True)
+
+
+def _int8_weights(d, count):
+    import torch
+
+    return [(torch.randint(-127, 127, (d, d), device="cuda", dtype=torch.int8),
+             torch.rand(d, device="cuda", dtype=torch.bfloat16) * 0.01) for _ in range(count)]
+
+
+def int8_dequant():
+    torch = _torch()
+    d, layers = 4096, 16
+    weights = _int8_weights(d, 2 * layers)
+    x = torch.randn(1, d, device="cuda", dtype=torch.bfloat16)
+
+    def linear(x, i):
+        w, scale = weights[i]
+        return x @ (w.to(torch.bfloat16) * scale[:, None]).t()
+
+    def step(x):
+        for i in range(layers):
+            x = x + linear(torch.nn.functional.silu(linear(x, 2 * i)), 2 * i + 1) * 0.01
+        return x
+
+    _decode_steps("int8 dequant decode", step, x, steps=20)
+
+
+def int8_packed():
+    torch = _torch()
+    d, layers = 4096, 16
+    weights = _int8_weights(d, 2 * layers)
+    x = torch.randn(1, d, device="cuda", dtype=torch.bfloat16)
+
+    def linear(x, i):
+        w, scale = weights[i]
+        return torch._weight_int8pack_mm(x, w, scale)
+
+    def step(x):
+        for i in range(layers):
+            x = x + linear(torch.nn.functional.silu(linear(x, 2 * i)), 2 * i + 1) * 0.01
+        return x
+
+    _decode_steps("int8 packed decode", step, x)
+
+
 CLIENTS = {
     "resnet50-nchw-amp": lambda: _resnet50(False),
     "resnet50-cl-amp": lambda: _resnet50(True),
@@ -460,6 +529,9 @@ CLIENTS = {
     "graph-replay": graph_replay,
     "jax-conv": jax_conv,
     "int4-decode": int4_decode,
+    "long-prefill": long_prefill,
+    "int8-dequant": int8_dequant,
+    "int8-packed": int8_packed,
 }
 
 if __name__ == "__main__":
