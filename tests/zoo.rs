@@ -186,6 +186,59 @@ fn grouped_and_low_bit_gemms_land_in_their_families() {
     }
 }
 
+/// The int8 decode that dequantizes its weights before every matmul (zoo2_clients.py
+/// `int8-dequant`: 32 linears a step, 3 warm-up + 20 timed steps, one cast of a 4096 × 4096
+/// int8 weight to bf16 each): the conversions the finding counts are exactly those casts, one
+/// per matmul, and the packed variant's kernel is a GEMM, not `other`.
+#[test]
+fn weights_converted_every_step_are_counted_from_their_casts() {
+    let doc = prof_json(&[
+        "--json-full",
+        "analyze",
+        "--json",
+        "--phase",
+        "all",
+        &fixture_arg("nvidia/h100-zoo2/int8-dequant.pcupti.gz"),
+    ]);
+    let rows = doc["summary"]["kernels"].as_array().unwrap();
+    let casts: Vec<&Value> = rows.iter().filter(|k| k["name"].as_str().unwrap().contains("LoadWithCast")).collect();
+    let cast_calls: u64 = casts.iter().map(|k| k["calls"].as_u64().unwrap()).sum();
+    assert_eq!(cast_calls, 23 * 32, "one cast per linear: {casts:?}");
+    let matmul_calls: u64 = rows
+        .iter()
+        .filter(|k| {
+            k["family"] == "gemv" || (k["family"] == "gemm" && !k["name"].as_str().unwrap().contains("splitKreduce"))
+        })
+        .map(|k| k["calls"].as_u64().unwrap())
+        .sum();
+    assert_eq!(matmul_calls, 23 * 32, "one GEMV per linear");
+    let steady =
+        prof_json(&["--json-full", "analyze", "--json", &fixture_arg("nvidia/h100-zoo2/int8-dequant.pcupti.gz")]);
+    let lines = evidence(&steady, "quant_prep");
+    assert!(lines[0].starts_with("dtype conversions (copies with a cast): "), "{lines:?}");
+    let cast_ns: u64 = steady["summary"]["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["name"].as_str().unwrap().contains("LoadWithCast"))
+        .map(|k| k["total_ns"].as_u64().unwrap())
+        .sum();
+    let calls = number_before(&lines[0], "calls");
+    let cast_calls_steady: u64 = steady["summary"]["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["name"].as_str().unwrap().contains("LoadWithCast"))
+        .map(|k| k["calls"].as_u64().unwrap())
+        .sum();
+    assert_eq!(calls as u64, cast_calls_steady, "{lines:?}");
+    assert!(cast_ns > 0 && lines[2].starts_with("conversions / matmul = "), "{lines:?}");
+    let packed =
+        prof_json(&["--json-full", "analyze", "--json", &fixture_arg("nvidia/h100-zoo2/int8-packed.pcupti.gz")]);
+    let top = &packed["summary"]["kernels"][0];
+    assert!(top["name"].as_str().unwrap().contains("weight_int8pack_mm_kernel") && top["family"] == "gemm", "{top}");
+}
+
 #[test]
 fn hta_alexnet_uploads_its_weights_from_pageable_memory() {
     // The steady answer leaves the load out; over the whole run the 16 pageable uploads are

@@ -10,7 +10,8 @@
 //!   per-layer top-k; grouped expert GEMMs; experts run one at a time).
 //! - **low-bit quant prep**: quantize kernels are at least [`QUANT_MIN_SHARE_PCT`] of compute
 //!   time beside some matmul. Info, a warning when quantize time is at least
-//!   [`QUANT_DWARF_RATIO`] × the matmul time.
+//!   [`QUANT_DWARF_RATIO`] × the matmul time. Or, in an inference run, weights converted every
+//!   step: dtype conversions that dwarf the matmuls they feed (see [`casts`]).
 //! - **unfused attention** (opportunity): no attention-family kernel ran, and softmax kernels
 //!   ran between matmuls (a matmul at most [`shape::SANDWICH_BEFORE`] kernels before and
 //!   [`shape::SANDWICH_AFTER`] after: QKᵀ, scale, mask, softmax, ·V) at least [`UNFUSED_ATTN_SOFTMAX_PER_STEP`] times per step; without
@@ -47,6 +48,7 @@
 //! - **no device activity** (warning; info for a window that leaves the ops out): no device op
 //!   to rank; see [`no_device`] (a utilization recording, counters alone, has its own verdict).
 
+mod casts;
 mod growing;
 pub mod host;
 mod layout;
@@ -273,7 +275,7 @@ pub fn diagnose_with_sequence(
         vec![no_device::no_device_activity(timeline, summary), healthy_decode(&mix)];
     findings.extend(moe::moe(&mix, &shape, step_count, summary).into_iter().map(Some));
     findings.extend([
-        quant_prep(&mix),
+        quant_prep(&mix).or_else(|| casts::weight_casts(&mix, &shape)),
         attention,
         unfused::unfused_norm(&mix, &shape, step_count.unwrap_or(1)),
         layout::layout_transposes(&mix, summary.device_ns),

@@ -53,6 +53,10 @@ pub struct Shape {
     pub matmul_calls: u64,
     /// Launches of attention-family kernels.
     pub attention_calls: u64,
+    /// Launches of dtype conversions (PyTorch's copies with a cast, `LoadWithCast`).
+    pub cast_calls: u64,
+    /// Their summed duration, ns.
+    pub cast_ns: u64,
 }
 
 impl Shape {
@@ -82,6 +86,10 @@ impl Shape {
             }
             if k.family == Family::Attention {
                 shape.attention_calls += k.calls;
+            }
+            if lower.contains("loadwithcast") {
+                shape.cast_calls += k.calls;
+                shape.cast_ns += k.total_ns;
             }
         }
         if gather_topk > 0 {

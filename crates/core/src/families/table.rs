@@ -113,6 +113,9 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Gemm, "xmma"),
     (Family::Gemm, "cutlass"),
     (Family::Gemm, "matmul"),
+    // PyTorch's weight-only low-bit matmuls (`weight_int8pack_mm_kernel`, `_weight_int4pack_mm`).
+    (Family::Gemm, "int8pack_mm"),
+    (Family::Gemm, "int4pack_mm"),
     (Family::Gemm, "splitkreduce"),
     (Family::Gemm, "blockscaled"),
     (Family::Gemm, "block_scaled"),
