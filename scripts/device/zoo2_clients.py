@@ -465,47 +465,34 @@ def long_prefill():
     print(f"long prefill: 4 forwards of 16384 tokens in {time.time() - t:.3f} s", flush=True)
 
 
-def _int8_weights(d, count):
-    import torch
+def _int8_decode(label, linear, steps):
+    """A batch-1 decode-shaped stack of 16 layers of 4096 whose linears are `linear(x, w, scale)`
+    over int8 weights with a bf16 scale per output row."""
+    torch = _torch()
+    d, layers = 4096, 16
+    weights = [(torch.randint(-127, 127, (d, d), device="cuda", dtype=torch.int8),
+                torch.rand(d, device="cuda", dtype=torch.bfloat16) * 0.01) for _ in range(2 * layers)]
+    x = torch.randn(1, d, device="cuda", dtype=torch.bfloat16)
 
-    return [(torch.randint(-127, 127, (d, d), device="cuda", dtype=torch.int8),
-             torch.rand(d, device="cuda", dtype=torch.bfloat16) * 0.01) for _ in range(count)]
+    def step(x):
+        for i in range(layers):
+            h = torch.nn.functional.silu(linear(x, *weights[2 * i]))
+            x = x + linear(h, *weights[2 * i + 1]) * 0.01
+        return x
+
+    _decode_steps(label, step, x, steps=steps)
 
 
 def int8_dequant():
-    torch = _torch()
-    d, layers = 4096, 16
-    weights = _int8_weights(d, 2 * layers)
-    x = torch.randn(1, d, device="cuda", dtype=torch.bfloat16)
+    import torch
 
-    def linear(x, i):
-        w, scale = weights[i]
-        return x @ (w.to(torch.bfloat16) * scale[:, None]).t()
-
-    def step(x):
-        for i in range(layers):
-            x = x + linear(torch.nn.functional.silu(linear(x, 2 * i)), 2 * i + 1) * 0.01
-        return x
-
-    _decode_steps("int8 dequant decode", step, x, steps=20)
+    _int8_decode("int8 dequant decode", lambda x, w, scale: x @ (w.to(torch.bfloat16) * scale[:, None]).t(), 20)
 
 
 def int8_packed():
-    torch = _torch()
-    d, layers = 4096, 16
-    weights = _int8_weights(d, 2 * layers)
-    x = torch.randn(1, d, device="cuda", dtype=torch.bfloat16)
+    import torch
 
-    def linear(x, i):
-        w, scale = weights[i]
-        return torch._weight_int8pack_mm(x, w, scale)
-
-    def step(x):
-        for i in range(layers):
-            x = x + linear(torch.nn.functional.silu(linear(x, 2 * i)), 2 * i + 1) * 0.01
-        return x
-
-    _decode_steps("int8 packed decode", step, x)
+    _int8_decode("int8 packed decode", torch._weight_int8pack_mm, 50)
 
 
 CLIENTS = {

@@ -73,6 +73,14 @@ pub struct Inputs<'a> {
     pub roofline: Option<&'a crate::roofline::Roofline>,
 }
 
+impl<'a> Inputs<'a> {
+    /// A kernel table alone: no timeline, diagnosis, gaps, launches or roofline (its idle time
+    /// is unexplained).
+    pub fn of_summary(summary: &'a KernelSummary) -> Self {
+        Inputs { timeline: None, summary, diagnosis: None, gaps: None, launch: None, roofline: None }
+    }
+}
+
 /// The answer for `inputs`, with the time its ops lost against their roofline bound beside
 /// its idle time; a dominant kernel already near its bound is not sent to a deep dive.
 pub fn answer(inputs: &Inputs) -> Answer {

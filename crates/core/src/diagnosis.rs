@@ -282,7 +282,7 @@ pub fn diagnose_with_sequence(
         steps.as_ref().and_then(|s| re_prefill::re_prefill(&mix, timeline, summary, s)),
         host::waiting(timeline, summary),
         host::pageable_copies(timeline, summary),
-        host::host_syncs(timeline, info.as_ref()),
+        host::host_syncs(timeline, step_count),
         throttled::throttled(timeline),
     ]);
     let mut findings: Vec<Diagnosis> = findings.into_iter().flatten().collect();

@@ -224,14 +224,7 @@ pub fn run(registry: &Registry, args: &AnalyzeArgs) -> Result<ExitCode, Failure>
         // A `prof util --csv` recording: its own verdict is the answer (it has no kernels).
         (Some(verdict), _) => prof_core::answer::of_utilization(verdict),
         (None, Some(report)) => report.answer.clone(),
-        (None, None) => prof_core::answer::answer(&prof_core::answer::Inputs {
-            timeline: None,
-            summary,
-            diagnosis: None,
-            gaps: None,
-            launch: None,
-            roofline: None,
-        }),
+        (None, None) => prof_core::answer::answer(&prof_core::answer::Inputs::of_summary(summary)),
     };
     let view = AnswerView::new(found, summary, &dive, &origin);
     let next = view.deep_dive_command();

@@ -86,15 +86,7 @@ fn print(
     if json {
         let dive = DeepDiveContext { available: deep_dive, launches_before: None };
         // The answer of a kernel table (no timeline: idle unexplained) decides the deep dive.
-        let inputs = prof_core::answer::Inputs {
-            timeline: None,
-            summary,
-            diagnosis: None,
-            gaps: None,
-            launch: None,
-            roofline: None,
-        };
-        let answer = prof_core::answer::answer(&inputs);
+        let answer = prof_core::answer::answer(&prof_core::answer::Inputs::of_summary(summary));
         let next = dominant_kernel(summary, &dive, &answer).map(|t| t.command(&[]));
         let mut report = BreakdownReport::new(summary, &diagnosis, artifacts, None, next);
         report.analyses = op_types.map(|types| serde_json::json!({ "op_types": types }));

@@ -194,14 +194,12 @@ fn a_kernel_table_answers_from_its_rows() {
         "stats.csv".into(),
         vec![row("big_gemm", 50, 50_000_000, 0), row("small", 50, 5_000_000, 1)],
     );
-    let a =
-        answer(&Inputs { timeline: None, summary: &table, diagnosis: None, gaps: None, launch: None, roofline: None });
+    let a = answer(&Inputs::of_summary(&table));
     assert_eq!(a.verdict, Verdict::DominantKernel, "{}", a.headline);
     assert!(a.headline.contains("a kernel table: no timeline, so idle time is not known"), "{}", a.headline);
     assert_eq!(a.evidence.busy_ns, 55_000_000);
     let flat = summary_from_totals("stats.csv".into(), vec![row("a", 50, 5_000_000, 0), row("b", 50, 5_000_000, 1)]);
-    let a =
-        answer(&Inputs { timeline: None, summary: &flat, diagnosis: None, gaps: None, launch: None, roofline: None });
+    let a = answer(&Inputs::of_summary(&flat));
     assert_eq!(a.verdict, Verdict::KernelTable, "{}", a.headline);
     assert_eq!(a.next, Next::CaptureMore);
 }

@@ -180,11 +180,11 @@ pub(super) fn pageable_copies(timeline: &Timeline, summary: &KernelSummary) -> O
     finding(DiagnosisKind::PageableCopies, Severity::Warning, headline.to_owned(), evidence).map(|d| d.about(ns))
 }
 
-/// Host calls that wait for the device, several times a step, over [firm](super::StepInfo::firm)
-/// steps (the FlexAttention run's 26 syncs were a compile's uploads around three launches of a
-/// setup kernel, not a step's).
-pub(super) fn host_syncs(timeline: &Timeline, steps: Option<&super::StepInfo>) -> Option<Diagnosis> {
-    let steps = steps.filter(|s| s.firm()).map(|s| s.count.max(1))?;
+/// Host calls that wait for the device, several times a step; `steps` counts
+/// [firm](super::StepInfo::firm) steps only (the FlexAttention run's 26 syncs were a compile's
+/// uploads around three launches of a setup kernel, not a step's).
+pub(super) fn host_syncs(timeline: &Timeline, steps: Option<usize>) -> Option<Diagnosis> {
+    let steps = steps?;
     let mut by_name: prof_timeline::intern::FxHashMap<prof_timeline::intern::NameId, (bool, u64, u64)> =
         Default::default();
     for span in &timeline.host {
