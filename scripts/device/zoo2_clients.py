@@ -49,6 +49,14 @@ Names, and the answer an engineer gives:
                      time -> use a fused int8 weight-only kernel
   int8-packed        the same through torch._weight_int8pack_mm (one fused kernel a linear):
                      launch-bound
+  jax-train-attention  a jitted JAX training step of a 2-layer pre-norm transformer (einsum
+                     attention, head width 128, 2 x 2048 tokens): attention unfused forward and
+                     backward (the softmax and its gradient as reductions between dots)
+  jax-cudnn-attention  the jax-transformer shape with jax.nn.dot_product_attention(implementation=
+                     "cudnn"): attention fused (cuDNN flash), no unfused attention
+  jax-ln-mlp-256/512 an MLP of square d x d layers, each x = norm(x + gelu(x @ w)), 131,072 tokens:
+                     no attention; the layer norms sit between GEMMs (a control for the rule that
+                     knows a softmax by its cost)
 """
 import sys
 import time
@@ -495,6 +503,104 @@ def int8_packed():
     _int8_decode("int8 packed decode", torch._weight_int8pack_mm, 50)
 
 
+def _jax_norm(x):
+    """A layer norm written as ops, in fp32 (XLA fuses it into one reduction)."""
+    import jax
+    import jax.numpy as jnp
+
+    m = x.astype(jnp.float32)
+    m = (m - m.mean(-1, keepdims=True)) * jax.lax.rsqrt(m.var(-1, keepdims=True) + 1e-5)
+    return m.astype(jnp.bfloat16)
+
+
+def _jax_timed(label, step, state, steps=10):
+    """One warm-up call of `step`, then `steps` timed ones feeding each its output."""
+    import jax
+
+    jax.block_until_ready(step(*state))
+    t = time.time()
+    for _ in range(steps):
+        state = step(*state)
+    jax.block_until_ready(state)
+    print(f"{label}: {steps} steps in {time.time() - t:.3f} s", flush=True)
+
+
+def _jax_layers(b, s_, d, h, layers, attend):
+    """Parameters, input and forward of a pre-norm transformer whose attention is
+    `attend(q, k, v)` on (batch, seq, heads, head_dim) arrays."""
+    import jax
+    import jax.numpy as jnp
+
+    keys = jax.random.split(jax.random.PRNGKey(0), 4 * layers + 1)
+    shapes = {"qkv": (d, 3 * d), "o": (d, d), "up": (d, 4 * d), "down": (4 * d, d)}
+    params = [
+        {name: jax.random.normal(keys[4 * i + j], shape, jnp.bfloat16) * 0.02 for j, (name, shape) in enumerate(shapes.items())}
+        for i in range(layers)
+    ]
+    x = jax.random.normal(keys[-1], (b, s_, d), jnp.bfloat16)
+
+    def forward(params, x):
+        for p in params:
+            q, k, v = (t.reshape(b, s_, h, d // h) for t in jnp.split(_jax_norm(x) @ p["qkv"], 3, axis=-1))
+            x = x + attend(q, k, v).reshape(b, s_, d) @ p["o"]
+            x = x + jax.nn.gelu(_jax_norm(x) @ p["up"]) @ p["down"]
+        return x
+
+    return params, x, forward
+
+
+def _einsum_attention(q, k, v):
+    import jax
+    import jax.numpy as jnp
+
+    scale = jnp.sqrt(q.shape[-1]).astype(jnp.bfloat16)
+    scores = jnp.einsum("bqhd,bkhd->bhqk", q, k) / scale
+    probs = jax.nn.softmax(scores.astype(jnp.float32), axis=-1).astype(jnp.bfloat16)
+    return jnp.einsum("bhqk,bkhd->bqhd", probs, v)
+
+
+def jax_train_attention():
+    import jax
+    import jax.numpy as jnp
+
+    params, x, forward = _jax_layers(2, 2048, 1024, 8, 2, _einsum_attention)
+
+    @jax.jit
+    def train(params, x):
+        loss, grads = jax.value_and_grad(lambda p: jnp.mean(forward(p, x).astype(jnp.float32) ** 2))(params)
+        return jax.tree.map(lambda p, g: p - 1e-3 * g.astype(p.dtype), params, grads), x
+
+    _jax_timed("jax train attention", train, (params, x))
+
+
+def jax_cudnn_attention():
+    import jax
+
+    def attend(q, k, v):
+        return jax.nn.dot_product_attention(q, k, v, is_causal=True, implementation="cudnn")
+
+    params, x, forward = _jax_layers(4, 1024, 1024, 16, 4, attend)
+    step = jax.jit(lambda params, x: (params, forward(params, x)))
+    _jax_timed("jax cudnn attention", step, (params, x))
+
+
+def _jax_ln_mlp(d, tokens=131072, layers=8):
+    import jax
+    import jax.numpy as jnp
+
+    keys = jax.random.split(jax.random.PRNGKey(0), layers + 1)
+    ws = [jax.random.normal(k, (d, d), jnp.bfloat16) * 0.02 for k in keys[:-1]]
+    x = jax.random.normal(keys[-1], (tokens, d), jnp.bfloat16)
+
+    @jax.jit
+    def step(ws, x):
+        for w in ws:
+            x = _jax_norm(x + jax.nn.gelu(x @ w))
+        return ws, x
+
+    _jax_timed(f"jax ln mlp {d}", step, (ws, x))
+
+
 CLIENTS = {
     "resnet50-nchw-amp": lambda: _resnet50(False),
     "resnet50-cl-amp": lambda: _resnet50(True),
@@ -519,6 +625,10 @@ CLIENTS = {
     "long-prefill": long_prefill,
     "int8-dequant": int8_dequant,
     "int8-packed": int8_packed,
+    "jax-train-attention": jax_train_attention,
+    "jax-cudnn-attention": jax_cudnn_attention,
+    "jax-ln-mlp-256": lambda: _jax_ln_mlp(256),
+    "jax-ln-mlp-512": lambda: _jax_ln_mlp(512),
 }
 
 if __name__ == "__main__":

@@ -12,12 +12,15 @@
 //!   time beside some matmul. Info, a warning when quantize time is at least
 //!   [`QUANT_DWARF_RATIO`] × the matmul time. Or, in an inference run, weights converted every
 //!   step: dtype conversions that dwarf the matmuls they feed (see [`casts`]).
-//! - **unfused attention** (opportunity): no attention-family kernel ran, and softmax kernels
-//!   ran between matmuls (a matmul at most [`shape::SANDWICH_BEFORE`] kernels before and
-//!   [`shape::SANDWICH_AFTER`] after: QKᵀ, scale, mask, softmax, ·V) at least [`UNFUSED_ATTN_SOFTMAX_PER_STEP`] times per step; without
-//!   steps, at least [`UNFUSED_ATTN_MIN_CALLS`] times and on at least
-//!   [`UNFUSED_ATTN_MIN_PER_MATMUL_PCT`] % of matmul launches. A loss softmax (once a step) or
-//!   an XLA softmax fusion for a layer norm is not attention.
+//! - **unfused attention** (opportunity): no attention-family kernel ran, and softmaxes ran
+//!   between matmuls (a matmul at most [`sandwich::SANDWICH_BEFORE`] kernels before and
+//!   [`sandwich::SANDWICH_AFTER`] after: QKᵀ, scale, mask, softmax, ·V) at least
+//!   [`UNFUSED_ATTN_SOFTMAX_PER_STEP`] times per step; without steps, at least
+//!   [`UNFUSED_ATTN_MIN_CALLS`] times and on at least [`UNFUSED_ATTN_MIN_PER_MATMUL_PCT`] % of
+//!   matmul launches. A softmax is known by its name, or, unnamed (XLA's `fusion_7`), by its
+//!   cost: a reduction that outlasts the matmuls around it (see [`sandwich`]); those are never a
+//!   loss softmax, so [`UNFUSED_ATTN_HEAVY_PER_STEP`] a step is enough. A loss softmax (once a
+//!   step) or an XLA fusion for a layer norm is not attention.
 //! - **unfused norm/RoPE** (opportunity): no norm-family kernel, `rsqrt` kernels ran (a
 //!   normalisation written as elementwise ops) at least every other step, elementwise kernels take at
 //!   least [`UNFUSED_ELEMENTWISE_MIN_SHARE_PCT`] of compute time and run at least
@@ -56,6 +59,7 @@ pub mod moe;
 mod no_device;
 mod re_prefill;
 mod region_steps;
+mod sandwich;
 pub mod shape;
 mod step_of;
 pub mod steps;
@@ -83,6 +87,9 @@ pub(crate) const QUANT_MIN_SHARE_PCT: f64 = 1.0;
 pub(crate) const QUANT_DWARF_RATIO: f64 = 2.0;
 /// Softmax-between-matmuls launches per step from which attention counts as unfused.
 pub(crate) const UNFUSED_ATTN_SOFTMAX_PER_STEP: f64 = 2.0;
+/// Softmaxes known by their cost ([`sandwich`]) per step from which attention counts as
+/// unfused: a loss softmax is never one, so one a step (a one-layer model) is enough.
+pub(crate) const UNFUSED_ATTN_HEAVY_PER_STEP: f64 = 1.0;
 /// Without steps: fewest softmax-between-matmuls launches for unfused attention.
 pub(crate) const UNFUSED_ATTN_MIN_CALLS: u64 = 8;
 /// Without steps: least softmax-between-matmuls launches per 100 matmul launches.

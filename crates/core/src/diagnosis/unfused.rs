@@ -2,11 +2,13 @@
 //! attention kernel ran) and **unfused norm/RoPE** (normalisation written as elementwise ops);
 //! thresholds and their reasons in the parent module's notes.
 
+use super::sandwich::HEAVY_REDUCTION_RATIO;
 use super::*;
 
 pub(super) fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) -> Option<Diagnosis> {
     let gemm = mix.ns(Family::Gemm) + mix.ns(Family::Gemv);
-    let sandwiched = shape.sandwiched_softmax;
+    let (named, heavy) = (shape.sandwiched_softmax, shape.heavy_reductions);
+    let sandwiched = named + heavy;
     if mix.ns(Family::Attention) > 0 || gemm == 0 || sandwiched == 0 {
         return None;
     }
@@ -14,7 +16,11 @@ pub(super) fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) 
     let (fires, rate) = match steps {
         Some(steps) => {
             let per_step = sandwiched as f64 / steps as f64;
-            (per_step >= UNFUSED_ATTN_SOFTMAX_PER_STEP, format!("{per_step:.1} per step over {steps} steps"))
+            // A softmax known by its cost is no loss softmax (module notes of `sandwich`):
+            // one a step is a one-layer model's attention.
+            let fires = per_step >= UNFUSED_ATTN_SOFTMAX_PER_STEP
+                || heavy as f64 / steps as f64 >= UNFUSED_ATTN_HEAVY_PER_STEP;
+            (fires, format!("{per_step:.1} per step over {steps} steps"))
         }
         None => (
             sandwiched >= UNFUSED_ATTN_MIN_CALLS && per_matmul_pct >= UNFUSED_ATTN_MIN_PER_MATMUL_PCT,
@@ -24,26 +30,43 @@ pub(super) fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) 
     if !fires {
         return None;
     }
-    let evidence = vec![
-        "attention: no attention-family kernel (flash, fmha, SDPA…) ran".to_owned(),
-        format!(
-            "softmax between matmuls: {sandwiched} of {} softmax launches ({rate}), {} in all softmax",
+    let mut evidence = vec!["attention: no attention-family kernel (flash, fmha, SDPA…) ran".to_owned()];
+    // The rate goes with the one kind of softmax found, or on a line of its own for both.
+    let alone = |count: u64| if count == sandwiched { format!(" ({rate})") } else { String::new() };
+    if named > 0 {
+        evidence.push(format!(
+            "softmax between matmuls: {named} of {} softmax launches{}, {} in all softmax",
             shape.softmax_calls,
+            alone(named),
             us(shape.softmax_ns)
-        ),
+        ));
+    }
+    if let Some((name, n)) = shape.heavy_reduction.as_ref().filter(|_| heavy > 0) {
+        evidence.push(format!(
+            "softmax by its cost: {heavy} reductions between matmuls, {n} of them `{name}`{}, each at least \
+             {HEAVY_REDUCTION_RATIO:.2}× the longer matmul beside it: a row-wise pass outlasts its GEMM only when \
+             the GEMM's inner dimension is a head's width (attention scores)",
+            alone(heavy)
+        ));
+    }
+    if named > 0 && heavy > 0 {
+        evidence.push(format!("{sandwiched} attention softmaxes in all ({rate})"));
+    }
+    evidence.extend([
         format!(
             "the attention pieces (QKᵀ matmul through ·V matmul, masks and casts between): {}",
             us(shape.sandwich_ns)
         ),
         format!("GEMM + GEMV: {}", us(gemm)),
         mix.describe(Family::Elementwise),
-    ];
+    ]);
     let headline =
         "unfused attention: attention runs as GEMM + softmax + elementwise kernels; use a fused attention kernel \
-         (SDPA / flash)"
+         (SDPA / flash; in JAX jax.nn.dot_product_attention)"
             .to_owned();
+    let softmax_ns = if named > 0 { shape.softmax_ns } else { 0 };
     finding(DiagnosisKind::UnfusedAttention, Severity::Opportunity, headline, evidence)
-        .map(|d| d.about(shape.sandwich_ns.max(shape.softmax_ns)))
+        .map(|d| d.about(shape.sandwich_ns.max(softmax_ns)))
 }
 
 pub(super) fn unfused_norm(mix: &Mix, shape: &Shape, steps: usize) -> Option<Diagnosis> {
