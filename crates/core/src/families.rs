@@ -51,7 +51,10 @@ use serde::Serialize;
 use std::path::Path;
 use table::{xla_custom_fusion, ASCEND_ELEMENTWISE, BUILTIN};
 
+mod pattern;
 mod table;
+
+use pattern::Pattern;
 
 /// A GEMM whose CTA tile has a side at most this long is matrix-vector shaped (GEMV).
 pub(crate) const SKINNY_TILE_MAX: u32 = 16;
@@ -201,62 +204,6 @@ impl Family {
     }
 }
 
-/// How a rule's pattern matches a name; patterns are stored lower-case.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Pattern {
-    Contains(String),
-    Sequence(Vec<String>),
-    Exact(String),
-    Word(String),
-}
-
-impl Pattern {
-    fn parse(spec: &str) -> Option<Pattern> {
-        let spec = spec.trim().to_ascii_lowercase();
-        let pattern = if let Some(rest) = spec.strip_prefix('=') {
-            Pattern::Exact(rest.to_owned())
-        } else if let Some(rest) = spec.strip_prefix('~') {
-            Pattern::Word(rest.to_owned())
-        } else if spec.contains('*') {
-            let parts: Vec<String> = spec.split('*').filter(|p| !p.is_empty()).map(str::to_owned).collect();
-            return (!parts.is_empty()).then_some(Pattern::Sequence(parts));
-        } else {
-            Pattern::Contains(spec)
-        };
-        match &pattern {
-            Pattern::Exact(p) | Pattern::Word(p) | Pattern::Contains(p) if p.is_empty() => None,
-            _ => Some(pattern),
-        }
-    }
-
-    fn matches(&self, name: &str, lower: &str) -> bool {
-        match self {
-            Pattern::Contains(p) => lower.contains(p.as_str()),
-            Pattern::Exact(p) => lower == p,
-            Pattern::Sequence(parts) => {
-                let mut rest = lower;
-                parts.iter().all(|part| match rest.find(part.as_str()) {
-                    Some(at) => {
-                        rest = &rest[at + part.len()..];
-                        true
-                    }
-                    None => false,
-                })
-            }
-            Pattern::Word(p) => {
-                let bytes = name.as_bytes();
-                lower.match_indices(p.as_str()).any(|(at, _)| word_start(bytes, at))
-            }
-        }
-    }
-}
-
-fn word_start(bytes: &[u8], at: usize) -> bool {
-    let Some(prev) = at.checked_sub(1).and_then(|i| bytes.get(i)) else { return true };
-    let here = bytes.get(at).copied().unwrap_or(b' ');
-    !prev.is_ascii_alphanumeric() || (here.is_ascii_uppercase() && prev.is_ascii_lowercase())
-}
-
 /// True when the first `<M>x<N>` token of `name` (tokens split at non-alphanumerics) has a
 /// side of at most [`SKINNY_TILE_MAX`].
 fn skinny_tile(name: &str) -> bool {
@@ -401,32 +348,4 @@ impl Families {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pattern_kinds_and_tiles() {
-        let word = Pattern::parse("~rope").unwrap();
-        assert!(word.matches("qwen35_partial_rope_kernel", "qwen35_partial_rope_kernel"));
-        assert!(word.matches("ApplyRopeCache", "applyropecache"));
-        assert!(!word.matches("property_get", "property_get"));
-        let seq = Pattern::parse("fp8*cast").unwrap();
-        assert!(seq.matches("", "to_fp8_fast_cast"));
-        assert!(!seq.matches("", "cast_to_fp8"));
-        assert_eq!(Pattern::parse("="), None);
-        assert_eq!(Pattern::parse("**"), None);
-        assert!(skinny_tile("nvjet_sm90_tst_64x8_64x16_2x1_v_bz_splitK_NNT"));
-        let rules = Families::builtin();
-        for (name, family) in [
-            ("fusion_128", Family::Reduction),
-            ("fusion.7", Family::Other),
-            ("fusion", Family::Other),
-            ("fusion_x", Family::Other),
-            ("loop_add_fusion_1", Family::Elementwise),
-        ] {
-            assert_eq!(rules.classify(OpKind::Kernel, name), family, "{name}");
-        }
-        assert!(!skinny_tile("ampere_sgemm_32x32_sliced1x4_tn"));
-        assert!(!skinny_tile("sm80_xmma_fprop_implicit_gemm_tilesize128x128x16_stage4"));
-    }
-}
+mod tests;

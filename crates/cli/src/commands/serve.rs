@@ -7,7 +7,6 @@
 
 use crate::breakdown_view::{render_text as render_breakdown, BreakdownReport};
 use crate::commands::analyze::families;
-use crate::durations::parse_duration;
 use crate::failure::{Failure, Kind};
 use crate::render::print_json;
 use crate::serve::health::Readiness;
@@ -16,7 +15,6 @@ use crate::serve::load::{LoadResult, LoadSpec};
 use crate::serve::plan::{self, PlanRequest, ServePlan, ServeWindow};
 use crate::serve::report::{ArtifactPart, BenchPart, LoadPart, ServeReport, ServerPart, UtilPart};
 use crate::serve::session::{self, Load, SessionInput, SessionReport};
-use clap::Args;
 use prof_capture::supervisor::{self, verify_artifact};
 use prof_core::recorder::DEFAULT_INTERVAL;
 use prof_core::{BreakdownTool, Registry, UtilizationProbe};
@@ -26,70 +24,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Arguments of `prof serve`.
-#[derive(Debug, Args)]
-pub struct ServeArgs {
-    /// The server command, one string split like a shell would (quotes, backslashes), run
-    /// directly without a shell.
-    #[arg(long)]
-    server: String,
-    /// The server's health URL (http://), polled until it answers 200.
-    #[arg(long)]
-    health: String,
-    /// Limit from the server's start until it is healthy.
-    #[arg(long, default_value = "120s", value_parser = parse_duration)]
-    ready_timeout: Duration,
-    /// Longest wait for one response of the warm-up or the built-in load (an endpoint that takes
-    /// the request and never answers is an error after it, and a warm-up without one good answer
-    /// stops the run).
-    #[arg(long, default_value = "30s", value_parser = parse_duration)]
-    request_timeout: Duration,
-    /// A benchmark command to run in the capture window instead of the built-in load.
-    #[arg(long, conflicts_with_all = ["requests", "concurrency", "payload"])]
-    bench: Option<String>,
-    /// Limit of the benchmark command.
-    #[arg(long, default_value = "10m", value_parser = parse_duration)]
-    bench_timeout: Duration,
-    /// Built-in load: most requests to send in the window.
-    #[arg(long, default_value_t = 100)]
-    requests: u64,
-    /// Built-in load: requests in flight at once.
-    #[arg(long, default_value_t = 1)]
-    concurrency: usize,
-    /// Capture window: the built-in load stops issuing requests after it.
-    #[arg(long, default_value = "10s", value_parser = parse_duration)]
-    window: Duration,
-    /// Endpoint of the built-in load and the warm-up (default: the health URL).
-    #[arg(long)]
-    endpoint: Option<String>,
-    /// Body to POST to the endpoint (JSON); without it the load sends GET.
-    #[arg(long)]
-    payload: Option<PathBuf>,
-    /// Unprofiled requests sent before the window opens.
-    #[arg(long, default_value_t = 5)]
-    warmup_requests: u64,
-    /// Capture: `util` (prof's recorder), `none` (load only), or a breakdown tool
-    /// (`cupti`, `nsys`, `rocprofv3`, …).
-    #[arg(long, default_value = "util")]
-    tool: String,
-    /// Kernels to list in the breakdown.
-    #[arg(long, default_value_t = 20)]
-    top: usize,
-    /// Directory for the server's log and the artifacts.
-    #[arg(long, default_value = "prof-out/serve")]
-    out: PathBuf,
-    /// Run the plan without asking.
-    #[arg(long)]
-    yes: bool,
-    /// Print the `prof.serve.v1` JSON document instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// Which part of the capture the breakdown (or utilization summary) describes: `steady`
-    /// (the repeating steps; for utilization, the active phase), `all`, `load`, `warmup`,
-    /// `tail`, or `START..END`.
-    #[arg(long, default_value = "steady", value_parser = crate::phases_view::parse_phase)]
-    phase: prof_core::phases::PhaseChoice,
-}
+mod args;
+pub use args::ServeArgs;
 
 /// `text` split into argv as a POSIX shell would for quotes and backslashes (the
 /// `shell-words` crate: no variables, no globbing, no pipes); run directly, never through
@@ -410,22 +346,4 @@ fn finish(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::words;
-
-    #[test]
-    fn command_lines_split_like_a_shell_without_expanding_anything() {
-        let split = |text: &str| {
-            words("server", text).map(|w| w.into_iter().map(|a| a.into_string().unwrap()).collect::<Vec<_>>())
-        };
-        assert_eq!(split("  python3  app.py --port 8000 ").unwrap(), ["python3", "app.py", "--port", "8000"]);
-        assert_eq!(split(r#"a 'b c' "d \"e\" \$HOME" f\ g"#).unwrap(), ["a", "b c", r#"d "e" $HOME"#, "f g"]);
-        assert_eq!(split(r#"x"y"'z' '' "\n""#).unwrap(), ["xyz", "", r"\n"]);
-        assert_eq!(split("echo * $HOME ;|").unwrap(), ["echo", "*", "$HOME", ";|"], "no globbing, no variables");
-        assert_eq!(split("").unwrap_err(), "--server is empty");
-        assert_eq!(split("a \\").unwrap(), ["a", "\\"], "a trailing backslash is kept");
-        for broken in ["a 'b", "a \"b"] {
-            assert!(split(broken).unwrap_err().starts_with("--server: "), "{broken}");
-        }
-    }
-}
+mod tests;

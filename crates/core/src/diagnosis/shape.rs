@@ -110,4 +110,3 @@ fn autograd_spans(timeline: &Timeline) -> bool {
         }
     })
 }
-

@@ -18,8 +18,8 @@ pub(super) fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) 
             let per_step = sandwiched as f64 / steps as f64;
             // A softmax known by its cost is no loss softmax (module notes of `sandwich`):
             // one a step is a one-layer model's attention.
-            let fires = per_step >= UNFUSED_ATTN_SOFTMAX_PER_STEP
-                || heavy as f64 / steps as f64 >= UNFUSED_ATTN_HEAVY_PER_STEP;
+            let fires =
+                per_step >= UNFUSED_ATTN_SOFTMAX_PER_STEP || heavy as f64 / steps as f64 >= UNFUSED_ATTN_HEAVY_PER_STEP;
             (fires, format!("{per_step:.1} per step over {steps} steps"))
         }
         None => (

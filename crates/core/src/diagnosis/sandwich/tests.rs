@@ -10,7 +10,8 @@ use crate::kernel_summary::summarize_kernels;
 fn the_streaming_count_equals_a_look_at_each_kernels_neighbours() {
     let mut rng = prof_timeline::test_random::XorShift::new(0x1234_5678_9abc_def1u64);
     let mut next = |bound: u64| rng.below(bound);
-    let names = ["ampere_sgemm_128x64_tn", "softmax_warp_forward", "fusion_7", "elementwise_kernel", "CUDA memcpy DtoD"];
+    let names =
+        ["ampere_sgemm_128x64_tn", "softmax_warp_forward", "fusion_7", "elementwise_kernel", "CUDA memcpy DtoD"];
     let (mut seen, mut seen_heavy, mut seen_light) = (0, 0, 0);
     for round in 0..80 {
         let mut t = Timeline::new("random");
@@ -114,7 +115,8 @@ fn an_unnamed_reduction_is_attention_only_when_it_outlasts_the_matmuls_around_it
         ("gemm_fusion_dot_1", 141_599),
     ];
     assert_eq!(heavy_of(&attention), (1, Some(("fusion_7".to_owned(), 1)), 154_047 + 838_008 + 141_599));
-    let norm = [("gemm_fusion_dot_5", 13_984), ("fusion_163", 12_864), ("nvjet_sm90_tst_128x160_64x5_4x2_h_bz_NNT", 46_080)];
+    let norm =
+        [("gemm_fusion_dot_5", 13_984), ("fusion_163", 12_864), ("nvjet_sm90_tst_128x160_64x5_4x2_h_bz_NNT", 46_080)];
     assert_eq!(heavy_of(&norm), (0, None, 0));
     let floor = [("gemm_fusion_dot_5", 4_000), ("fusion_163", 12_864), ("gemm_fusion_dot_5", 4_000)];
     assert_eq!(heavy_of(&floor), (0, None, 0));
