@@ -318,7 +318,10 @@ pub(super) const ASCEND_ELEMENTWISE: &[&str] = &[
 /// normalisation diamonds the Triton softmax rewriter fuses (softmax, layer norm: a row-wise
 /// reduction), seen in the H200/H100 JAX zoo captures; a **reduction**. A TPU's `XLA Ops` line
 /// names the HLO instruction itself (`fusion.12`, any fusion): that is left to its op type.
+/// On ROCm the kernel carries its code object's `.kd` (kernel descriptor) suffix: `fusion_5.kd`
+/// (TraceLens' MI300 JAX 0.8 captures).
 pub(super) fn xla_custom_fusion(lower: &str) -> bool {
+    let lower = lower.strip_suffix(".kd").unwrap_or(lower);
     lower
         .strip_prefix("fusion")
         .and_then(|rest| rest.strip_prefix('_'))

@@ -15,6 +15,10 @@ fn pattern_kinds_and_tiles() {
     let rules = Families::builtin();
     for (name, family) in [
         ("fusion_128", Family::Reduction),
+        ("fusion_5.kd", Family::Reduction),
+        ("fusion_5.kd.kd", Family::Other),
+        ("loop_convert_fusion.kd", Family::Elementwise),
+        ("input_reduce_fusion.kd", Family::Reduction),
         ("fusion.7", Family::Other),
         ("fusion", Family::Other),
         ("fusion_x", Family::Other),
