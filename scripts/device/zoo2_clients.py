@@ -57,6 +57,8 @@ Names, and the answer an engineer gives:
   jax-ln-mlp-256/512 an MLP of square d x d layers, each x = norm(x + gelu(x @ w)), 131,072 tokens:
                      no attention; the layer norms sit between GEMMs (a control for the rule that
                      knows a softmax by its cost)
+  manual-softmax     eager PyTorch attention with the softmax written out (amax, exp, sum, div:
+                     no kernel named softmax), 4 x 16 heads x 2048, head width 128: unfused
 """
 import sys
 import time
@@ -601,6 +603,23 @@ def _jax_ln_mlp(d, tokens=131072, layers=8):
     _jax_timed(f"jax ln mlp {d}", step, (ws, x))
 
 
+def manual_softmax():
+    torch = _torch()
+    b, h, s_, d, layers = 4, 16, 2048, 128, 4
+    q = torch.randn(b, h, s_, d, device="cuda", dtype=torch.bfloat16)
+    k, v = torch.randn_like(q), torch.randn_like(q)
+
+    def step(x):
+        for _ in range(layers):
+            scores = x @ k.transpose(-1, -2) / d**0.5
+            p = torch.exp(scores - scores.amax(-1, keepdim=True))
+            x = (p / p.sum(-1, keepdim=True)) @ v
+        return x
+
+    with torch.no_grad():
+        _decode_steps("manual softmax", step, q, steps=10)
+
+
 CLIENTS = {
     "resnet50-nchw-amp": lambda: _resnet50(False),
     "resnet50-cl-amp": lambda: _resnet50(True),
@@ -629,6 +648,7 @@ CLIENTS = {
     "jax-cudnn-attention": jax_cudnn_attention,
     "jax-ln-mlp-256": lambda: _jax_ln_mlp(256),
     "jax-ln-mlp-512": lambda: _jax_ln_mlp(512),
+    "manual-softmax": manual_softmax,
 }
 
 if __name__ == "__main__":

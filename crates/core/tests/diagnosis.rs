@@ -89,7 +89,7 @@ fn unfused_attention_is_gemm_plus_softmax_without_an_attention_kernel() {
     let found = report(&run(&step, 3, 0, flat));
     let found = found.get(DiagnosisKind::UnfusedAttention).expect("unfused attention");
     assert_eq!(found.severity, Severity::Opportunity);
-    assert!(found.evidence[1].contains("6 of 6 softmax launches (2.0 per step over 3 steps)"), "{:?}", found.evidence);
+    assert!(found.evidence[0].contains("6 of 6 softmax launches (2.0 per step over 3 steps)"), "{:?}", found.evidence);
     let mut fused = step.clone();
     fused.push(("flash_fwd_kernel", 5));
     assert!(report(&run(&fused, 3, 0, flat)).get(DiagnosisKind::UnfusedAttention).is_none());

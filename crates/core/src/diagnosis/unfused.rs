@@ -30,7 +30,8 @@ pub(super) fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) 
     if !fires {
         return None;
     }
-    let mut evidence = vec!["attention: no attention-family kernel (flash, fmha, SDPA…) ran".to_owned()];
+    // The softmaxes first (the answer quotes a finding's first line), then what ran beside them.
+    let mut evidence = Vec::new();
     // The rate goes with the one kind of softmax found, or on a line of its own for both.
     let alone = |count: u64| if count == sandwiched { format!(" ({rate})") } else { String::new() };
     if named > 0 {
@@ -53,6 +54,7 @@ pub(super) fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) 
         evidence.push(format!("{sandwiched} attention softmaxes in all ({rate})"));
     }
     evidence.extend([
+        "attention: no attention-family kernel (flash, fmha, SDPA…) ran".to_owned(),
         format!(
             "the attention pieces (QKᵀ matmul through ·V matmul, masks and casts between): {}",
             us(shape.sandwich_ns)
