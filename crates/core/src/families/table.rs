@@ -46,6 +46,15 @@ pub(super) const BUILTIN: &[(Family, &str)] = &[
     (Family::Attention, "attention"),
     (Family::Attention, "attn"),
     (Family::Attention, "sdpa"),
+    // FlashInfer (vLLM, SGLang) names its kernels for the KV cache they read
+    // (`BatchDecodeWithPagedKVCacheKernel`, `BatchPrefillWithRaggedKVCacheKernel`,
+    // `SinglePrefillWithKVCacheKernel`) and merges split-KV partial states (`MergeStatesKernel`,
+    // `VariableLengthMergeStatesKernel`): the word "attention" is only in their template
+    // arguments, which a shortened name drops.
+    (Family::Attention, "withkvcache"),
+    (Family::Attention, "withpagedkvcache"),
+    (Family::Attention, "withraggedkvcache"),
+    (Family::Attention, "mergestates"),
     // cuDNN's fused attention backward, around its main kernel: rowsum(dO · O) before, dQ cast
     // to 16 bits after (the H200 zoo's training step, tests/fixtures/nvidia/h200-zoo/llm-train).
     (Family::Attention, "compute_dot_do_o"),

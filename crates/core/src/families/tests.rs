@@ -16,6 +16,10 @@ fn pattern_kinds_and_tiles() {
     for (name, family) in [
         ("fusion_128", Family::Reduction),
         ("fusion_5.kd", Family::Reduction),
+        ("flashinfer::BatchDecodeWithPagedKVCacheKernel", Family::Attention),
+        ("BatchPrefillWithRaggedKVCacheKernel", Family::Attention),
+        ("flashinfer::SinglePrefillWithKVCacheKernel", Family::Attention),
+        ("flashinfer::VariableLengthMergeStatesKernel", Family::Attention),
         ("fusion_5.kd.kd", Family::Other),
         ("loop_convert_fusion.kd", Family::Elementwise),
         ("input_reduce_fusion.kd", Family::Reduction),
