@@ -3,8 +3,9 @@
 //! least 10 µs that takes at least 1.25× the longer of them. This test measures that ratio here,
 //! written again from the loaded ops (each stream's kernels in start order, the nearest matmul
 //! at most 4 kernels before and 8 after), on every fixture path prof reads, and checks the
-//! margin the rule rests on: only the two XLA attention runs reach it, and nothing that is not
-//! attention comes near it.
+//! margin the rule rests on: only XLA attention runs reach it, but for the layer-norm MLP
+//! controls, whose heavy norms sit one matmul apart (a chain of layers, which the rule leaves
+//! out); nothing else comes near it.
 
 #![cfg(all(feature = "nvidia", feature = "amd", feature = "ascend"))]
 
@@ -28,8 +29,14 @@ fn fixture_paths(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The largest reduction / longer-matmul ratio of a timeline's sandwiches (matmuls ≥ 10 µs).
-fn largest_ratio(registry: &Registry, path: &Path) -> Option<f64> {
+/// A timeline's sandwiches: the largest reduction / longer-matmul ratio under the rule's 1.25
+/// (matmuls >= 10 us), and the (matmul before, matmul after) positions of those at or above it.
+struct Measured {
+    largest_light: f64,
+    heavy_pairs: Vec<(usize, usize)>,
+}
+
+fn measure(registry: &Registry, path: &Path) -> Option<Measured> {
     let families = Families::builtin();
     let Ok((Loaded::Timeline(timeline), _)) = registry.load(path, &families) else { return None };
     let by_name = prof_core::summarize_kernels(&timeline, &families).family_map();
@@ -38,26 +45,40 @@ fn largest_ratio(registry: &Registry, path: &Path) -> Option<f64> {
         streams.entry((op.device(), op.stream())).or_default().push(*op);
     }
     let matmul = |op: &prof_core::DeviceOp| by_name.get(&op.name()).is_some_and(|f| f.is_matmul());
-    let mut largest: Option<f64> = None;
-    for ops in streams.values_mut() {
+    let mut found = Measured { largest_light: 0.0, heavy_pairs: Vec::new() };
+    let mut any = false;
+    for (stream_index, ops) in streams.values_mut().enumerate() {
         ops.sort_by_key(|op| op.start_ns);
         for at in 0..ops.len() {
             let name = timeline.name(ops[at].name()).to_ascii_lowercase();
             if by_name.get(&ops[at].name()) != Some(&Family::Reduction) || name.contains("softmax") {
                 continue;
             }
-            let before = ops[at.saturating_sub(4)..at].iter().rev().find(|op| matmul(op));
-            let after = ops[at + 1..].iter().take(8).find(|op| matmul(op));
+            let before = (at.saturating_sub(4)..at).rev().find(|&i| matmul(&ops[i]));
+            let after = (at + 1..ops.len()).take(8).find(|&i| matmul(&ops[i]));
             let (Some(before), Some(after)) = (before, after) else { continue };
-            if before.dur_ns().min(after.dur_ns()) < 10_000 {
+            let (b, a) = (ops[before].dur_ns(), ops[after].dur_ns());
+            if b.min(a) < 10_000 {
                 continue;
             }
-            let ratio = ops[at].dur_ns() as f64 / before.dur_ns().max(after.dur_ns()) as f64;
-            largest = Some(largest.map_or(ratio, |r: f64| r.max(ratio)));
+            any = true;
+            let ratio = ops[at].dur_ns() as f64 / b.max(a) as f64;
+            if ratio >= 1.25 {
+                // Positions made unique across streams.
+                found.heavy_pairs.push((stream_index << 32 | before, stream_index << 32 | after));
+            } else {
+                found.largest_light = found.largest_light.max(ratio);
+            }
         }
     }
-    largest
+    any.then_some(found)
 }
+
+/// Attention runs whose softmax is split over several kernels, none outlasting the matmuls
+/// around it (held out in the README's zoo: the rule misses them); their pieces come close to
+/// the ratio (0.96 for the manual softmax's amax) and are not part of the margin.
+const SPLIT_SOFTMAX: [&str; 2] =
+    ["nvidia/h100-zoo2/manual-softmax.pcupti.gz", "xla/jax08_attention_mi300.xplane.pb.gz"];
 
 #[test]
 fn only_attention_softmaxes_outlast_the_matmuls_around_them() {
@@ -70,29 +91,40 @@ fn only_attention_softmaxes_outlast_the_matmuls_around_them() {
     let root = support::fixtures();
     let mut paths = Vec::new();
     fixture_paths(&root, &mut paths);
-    let mut attention = BTreeMap::new();
+    let (mut attention, mut chains) = (Vec::new(), Vec::new());
     let (mut rest, mut measured) = (0.0f64, 0);
     for path in &paths {
-        let Some(ratio) = largest_ratio(&registry, path) else { continue };
+        let Some(found) = measure(&registry, path) else { continue };
         measured += 1;
         let rel = path.strip_prefix(&root).unwrap().display().to_string();
-        if ratio >= 1.25 {
-            attention.insert(rel, ratio);
-        } else {
-            rest = rest.max(ratio);
+        let pairs = &found.heavy_pairs;
+        // A heavy pair whose matmul after is another's matmul before (or the other way) is a
+        // link of a chain of layers.
+        let chained = |&(from, to): &(usize, usize)| pairs.iter().any(|&(f, t)| t == from || f == to);
+        if pairs.iter().any(|p| !chained(p)) {
+            attention.push(rel);
+        } else if !pairs.is_empty() {
+            chains.push(rel);
+        } else if !SPLIT_SOFTMAX.contains(&rel.as_str()) {
+            rest = rest.max(found.largest_light);
         }
     }
-    let found: Vec<(&str, String)> = attention.iter().map(|(p, r)| (p.as_str(), format!("{r:.2}"))).collect();
     assert_eq!(
-        found,
+        attention,
         [
-            ("nvidia/h100-zoo2/jax-transformer.pcupti.gz", "1.57".to_owned()),
-            ("nvidia/h200-zoo2/jax-attention.pcupti.gz", "5.44".to_owned())
+            "nvidia/h100-zoo2/jax-train-attention.pcupti.gz",
+            "nvidia/h100-zoo2/jax-transformer.pcupti.gz",
+            "nvidia/h200-zoo2/jax-attention.pcupti.gz"
         ],
-        "the runs whose reductions outlast the matmuls around them"
+        "the runs with a reduction outlasting the matmuls around it, not in a chain"
     );
-    // The margin: the largest ratio of a reduction that is no attention (an FP8 decode's amax
-    // beside its GEMMs) stays well under the rule's 1.25.
-    assert!(rest > 0.5 && rest < 0.9, "largest ratio that is no attention: {rest:.2}");
+    assert_eq!(
+        chains,
+        ["nvidia/h100-zoo2/jax-ln-mlp-256.pcupti.gz", "nvidia/h100-zoo2/jax-ln-mlp-512.pcupti.gz"],
+        "the runs whose heavy reductions are all links of a chain of layers"
+    );
+    // The margin: in the runs with no heavy reduction at all, the largest ratio (an FP8
+    // decode's amax beside its GEMMs, 0.88) stays well under the rule's 1.25.
+    assert!(rest > 0.5 && rest < 0.9, "largest ratio of the other runs: {rest:.2}");
     assert!(measured >= 20, "sandwiches measured on {measured} paths");
 }

@@ -13,6 +13,8 @@
 //!   steps in a row that are not slow, leaving at least half of the steps. When no sequence
 //!   covers the whole run, it is looked for after the leading burst of host-to-device copies
 //!   (an MoE decode, whose first call's expert loop differs, repeats only there).
+//!   Then after the last kernel of a compiler's autotuner (XLA's `stream_executor::` buffer
+//!   checks, comparisons and delays: a jitted step traced with its compilation).
 //! - **steady state**: from the first steady step's start to the last step's end. With no
 //!   steps, the whole run after the leading burst of host-to-device copies (copies with fewer
 //!   than [`BURST_END_KERNELS`] kernels in a row between them), when it is a load (below).
@@ -201,6 +203,17 @@ pub fn find_phases(timeline: &Timeline) -> Phases {
             sequence = sequence_steps_in(&order[order.partition_point(|op| op.start_ns < load_end)..]);
         }
     }
+    // A run traced with its compilation (a jitted JAX step: XLA's autotuner times thousands of
+    // candidate kernels between buffer checks, more op time than the steps that follow) has its
+    // steps looked for after the autotuner's last kernel.
+    let tuned_end = if sequence.is_none() { marks::autotune_end(timeline, order) } else { None };
+    if let Some(tuned_end) = tuned_end {
+        sequence = sequence_steps_in(&order[order.partition_point(|op| op.start_ns < tuned_end)..]);
+    }
+    let burst_end = match (burst_end, tuned_end) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
     // Steps, as (count, how they were found, why leading steps are warm-up).
     let (steady_start, steady_end, steps, note) = match &sequence {
         Some(found) => {

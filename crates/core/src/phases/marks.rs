@@ -28,6 +28,35 @@ pub(super) fn leading_burst_end(timeline: &Timeline, order: &[DeviceOp]) -> Opti
     last_copy_end
 }
 
+/// Kernel-name parts (lower case) that only a compiler's autotuner launches: XLA's
+/// `stream_executor::gpu::RedzoneAllocatorKernelImpl` (out-of-bounds checks around each
+/// candidate), `…::xla_fp_comparison` (candidates' results compared) and `…::DelayKernel`
+/// (holds the stream while candidates are queued), seen in the H100 zoo's JAX captures.
+pub(crate) const AUTOTUNER_MARKS: [&str; 3] = ["redzoneallocatorkernel", "xla_fp_comparison", "delaykernel"];
+
+/// The end of the last autotuner kernel ([`AUTOTUNER_MARKS`], under `stream_executor::`), if
+/// any ran and ops follow it.
+pub(super) fn autotune_end(timeline: &Timeline, order: &[DeviceOp]) -> Option<u64> {
+    // Each name decided once (name ids are dense).
+    let mut tuner: Vec<Option<bool>> = vec![None; timeline.names.len()];
+    let mut end = None;
+    for op in order.iter().filter(|op| op.kind() == OpKind::Kernel) {
+        let slot = op.name().0 as usize;
+        if slot >= tuner.len() {
+            tuner.resize(slot + 1, None);
+        }
+        let is_tuner = *tuner[slot].get_or_insert_with(|| {
+            let lower = timeline.name(op.name()).to_ascii_lowercase();
+            lower.starts_with("stream_executor::") && AUTOTUNER_MARKS.iter().any(|m| lower.contains(m))
+        });
+        if is_tuner {
+            end = Some(end.unwrap_or(0).max(op.end_ns()));
+        }
+    }
+    let end = end?;
+    order.iter().any(|op| op.start_ns >= end).then_some(end)
+}
+
 /// What the warm-up holds, and how many kernel names in it never run in the steady state.
 pub(super) fn warmup_marks(
     timeline: &Timeline,

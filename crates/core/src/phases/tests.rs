@@ -200,3 +200,52 @@ fn the_ops_from_a_position_summarize_as_the_timeline_cut_to_them() {
         }
     }
 }
+
+/// A jitted step traced with its compilation: XLA's autotuner times candidate kernels between
+/// buffer checks (thousands on the H100's `jax-train-attention`, more op time than the steps),
+/// then the steps run. The steps are found after the autotuner's last kernel; a kernel of the
+/// same name outside `stream_executor::` is no autotuner's.
+#[test]
+fn a_run_traced_with_its_autotuning_has_its_steps_after_the_tuner() {
+    let tuned = |prefix: &str| {
+        let mut t = Timeline::new("jax");
+        let mut rng = prof_timeline::test_random::XorShift::new(0x5eed_0f_a070_7e11);
+        let mut at = 0;
+        for _ in 0..300 {
+            // Each candidate: one to three buffer checks, the candidate, a comparison or not.
+            let mut names =
+                vec![format!("{prefix}RedzoneAllocatorKernelImpl(unsigned char*)"); 1 + rng.below(3) as usize];
+            names.push(format!("gemm_candidate_{}", rng.below(200)));
+            if rng.below(2) == 0 {
+                names.push(format!("{prefix}xla_fp_comparison"));
+            }
+            names.push("CUDA memcpy HtoH (Pinned -> Pageable)".to_owned());
+            for name in &names {
+                let kind = if name.starts_with("CUDA memcpy") { OpKind::Memcpy } else { OpKind::Kernel };
+                push(&mut t, kind, name, at, 300_000 + rng.below(100_000), None);
+                at += 450_000;
+            }
+        }
+        let tuner_end = at;
+        at += 50 * MS;
+        for _ in 0..11 {
+            for name in ["fusion_3", "gemm_fusion_dot_1", "loop_add_fusion", "nvjet_sm90_tst_128x128"] {
+                push(&mut t, OpKind::Kernel, name, at, 40_000, None);
+                at += 45_000;
+            }
+        }
+        (t, tuner_end)
+    };
+    let (t, tuner_end) = tuned("stream_executor::gpu::");
+    // Over the whole run the tuner's ops hide the steps.
+    let whole = sequence_steps(&t);
+    let whole = whole.map(|w| w.spans.len());
+    assert_ne!(whole, Some(11), "the steps found over the whole run");
+    let phases = find_phases(&t);
+    let steady = phases.get(PhaseKind::Steady).expect("a steady state");
+    assert!(steady.start_ns >= tuner_end, "steady from {} before the tuner's end {tuner_end}", steady.start_ns);
+    assert_eq!(phases.steady_steps, Some(11), "{:?}", phases.note);
+    // The same names outside stream_executor are ordinary kernels: no cut after them.
+    let (t, _) = tuned("my::");
+    assert_eq!(marks::autotune_end(&t, &t.ops), None);
+}
