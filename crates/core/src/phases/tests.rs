@@ -209,7 +209,7 @@ fn the_ops_from_a_position_summarize_as_the_timeline_cut_to_them() {
 fn a_run_traced_with_its_autotuning_has_its_steps_after_the_tuner() {
     let tuned = |prefix: &str| {
         let mut t = Timeline::new("jax");
-        let mut rng = prof_timeline::test_random::XorShift::new(0x5eed_0f_a070_7e11);
+        let mut rng = prof_timeline::test_random::XorShift::new(0x005e_ed0f_a070_7e11);
         let mut at = 0;
         for _ in 0..300 {
             // Each candidate: one to three buffer checks, the candidate, a comparison or not.
