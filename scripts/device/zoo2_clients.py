@@ -59,6 +59,8 @@ Names, and the answer an engineer gives:
                      knows a softmax by its cost)
   manual-softmax     eager PyTorch attention with the softmax written out (amax, exp, sum, div:
                      no kernel named softmax), 4 x 16 heads x 2048, head width 128: unfused
+  jax-vit            ViT-B/16 shapes (12 layers, 197 tokens, width 768, 12 heads of 64), batch 64,
+                     jitted forward with einsum attention: unfused attention (XLA's softmax)
 """
 import sys
 import time
@@ -620,6 +622,15 @@ def manual_softmax():
         _decode_steps("manual softmax", step, q, steps=10)
 
 
+def jax_vit():
+    import jax
+
+    # ViT-B/16 shapes: 197 tokens (196 patches and a class token), width 768, 12 heads of 64.
+    params, x, forward = _jax_layers(64, 197, 768, 12, 12, _einsum_attention)
+    step = jax.jit(lambda params, x: (params, forward(params, x)))
+    _jax_timed("jax vit", step, (params, x), steps=20)
+
+
 CLIENTS = {
     "resnet50-nchw-amp": lambda: _resnet50(False),
     "resnet50-cl-amp": lambda: _resnet50(True),
@@ -649,6 +660,7 @@ CLIENTS = {
     "jax-ln-mlp-256": lambda: _jax_ln_mlp(256),
     "jax-ln-mlp-512": lambda: _jax_ln_mlp(512),
     "manual-softmax": manual_softmax,
+    "jax-vit": jax_vit,
 }
 
 if __name__ == "__main__":
