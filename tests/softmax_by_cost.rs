@@ -13,21 +13,7 @@ mod support;
 
 use prof_core::{Families, Family, Loaded, OpKind, Registry, Vendor};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-/// Every directory and file under `dir` but SOURCES.md, sorted (scripts/fixture_paths.py).
-fn fixture_paths(dir: &Path, out: &mut Vec<PathBuf>) {
-    out.push(dir.to_path_buf());
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            fixture_paths(&path, out);
-        } else if path.file_name().is_some_and(|n| n != "SOURCES.md") {
-            out.push(path);
-        }
-    }
-}
+use std::path::Path;
 
 /// A timeline's sandwiches: the largest reduction / longer-matmul ratio under the rule's 1.25
 /// (matmuls >= 10 us), and the (matmul before, matmul after) positions of those at or above it.
@@ -89,8 +75,7 @@ fn only_attention_softmaxes_outlast_the_matmuls_around_them() {
     ];
     let registry = Registry::new(vendors);
     let root = support::fixtures();
-    let mut paths = Vec::new();
-    fixture_paths(&root, &mut paths);
+    let paths = support::every_fixture();
     let (mut attention, mut chains) = (Vec::new(), Vec::new());
     let (mut rest, mut measured) = (0.0f64, 0);
     for path in &paths {

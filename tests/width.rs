@@ -53,24 +53,6 @@ fn answers_and_findings_fit_80_columns() {
     assert!(wrong.is_empty(), "lines past 80 columns:\n{}", wrong.join("\n"));
 }
 
-/// Every file and directory under tests/fixtures (SOURCES.md left out), as
-/// scripts/fixture_paths.py lists them.
-fn every_fixture() -> Vec<std::path::PathBuf> {
-    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        out.push(dir.to_owned());
-        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-        entries.sort();
-        let (dirs, files): (Vec<_>, Vec<_>) = entries.into_iter().partition(|p| p.is_dir());
-        out.extend(files.into_iter().filter(|f| !f.ends_with("SOURCES.md")));
-        for d in dirs {
-            walk(&d, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(&support::fixtures(), &mut out);
-    out
-}
-
 /// The names in the kernel table of a report (`#   kernel   family …`), one per row.
 fn kernel_names(text: &str) -> Vec<String> {
     let mut lines = text.lines().skip_while(|l| !(l.starts_with("#   kernel") || l.starts_with("#  kernel")));
@@ -84,7 +66,7 @@ fn kernel_names(text: &str) -> Vec<String> {
 
 #[test]
 fn every_fixture_fits_80_columns_and_keeps_kernel_names_apart() {
-    let paths = every_fixture();
+    let paths = support::every_fixture();
     assert!(paths.len() > 300, "{} fixture paths", paths.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let wrong = std::sync::Mutex::new(Vec::new());

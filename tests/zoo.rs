@@ -186,6 +186,13 @@ fn grouped_and_low_bit_gemms_land_in_their_families() {
     }
 }
 
+/// Calls and summed time of the dtype conversions (`LoadWithCast` copies) in a report's kernel table.
+fn casts_of(doc: &Value) -> (u64, u64) {
+    let rows = doc["summary"]["kernels"].as_array().unwrap();
+    let casts = rows.iter().filter(|k| k["name"].as_str().unwrap().contains("LoadWithCast"));
+    casts.fold((0, 0), |(calls, ns), k| (calls + k["calls"].as_u64().unwrap(), ns + k["total_ns"].as_u64().unwrap()))
+}
+
 /// The int8 decode that dequantizes its weights before every matmul (zoo2_clients.py
 /// `int8-dequant`: 32 linears a step, 3 warm-up + 20 timed steps, one cast of a 4096 × 4096
 /// int8 weight to bf16 each): the conversions the finding counts are exactly those casts, one
@@ -201,9 +208,8 @@ fn weights_converted_every_step_are_counted_from_their_casts() {
         &fixture_arg("nvidia/h100-zoo2/int8-dequant.pcupti.gz"),
     ]);
     let rows = doc["summary"]["kernels"].as_array().unwrap();
-    let casts: Vec<&Value> = rows.iter().filter(|k| k["name"].as_str().unwrap().contains("LoadWithCast")).collect();
-    let cast_calls: u64 = casts.iter().map(|k| k["calls"].as_u64().unwrap()).sum();
-    assert_eq!(cast_calls, 23 * 32, "one cast per linear: {casts:?}");
+    let (cast_calls, _) = casts_of(&doc);
+    assert_eq!(cast_calls, 23 * 32, "one cast per linear");
     let matmul_calls: u64 = rows
         .iter()
         .filter(|k| {
@@ -216,21 +222,8 @@ fn weights_converted_every_step_are_counted_from_their_casts() {
         prof_json(&["--json-full", "analyze", "--json", &fixture_arg("nvidia/h100-zoo2/int8-dequant.pcupti.gz")]);
     let lines = evidence(&steady, "quant_prep");
     assert!(lines[0].starts_with("dtype conversions (copies with a cast): "), "{lines:?}");
-    let cast_ns: u64 = steady["summary"]["kernels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|k| k["name"].as_str().unwrap().contains("LoadWithCast"))
-        .map(|k| k["total_ns"].as_u64().unwrap())
-        .sum();
+    let (cast_calls_steady, cast_ns) = casts_of(&steady);
     let calls = number_before(&lines[0], "calls");
-    let cast_calls_steady: u64 = steady["summary"]["kernels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|k| k["name"].as_str().unwrap().contains("LoadWithCast"))
-        .map(|k| k["calls"].as_u64().unwrap())
-        .sum();
     assert_eq!(calls as u64, cast_calls_steady, "{lines:?}");
     assert!(cast_ns > 0 && lines[2].starts_with("conversions / matmul = "), "{lines:?}");
     let packed =

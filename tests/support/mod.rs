@@ -17,6 +17,24 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
 }
 
+/// Every file and directory under tests/fixtures (SOURCES.md left out), as
+/// scripts/fixture_paths.py lists them.
+pub fn every_fixture() -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        out.push(dir.to_owned());
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        let (dirs, files): (Vec<_>, Vec<_>) = entries.into_iter().partition(|p| p.is_dir());
+        out.extend(files.into_iter().filter(|f| !f.ends_with("SOURCES.md")));
+        for d in dirs {
+            walk(&d, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&fixtures(), &mut out);
+    out
+}
+
 /// `tests/fixtures/<rel>` as a command-line argument for `prof`.
 pub fn fixture_arg(rel: &str) -> String {
     fixtures().join(rel).display().to_string()

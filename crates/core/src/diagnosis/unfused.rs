@@ -42,7 +42,7 @@ pub(super) fn unfused_attention(mix: &Mix, shape: &Shape, steps: Option<usize>) 
             us(shape.softmax_ns)
         ));
     }
-    if let Some((name, n)) = shape.heavy_reduction.as_ref().filter(|_| heavy > 0) {
+    if let Some((name, n)) = &shape.heavy_reduction {
         evidence.push(format!(
             "softmax by its cost: {heavy} reductions between matmuls, {n} of them `{name}`{}, each at least \
              {HEAVY_REDUCTION_RATIO:.2}× the longer matmul beside it: a row-wise pass outlasts its GEMM only when \

@@ -37,23 +37,21 @@ pub(crate) const AUTOTUNER_MARKS: [&str; 3] = ["redzoneallocatorkernel", "xla_fp
 /// The end of the last autotuner kernel ([`AUTOTUNER_MARKS`], under `stream_executor::`), if
 /// any ran and ops follow it.
 pub(super) fn autotune_end(timeline: &Timeline, order: &[DeviceOp]) -> Option<u64> {
-    // Each name decided once (name ids are dense).
-    let mut tuner: Vec<Option<bool>> = vec![None; timeline.names.len()];
-    let mut end = None;
-    for op in order.iter().filter(|op| op.kind() == OpKind::Kernel) {
-        let slot = op.name().0 as usize;
-        if slot >= tuner.len() {
-            tuner.resize(slot + 1, None);
-        }
-        let is_tuner = *tuner[slot].get_or_insert_with(|| {
-            let lower = timeline.name(op.name()).to_ascii_lowercase();
-            lower.starts_with("stream_executor::") && AUTOTUNER_MARKS.iter().any(|m| lower.contains(m))
-        });
-        if is_tuner {
-            end = Some(end.unwrap_or(0).max(op.end_ns()));
+    // The tuner's names, from the timeline's names (a few hundred) rather than from each op.
+    let mut tuner = NameSet::of(timeline, &[]);
+    let mut any = false;
+    for (id, name) in timeline.names.iter().enumerate() {
+        let lower = name.to_ascii_lowercase();
+        if lower.starts_with("stream_executor::") && AUTOTUNER_MARKS.iter().any(|m| lower.contains(m)) {
+            tuner.insert(NameId(id as u32));
+            any = true;
         }
     }
-    let end = end?;
+    if !any {
+        return None;
+    }
+    let is_tuner = |op: &&DeviceOp| op.kind() == OpKind::Kernel && tuner.has(op.name());
+    let end = order.iter().filter(is_tuner).map(DeviceOp::end_ns).max()?;
     order.iter().any(|op| op.start_ns >= end).then_some(end)
 }
 
